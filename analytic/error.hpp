@@ -1,0 +1,21 @@
+#pragma once
+// InputError: a parameter outside its allowed range. Every layer reports bad input with it, so the
+// CLI can turn any of them into one line on stderr and exit status 2 (cli.md "Exit status").
+// what() reads "<field> must be <rule> (got <value>)"; field is the domain name (cap, base, rate),
+// which the CLI prefixes with "--" and a spec reader with the key and line.
+#include <stdexcept>
+#include <string>
+
+namespace retrylab {
+
+class InputError : public std::invalid_argument {
+ public:
+  InputError(std::string field, const std::string& message)
+      : std::invalid_argument(field + " " + message), field_(std::move(field)) {}
+  const std::string& field() const noexcept { return field_; }
+
+ private:
+  std::string field_;
+};
+
+}  // namespace retrylab

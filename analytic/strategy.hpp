@@ -1,0 +1,41 @@
+#pragma once
+// The backoff strategies of models.md §2 and their parameters: a small value type shared by the
+// closed forms (analytic/sleep.hpp) and the engine (montecarlo/). After the k-th failure (k >= 1):
+//   none: 0;  nojitter: w_k = min(c, b·2^(k−1));  full: U(0, w_k);  equal: w_k/2 + U(0, w_k/2);
+//   decorrelated: s_k = min(c, U(b, 3·s_(k−1))), s_0 = b;  window: U(0, W) for every k.
+// Invariants (checked by check_backoff): 0 < b <= c <= +inf (c = +inf is "cap none");
+// window strategy: 0 < W < inf. Proof of the window reaching the cap: proofs/Sleep.v: window_reaches_cap.
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace retrylab {
+
+enum class Strategy { none, nojitter, full, equal, decorrelated, window };
+inline constexpr Strategy all_strategies[] = {Strategy::none, Strategy::nojitter, Strategy::full,
+                                              Strategy::equal, Strategy::decorrelated, Strategy::window};
+
+std::string_view to_string(Strategy s) noexcept;
+std::optional<Strategy> parse_strategy(std::string_view name) noexcept;
+
+inline constexpr double unbounded_cap = std::numeric_limits<double>::infinity();
+
+struct Backoff {
+  Strategy strategy = Strategy::full;
+  double base = 1.0;
+  double cap = 1000.0;  // +inf: no cap
+  double window = 0.0;  // W, window strategy only
+};
+
+// Throws InputError naming the field (base, cap, window) when the invariants above fail.
+void check_backoff(const Backoff& b);
+
+// w_k = min(c, b·2^(k−1)) for k >= 1: the window of the exponential strategies before retry k.
+double window_width(const Backoff& b, int k);
+
+// "none" for an unbounded cap, else the shortest decimal that round-trips.
+std::string format_cap(double cap);
+
+}  // namespace retrylab

@@ -1,0 +1,35 @@
+#include "cli/common.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <fmt/format.h>
+
+#include "analytic/error.hpp"
+
+namespace retrylab::cli {
+
+void add_format_options(CLI::App* cmd, OutputFormat& format) {
+  const std::map<std::string, OutputFormat> names{
+      {"table", OutputFormat::table}, {"json", OutputFormat::json}, {"csv", OutputFormat::csv}};
+  cmd->add_option("--format", format, "Output format: table (for people), json (one document on stdout), csv")
+      ->transform(CLI::CheckedTransformer(names, CLI::ignore_case))
+      ->default_str("table");
+  cmd->add_flag_callback("--json", [&format] { format = OutputFormat::json; }, "Short for --format json");
+}
+
+double parse_cap(const std::string& text) {
+  if (text == "none") return HUGE_VAL;
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v) || !(v > 0))
+    throw InputError("--cap", fmt::format("must be a number > 0 or \"none\" (got {})", text));
+  return v;
+}
+
+void require_finite(const std::string& flag, double x) {
+  if (!std::isfinite(x)) throw InputError(flag, fmt::format("must be a finite number (got {})", x));
+}
+
+}  // namespace retrylab::cli

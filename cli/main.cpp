@@ -1,0 +1,51 @@
+// retrylab: a thin main (style.md §11). Parses, calls the library, formats; all errors become one
+// line on stderr with exit status 2 (bad input) per cli.md.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <exception>
+#include <fmt/format.h>
+
+#include "analytic/error.hpp"
+#include "cli/common.hpp"
+
+namespace {
+
+// Flags are named "--x" by the CLI and "x" by the library: print the flag form once.
+std::string as_flag(const std::string& field) { return field.rfind("-", 0) == 0 ? field : "--" + field; }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"retrylab: retries with exponential backoff and jitter against a contended resource"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", RETRYLAB_VERSION);
+  retrylab::cli::Action action;
+  retrylab::cli::add_analytic_command(app, action);
+  retrylab::cli::add_simulate_command(app, action);
+  retrylab::cli::add_validate_command(app, action);
+  retrylab::cli::add_study_commands(app, action);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "retrylab: %s\n", e.what());
+    return 2;
+  } catch (const retrylab::InputError& e) {
+    std::fprintf(stderr, "retrylab: %s\n", (as_flag(e.field()) + std::string(e.what()).substr(e.field().size())).c_str());
+    return 2;
+  }
+  try {
+    return action ? action() : 2;
+  } catch (const retrylab::InputError& e) {
+    std::fprintf(stderr, "retrylab: %s\n", (as_flag(e.field()) + std::string(e.what()).substr(e.field().size())).c_str());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "retrylab: error: %s\n", e.what());
+    return 3;
+  }
+}

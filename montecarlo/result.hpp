@@ -1,0 +1,50 @@
+#pragma once
+// RunResult: the metrics of one run (models.md §5), and Summary: the same over many runs, reduced
+// in run-index order. A metric undefined for a run (no succeeded client, no drain) is NaN there and
+// is left out of its summary's n.
+#include <cstdint>
+#include <vector>
+
+#include "analytic/stats.hpp"
+
+namespace retrylab::montecarlo {
+
+enum class StopReason { finished, drained, collapsed, horizon };
+
+struct RunResult {
+  StopReason stop = StopReason::horizon;
+  double stop_time = 0.0;
+  std::int64_t clients_arrived = 0;   // clients that arrived before the stop
+  std::int64_t attempts = 0;          // attempts started by those clients
+  std::int64_t successes = 0;
+  double attempts_per_client = 0.0;   // attempts / clients_arrived
+  double makespan = 0.0;              // end of the last successful attempt; NaN unless stop == finished
+  double latency = 0.0;               // mean (success end − arrival) over succeeded clients; NaN if none
+  double goodput = 0.0;               // successes ending in [warmup, stop) per time unit
+  double attempt_rate = 0.0;          // attempts starting in [warmup, stop) per time unit
+  double sojourn = 0.0;               // mean (end − start) of attempts ending in the window; NaN if none
+  bool collapsed = false;
+  bool drained = false;               // every burst client succeeded before the stop (runs with a burst)
+  double drain_time = 0.0;            // when the last burst client succeeded; NaN unless drained
+  double drain_time_p99 = 0.0;        // when ceil(0.99·N) burst clients had succeeded; NaN if never
+  std::int64_t unfinished = 0;        // clients waiting when the run stopped
+  std::int64_t max_waiting = 0;       // peak number of clients waiting at once
+  // For the validation gate (Little's law, work conservation); not part of the cli.md contract.
+  double mean_waiting = 0.0;          // time-average number of clients waiting over the window
+  double mean_time_waiting = 0.0;     // mean (success end − arrival) over clients arriving in the window who succeeded
+  double arrival_rate = 0.0;          // clients arriving in the window per time unit
+  double busy_time = 0.0;             // time the resource had >= 1 attempt in flight (window)
+  double work_done = 0.0;             // service delivered (window): attempts' service received
+};
+
+struct Summary {
+  std::int64_t runs = 0;
+  MeanSummary attempts_per_client, makespan, latency, goodput, attempt_rate, sojourn, drain_time,
+      drain_time_p99, unfinished, max_waiting, mean_waiting, mean_time_waiting, arrival_rate;
+  ProportionSummary collapsed, drained;
+};
+
+// Reduces results in the order given (run-index order), so the summary is a pure function of them.
+Summary summarize(const std::vector<RunResult>& results);
+
+}  // namespace retrylab::montecarlo

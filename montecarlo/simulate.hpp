@@ -1,0 +1,20 @@
+#pragma once
+// The engine's entry points. simulate_run is a pure function of (scenario, seed, run_index);
+// simulate runs plan.runs of them on plan.threads threads and returns the results in run-index
+// order, so every output is byte-identical for any thread count (models.md §6).
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "montecarlo/result.hpp"
+#include "montecarlo/scenario.hpp"
+
+namespace retrylab::montecarlo {
+
+RunResult simulate_run(const Scenario& s, std::uint64_t seed, std::uint64_t run_index);
+
+// progress(done, total) is called from worker threads as runs finish (may be empty).
+std::vector<RunResult> simulate(const Scenario& s, const RunPlan& plan,
+                                const std::function<void(std::int64_t, std::int64_t)>& progress = {});
+
+}  // namespace retrylab::montecarlo
