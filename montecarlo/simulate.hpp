@@ -18,3 +18,12 @@ std::vector<RunResult> simulate(const Scenario& s, const RunPlan& plan,
                                 const std::function<void(std::int64_t, std::int64_t)>& progress = {});
 
 }  // namespace retrylab::montecarlo
+
+namespace retrylab::montecarlo {
+
+// n sleeps before retry k (k >= 1), drawn by the engine's own sampler (the very code the event loop
+// uses), from the stream keyed by (seed, backoff, k). For decorrelated jitter each of the n draws is
+// an independent chain s_0 = b, s_1, …, s_k. For the validation gate (sleep distributions).
+std::vector<double> draw_sleeps(const Backoff& backoff, int k, std::int64_t n, std::uint64_t seed);
+
+}  // namespace retrylab::montecarlo
