@@ -1,0 +1,74 @@
+#pragma once
+// Decorrelated jitter (models.md §2): s_0 = b, s_k = min(c, U(b, 3·s_(k−1))) — a Markov chain on
+// [b, c] whose law after k steps has a density on [b, min(c, b·3^k)) and, once b·3^k > c, an atom
+// at c. No closed form is known for the law of s_k; DecorrelatedSleep computes it numerically.
+//
+// Method (exact operator, interpolated state). For b <= t < c,
+//   F_k(t) = E[min(1, (t−b)/(3s−b))] over s ~ s_(k−1)
+//          = F_(k−1)(t/3) + (t−b)·H_(k−1)(t/3),   H(u) = E[1/(3s−b); s > u]   (atom at c included),
+// and F_k(t) = 1 for t >= c. The state is the CDF at the nodes b·3^(j/m) (m = cells per factor 3;
+// plus the last node min(c, b·3^k)), linear between nodes (piecewise-uniform density); the integral H
+// is exact for that state (a logarithm per cell). t/3 maps node j onto node j−m, and the kinks of
+// F_k at b·3^i are nodes. Error: each step is non-expansive in sup-norm (|∫(F−F̃)dg| <= sup|F−F̃|
+// for g = min(1, (t−b)/(3s−b)), monotone in s with range within [0, 1]), so the CDF error after k
+// steps is at most the sum of the k interpolation errors.
+// Accuracy (measured in tests/analytic against a grid 4 times finer, b = 1, c in {10, 1000, none},
+// k <= 40): with the default 512 cells per factor 3, sup |F − F_exact| < 2e-7 and the mean's
+// relative error < 1e-7. The uncapped mean has the closed form E[s_k] = 2b·(3/2)^k − b (from
+// E[s_k | s_(k−1)] = (b + 3·s_(k−1))/2), which the tests also hold the grid to.
+// With a cap the chain converges to a stationary law; stepping stops early once the CDF changes by
+// less than 1e-15 per step (the remaining steps are then the identity to that accuracy).
+// Limits: retry k in [1, 10^6]; with cap none k <= 300 (the grid spans b..b·3^k).
+//
+// One-step log growth (exact), for b <= s <= c, r = b/s, γ = min(3, c/s):
+//   E[ln(s_k/s_(k−1)) | s_(k−1) = s] = (3·ln γ − γ − r·ln r + r)/(3 − r)
+//   uncapped (γ = 3): (3 ln 3 − 3 − r ln r + r)/(3 − r)  →  ln 3 − 1 ≈ 0.0986 as s/b → ∞.
+// Proof: proofs/Decorrelated.v: log_uniform_integral
+// Proof: proofs/Decorrelated.v: decorrelated_step_growth
+// Proof: proofs/Decorrelated.v: decorrelated_step_growth_limit
+// Proof: proofs/Decorrelated.v: growth_limit_bounds
+// (The capped variant γ < 3 follows from the same integral; the proofs cover the uncapped case.)
+#include <vector>
+
+#include "analytic/strategy.hpp"
+
+namespace retrylab {
+
+inline constexpr int default_decorrelated_cells = 512;  // grid cells per factor 3 in s
+
+class DecorrelatedSleep {
+ public:
+  // Throws InputError (base, cap, retry, cells) on bad input; backoff.strategy is ignored.
+  DecorrelatedSleep(const Backoff& backoff, int retry, int cells_per_factor3 = default_decorrelated_cells);
+
+  double cdf(double t) const;       // P(s_k <= t)
+  double quantile(double q) const;  // inf{t : P(s_k <= t) >= q}, q in [0, 1]
+  double mean() const;              // E[s_k]
+  double atom() const noexcept { return atom_; }  // P(s_k = c) (0 when the cap is out of reach)
+  double lower() const noexcept { return nodes_.front(); }  // b
+  double upper() const noexcept { return nodes_.back(); }   // min(c, b·3^k)
+  int retry() const noexcept { return retry_; }
+
+ private:
+  std::vector<double> nodes_;  // b = nodes_[0] < ... < nodes_.back() = upper()
+  std::vector<double> cdf_;    // P(s_k <= node, s_k < c): the continuous part at each node
+  double atom_ = 0.0;
+  int retry_;
+};
+
+inline double cdf(const DecorrelatedSleep& d, double t) { return d.cdf(t); }
+inline double quantile(const DecorrelatedSleep& d, double q) { return d.quantile(q); }
+inline double mean(const DecorrelatedSleep& d) { return d.mean(); }
+
+// sup over the coarse grid's nodes of |F_coarse − F_fine| with a grid `refine` times finer: an
+// a-posteriori estimate of the default grid's CDF error (used by tests and by `retrylab analytic sleep`).
+double decorrelated_accuracy(const Backoff& backoff, int retry, int cells_per_factor3 = default_decorrelated_cells,
+                             int refine = 4);
+
+// E[ln(s_k/s_(k−1)) | s_(k−1) = sleep] (formula above). Throws InputError("sleep"/"base"/"cap")
+// unless 0 < base <= sleep <= cap (cap may be +inf).
+double decorrelated_step_growth(double sleep, double base, double cap = unbounded_cap);
+// ln 3 − 1 = E[ln U(0, 3)]: the limit of the step growth as sleep/base → ∞.
+double decorrelated_growth_limit() noexcept;
+
+}  // namespace retrylab

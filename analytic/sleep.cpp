@@ -1,0 +1,64 @@
+#include "analytic/sleep.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "analytic/error.hpp"
+
+namespace retrylab {
+
+namespace {
+constexpr int max_retry = 1'000'000;
+}
+
+void check_sleep(const Backoff& backoff, int retry) {
+  check_backoff(backoff);
+  if (retry < 1 || retry > max_retry)
+    throw InputError("retry", fmt::format("must be an integer in [1, {}] (got {})", max_retry, retry));
+  const bool exponential = backoff.strategy == Strategy::nojitter || backoff.strategy == Strategy::full ||
+                           backoff.strategy == Strategy::equal;
+  if (exponential && !std::isfinite(window_width(backoff, retry)))
+    throw InputError("retry", fmt::format("is too large for cap none: base·2^(retry−1) overflows (got {})", retry));
+}
+
+SleepDistribution::SleepDistribution(const Backoff& backoff, int retry) : backoff_(backoff), retry_(retry) {
+  check_sleep(backoff, retry);
+  switch (backoff.strategy) {
+    case Strategy::none: lo_ = hi_ = 0.0; break;
+    case Strategy::nojitter: lo_ = hi_ = window_width(backoff, retry); break;
+    case Strategy::full: lo_ = 0.0; hi_ = window_width(backoff, retry); break;
+    case Strategy::equal: hi_ = window_width(backoff, retry); lo_ = 0.5 * hi_; break;
+    case Strategy::window: lo_ = 0.0; hi_ = backoff.window; break;
+    case Strategy::decorrelated:
+      decorrelated_.emplace(backoff, retry);
+      lo_ = decorrelated_->lower();
+      hi_ = decorrelated_->upper();
+      break;
+  }
+}
+
+double SleepDistribution::cdf(double t) const {
+  if (std::isnan(t)) throw InputError("t", "must be a number (got nan)");
+  if (decorrelated_) return decorrelated_->cdf(t);
+  if (t < lo_) return 0.0;
+  if (t >= hi_) return 1.0;
+  return (t - lo_) / (hi_ - lo_);
+}
+
+double SleepDistribution::quantile(double q) const {
+  if (!(q >= 0.0 && q <= 1.0)) throw InputError("quantile", fmt::format("must be in [0, 1] (got {})", q));
+  if (decorrelated_) return decorrelated_->quantile(q);
+  // lo + q·(hi − lo) written as a convex combination, so q = 1 gives hi exactly.
+  return (1.0 - q) * lo_ + q * hi_;
+}
+
+double SleepDistribution::mean() const {
+  if (decorrelated_) return decorrelated_->mean();
+  return 0.5 * (lo_ + hi_);
+}
+
+double SleepDistribution::lower() const { return lo_; }
+double SleepDistribution::upper() const { return hi_; }
+
+}  // namespace retrylab
