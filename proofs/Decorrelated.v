@@ -99,26 +99,46 @@ Qed.
 Theorem growth_limit_bounds : 0.0986 <= ln 3 - 1 <= 0.0987.
 Proof. split; interval. Qed.
 
-Definition decorrelated_growth (b s : R) : R :=
+(** The one-step log growth in the header's notation, r = b/s (uncapped case γ = 3). *)
+Definition decorrelated_growth (r : R) : R := (3 * ln 3 - 3 - r * ln r + r) / (3 - r).
+
+(** The same in terms of b and s, used for the limit. *)
+Definition growth_bs (b s : R) : R :=
   (3 * s * (ln 3 - 1) + b * (1 + ln (s / b))) / (3 * s - b).
 
-(** Exact one-step growth: for 0 < b < s (and 3s at most the cap), the density of U(b, 3s) is
-    1/(3s − b), and E[ln U(b, 3s)] = ln s + decorrelated_growth b s. *)
-Theorem decorrelated_step_growth : forall b s : R, 0 < b < s ->
-  is_RInt (fun x => ln x / (3 * s - b)) b (3 * s) (ln s + decorrelated_growth b s).
+Lemma growth_bs_eq : forall b s, 0 < b -> 0 < s -> 3 * s - b <> 0 ->
+  growth_bs b s = decorrelated_growth (b / s).
+Proof.
+  intros b s Hb Hs Hd. unfold growth_bs, decorrelated_growth.
+  rewrite !ln_div by lra.
+  replace (3 - b / s) with ((3 * s - b) / s) by (field; lra).
+  field. split; lra.
+Qed.
+
+(** Exact one-step growth: for 0 < b <= s (and 3s at most the cap), the next sleep is U(b, 3s)
+    with density 1/(3s − b), and E[ln(s_k / s_(k−1)) | s_(k−1) = s] = decorrelated_growth (b/s)
+    = (3 ln 3 − 3 − r ln r + r)/(3 − r), r = b/s. *)
+Theorem decorrelated_step_growth : forall b s : R, 0 < b <= s ->
+  is_RInt (fun x => ln (x / s) / (3 * s - b)) b (3 * s) (decorrelated_growth (b / s)).
 Proof.
   intros b s [Hb Hs].
-  assert (Hi : is_RInt ln b (3 * s) (xlnx_minus_x (3 * s) - xlnx_minus_x b)).
-  { refine (is_RInt_derive (V := R_CompleteNormedModule) xlnx_minus_x ln b (3 * s) _ _).
+  set (F := fun x => x * ln (x / s) - x).
+  assert (HF : forall x, 0 < x -> is_derive F x (ln (x / s))).
+  { intros x Hx. unfold F. auto_derive.
+    - repeat split; try lra. apply Rdiv_lt_0_compat; lra.
+    - replace (x * (1 * / s * / (x * / s))) with 1 by (field; lra). unfold Rdiv. ring. }
+  assert (Hi : is_RInt (fun x => ln (x / s)) b (3 * s) (F (3 * s) - F b)).
+  { refine (is_RInt_derive (V := R_CompleteNormedModule) F (fun x => ln (x / s)) b (3 * s) _ _).
+    - intros x Hx. rewrite Rmin_left, Rmax_right in Hx by lra. apply HF. lra.
     - intros x Hx. rewrite Rmin_left, Rmax_right in Hx by lra.
-      apply xlnx_minus_x_derive. lra.
-    - intros x Hx. rewrite Rmin_left, Rmax_right in Hx by lra.
-      apply continuous_ln. lra. }
+      apply (continuous_comp (fun x => x / s) ln).
+      + apply (ex_derive_continuous (V := R_NormedModule) (fun x => x / s)). auto_derive. lra.
+      + apply continuous_ln. apply Rdiv_lt_0_compat; lra. }
   apply (is_RInt_scal _ _ _ (/ (3 * s - b))) in Hi.
-  assert (E : scal (/ (3 * s - b)) (xlnx_minus_x (3 * s) - xlnx_minus_x b)
-              = ln s + decorrelated_growth b s).
-  { unfold scal; simpl; unfold mult; simpl. unfold xlnx_minus_x, decorrelated_growth.
-    rewrite ln_mult, ln_div by lra. field. lra. }
+  assert (E : scal (/ (3 * s - b)) (F (3 * s) - F b) = decorrelated_growth (b / s)).
+  { unfold scal; simpl; unfold mult; simpl. unfold F, decorrelated_growth.
+    replace (3 * s / s) with 3 by (field; lra).
+    field. split; [lra |]. intro H. assert (b = 3 * s) by (apply (Rmult_eq_reg_r (/ s)); [| apply Rinv_neq_0_compat; lra]; rewrite Rmult_comm; rewrite (Rmult_comm (3 * s)); unfold Rdiv in H; lra). lra. }
   rewrite <- E. refine (is_RInt_ext _ _ _ _ _ _ Hi).
   intros x _. unfold scal; simpl; unfold mult; simpl. unfold Rdiv. ring.
 Qed.
@@ -129,9 +149,8 @@ Proof.
   apply is_lim_inv; [apply is_lim_id | discriminate].
 Qed.
 
-(** As s → ∞ the one-step growth tends to ln 3 − 1. *)
-Theorem decorrelated_step_growth_limit : forall b : R, 0 < b ->
-  is_lim (fun s => decorrelated_growth b s) p_infty (ln 3 - 1).
+Lemma growth_bs_limit : forall b : R, 0 < b ->
+  is_lim (fun s => growth_bs b s) p_infty (ln 3 - 1).
 Proof.
   intros b Hb.
   set (num := fun s => 3 * (ln 3 - 1) + b * / s + b * (ln s / s) - b * ln b * / s).
@@ -152,6 +171,14 @@ Proof.
     intro H. injection H. lra. }
   simpl in Hq. replace (ln 3 - 1) with (3 * (ln 3 - 1) / 3) by field.
   refine (is_lim_ext_loc _ _ _ _ _ Hq).
-  exists b. intros s Hs. unfold num, den, decorrelated_growth.
+  exists b. intros s Hs. unfold num, den, growth_bs.
   rewrite ln_div by lra. field. lra.
+Qed.
+
+(** As s/b → ∞ (s → ∞ for a fixed base b) the one-step growth tends to ln 3 − 1. *)
+Theorem decorrelated_step_growth_limit : forall b : R, 0 < b ->
+  is_lim (fun s => decorrelated_growth (b / s)) p_infty (ln 3 - 1).
+Proof.
+  intros b Hb. refine (is_lim_ext_loc _ _ _ _ _ (growth_bs_limit b Hb)).
+  exists b. intros s Hs. apply growth_bs_eq; lra.
 Qed.

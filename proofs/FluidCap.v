@@ -1,10 +1,11 @@
-(** The fluid estimate of the cap a burst needs on a `collision` channel carrying steady load λ.
-    With offered attempt rate G the goodput is aloha G = G e^(-2G); for 0 < λ < 1/(2e) the equation
-    aloha G = λ has a low root (stable operating point) and exactly one root G_hi above 1/2 (beyond
-    it goodput < λ and the backlog grows). Modelled threshold: a burst of B clients whose sleeps have
-    mean c / k (k = 2 for full jitter) adds k·B/c to the offered rate, so it drains in the fluid model
-    iff λ + k·B/c < G_hi, i.e. c > fluid_cap k B G_hi λ := k·B / (G_hi − λ).
-    Backs analytic fluid cap (validation case fluid_cap). *)
+(** The fluid estimate of the cap a burst needs on a `collision` channel (analytic/fluid_cap.hpp).
+    B burst clients with mean sleep m at the cap offer load B/(m+1); with steady load λ the offered
+    load is G = λ + B/(m+1). ALOHA's goodput aloha G = G e^(-2G) stays >= λ only for G <= G*, the
+    upper root of aloha G = λ, which exists and is unique above 1/2 for 0 < λ < 1/(2e)
+    (fluid_upper_root_unique). The burst drains in this estimate iff m >= m* = B/(G* − λ) − 1
+    (fluid_drain_criterion), and the threshold cap is the least c >= b with m(c) >= m*; it is
+    monotone in the burst size B (fluid_cap_monotone), for any mean-sleep function m.
+    Backs analytic fluid_cap (validation case fluid_cap). *)
 From Coq Require Import Reals Lra.
 From Coquelicot Require Import Coquelicot.
 From Interval Require Import Tactic.
@@ -23,38 +24,61 @@ Proof.
   intros G' [HG' HG'l]. apply Huniq. split; [lra | exact HG'l].
 Qed.
 
-Definition fluid_cap (k B G_hi lambda : R) : R := k * B / (G_hi - lambda).
+(** m* = B/(G* − λ) − 1, the required mean sleep at the cap. *)
+Definition required_mean_sleep (B G_star lambda : R) : R := B / (G_star - lambda) - 1.
 
-(** The upper root lies above the load itself, so the threshold is well defined and positive. *)
+(** The upper root lies above the load itself, so m* is well defined. *)
 Lemma fluid_root_above_load : forall lambda G : R,
   0 < lambda < / (2 * exp 1) -> 1 / 2 < G -> lambda < G.
 Proof.
   intros lambda G Hl HG. assert (/ (2 * exp 1) < 1 / 2) by interval. lra.
 Qed.
 
-Theorem fluid_cap_monotone : forall k lambda G_hi B1 B2 : R,
-  0 < k -> 0 < lambda < / (2 * exp 1) -> 1 / 2 < G_hi -> aloha G_hi = lambda ->
-  B1 < B2 -> fluid_cap k B1 G_hi lambda < fluid_cap k B2 G_hi lambda.
+(** Offered load λ + B/(m+1) stays at or below G* exactly when m >= m*. *)
+Theorem fluid_drain_criterion : forall B G_star lambda m : R,
+  0 <= m -> lambda < G_star ->
+  (lambda + B / (m + 1) <= G_star <-> required_mean_sleep B G_star lambda <= m).
 Proof.
-  intros k lambda G B1 B2 Hk Hl HG _ HB.
-  pose proof (fluid_root_above_load lambda G Hl HG).
-  unfold fluid_cap, Rdiv. apply Rmult_lt_compat_r.
-  - apply Rinv_0_lt_compat. lra.
-  - apply Rmult_lt_compat_l; lra.
+  intros B G lambda m Hm HG. unfold required_mean_sleep.
+  assert (E1 : lambda + B / (m + 1) <= G <-> B <= (G - lambda) * (m + 1)).
+  { split; intro H.
+    - apply (Rmult_le_compat_r (m + 1)) in H; [| lra].
+      rewrite Rmult_plus_distr_r in H. unfold Rdiv in H.
+      rewrite Rmult_assoc, Rinv_l, Rmult_1_r in H by lra. lra.
+    - apply (Rmult_le_reg_r (m + 1)); [lra |]. unfold Rdiv.
+      rewrite Rmult_plus_distr_r, Rmult_assoc, Rinv_l, Rmult_1_r by lra. lra. }
+  assert (E2 : B / (G - lambda) - 1 <= m <-> B <= (G - lambda) * (m + 1)).
+  { split; intro H.
+    - apply (Rmult_le_compat_r (G - lambda)) in H; [| lra]. unfold Rdiv in H.
+      rewrite Rmult_minus_distr_r, Rmult_assoc, Rinv_l, Rmult_1_r in H by lra. lra.
+    - apply (Rmult_le_reg_r (G - lambda)); [lra |]. unfold Rdiv.
+      rewrite Rmult_minus_distr_r, Rmult_assoc, Rinv_l, Rmult_1_r by lra. lra. }
+  rewrite E1, E2. tauto.
 Qed.
 
-(** The drain criterion of the fluid model, restated: above the threshold cap, the offered rate
-    λ + k·B/c stays below the upper root. *)
-Theorem fluid_cap_drains : forall k lambda G_hi B c : R,
-  0 < k -> 0 < B -> lambda < G_hi -> fluid_cap k B G_hi lambda < c ->
-  lambda + k * B / c < G_hi.
+(** m* grows with the burst. *)
+Lemma required_mean_sleep_monotone : forall B1 B2 G_star lambda : R,
+  lambda < G_star -> B1 <= B2 ->
+  required_mean_sleep B1 G_star lambda <= required_mean_sleep B2 G_star lambda.
 Proof.
-  intros k lambda G B c Hk HB HG Hc. unfold fluid_cap in Hc.
-  assert (Hpos : 0 < k * B / (G - lambda)) by (apply Rdiv_lt_0_compat; nra).
-  assert (Hc0 : 0 < c) by lra.
-  assert (k * B < c * (G - lambda)).
-  { apply (Rmult_lt_compat_r (G - lambda)) in Hc; [| lra].
-    unfold Rdiv in Hc. rewrite Rmult_assoc, Rinv_l, Rmult_1_r in Hc by lra. lra. }
-  apply (Rmult_lt_reg_r c); [lra |]. unfold Rdiv.
-  rewrite Rmult_plus_distr_r, Rmult_assoc, Rinv_l, Rmult_1_r by lra. lra.
+  intros B1 B2 G lambda HG HB. unfold required_mean_sleep, Rdiv.
+  apply Rplus_le_compat_r, Rmult_le_compat_r; [left; apply Rinv_0_lt_compat; lra | exact HB].
+Qed.
+
+(** The threshold cap: the least c >= b whose mean sleep m c reaches m*. *)
+Definition is_threshold_cap (m : R -> R) (b B G_star lambda c : R) : Prop :=
+  b <= c /\ required_mean_sleep B G_star lambda <= m c /\
+  forall c', b <= c' -> required_mean_sleep B G_star lambda <= m c' -> c <= c'.
+
+(** The threshold cap is monotone in the burst size (for G* the upper root, any mean-sleep law m). *)
+Theorem fluid_cap_monotone : forall (m : R -> R) (b lambda G_star B1 B2 c1 c2 : R),
+  0 < lambda < / (2 * exp 1) -> 1 / 2 < G_star -> aloha G_star = lambda ->
+  B1 <= B2 ->
+  is_threshold_cap m b B1 G_star lambda c1 -> is_threshold_cap m b B2 G_star lambda c2 ->
+  c1 <= c2.
+Proof.
+  intros m b lambda G B1 B2 c1 c2 Hl HG _ HB [_ [_ Hleast]] [Hb2 [Hm2 _]].
+  apply Hleast; [exact Hb2 |].
+  pose proof (required_mean_sleep_monotone B1 B2 G lambda (fluid_root_above_load lambda G Hl HG) HB).
+  lra.
 Qed.
