@@ -145,13 +145,13 @@ double decorrelated_accuracy(const Backoff& backoff, int retry, int cells_per_fa
   const DecorrelatedSleep fine(backoff, retry, cells_per_factor3 * refine);
   double worst = std::abs(coarse.atom() - fine.atom());
   const double lo = coarse.lower(), hi = coarse.upper();
-  // Compare at the coarse nodes (where the coarse CDF is computed, not interpolated) and midpoints.
   const int samples = 4000;
   for (int i = 0; i <= samples; ++i) {
     const double t = lo * std::pow(hi / lo, static_cast<double>(i) / samples);
     worst = std::max(worst, std::abs(coarse.cdf(t) - fine.cdf(t)));
   }
-  return worst;
+  const double r2 = static_cast<double>(refine) * refine;
+  return worst * r2 / (r2 - 1.0);
 }
 
 double decorrelated_step_growth(double sleep, double base, double cap) {

@@ -49,8 +49,10 @@ double SleepDistribution::cdf(double t) const {
 double SleepDistribution::quantile(double q) const {
   if (!(q >= 0.0 && q <= 1.0)) throw InputError("quantile", fmt::format("must be in [0, 1] (got {})", q));
   if (decorrelated_) return decorrelated_->quantile(q);
-  // lo + q·(hi − lo) written as a convex combination, so q = 1 gives hi exactly.
-  return (1.0 - q) * lo_ + q * hi_;
+  // lo + q·(hi − lo) is monotone in q under rounding (a convex combination is not); the min keeps
+  // q = 1 at hi exactly.
+  if (lo_ == hi_) return lo_;
+  return std::min(hi_, lo_ + q * (hi_ - lo_));
 }
 
 double SleepDistribution::mean() const {

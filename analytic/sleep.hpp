@@ -29,7 +29,7 @@ namespace retrylab {
 class SleepDistribution {
  public:
   // Throws InputError (base, cap, window, retry) on bad input. Decorrelated: builds the numerical law
-  // once (about a millisecond for the defaults), so build one object and query it many times.
+  // once (O(k · cells) work: milliseconds for the defaults), so build one object and query it many times.
   SleepDistribution(const Backoff& backoff, int retry);
 
   double cdf(double t) const;       // P(sleep <= t)
