@@ -1,5 +1,248 @@
+// `retrylab simulate`: one scenario, many runs (cli.md). Parses flags into a Scenario and a RunPlan,
+// calls montecarlo::simulate, prints the summary as a table, JSON or CSV. The JSON's "scenario" is
+// every input, canonical; the thread count is not in it (it never changes a byte of the output).
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fmt/format.h>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "analytic/error.hpp"
 #include "cli/common.hpp"
+#include "montecarlo/result.hpp"
+#include "montecarlo/scenario.hpp"
+#include "montecarlo/simulate.hpp"
 
 namespace retrylab::cli {
-void add_simulate_command(CLI::App& app, Action& action) { (void)app; (void)action; }  // placeholder until its issue lands
+
+namespace {
+
+struct SimulateOptions {
+  std::string model;
+  std::string strategy;
+  double base = 1.0;
+  std::string cap = "1000";
+  double window = 0.0;
+  std::int64_t clients = 0;
+  double rate = 0.0;
+  double horizon = 0.0;
+  double warmup = 0.0;
+  std::int64_t collapse = 3000;
+  bool retries = true;
+  std::int64_t runs = 20;
+  std::uint64_t seed = 1;
+  int threads = 0;
+  bool quiet = false;
+  OutputFormat format = OutputFormat::table;
+};
+
+nlohmann::ordered_json number(double x) { return std::isfinite(x) ? nlohmann::ordered_json(x) : nlohmann::ordered_json(nullptr); }
+
+nlohmann::ordered_json to_json(const MeanSummary& m) {
+  return {{"mean", number(m.mean)}, {"sd", number(m.sd)}, {"n", m.n},
+          {"ci95", {number(m.ci95.lo), number(m.ci95.hi)}}};
+}
+
+nlohmann::ordered_json to_json(const ProportionSummary& p) {
+  return {{"count", p.count}, {"fraction", number(p.fraction)}, {"n", p.n},
+          {"ci95", {number(p.ci95.lo), number(p.ci95.hi)}}};
+}
+
+struct NamedMean {
+  const char* key;
+  const char* label;  // table: metric and unit
+  const MeanSummary* value;
+};
+
+std::vector<NamedMean> mean_metrics(const montecarlo::Summary& s) {
+  return {{"attempts_per_client", "attempts per client", &s.attempts_per_client},
+          {"makespan", "makespan (attempt-durations)", &s.makespan},
+          {"latency", "latency (attempt-durations)", &s.latency},
+          {"goodput", "goodput (successes per attempt-duration)", &s.goodput},
+          {"attempt_rate", "attempt rate (per attempt-duration)", &s.attempt_rate},
+          {"sojourn", "time in system (attempt-durations)", &s.sojourn},
+          {"drain_time", "drain time (attempt-durations)", &s.drain_time},
+          {"drain_time_p99", "99% drain time (attempt-durations)", &s.drain_time_p99},
+          {"unfinished", "unfinished (clients)", &s.unfinished},
+          {"max_waiting", "peak backlog (clients)", &s.max_waiting},
+          {"mean_waiting", "mean waiting (clients)", &s.mean_waiting},
+          {"mean_time_waiting", "mean time waiting (attempt-durations)", &s.mean_time_waiting},
+          {"arrival_rate", "arrival rate (per attempt-duration)", &s.arrival_rate},
+          {"busy_time", "busy time (attempt-durations)", &s.busy_time},
+          {"work_done", "work done (attempt-durations)", &s.work_done}};
+}
+
+nlohmann::ordered_json scenario_json(const montecarlo::Scenario& sc, const montecarlo::RunPlan& plan) {
+  nlohmann::ordered_json j;
+  j["model"] = std::string(to_string(sc.model));
+  j["strategy"] = std::string(to_string(sc.backoff.strategy));
+  j["base"] = sc.backoff.base;
+  j["cap"] = std::isinf(sc.backoff.cap) ? nlohmann::ordered_json("none") : nlohmann::ordered_json(sc.backoff.cap);
+  j["window"] = sc.backoff.strategy == Strategy::window ? sc.backoff.window : 0.0;
+  j["clients"] = sc.clients;
+  j["rate"] = sc.rate;
+  j["horizon"] = montecarlo::effective_horizon(sc);
+  j["warmup"] = sc.warmup;
+  j["collapse"] = sc.collapse;
+  j["retries"] = sc.retries ? "on" : "off";
+  j["runs"] = plan.runs;
+  j["seed"] = plan.seed;
+  return j;
+}
+
+std::string fmt_num(double x) { return std::isfinite(x) ? fmt::format("{:.6g}", x) : std::string("-"); }
+
+void print_table(const montecarlo::Scenario& sc, const montecarlo::RunPlan& plan, const montecarlo::Summary& s) {
+  std::cout << "retrylab simulate: " << montecarlo::canonical(sc) << " runs=" << plan.runs << " seed=" << plan.seed
+            << "\n";
+  std::cout << fmt::format("stops: finished {}, drained {}, collapsed {}, horizon {}\n\n", s.stops[0], s.stops[1],
+                           s.stops[2], s.stops[3]);
+  std::cout << fmt::format("{:<42} {:>12} {:>12} {:>6}  {:<27}\n", "metric", "mean", "sd", "n", "95% interval");
+  for (const auto& m : mean_metrics(s)) {
+    const MeanSummary& v = *m.value;
+    const std::string ci = std::isfinite(v.ci95.lo) ? fmt::format("[{}, {}]", fmt_num(v.ci95.lo), fmt_num(v.ci95.hi)) : "-";
+    std::cout << fmt::format("{:<42} {:>12} {:>12} {:>6}  {:<27}\n", m.label, fmt_num(v.mean), fmt_num(v.sd), v.n, ci);
+  }
+  std::cout << "\n"
+            << fmt::format("{:<42} {:>12} {:>12} {:>6}  {:<27}\n", "yes/no metric", "count", "fraction", "n",
+                           "95% interval (Wilson)");
+  const std::pair<const char*, const ProportionSummary*> props[] = {{"collapsed (runs)", &s.collapsed},
+                                                                     {"drained (runs with a burst)", &s.drained}};
+  for (const auto& [label, p] : props) {
+    const std::string ci = std::isfinite(p->ci95.lo) ? fmt::format("[{}, {}]", fmt_num(p->ci95.lo), fmt_num(p->ci95.hi)) : "-";
+    std::cout << fmt::format("{:<42} {:>12} {:>12} {:>6}  {:<27}\n", label, p->count, fmt_num(p->fraction), p->n, ci);
+  }
+}
+
+std::string csv_num(double x) { return std::isfinite(x) ? fmt::format("{}", x) : std::string(); }
+
+void print_csv(const montecarlo::Summary& s) {
+  std::cout << "metric,mean,sd,n,ci95_lo,ci95_hi,count,fraction\n";
+  for (const auto& m : mean_metrics(s)) {
+    const MeanSummary& v = *m.value;
+    std::cout << fmt::format("{},{},{},{},{},{},,\n", m.key, csv_num(v.mean), csv_num(v.sd), v.n, csv_num(v.ci95.lo),
+                             csv_num(v.ci95.hi));
+  }
+  const std::pair<const char*, const ProportionSummary*> props[] = {{"collapsed", &s.collapsed}, {"drained", &s.drained}};
+  for (const auto& [key, p] : props)
+    std::cout << fmt::format("{},,,{},{},{},{},{}\n", key, p->n, csv_num(p->ci95.lo), csv_num(p->ci95.hi), p->count,
+                             csv_num(p->fraction));
+}
+
+int run_simulate(const SimulateOptions& o) {
+  require_finite("--base", o.base);
+  require_finite("--window", o.window);
+  require_finite("--rate", o.rate);
+  require_finite("--warmup", o.warmup);
+  if (std::isnan(o.horizon) || std::isinf(o.horizon))
+    throw InputError("--horizon", fmt::format("must be a finite number > 0 (got {})", o.horizon));
+  montecarlo::Scenario sc;
+  const auto model = parse_model(o.model);
+  if (!model) throw InputError("--model", fmt::format("must be collision, free, shared or ps (got {})", o.model));
+  const auto strategy = parse_strategy(o.strategy);
+  if (!strategy)
+    throw InputError("--strategy",
+                     fmt::format("must be none, nojitter, full, equal, decorrelated or window (got {})", o.strategy));
+  sc.model = *model;
+  sc.backoff = {*strategy, o.base, parse_cap(o.cap), o.window};
+  sc.clients = o.clients;
+  sc.rate = o.rate;
+  sc.horizon = o.horizon;
+  sc.warmup = o.warmup;
+  sc.collapse = o.collapse;
+  sc.retries = o.retries;
+  montecarlo::check_scenario(sc);
+  montecarlo::RunPlan plan{o.runs, o.seed, o.threads};
+  montecarlo::check_run_plan(plan);
+
+  // A progress line only for people watching a terminal (cli.md "Output formats").
+  const bool show_progress = !o.quiet && isatty(fileno(stderr));
+  std::mutex progress_mutex;
+  std::int64_t shown_percent = -1;
+  std::function<void(std::int64_t, std::int64_t)> progress;
+  if (show_progress) {
+    progress = [&](std::int64_t done, std::int64_t total) {
+      const std::lock_guard<std::mutex> lock(progress_mutex);
+      const std::int64_t percent = done * 100 / total;
+      if (percent == shown_percent) return;
+      shown_percent = percent;
+      std::fprintf(stderr, "\rsimulate: %lld/%lld runs (%lld%%)", static_cast<long long>(done),
+                   static_cast<long long>(total), static_cast<long long>(percent));
+      std::fflush(stderr);
+    };
+  }
+  const auto results = montecarlo::simulate(sc, plan, progress);
+  if (show_progress) std::fprintf(stderr, "\r\033[K");
+  const montecarlo::Summary s = montecarlo::summarize(results);
+
+  switch (o.format) {
+    case OutputFormat::json: {
+      nlohmann::ordered_json j;
+      j["retrylab"] = RETRYLAB_VERSION;
+      j["scenario"] = scenario_json(sc, plan);
+      j["runs"] = s.runs;
+      nlohmann::ordered_json metrics;
+      for (const auto& m : mean_metrics(s)) metrics[m.key] = to_json(*m.value);
+      metrics["collapsed"] = to_json(s.collapsed);
+      metrics["drained"] = to_json(s.drained);
+      j["metrics"] = metrics;
+      j["stop"] = {{"finished", s.stops[0]}, {"drained", s.stops[1]}, {"collapsed", s.stops[2]}, {"horizon", s.stops[3]}};
+      std::cout << j.dump(2) << "\n";
+      break;
+    }
+    case OutputFormat::csv: print_csv(s); break;
+    case OutputFormat::table: print_table(sc, plan, s); break;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_simulate_command(CLI::App& app, Action& action) {
+  auto opts = std::make_shared<SimulateOptions>();
+  CLI::App* cmd = app.add_subcommand("simulate", "Simulate one scenario many times (Monte Carlo) and summarise");
+  std::vector<std::string> models, strategies;
+  for (Model m : all_models) models.emplace_back(to_string(m));
+  for (Strategy s : all_strategies) strategies.emplace_back(to_string(s));
+  std::map<std::string, bool> on_off{{"on", true}, {"off", false}};
+
+  cmd->add_option("--model", opts->model, "Contention model: collision|free|shared|ps")
+      ->required()
+      ->check(CLI::IsMember(models));
+  cmd->add_option("--strategy", opts->strategy, "Backoff: none|nojitter|full|equal|decorrelated|window")
+      ->required()
+      ->check(CLI::IsMember(strategies));
+  cmd->add_option("--base", opts->base, "Base b of the backoff (> 0)")->capture_default_str();
+  cmd->add_option("--cap", opts->cap, "Cap c (>= base), or \"none\" for unbounded")->capture_default_str();
+  cmd->add_option("--window", opts->window, "Window W of the window strategy (> 0, required with it)");
+  cmd->add_option("--clients", opts->clients, "Burst of N clients at t = 0 (>= 0)")->capture_default_str();
+  cmd->add_option("--rate", opts->rate, "Steady Poisson arrival rate per attempt-duration (>= 0)")
+      ->capture_default_str();
+  cmd->add_option("--horizon", opts->horizon,
+                  "Stop time T (> 0; required with --rate > 0; pure bursts default to 1e7, then unfinished)");
+  cmd->add_option("--warmup", opts->warmup, "Rates are measured over [warmup, stop) (0 <= warmup < horizon)")
+      ->capture_default_str();
+  cmd->add_option("--collapse", opts->collapse, "K: a run collapses when K clients wait at once (>= 1)")
+      ->capture_default_str();
+  cmd->add_option("--retries", opts->retries, "on: retry until success; off: one attempt per client")
+      ->transform(CLI::CheckedTransformer(on_off))
+      ->default_str("on");
+  cmd->add_option("--runs", opts->runs, "Number of independent runs (>= 1)")->capture_default_str();
+  cmd->add_option("--seed", opts->seed, "Seed; a run's randomness is keyed by (seed, scenario, run index)")
+      ->capture_default_str();
+  cmd->add_option("--threads", opts->threads, "Worker threads (0 = all cores); never changes the output")
+      ->capture_default_str();
+  cmd->add_flag("--quiet", opts->quiet, "No progress line on stderr");
+  add_format_options(cmd, opts->format);
+  cmd->callback([opts, &action] { action = [opts] { return run_simulate(*opts); }; });
+}
+
 }  // namespace retrylab::cli

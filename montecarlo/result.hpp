@@ -3,6 +3,7 @@
 // in run-index order. A metric undefined for a run (no succeeded client, no drain) is NaN there and
 // is left out of its summary's n.
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "analytic/stats.hpp"
@@ -35,14 +36,27 @@ struct RunResult {
   double arrival_rate = 0.0;          // clients arriving in the window per time unit
   double busy_time = 0.0;             // time the resource had >= 1 attempt in flight (window)
   double work_done = 0.0;             // service delivered (window): attempts' service received
+  // Added by the engine (additive): the burst size N of the scenario, so summaries know whether
+  // `drained` is defined (n = runs with a burst).
+  std::int64_t burst_clients = 0;
 };
+// Notes on the window (engine): events processed at the stop instant count as inside it (the
+// finishing success of a burst is counted in goodput); events at or after the horizon are never
+// processed. In `collision`/`free` every attempt in flight receives service at rate 1 (work_done =
+// ∫ attempts in flight dt); in `shared`/`ps` at rate 1/n (work_done = busy_time, work conservation).
 
 struct Summary {
   std::int64_t runs = 0;
   MeanSummary attempts_per_client, makespan, latency, goodput, attempt_rate, sojourn, drain_time,
       drain_time_p99, unfinished, max_waiting, mean_waiting, mean_time_waiting, arrival_rate;
   ProportionSummary collapsed, drained;
+  // Added by the engine (additive): busy time and work done (validation), and how the runs stopped,
+  // indexed by StopReason (finished, drained, collapsed, horizon).
+  MeanSummary busy_time, work_done;
+  std::int64_t stops[4] = {0, 0, 0, 0};
 };
+
+std::string_view to_string(StopReason r) noexcept;
 
 // Reduces results in the order given (run-index order), so the summary is a pure function of them.
 Summary summarize(const std::vector<RunResult>& results);

@@ -8,6 +8,7 @@
 // 0 <= warmup < horizon; collapse >= 1.
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "analytic/model.hpp"
 #include "analytic/strategy.hpp"
@@ -40,6 +41,9 @@ std::string canonical(const Scenario& s);
 
 // 64-bit FNV-1a of canonical(s): stable across machines, compilers and runs.
 std::uint64_t stable_hash(const Scenario& s);
+
+// 64-bit FNV-1a of any text (offset basis 0xcbf29ce484222325, prime 0x100000001b3).
+std::uint64_t fnv1a64(std::string_view text) noexcept;
 
 // How many runs, from which seed, on how many threads (threads never change a result).
 struct RunPlan {

@@ -1,0 +1,23 @@
+#pragma once
+// Planted faults (issue 4, "a gate that can fail"): exists only in the retrylab_montecarlo_faulty
+// build (compile definition RETRYLAB_PLANTED_FAULTS=1); the real engine has no trace of it. The
+// fault is chosen at run time by the environment variable RETRYLAB_FAULT:
+//   window_exponent               w_k = min(c, b·2^k) instead of b·2^(k−1) (nojitter, full, equal)
+//   free_ties_all_fail            in `free`, simultaneous eligible commits all fail
+//   shared_doomed_leave_at_commit in `shared`, doomed attempts leave the server at the winning commit
+//   decorrelated_uncapped_growth  decorrelated jitter grows from the uncapped draw
+//   biased_uniform                every uniform variate u becomes u^1.05 (mean 1/2.05, not 1/2)
+// Unset or empty: no fault. Any other value: InputError.
+#if RETRYLAB_PLANTED_FAULTS
+#include <string_view>
+
+namespace retrylab::montecarlo {
+
+enum class Fault { none, window_exponent, free_ties_all_fail, shared_doomed_leave_at_commit,
+                   decorrelated_uncapped_growth, biased_uniform };
+
+Fault parse_fault(std::string_view name);  // throws InputError("RETRYLAB_FAULT", ...)
+Fault fault_from_env();
+
+}  // namespace retrylab::montecarlo
+#endif

@@ -1,0 +1,100 @@
+#pragma once
+// The engine's randomness (models.md §6, style.md §4–5): Random123 Philox4x32-10, keyed by the run's
+// identity, never by event order. key = mix(seed, scenario hash); counter = (draw block, stream id,
+// run index). Each purpose (arrivals, sleeps, tie-breaks) has its own stream, so adding a draw in one
+// never shifts another. One Philox call gives 128 bits = two 64-bit draws.
+// Conversions are ours and pinned by known-answer tests (tests/montecarlo/kat_vectors.txt):
+//   uniform_open(x) = (floor(x / 2^12) + 1/2) · 2^−52  ∈ [2^−53, 1 − 2^−53], exact, never 0 or 1;
+//   exponential(x)  = −log(uniform_open(x))            ∈ (0, 37.5], finite;
+//   uniform_index(x, m) = floor(x · m / 2^64)           ∈ [0, m), bias <= m / 2^64.
+#include <Random123/philox.h>
+
+#include <cmath>
+#include <cstdint>
+
+namespace retrylab::montecarlo {
+
+enum class StreamId : std::uint32_t { arrivals = 1, sleeps = 2, ties = 3 };
+
+inline constexpr double uniform_open(std::uint64_t x) noexcept {
+  return static_cast<double>(x >> 12) * 0x1p-52 + 0x1p-53;
+}
+
+inline double exponential(std::uint64_t x) noexcept { return -std::log(uniform_open(x)); }
+
+__extension__ using uint128 = unsigned __int128;  // GCC/Clang: the 64×64→128 multiply
+
+inline std::uint64_t uniform_index(std::uint64_t x, std::uint64_t m) noexcept {
+  return static_cast<std::uint64_t>((static_cast<uint128>(x) * m) >> 64);
+}
+
+// splitmix64 finaliser (Steele, Lea, Flood 2014): a bijection on 64 bits that spreads the seed.
+inline constexpr std::uint64_t mix64(std::uint64_t z) noexcept {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// The 64-bit Philox key of a run family: (seed, scenario hash). Runs differ by counter.
+inline constexpr std::uint64_t run_key(std::uint64_t seed, std::uint64_t scenario_hash) noexcept {
+  return mix64(seed) ^ scenario_hash;
+}
+
+using Philox = r123::Philox4x32_R<10>;
+
+// One stream: raw 64-bit draws from Philox(key; counter = (block lo, stream<<24 | block hi, run lo, run hi)).
+// Up to 2^56 blocks (2^57 draws) per stream and run.
+class Stream {
+ public:
+  Stream(std::uint64_t key, StreamId id, std::uint64_t run) noexcept
+      : key_{{static_cast<std::uint32_t>(key), static_cast<std::uint32_t>(key >> 32)}},
+        stream_(static_cast<std::uint32_t>(id) << 24),
+        run_lo_(static_cast<std::uint32_t>(run)),
+        run_hi_(static_cast<std::uint32_t>(run >> 32)) {}
+
+  std::uint64_t next_u64() noexcept {
+    if (have_ == 0) refill();
+    --have_;
+    return buffer_[have_];
+  }
+
+  std::uint64_t draws() const noexcept { return block_ * 2 - have_; }
+
+  // The conversions the engine uses (the planted-fault build can bias the uniform one).
+  double uniform() noexcept {
+#if RETRYLAB_PLANTED_FAULTS
+    if (biased_) return std::pow(uniform_open(next_u64()), 1.05);  // planted fault: mean 1/2.05
+#endif
+    return uniform_open(next_u64());
+  }
+  double exponential() noexcept { return -std::log(uniform()); }
+  std::uint64_t index(std::uint64_t m) noexcept { return uniform_index(next_u64(), m); }
+
+#if RETRYLAB_PLANTED_FAULTS
+  void set_biased(bool b) noexcept { biased_ = b; }
+#endif
+
+ private:
+  void refill() noexcept {
+    const Philox::ctr_type ctr{{static_cast<std::uint32_t>(block_),
+                                stream_ | (static_cast<std::uint32_t>(block_ >> 32) & 0xffffffu), run_lo_, run_hi_}};
+    const Philox::ctr_type out = Philox()(ctr, key_);
+    // Draw order: words (0,1) first, then (2,3); next_u64 pops from the back.
+    buffer_[1] = static_cast<std::uint64_t>(out.v[0]) | static_cast<std::uint64_t>(out.v[1]) << 32;
+    buffer_[0] = static_cast<std::uint64_t>(out.v[2]) | static_cast<std::uint64_t>(out.v[3]) << 32;
+    have_ = 2;
+    ++block_;
+  }
+
+  Philox::key_type key_;
+  std::uint32_t stream_;
+  std::uint32_t run_lo_, run_hi_;
+  std::uint64_t block_ = 0;
+  std::uint64_t buffer_[2] = {0, 0};
+  std::uint32_t have_ = 0;
+#if RETRYLAB_PLANTED_FAULTS
+  bool biased_ = false;
+#endif
+};
+
+}  // namespace retrylab::montecarlo

@@ -1,0 +1,71 @@
+#include "montecarlo/result.hpp"
+
+#include <cmath>
+
+namespace retrylab::montecarlo {
+
+std::string_view to_string(StopReason r) noexcept {
+  constexpr std::string_view names[] = {"finished", "drained", "collapsed", "horizon"};
+  return names[static_cast<int>(r)];
+}
+
+namespace {
+struct Acc {
+  MeanAccumulator acc;
+  void add(double x) noexcept {
+    if (!std::isnan(x)) acc.add(x);  // undefined for this run: left out of n
+  }
+  MeanSummary summary() const { return acc.summary(); }
+};
+}  // namespace
+
+Summary summarize(const std::vector<RunResult>& results) {
+  Acc apc, makespan, latency, goodput, attempt_rate, sojourn, drain_time, drain_p99, unfinished, max_waiting,
+      mean_waiting, mean_time_waiting, arrival_rate, busy, work;
+  std::int64_t collapsed = 0, drained = 0, with_burst = 0;
+  Summary s;
+  for (const RunResult& r : results) {
+    apc.add(r.attempts_per_client);
+    makespan.add(r.makespan);
+    latency.add(r.latency);
+    goodput.add(r.goodput);
+    attempt_rate.add(r.attempt_rate);
+    sojourn.add(r.sojourn);
+    drain_time.add(r.drain_time);
+    drain_p99.add(r.drain_time_p99);
+    unfinished.add(static_cast<double>(r.unfinished));
+    max_waiting.add(static_cast<double>(r.max_waiting));
+    mean_waiting.add(r.mean_waiting);
+    mean_time_waiting.add(r.mean_time_waiting);
+    arrival_rate.add(r.arrival_rate);
+    busy.add(r.busy_time);
+    work.add(r.work_done);
+    collapsed += r.collapsed;
+    if (r.burst_clients > 0) {
+      ++with_burst;
+      drained += r.drained;
+    }
+    ++s.stops[static_cast<int>(r.stop)];
+  }
+  s.runs = static_cast<std::int64_t>(results.size());
+  s.attempts_per_client = apc.summary();
+  s.makespan = makespan.summary();
+  s.latency = latency.summary();
+  s.goodput = goodput.summary();
+  s.attempt_rate = attempt_rate.summary();
+  s.sojourn = sojourn.summary();
+  s.drain_time = drain_time.summary();
+  s.drain_time_p99 = drain_p99.summary();
+  s.unfinished = unfinished.summary();
+  s.max_waiting = max_waiting.summary();
+  s.mean_waiting = mean_waiting.summary();
+  s.mean_time_waiting = mean_time_waiting.summary();
+  s.arrival_rate = arrival_rate.summary();
+  s.busy_time = busy.summary();
+  s.work_done = work.summary();
+  s.collapsed = summarize_proportion(collapsed, s.runs);
+  s.drained = summarize_proportion(drained, with_burst);
+  return s;
+}
+
+}  // namespace retrylab::montecarlo

@@ -1,0 +1,102 @@
+#include "montecarlo/simulate.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <fmt/format.h>
+#include <mutex>
+#include <thread>
+
+#include "analytic/error.hpp"
+#include "montecarlo/engine.hpp"
+
+namespace retrylab::montecarlo {
+
+namespace {
+detail::EngineOptions default_options() {
+  detail::EngineOptions o;
+#if RETRYLAB_PLANTED_FAULTS
+  o.fault = fault_from_env();
+#endif
+  return o;
+}
+}  // namespace
+
+RunResult simulate_run(const Scenario& s, std::uint64_t seed, std::uint64_t run_index) {
+  check_scenario(s);
+  detail::NullObserver observer;
+  return detail::run_engine(s, seed, run_index, default_options(), observer);
+}
+
+std::vector<RunResult> simulate(const Scenario& s, const RunPlan& plan,
+                                const std::function<void(std::int64_t, std::int64_t)>& progress) {
+  check_scenario(s);
+  check_run_plan(plan);
+  const detail::EngineOptions options = default_options();  // bad RETRYLAB_FAULT throws here, not in a worker
+  const std::int64_t runs = plan.runs;
+  std::vector<RunResult> results(static_cast<std::size_t>(runs));
+  std::int64_t threads = plan.threads > 0 ? plan.threads : std::max(1u, std::thread::hardware_concurrency());
+  threads = std::min(threads, runs);
+
+  std::atomic<std::int64_t> next{0}, done{0};
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  auto worker = [&] {
+    try {
+      for (;;) {
+        const std::int64_t i = next.fetch_add(1);
+        if (i >= runs) return;
+        detail::NullObserver observer;
+        results[static_cast<std::size_t>(i)] =
+            detail::run_engine(s, plan.seed, static_cast<std::uint64_t>(i), options, observer);
+        const std::int64_t d = done.fetch_add(1) + 1;
+        if (progress) progress(d, runs);
+      }
+    } catch (...) {
+      const std::lock_guard<std::mutex> lock(error_mutex);
+      if (!error) error = std::current_exception();
+      next.store(runs);
+    }
+  };
+  if (threads == 1) {
+    worker();
+  } else {
+    std::vector<std::thread> pool;
+    pool.reserve(static_cast<std::size_t>(threads));
+    for (std::int64_t t = 0; t < threads; ++t) pool.emplace_back(worker);
+    for (auto& t : pool) t.join();
+  }
+  if (error) std::rethrow_exception(error);
+  return results;
+}
+
+std::vector<double> draw_sleeps(const Backoff& backoff, int k, std::int64_t n, std::uint64_t seed) {
+  check_backoff(backoff);
+  if (k < 1) throw InputError("retry", fmt::format("must be >= 1 (got {})", k));
+  if (n < 0) throw InputError("n", fmt::format("must be >= 0 (got {})", n));
+  const detail::EngineOptions options = default_options();
+#if RETRYLAB_PLANTED_FAULTS
+  const SleepSampler sampler(backoff, options.fault);
+#else
+  (void)options;
+  const SleepSampler sampler(backoff);
+#endif
+  const double window = backoff.strategy == Strategy::window ? backoff.window : 0.0;
+  const std::string id = fmt::format("draw_sleeps strategy={} base={} cap={} window={} retry={}",
+                                     to_string(backoff.strategy), backoff.base, format_cap(backoff.cap), window, k);
+  Stream rng(run_key(seed, fnv1a64(id)), StreamId::sleeps, 0);
+#if RETRYLAB_PLANTED_FAULTS
+  rng.set_biased(options.fault == Fault::biased_uniform);
+#endif
+  std::vector<double> out(static_cast<std::size_t>(n));
+  for (auto& x : out) {
+    double prev = backoff.base;
+    if (backoff.strategy == Strategy::decorrelated) {
+      for (int j = 1; j < k; ++j) sampler.sleep(j, prev, rng);  // the chain s_1 … s_(k−1)
+    }
+    x = sampler.sleep(k, prev, rng);
+  }
+  return out;
+}
+
+}  // namespace retrylab::montecarlo
