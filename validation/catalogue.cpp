@@ -1,0 +1,563 @@
+#include "validation/catalogue.hpp"
+
+#include <algorithm>
+#include <boost/math/distributions/normal.hpp>
+#include <cmath>
+#include <fmt/format.h>
+#include <numeric>
+#include <span>
+
+#include "analytic/aloha.hpp"
+#include "analytic/classic.hpp"
+#include "analytic/decorrelated.hpp"
+#include "analytic/error.hpp"
+#include "analytic/fluid_cap.hpp"
+#include "analytic/occ.hpp"
+#include "analytic/ps.hpp"
+#include "analytic/sleep.hpp"
+#include "analytic/stats.hpp"
+#include "montecarlo/simulate.hpp"
+#include "validation/statistics.hpp"
+
+namespace retrylab::validation {
+
+namespace {
+
+using montecarlo::RunPlan;
+using montecarlo::RunResult;
+using montecarlo::Scenario;
+
+constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+
+std::string g(double x) { return fmt::format("{:.4g}", x); }
+
+std::string cap_text(double cap) { return format_cap(cap); }
+
+std::string steady_text(const char* load_name, const SteadyRuns& r) {
+  return fmt::format("{}={} T={} T0={} runs={}", load_name, g(r.rate), g(r.horizon), g(r.warmup), r.runs);
+}
+
+std::string backoff_text(const Backoff& b) {
+  switch (b.strategy) {
+    case Strategy::none: return "none";
+    case Strategy::window: return fmt::format("window W={}", g(b.window));
+    default: return fmt::format("{} b={} c={}", to_string(b.strategy), g(b.base), cap_text(b.cap));
+  }
+}
+
+Scenario steady_scenario(Model model, const SteadyRuns& r, bool retries) {
+  Scenario s;
+  s.model = model;
+  s.backoff = Backoff{Strategy::none, 1.0, 1000.0, 0.0};
+  s.rate = r.rate;
+  s.horizon = r.horizon;
+  s.warmup = r.warmup;
+  s.retries = retries;
+  return s;
+}
+
+std::vector<RunResult> run(const Scenario& s, std::int64_t runs, const CaseContext& ctx) {
+  RunPlan plan;
+  plan.runs = runs;
+  plan.seed = ctx.seed;
+  plan.threads = std::max(1, ctx.threads);
+  return montecarlo::simulate(s, plan);
+}
+
+double half_width(const MeanSummary& m) { return (m.ci95.hi - m.ci95.lo) / 2.0; }
+
+double relative(double observed, double expected) {
+  return expected != 0.0 ? (observed - expected) / std::abs(expected) : nan;
+}
+
+// The mean rule: |mean(values) − expected| <= t_(1−α/2, n−1)·sd/√n + floor. `values` holds one
+// number per independent run; a NaN (metric undefined in a run) fails the case rather than being
+// dropped silently.
+void apply_mean_rule(CaseResult& r, std::span<const double> values, double expected, double floor,
+                     const std::string& floor_why, double alpha) {
+  r.kind = CaseKind::statistical;
+  r.alpha = alpha;
+  r.expected = expected;
+  r.n = static_cast<std::int64_t>(values.size());
+  const auto undefined = std::count_if(values.begin(), values.end(), [](double x) { return !std::isfinite(x); });
+  if (undefined > 0 || values.size() < 2) {
+    r.verdict = Verdict::fail;
+    r.check = fmt::format("{} of {} runs gave no value", undefined, values.size());
+    return;
+  }
+  const MeanSummary m = summarize_mean(values);
+  const double t = t_two_sided(alpha, static_cast<double>(m.n - 1));
+  r.observed = m.mean;
+  r.ci95 = half_width(m);
+  r.rel_error = relative(m.mean, expected);
+  r.tolerance = t * m.sd / std::sqrt(static_cast<double>(m.n)) + floor;
+  const double diff = std::abs(m.mean - expected);
+  r.verdict = diff <= r.tolerance ? Verdict::pass : Verdict::fail;
+  r.check = fmt::format("|Δ| {:.2g} {} {:.2g} = t({:.2f})·sd/√n + floor {:.2g} ({})", diff,
+                        r.verdict == Verdict::pass ? "≤" : ">", r.tolerance, t, floor, floor_why);
+}
+
+// The paired rule for an invariant a = b inside each run: the differences a_i − b_i have mean 0.
+void apply_paired_rule(CaseResult& r, std::span<const double> a, std::span<const double> b, double floor,
+                       const std::string& floor_why, double alpha) {
+  std::vector<double> d(a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) d[i] = a[i] - b[i];
+  apply_mean_rule(r, d, 0.0, floor, floor_why, alpha);
+  const MeanSummary ma = summarize_mean(a), mb = summarize_mean(b);
+  // Show the two sides; the verdict (already set) is on their paired difference.
+  const double diff_ci = r.ci95;
+  r.observed = ma.mean;
+  r.expected = mb.mean;
+  r.ci95 = diff_ci;
+  r.rel_error = relative(ma.mean, mb.mean);
+}
+
+ValidationCase make_case(std::string name, std::string parameters, CaseKind kind, double cost,
+                         std::function<CaseResult(const CaseContext&)> body) {
+  ValidationCase c{std::move(name), std::move(parameters), kind, cost, {}};
+  c.run = [n = c.name, p = c.parameters, kind, body = std::move(body)](const CaseContext& ctx) {
+    CaseResult r = body(ctx);
+    r.name = n;
+    r.parameters = p;
+    if (r.kind != CaseKind::statistical) r.alpha = 0.0;
+    (void)kind;
+    return r;
+  };
+  return c;
+}
+
+void check_steady(const SteadyRuns& r) {
+  if (!(r.runs >= 2)) throw InputError("runs", fmt::format("must be >= 2 for a spread (got {})", r.runs));
+  if (!(r.horizon > r.warmup && r.warmup >= 0))
+    throw InputError("horizon", fmt::format("must exceed the warmup >= 0 (got horizon={}, warmup={})", r.horizon, r.warmup));
+}
+
+}  // namespace
+
+std::string_view to_string(Scale s) noexcept { return s == Scale::quick ? "quick" : "full"; }
+
+// ---- 1, 2: goodput with retries off -------------------------------------------------------------
+
+ValidationCase collision_goodput_case(const SteadyRuns& r) {
+  check_steady(r);
+  check_aloha(PureAloha{r.rate});
+  return make_case(fmt::format("collision-goodput-{}", g(r.rate)), steady_text("λ", r), CaseKind::statistical,
+                   r.rate * (r.horizon) * static_cast<double>(r.runs), [r](const CaseContext& ctx) {
+                     const auto runs = run(steady_scenario(Model::collision, r, false), r.runs, ctx);
+                     std::vector<double> v;
+                     for (const auto& x : runs) v.push_back(x.goodput);
+                     CaseResult out;
+                     out.closed_form = fmt::format("λe^−2λ = {}", g(goodput(PureAloha{r.rate})));
+                     // Rates over a finite window: one success straddling the window's end moves
+                     // a run's goodput by at most 1/(T − T0).
+                     apply_mean_rule(out, v, goodput(PureAloha{r.rate}), 1.0 / (r.horizon - r.warmup),
+                                     "1/(T−T0)", ctx.alpha);
+                     return out;
+                   });
+}
+
+ValidationCase free_goodput_case(const SteadyRuns& r) {
+  check_steady(r);
+  check_occ(OccFree{r.rate});
+  return make_case(fmt::format("free-goodput-{}", g(r.rate)), steady_text("λ", r), CaseKind::statistical,
+                   r.rate * r.horizon * static_cast<double>(r.runs), [r](const CaseContext& ctx) {
+                     const auto runs = run(steady_scenario(Model::free, r, false), r.runs, ctx);
+                     std::vector<double> v;
+                     for (const auto& x : runs) v.push_back(x.goodput);
+                     CaseResult out;
+                     out.closed_form = fmt::format("λ/(1+λ) = {}", g(goodput(OccFree{r.rate})));
+                     apply_mean_rule(out, v, goodput(OccFree{r.rate}), 1.0 / (r.horizon - r.warmup),
+                                     "1/(T−T0)", ctx.alpha);
+                     return out;
+                   });
+}
+
+// ---- 3: processor sharing --------------------------------------------------------------------------
+
+double ps_relaxation_time(double load) {
+  // Relaxation time of M/M/1 (and of the PS queue's number in system): 1/(1 − √ρ)²
+  // (Cohen, "The Single Server Queue", 1982, §II.2.2; Morse 1955).
+  const double s = 1.0 - std::sqrt(load);
+  return 1.0 / (s * s);
+}
+
+ValidationCase ps_sojourn_case(const SteadyRuns& r) {
+  check_steady(r);
+  check_ps(ProcessorSharing{r.rate, 1.0});
+  return make_case(fmt::format("ps-sojourn-{}", g(r.rate)), steady_text("ρ", r), CaseKind::statistical,
+                   r.rate * r.horizon * static_cast<double>(r.runs) * (1.0 + 1.0 / (1.0 - r.rate)) / 2.0,
+                   [r](const CaseContext& ctx) {
+                     const auto runs = run(steady_scenario(Model::ps, r, false), r.runs, ctx);
+                     std::vector<double> v;
+                     for (const auto& x : runs) v.push_back(x.sojourn);
+                     const double exact = mean_time(ProcessorSharing{r.rate, 1.0});
+                     CaseResult out;
+                     out.closed_form = fmt::format("1/(1−ρ) = {}", g(exact));
+                     // The run starts empty; the start-up deficit decays like e^(−t/τ) with
+                     // τ the relaxation time, so after the warm-up it is at most e^(−T0/τ)·exact.
+                     const double tau = ps_relaxation_time(r.rate);
+                     apply_mean_rule(out, v, exact, std::exp(-r.warmup / tau) * exact, "e^(−T0/τ)/(1−ρ)",
+                                     ctx.alpha);
+                     return out;
+                   });
+}
+
+// ---- 4: sleep distributions ----------------------------------------------------------------------
+
+ValidationCase sleep_case(const Backoff& backoff, int retry, std::int64_t draws) {
+  check_sleep(backoff, retry);
+  if (draws < 2) throw InputError("draws", fmt::format("must be >= 2 (got {})", draws));
+  const bool point = backoff.strategy == Strategy::none || backoff.strategy == Strategy::nojitter;
+  const double cost = static_cast<double>(draws) * (backoff.strategy == Strategy::decorrelated ? retry : 1) * 0.05;
+  return make_case(
+      fmt::format("sleep-{}-k{}", to_string(backoff.strategy), retry),
+      fmt::format("{} k={} draws={}", backoff_text(backoff), retry, draws), point ? CaseKind::exact : CaseKind::statistical,
+      cost, [backoff, retry, draws, point](const CaseContext& ctx) {
+        const SleepDistribution dist(backoff, retry);
+        const std::vector<double> x = montecarlo::draw_sleeps(backoff, retry, draws, ctx.seed);
+        CaseResult out;
+        out.expected = dist.mean();
+        out.n = static_cast<std::int64_t>(x.size());
+        const MeanSummary m = summarize_mean(x);
+        out.observed = m.mean;
+        out.ci95 = half_width(m);
+        out.rel_error = relative(m.mean, dist.mean());
+        if (point) {
+          // A point mass: every draw must equal it (w_k = b·2^(k−1) is exact in binary).
+          out.kind = CaseKind::exact;
+          out.closed_form = backoff.strategy == Strategy::none ? "0" : fmt::format("w_k = min(c, b·2^(k−1)) = {}", g(dist.mean()));
+          const double tol = 4.0 * std::numeric_limits<double>::epsilon() * std::max(1.0, dist.mean());
+          const auto off = std::count_if(x.begin(), x.end(), [&](double s) { return std::abs(s - dist.mean()) > tol; });
+          out.tolerance = tol;
+          out.verdict = off == 0 ? Verdict::pass : Verdict::fail;
+          out.check = fmt::format("{} of {} draws differ from w_k by more than 4 ulp", off, x.size());
+          return out;
+        }
+        out.kind = CaseKind::statistical;
+        out.alpha = ctx.alpha;
+        // Decorrelated: the law is computed numerically; its CDF error `acc` (decorrelated.hpp:
+        // < 2e-7 measured, and the a-posteriori estimate against a 4x finer grid) is taken off D
+        // before the p-value, so numerical error cannot raise a false alarm.
+        double acc = 0.0;
+        std::function<double(double)> left;
+        if (backoff.strategy == Strategy::decorrelated) {
+          acc = std::max(2e-7, 2.0 * decorrelated_accuracy(backoff, retry));
+          const double atom_at = backoff.cap;
+          const double atom = DecorrelatedSleep(backoff, retry).atom();
+          left = [&dist, atom_at, atom](double t) { return t == atom_at ? dist.cdf(t) - atom : dist.cdf(t); };
+          out.closed_form = fmt::format("numerical law (±{:.1g}), mean {}", acc, g(dist.mean()));
+        } else {
+          switch (backoff.strategy) {
+            case Strategy::full: out.closed_form = fmt::format("U(0, w_k), w_k = {}", g(window_width(backoff, retry))); break;
+            case Strategy::equal: out.closed_form = fmt::format("w_k/2 + U(0, w_k/2), w_k = {}", g(window_width(backoff, retry))); break;
+            default: out.closed_form = fmt::format("U(0, W), W = {}", g(backoff.window)); break;
+          }
+        }
+        const double d = ks_statistic(x, [&dist](double t) { return dist.cdf(t); }, left);
+        const double d_eff = std::max(0.0, d - acc);
+        const double p = ks_pvalue(out.n, d_eff);
+        const double crit = ks_critical(out.n, ctx.alpha) + acc;
+        out.tolerance = crit;
+        out.verdict = p > ctx.alpha ? Verdict::pass : Verdict::fail;
+        out.check = fmt::format("KS D {:.3g} {} {:.3g} (p={:.2g})", d, out.verdict == Verdict::pass ? "≤" : ">", crit, p);
+        return out;
+      });
+}
+
+ValidationCase decorrelated_growth_case(double base, int j, int k, std::int64_t draws) {
+  if (!(j >= 1 && k > j)) throw InputError("retry", fmt::format("must satisfy 1 <= J < K (got J={}, K={})", j, k));
+  if (draws < 2) throw InputError("draws", fmt::format("must be >= 2 (got {})", draws));
+  const Backoff b{Strategy::decorrelated, base, unbounded_cap, 0.0};
+  check_backoff(b);
+  return make_case(
+      "decorrelated-growth", fmt::format("b={} c=none J={} K={} chains={}", g(base), j, k, draws),
+      CaseKind::statistical, static_cast<double>(draws) * (j + k) * 0.05, [b, j, k, draws](const CaseContext& ctx) {
+        const double limit = decorrelated_growth_limit();
+        auto log_mean = [&](int kk, MeanAccumulator& acc) {
+          for (double s : montecarlo::draw_sleeps(b, kk, draws, ctx.seed)) acc.add(std::log(s));
+        };
+        MeanAccumulator aj, ak;
+        log_mean(j, aj);
+        log_mean(k, ak);
+        const double span = static_cast<double>(k - j);
+        const double growth = (ak.mean() - aj.mean()) / span;
+        const double se = std::sqrt(ak.variance() / static_cast<double>(ak.n()) + aj.variance() / static_cast<double>(aj.n())) / span;
+        // Floor: the exact step growth δ(s) = decorrelated_step_growth(s, b) exceeds ln 3 − 1 only
+        // near b. With ln(s_j/b) ≈ N(j(ln 3 − 1), j) (steps of variance Var ln U(0,1) = 1; the
+        // reflection at b only pushes chains up), a step from s < b·e^10 happens with
+        // probability <= Φ((10 − J(ln 3 − 1))/√J) and pulls at most max δ − (ln 3 − 1); above
+        // b·e^10 the pull is at most δ(b·e^10) − (ln 3 − 1).
+        double pull_max = 0.0;
+        for (double r = 0.0; r <= 10.0; r += 0.01)
+          pull_max = std::max(pull_max, std::abs(decorrelated_step_growth(b.base * std::exp(r), b.base) - limit));
+        const double p_low = boost::math::cdf(boost::math::normal(), (10.0 - j * limit) / std::sqrt(static_cast<double>(j)));
+        const double floor = pull_max * p_low + std::abs(decorrelated_step_growth(b.base * std::exp(10.0), b.base) - limit);
+        const double t = t_two_sided(ctx.alpha, static_cast<double>(2 * draws - 2));
+        CaseResult out;
+        out.kind = CaseKind::statistical;
+        out.alpha = ctx.alpha;
+        out.closed_form = fmt::format("ln 3 − 1 = {}", g(limit));
+        out.expected = limit;
+        out.observed = growth;
+        out.ci95 = t_two_sided(0.05, static_cast<double>(2 * draws - 2)) * se;
+        out.rel_error = relative(growth, limit);
+        out.tolerance = t * se + floor;
+        out.n = draws;
+        const double diff = std::abs(growth - limit);
+        out.verdict = diff <= out.tolerance ? Verdict::pass : Verdict::fail;
+        out.check = fmt::format("|Δ| {:.2g} {} {:.2g} = t({:.2f})·se + floor {:.2g} (pull of b)", diff,
+                                out.verdict == Verdict::pass ? "≤" : ">", out.tolerance, t, floor);
+        return out;
+      });
+}
+
+// ---- 5: classic exact forms ------------------------------------------------------------------------
+
+ValidationCase classic_case(Model model, const Backoff& backoff, std::int64_t clients, std::int64_t runs) {
+  const ClassicTest test{model, backoff, clients};
+  check_classic(test);
+  if (runs < 1) throw InputError("runs", fmt::format("must be >= 1 (got {})", runs));
+  const ClassicResult exact = classic(test);
+  return make_case(
+      fmt::format("classic-{}-{}-N{}", to_string(model), to_string(backoff.strategy), clients),
+      fmt::format("{} N={} runs={}", backoff_text(backoff), clients, runs), CaseKind::exact,
+      static_cast<double>(clients * clients * runs) * 0.01, [model, backoff, clients, runs, exact](const CaseContext& ctx) {
+        Scenario s;
+        s.model = model;
+        s.backoff = backoff;
+        s.clients = clients;
+        // A finishing burst gets twice its exact makespan; a never-finishing one a short horizon
+        // (it must be found still waiting there, not merely slow).
+        s.horizon = exact.finishes ? 2.0 * *exact.makespan + 10.0 : 2000.0;
+        const auto res = run(s, runs, ctx);
+        CaseResult out;
+        out.kind = CaseKind::exact;
+        out.n = runs;
+        std::int64_t bad = 0;
+        MeanAccumulator mk;
+        if (exact.finishes) {
+          const double a = *exact.attempts_per_client, m = *exact.makespan;
+          out.closed_form = fmt::format("makespan {}, attempts/client {}", g(m), g(a));
+          out.expected = m;
+          const double tol = 1e-12 * m;  // sums of integers and powers of two: exact far below 2^53
+          out.tolerance = tol;
+          for (const auto& r : res) {
+            mk.add(r.makespan);
+            const bool ok = r.stop == montecarlo::StopReason::finished && std::abs(r.makespan - m) <= tol &&
+                            std::abs(r.attempts_per_client - a) <= 1e-12 * a;
+            bad += ok ? 0 : 1;
+          }
+          out.observed = mk.mean();
+          out.rel_error = relative(out.observed, m);
+          out.check = fmt::format("{} of {} runs differ (stop, makespan or attempts/client)", bad, runs);
+        } else {
+          out.closed_form = "never finishes";
+          out.expected = 0.0;  // runs finished
+          for (const auto& r : res)
+            bad += (r.stop == montecarlo::StopReason::horizon && r.unfinished == clients) ? 0 : 1;
+          out.observed = static_cast<double>(bad);
+          out.check = fmt::format("{} of {} runs finished or lost a client before T={}", bad, runs, g(s.horizon));
+        }
+        out.verdict = bad == 0 ? Verdict::pass : Verdict::fail;
+        return out;
+      });
+}
+
+// ---- 6: invariants -----------------------------------------------------------------------------------
+
+ValidationCase littles_law_case(Model model, const Backoff& backoff, const SteadyRuns& r) {
+  check_steady(r);
+  check_backoff(backoff);
+  return make_case(
+      fmt::format("little-{}-{}", to_string(model), to_string(backoff.strategy)),
+      fmt::format("{} {}", backoff_text(backoff), steady_text("λ", r)), CaseKind::statistical,
+      r.rate * r.horizon * static_cast<double>(r.runs) * 3.0, [model, backoff, r](const CaseContext& ctx) {
+        Scenario s = steady_scenario(model, r, true);
+        s.backoff = backoff;
+        const auto res = run(s, r.runs, ctx);
+        std::vector<double> l, lw;
+        MeanAccumulator w;
+        for (const auto& x : res) {
+          l.push_back(x.mean_waiting);
+          lw.push_back(x.arrival_rate * x.mean_time_waiting);
+          w.add(x.mean_time_waiting);
+        }
+        CaseResult out;
+        out.closed_form = "L = λW";
+        // Edge floor: each end of the window cuts through about L clients, each off by its residual
+        // time in system, E[W²]/(2E[W]) <= 2E[W] for these light-tailed latencies (cap 16, low load).
+        const double lbar = summarize_mean(l).mean;
+        const double floor = 4.0 * std::abs(lbar) * w.mean() / (r.horizon - r.warmup);
+        apply_paired_rule(out, l, lw, floor, "4LW/(T−T0)", ctx.alpha);
+        return out;
+      });
+}
+
+ValidationCase work_conservation_case(Model model, const SteadyRuns& r) {
+  check_steady(r);
+  if (model != Model::shared && model != Model::ps)
+    throw InputError("model", fmt::format("must be shared or ps for work conservation (got {})", to_string(model)));
+  return make_case(
+      fmt::format("work-{}", to_string(model)), steady_text("λ", r), CaseKind::statistical,
+      r.rate * r.horizon * static_cast<double>(r.runs) * 2.0, [model, r](const CaseContext& ctx) {
+        const auto res = run(steady_scenario(model, r, false), r.runs, ctx);
+        std::vector<double> offered, done;
+        for (const auto& x : res) {
+          offered.push_back(x.attempt_rate);  // one unit of service per attempt
+          done.push_back(x.work_done / (x.stop_time - r.warmup));
+        }
+        CaseResult out;
+        out.closed_form = "work offered = work done (1 per attempt)";
+        // One attempt's unit of service can straddle each end of the window.
+        apply_paired_rule(out, offered, done, 2.0 / (r.horizon - r.warmup), "2/(T−T0)", ctx.alpha);
+        return out;
+      });
+}
+
+ValidationCase busy_equals_work_case(Model model, const SteadyRuns& r) {
+  check_steady(r);
+  return make_case(
+      fmt::format("busy-{}", to_string(model)), steady_text("λ", r), CaseKind::exact,
+      r.rate * r.horizon * static_cast<double>(r.runs) * 2.0, [model, r](const CaseContext& ctx) {
+        const auto res = run(steady_scenario(model, r, false), r.runs, ctx);
+        CaseResult out;
+        out.kind = CaseKind::exact;
+        out.closed_form = "work done = busy time (rate 1 while busy)";
+        out.n = r.runs;
+        MeanAccumulator busy, work;
+        std::int64_t bad = 0;
+        double worst = 0.0;
+        for (const auto& x : res) {
+          busy.add(x.busy_time);
+          work.add(x.work_done);
+          // Accumulated over ~λT events: allow 1e-9 relative for the floating sums.
+          const double err = std::abs(x.work_done - x.busy_time) / std::max(1.0, x.busy_time);
+          worst = std::max(worst, err);
+          bad += err <= 1e-9 ? 0 : 1;
+        }
+        out.expected = busy.mean();
+        out.observed = work.mean();
+        out.rel_error = relative(out.observed, out.expected);
+        out.tolerance = 1e-9;
+        out.verdict = bad == 0 ? Verdict::pass : Verdict::fail;
+        out.check = fmt::format("{} of {} runs off by > 1e-9 relative (worst {:.2g})", bad, r.runs, worst);
+        return out;
+      });
+}
+
+// ---- 7: fluid cap (info) ---------------------------------------------------------------------------
+
+ValidationCase fluid_cap_case(const Backoff& backoff, std::int64_t clients, double rate, double horizon,
+                              std::int64_t runs, const std::vector<double>& caps) {
+  const FluidCap f{clients, rate, backoff};
+  check_fluid_cap(f);
+  if (caps.size() < 2 || !std::is_sorted(caps.begin(), caps.end()))
+    throw InputError("caps", "must be at least two increasing caps");
+  return make_case(
+      fmt::format("fluid-cap-{}-B{}", to_string(backoff.strategy), clients),
+      fmt::format("{} b={} B={} λ={} T={} runs={} caps {}..{}", to_string(backoff.strategy), g(backoff.base), clients,
+                  g(rate), g(horizon), runs, g(caps.front()), g(caps.back())),
+      CaseKind::info, static_cast<double>(runs * caps.size()) * horizon * 0.5,
+      [f, horizon, runs, caps](const CaseContext& ctx) {
+        const FluidCapEstimate est = fluid_cap(f);
+        std::vector<double> frac;
+        std::string curve;
+        for (double c : caps) {
+          Scenario s;
+          s.model = Model::collision;
+          s.backoff = f.backoff;
+          s.backoff.cap = c;
+          s.clients = f.clients;
+          s.rate = f.rate;
+          s.horizon = horizon;
+          const auto res = run(s, runs, ctx);
+          const auto drained = std::count_if(res.begin(), res.end(), [](const RunResult& x) { return x.drained; });
+          frac.push_back(static_cast<double>(drained) / static_cast<double>(runs));
+          curve += fmt::format("{}{}:{:.2g}", curve.empty() ? "" : " ", g(c), frac.back());
+        }
+        // Simulated threshold: where the drained fraction first reaches 1/2, interpolated on log(cap).
+        double sim = nan;
+        for (std::size_t i = 0; i < caps.size(); ++i) {
+          if (frac[i] >= 0.5) {
+            if (i == 0) { sim = caps[0]; break; }
+            const double w = (0.5 - frac[i - 1]) / (frac[i] - frac[i - 1]);
+            sim = std::exp(std::log(caps[i - 1]) + w * (std::log(caps[i]) - std::log(caps[i - 1])));
+            break;
+          }
+        }
+        CaseResult out;
+        out.kind = CaseKind::info;
+        out.verdict = Verdict::info;
+        out.closed_form = fmt::format("fluid cap c* = {} (G* = {})", g(est.cap), g(est.upper_root));
+        out.expected = est.cap;
+        out.observed = sim;
+        out.rel_error = relative(sim, est.cap);
+        out.n = runs;
+        out.check = std::isfinite(sim)
+                        ? fmt::format("estimate/simulated = {:.3g}; drained by cap {}", est.cap / sim, curve)
+                        : fmt::format("no cap in the grid drained half the runs; drained by cap {}", curve);
+        return out;
+      });
+}
+
+// ---- the suites ------------------------------------------------------------------------------------
+
+std::vector<ValidationCase> catalogue(Scale scale) {
+  const bool full = scale == Scale::full;
+  std::vector<ValidationCase> cat;
+  const std::int64_t runs = full ? 100 : 32;
+  // 1. collision goodput over 0.05..2, including the peak at 1/2.
+  for (double lambda : {0.05, 0.25, 0.5, 1.0, 2.0})
+    cat.push_back(collision_goodput_case({lambda, full ? 20000.0 : 5000.0, 10.0, runs}));
+  // 2. free goodput.
+  for (double lambda : {0.1, 0.5, 1.0, 2.0}) cat.push_back(free_goodput_case({lambda, full ? 20000.0 : 5000.0, 20.0, runs}));
+  // 3. ps: warm-up 10 relaxation times, window long against the relaxation time.
+  for (double rho : {0.1, 0.5, 0.9}) {
+    const double tau = ps_relaxation_time(rho);
+    const double warmup = std::ceil(10.0 * tau);
+    const double window = std::max(full ? 20000.0 : 5000.0, (full ? 200.0 : 50.0) * tau);
+    cat.push_back(ps_sojourn_case({rho, warmup + window, warmup, runs}));
+  }
+  // 4. sleeps: each strategy, a few retry indices (before, at and past the cap).
+  const std::int64_t draws = full ? 1000000 : 100000;
+  for (Strategy st : {Strategy::full, Strategy::equal, Strategy::nojitter})
+    for (int k : {1, 4, 12}) cat.push_back(sleep_case(Backoff{st, 1.0, 1000.0, 0.0}, k, draws));
+  cat.push_back(sleep_case(Backoff{Strategy::none, 1.0, 1000.0, 0.0}, 1, 1000));
+  cat.push_back(sleep_case(Backoff{Strategy::window, 1.0, 1000.0, 50.0}, 1, draws));
+  cat.push_back(sleep_case(Backoff{Strategy::window, 1.0, 1000.0, 50.0}, 7, draws));
+  for (int k : {1, 3, 10}) cat.push_back(sleep_case(Backoff{Strategy::decorrelated, 1.0, 1000.0, 0.0}, k, draws));
+  // A small cap makes the atom at c large: the capped value is what the next draw grows from.
+  {
+    ValidationCase c = sleep_case(Backoff{Strategy::decorrelated, 1.0, 5.0, 0.0}, 6, draws);
+    c.name = "sleep-decorrelated-c5-k6";
+    const auto inner = c.run;
+    c.run = [inner, name = c.name](const CaseContext& ctx) { CaseResult r = inner(ctx); r.name = name; return r; };
+    cat.push_back(std::move(c));
+  }
+  cat.push_back(decorrelated_growth_case(1.0, 1500, 3000, full ? 40000 : 4000));
+  // 5. classic exact forms.
+  cat.push_back(classic_case(Model::free, Backoff{Strategy::none, 1.0, 1000.0, 0.0}, 100, 4));
+  cat.push_back(classic_case(Model::free, Backoff{Strategy::nojitter, 1.0, 1000.0, 0.0}, 100, 4));
+  {
+    ValidationCase c = classic_case(Model::free, Backoff{Strategy::nojitter, 1.0, 16.0, 0.0}, 30, 4);
+    c.name += "-c16";
+    const auto inner = c.run;
+    c.run = [inner, name = c.name](const CaseContext& ctx) { CaseResult r = inner(ctx); r.name = name; return r; };
+    cat.push_back(std::move(c));
+  }
+  cat.push_back(classic_case(Model::collision, Backoff{Strategy::none, 1.0, 1000.0, 0.0}, 10, 4));
+  cat.push_back(classic_case(Model::collision, Backoff{Strategy::nojitter, 1.0, 1000.0, 0.0}, 10, 4));
+  // 6. invariants.
+  const double inv_horizon = full ? 40000.0 : 10000.0;
+  cat.push_back(littles_law_case(Model::free, Backoff{Strategy::equal, 1.0, 16.0, 0.0}, {0.5, inv_horizon, 500.0, runs}));
+  cat.push_back(littles_law_case(Model::collision, Backoff{Strategy::full, 1.0, 16.0, 0.0}, {0.1, inv_horizon, 500.0, runs}));
+  cat.push_back(work_conservation_case(Model::shared, {0.5, inv_horizon, 200.0, runs}));
+  cat.push_back(work_conservation_case(Model::ps, {0.5, inv_horizon, 200.0, runs}));
+  cat.push_back(busy_equals_work_case(Model::shared, {0.5, inv_horizon, 200.0, 4}));
+  // 7. fluid cap estimate (info).
+  cat.push_back(fluid_cap_case(Backoff{Strategy::full, 1.0, unbounded_cap, 0.0}, 100, 0.05, full ? 60000.0 : 20000.0,
+                               full ? 40 : 8, {16, 32, 64, 128, 256, 512, 1024}));
+  return cat;
+}
+
+}  // namespace retrylab::validation

@@ -1,0 +1,70 @@
+#pragma once
+// The validation catalogue (issue 4): case constructors, each one engine configuration against one
+// closed form, and the two standard suites (quick, full) built from them.
+// Tolerance rule of every mean case: |mean − exact| <= t_(1−α/2, n−1) · sd/√n + floor, with sd the
+// sample standard deviation over n independent runs and floor a stated, derived allowance for
+// discretisation or edge effects (never a bare percentage). KS cases: D_n <= the critical value at
+// α (+ the closed form's stated numerical accuracy for decorrelated jitter). Exact cases: equality
+// to rounding (a few ulps of the magnitude).
+#include <cstdint>
+#include <vector>
+
+#include "analytic/model.hpp"
+#include "analytic/strategy.hpp"
+#include "validation/case.hpp"
+
+namespace retrylab::validation {
+
+enum class Scale { quick, full };
+std::string_view to_string(Scale s) noexcept;
+
+// A retries-off steady run family: `runs` runs of Poisson traffic on [0, horizon), rates measured
+// over [warmup, horizon).
+struct SteadyRuns {
+  double rate = 0.5;
+  double horizon = 5000.0;
+  double warmup = 10.0;
+  std::int64_t runs = 32;
+};
+
+// 1. collision, retries off: goodput against λe^−2λ (analytic/aloha.hpp). Floor 1/(T − T0).
+ValidationCase collision_goodput_case(const SteadyRuns& r);
+// 2. free, retries off: goodput against λ/(1+λ) (analytic/occ.hpp). Floor 1/(T − T0).
+ValidationCase free_goodput_case(const SteadyRuns& r);
+// 3. ps: mean time in system against 1/(1−ρ) (analytic/ps.hpp), r.rate = ρ. The warm-up should be
+// several relaxation times τ = 1/(1−√ρ)²; floor e^(−T0/τ)/(1−ρ) (the start-empty transient).
+ValidationCase ps_sojourn_case(const SteadyRuns& r);
+double ps_relaxation_time(double load);
+
+// 4. KS test of `draws` engine sleeps before retry k (montecarlo::draw_sleeps) against the exact
+// law (analytic/sleep.hpp); decorrelated against its numerical law with its accuracy added to the
+// critical value. none/nojitter are point masses: an exact case (every draw equals w_k).
+ValidationCase sleep_case(const Backoff& backoff, int retry, std::int64_t draws);
+// 4b. decorrelated jitter, cap none: (E ln s_K − E ln s_J)/(K − J) against ln 3 − 1, from two
+// independent samples of `draws` chains; floor bounds the pull of the floor b (decorrelated.hpp's
+// exact step growth) on chains still near b.
+ValidationCase decorrelated_growth_case(double base, int j, int k, std::int64_t draws);
+
+// 5. The classic test's exact forms (analytic/classic.hpp), N clients at t = 0 alone: free with
+// none/nojitter (attempts per client and makespan, every run), collision never finishing (every run
+// stops at the horizon with all N waiting). Exact.
+ValidationCase classic_case(Model model, const Backoff& backoff, std::int64_t clients, std::int64_t runs);
+
+// 6. Little's law inside the engine (retries on): per run, mean number waiting − arrival rate ×
+// mean time waiting; mean 0 within t·sd/√n + an edge floor.
+ValidationCase littles_law_case(Model model, const Backoff& backoff, const SteadyRuns& r);
+// 6b. Work conservation in `shared` (and `ps`), retries off: every attempt receives exactly one
+// unit of service and the server works at rate 1 while busy, so per run
+// attempt_rate − work_done/(T − T0) has mean 0 (statistical), and work_done = busy_time (exact).
+ValidationCase work_conservation_case(Model model, const SteadyRuns& r);
+ValidationCase busy_equals_work_case(Model model, const SteadyRuns& r);
+
+// 7. The fluid cap estimate (analytic/fluid_cap.hpp) against the simulated cap where half the runs
+// of a burst of B clients on steady traffic λ drain (collision, horizon T): info, never fails.
+ValidationCase fluid_cap_case(const Backoff& backoff, std::int64_t clients, double rate, double horizon,
+                              std::int64_t runs, const std::vector<double>& caps);
+
+// The standard suites.
+std::vector<ValidationCase> catalogue(Scale scale);
+
+}  // namespace retrylab::validation

@@ -1,0 +1,106 @@
+#include "validation/certificate.hpp"
+
+#include <cstdlib>
+#include <fmt/format.h>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <system_error>
+#include <unistd.h>
+
+namespace retrylab::validation {
+
+namespace {
+
+std::filesystem::path self_exe() { return std::filesystem::read_symlink("/proc/self/exe"); }
+
+nlohmann::json to_json(const Certificate& c) {
+  nlohmann::json cases = nlohmann::json::array();
+  for (const auto& v : c.cases) cases.push_back({{"name", v.name}, {"passed", v.passed}});
+  return {{"id", c.id},         {"version", c.version}, {"build_id", c.build_id}, {"scale", c.scale},
+          {"seed", c.seed},     {"passed", c.passed},   {"cases", cases}};
+}
+
+std::optional<Certificate> read_certificate(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  if (!in) return std::nullopt;
+  const nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return std::nullopt;
+  try {
+    Certificate c;
+    c.id = j.at("id").get<std::string>();
+    c.version = j.at("version").get<std::string>();
+    c.build_id = j.at("build_id").get<std::string>();
+    c.scale = j.at("scale").get<std::string>();
+    c.seed = j.at("seed").get<std::uint64_t>();
+    c.passed = j.at("passed").get<bool>();
+    for (const auto& v : j.at("cases")) c.cases.push_back({v.at("name").get<std::string>(), v.at("passed").get<bool>()});
+    return c;
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;  // a foreign or truncated file is simply not a certificate
+  }
+}
+
+}  // namespace
+
+std::string current_build_id() {
+  // 64-bit FNV-1a over the executable's bytes: any rebuild that changes the code changes the id.
+  std::ifstream in(self_exe(), std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read /proc/self/exe to identify this build");
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  char buf[1 << 16];
+  while (in) {
+    in.read(buf, sizeof buf);
+    const auto got = in.gcount();
+    for (std::streamsize i = 0; i < got; ++i) {
+      h ^= static_cast<unsigned char>(buf[i]);
+      h *= 0x100000001b3ULL;
+    }
+  }
+  return fmt::format("{:016x}", h);
+}
+
+std::filesystem::path certificate_dir() {
+  if (const char* env = std::getenv("RETRYLAB_CERTIFICATE_DIR"); env != nullptr && *env != '\0') return env;
+  return self_exe().parent_path() / "certificates";
+}
+
+std::filesystem::path write_certificate(const Certificate& c) {
+  const auto dir = certificate_dir();
+  std::filesystem::create_directories(dir);
+  const auto final_path = dir / (c.id + ".json");
+  const auto tmp = dir / fmt::format(".{}.json.tmp.{}", c.id, ::getpid());
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << to_json(c).dump(2) << '\n';
+    out.flush();
+    if (!out) throw std::runtime_error(fmt::format("cannot write certificate {}", tmp.string()));
+  }
+  std::filesystem::rename(tmp, final_path);  // atomic within one directory (POSIX rename)
+  return final_path;
+}
+
+std::optional<Certificate> find_passing_certificate() {
+  const auto dir = certificate_dir();
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) return std::nullopt;
+  const std::string build = current_build_id();
+  std::optional<Certificate> best;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const auto& p = entry.path();
+    if (p.extension() != ".json" || p.filename().string().front() == '.') continue;
+    auto c = read_certificate(p);
+    if (!c || !c->passed || c->build_id != build) continue;
+    bool all_cases = !c->cases.empty();
+    for (const auto& v : c->cases) all_cases = all_cases && v.passed;
+    if (!all_cases) continue;
+    // Prefer full over quick; among equals the smallest id, so the choice does not depend on
+    // directory order.
+    if (!best || (c->scale == "full" && best->scale != "full") ||
+        (c->scale == best->scale && c->id < best->id))
+      best = std::move(c);
+  }
+  return best;
+}
+
+}  // namespace retrylab::validation

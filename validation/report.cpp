@@ -1,0 +1,251 @@
+#include "validation/report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <unistd.h>
+
+namespace retrylab::validation {
+
+namespace {
+
+struct Row {
+  std::string name, parameters, closed_form, simulated, rel_error, tolerance, verdict, alpha;
+};
+
+std::string num(double x) { return std::isfinite(x) ? fmt::format("{:.5g}", x) : "—"; }
+
+std::string simulated_text(const CaseResult& r) {
+  if (!std::isfinite(r.observed)) return "—";
+  if (std::isfinite(r.ci95) && r.ci95 > 0) return fmt::format("{:.5g} ± {:.2g}", r.observed, r.ci95);
+  return num(r.observed);
+}
+
+std::string rel_text(double x) { return std::isfinite(x) ? fmt::format("{:+.2g}%", 100.0 * x) : "—"; }
+
+std::string alpha_text(const CaseResult& r) {
+  switch (r.kind) {
+    case CaseKind::statistical: return fmt::format("{:.2g}", r.alpha);
+    case CaseKind::exact: return "0 (exact)";
+    case CaseKind::info: return "—";
+  }
+  return "";
+}
+
+std::vector<Row> rows(const SuiteResult& s) {
+  std::vector<Row> out;
+  for (const auto& r : s.cases)
+    out.push_back({r.name, r.parameters, r.closed_form, simulated_text(r), rel_text(r.rel_error), r.check,
+                   std::string(to_string(r.verdict)), alpha_text(r)});
+  return out;
+}
+
+const std::vector<std::string> headers = {"case", "parameters", "closed form", "simulated (mean ± 95% CI)",
+                                          "rel. error", "tolerance", "verdict", "α"};
+
+// Display width of UTF-8 text: one column per code point (the table's symbols are all narrow).
+std::size_t width(const std::string& s) {
+  return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+std::string pad(const std::string& s, std::size_t w) { return s + std::string(w - std::min(w, width(s)), ' '); }
+
+std::string summary_line(const SuiteResult& s) {
+  std::int64_t pass = 0, fail = 0, info = 0;
+  for (const auto& r : s.cases) (r.verdict == Verdict::pass ? pass : r.verdict == Verdict::fail ? fail : info) += 1;
+  return fmt::format(
+      "{} cases: {} pass, {} fail, {} info. False alarms: α = {:.2g} per statistical case (Bonferroni: "
+      "{:.2g} split over {} cases); suite false-alarm rate ≤ {:.2g}{}. Exact cases: α = 0. Seed {}, scale {}, {:.1f} s.",
+      s.cases.size(), pass, fail, info, s.alpha_per_case, s.options.alpha_total, s.statistical_cases,
+      s.alpha_run, s.filtered ? " (filtered run)" : "", s.options.seed, to_string(s.options.scale), s.seconds);
+}
+
+const char* rule_line =
+    "Tolerance: |mean − exact| ≤ t(1−α/2, n−1)·sd/√n + floor (sd over n independent runs; floor stated per case); "
+    "KS: D ≤ critical value at α (+ numerical accuracy for decorrelated jitter).";
+
+std::string md_escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '|') o += "\\|";
+    else o += c;
+  }
+  return o;
+}
+
+std::string latex_escape(const std::string& s) {
+  static const std::pair<const char*, const char*> map[] = {
+      {"λ", "$\\lambda$"}, {"ρ", "$\\rho$"},  {"τ", "$\\tau$"},   {"α", "$\\alpha$"}, {"Δ", "$\\Delta$"},
+      {"−", "$-$"},        {"±", "$\\pm$"},   {"≤", "$\\le$"},    {"√", "$\\surd$"},  {"·", "$\\cdot$"},
+      {"—", "---"},        {"∞", "$\\infty$"}, {"≫", "$\\gg$"},   {"σ", "$\\sigma$"}, {"Φ", "$\\Phi$"},
+      {"≥", "$\\ge$"},     {"×", "$\\times$"}};
+  std::string o;
+  for (std::size_t i = 0; i < s.size();) {
+    bool done = false;
+    for (const auto& [from, to] : map) {
+      const std::size_t n = std::char_traits<char>::length(from);
+      if (s.compare(i, n, from) == 0) {
+        o += to;
+        i += n;
+        done = true;
+        break;
+      }
+    }
+    if (done) continue;
+    const char c = s[i++];
+    switch (c) {
+      case '&': o += "\\&"; break;
+      case '%': o += "\\%"; break;
+      case '_': o += "\\_"; break;
+      case '#': o += "\\#"; break;
+      case '$': o += "\\$"; break;
+      case '{': o += "\\{"; break;
+      case '}': o += "\\}"; break;
+      case '~': o += "\\textasciitilde{}"; break;
+      case '^': o += "\\textasciicircum{}"; break;
+      case '\\': o += "\\textbackslash{}"; break;
+      case '<': o += "$<$"; break;
+      case '>': o += "$>$"; break;
+      default: o += c;
+    }
+  }
+  return o;
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string o = "\"";
+  for (char c : s) o += (c == '"') ? std::string("\"\"") : std::string(1, c);
+  return o + "\"";
+}
+
+std::string csv_num(double x) { return std::isfinite(x) ? fmt::format("{:.17g}", x) : ""; }
+
+nlohmann::json json_num(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
+
+}  // namespace
+
+std::string format_text(const SuiteResult& s) {
+  const auto rs = rows(s);
+  std::vector<std::size_t> w(headers.size());
+  for (std::size_t j = 0; j < headers.size(); ++j) w[j] = width(headers[j]);
+  auto cells = [](const Row& r) {
+    return std::vector<std::string>{r.name, r.parameters, r.closed_form, r.simulated, r.rel_error, r.tolerance, r.verdict, r.alpha};
+  };
+  for (const auto& r : rs) {
+    const auto c = cells(r);
+    for (std::size_t j = 0; j < c.size(); ++j) w[j] = std::max(w[j], width(c[j]));
+  }
+  std::string out;
+  auto line = [&](const std::vector<std::string>& c) {
+    std::string l;
+    for (std::size_t j = 0; j < c.size(); ++j) l += (j ? "  " : "") + (j + 1 < c.size() ? pad(c[j], w[j]) : c[j]);
+    out += l + "\n";
+  };
+  line(headers);
+  std::size_t total = 0;
+  for (auto x : w) total += x + 2;
+  out += std::string(total - 2, '-') + "\n";
+  for (const auto& r : rs) line(cells(r));
+  out += "\n" + std::string(rule_line) + "\n" + summary_line(s) + "\n";
+  out += s.passed ? "Verdict: PASS\n" : "Verdict: FAIL\n";
+  return out;
+}
+
+std::string format_markdown(const SuiteResult& s) {
+  std::string out = fmt::format("# retrylab validation ({})\n\n", to_string(s.options.scale));
+  out += "|";
+  for (const auto& h : headers) out += " " + md_escape(h) + " |";
+  out += "\n|";
+  for (std::size_t j = 0; j < headers.size(); ++j) out += (j == 3 || j == 4) ? "---:|" : "---|";
+  out += "\n";
+  for (const auto& r : rows(s))
+    out += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} |\n", r.name, md_escape(r.parameters), md_escape(r.closed_form),
+                       md_escape(r.simulated), md_escape(r.rel_error), md_escape(r.tolerance), r.verdict, r.alpha);
+  out += "\n" + std::string(rule_line) + "\n\n" + summary_line(s) + "\n";
+  return out;
+}
+
+std::string format_latex(const SuiteResult& s) {
+  std::string out = "% retrylab validation table; needs \\usepackage{booktabs}\n";
+  out += "\\begin{tabular}{lllrrlll}\n\\toprule\n";
+  for (std::size_t j = 0; j < headers.size(); ++j) out += (j ? " & " : "") + latex_escape(headers[j]);
+  out += " \\\\\n\\midrule\n";
+  for (const auto& r : rows(s)) {
+    const std::vector<std::string> c{r.name, r.parameters, r.closed_form, r.simulated, r.rel_error, r.tolerance, r.verdict, r.alpha};
+    for (std::size_t j = 0; j < c.size(); ++j) out += (j ? " & " : "") + (j == 0 ? "\\texttt{" + latex_escape(c[j]) + "}" : latex_escape(c[j]));
+    out += " \\\\\n";
+  }
+  out += "\\bottomrule\n\\end{tabular}\n";
+  out += "% " + latex_escape(summary_line(s)) + "\n";
+  return out;
+}
+
+std::string format_csv(const SuiteResult& s) {
+  std::string out = "case,kind,parameters,closed_form,expected,observed,ci95,rel_error,tolerance,check,verdict,alpha,n,seconds\n";
+  for (const auto& r : s.cases)
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3f}\n", csv_field(r.name), to_string(r.kind),
+                       csv_field(r.parameters), csv_field(r.closed_form), csv_num(r.expected), csv_num(r.observed),
+                       csv_num(r.ci95), csv_num(r.rel_error), csv_num(r.tolerance), csv_field(r.check),
+                       to_string(r.verdict) == "FAIL" ? "fail" : to_string(r.verdict), csv_num(r.alpha), r.n, r.seconds);
+  return out;
+}
+
+std::string format_json(const SuiteResult& s, const std::string& version) {
+  nlohmann::json cases = nlohmann::json::array();
+  for (const auto& r : s.cases)
+    cases.push_back({{"case", r.name},
+                     {"kind", to_string(r.kind)},
+                     {"parameters", r.parameters},
+                     {"closed_form", r.closed_form},
+                     {"expected", json_num(r.expected)},
+                     {"observed", json_num(r.observed)},
+                     {"ci95", json_num(r.ci95)},
+                     {"rel_error", json_num(r.rel_error)},
+                     {"tolerance", json_num(r.tolerance)},
+                     {"check", r.check},
+                     {"verdict", r.verdict == Verdict::fail ? "fail" : to_string(r.verdict)},
+                     {"alpha", r.alpha},
+                     {"n", r.n},
+                     {"seconds", r.seconds}});
+  const nlohmann::json j = {{"retrylab", version},
+                            {"scale", to_string(s.options.scale)},
+                            {"seed", s.options.seed},
+                            {"alpha_total", s.options.alpha_total},
+                            {"alpha_per_case", s.alpha_per_case},
+                            {"statistical_cases", s.statistical_cases},
+                            {"alpha_run", s.alpha_run},
+                            {"filtered", s.filtered},
+                            {"passed", s.passed},
+                            {"seconds", s.seconds},
+                            {"cases", cases}};
+  return j.dump(2) + "\n";
+}
+
+void write_atomically(const std::filesystem::path& path, const std::string& text) {
+  const auto tmp = path.parent_path() / fmt::format(".{}.tmp.{}", path.filename().string(), ::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) throw std::runtime_error(fmt::format("cannot write {}", tmp.string()));
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+std::vector<std::filesystem::path> write_reports(const SuiteResult& r, const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir);
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {"validation.md", format_markdown(r)}, {"validation.tex", format_latex(r)}, {"validation.csv", format_csv(r)}};
+  std::vector<std::filesystem::path> out;
+  for (const auto& [name, text] : files) {
+    write_atomically(dir / name, text);
+    out.push_back(dir / name);
+  }
+  return out;
+}
+
+}  // namespace retrylab::validation
