@@ -1,0 +1,220 @@
+#include "papers/render.hpp"
+
+#include <cmath>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <fstream>
+#include <spawn.h>
+#include <sstream>
+#include <stdexcept>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "papers/store.hpp"
+
+extern char** environ;
+
+namespace retrylab::papers {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string join_certs(const std::vector<std::string>& certs) {
+  std::string s;
+  for (const auto& c : certs) s += (s.empty() ? "" : ", ") + c;
+  return s.empty() ? "(none)" : s;
+}
+
+std::string tex_escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '_' || c == '%' || c == '&' || c == '#' || c == '$') o += '\\';
+    o += c;
+  }
+  // UTF-8 symbols used in cells.
+  std::string r;
+  for (std::size_t i = 0; i < o.size();) {
+    if (o.compare(i, 3, "–") == 0) { r += "--"; i += 3; }
+    else if (o.compare(i, 3, "∞") == 0) { r += "$\\infty$"; i += 3; }
+    else if (o.compare(i, 2, "λ") == 0) { r += "$\\lambda$"; i += 2; }
+    else if (o.compare(i, 2, "ρ") == 0) { r += "$\\rho$"; i += 2; }
+    else if (o.compare(i, 3, "≥") == 0) { r += "$\\geq$"; i += 3; }
+    else if (o.compare(i, 3, "≤") == 0) { r += "$\\leq$"; i += 3; }
+    else if (o.compare(i, 2, "×") == 0) { r += "$\\times$"; i += 2; }
+    else if (o[i] == '<') { r += "$<$"; ++i; }
+    else if (o[i] == '>') { r += "$>$"; ++i; }
+    else r += o[i++];
+  }
+  return r;
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string o = "\"";
+  for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return o + "\"";
+}
+
+std::string csv_number(double x) {
+  if (std::isnan(x)) return "";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  return fmt::format("{}", x);
+}
+
+std::string text(const Cell& c) {
+  if (auto s = std::get_if<std::string>(&c)) return *s;
+  if (auto d = std::get_if<double>(&c)) return format_number(*d);
+  const auto& e = std::get<Estimate>(c);
+  if (std::isnan(e.lo)) return format_number(e.mean);
+  return fmt::format("{} [{}, {}]", format_number(e.mean), format_number(e.lo), format_number(e.hi));
+}
+
+int run_gnuplot(const fs::path& dir, const std::string& setup, const fs::path& script, std::string& err_text) {
+  const fs::path err = dir / ".gnuplot.err.tmp";
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  std::string s_setup = setup, s_script = script.string();
+  char* argv[] = {const_cast<char*>("gnuplot"), const_cast<char*>("-e"), s_setup.data(), s_script.data(), nullptr};
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, "gnuplot", &fa, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) throw std::runtime_error("cannot start gnuplot (is it installed? Debian package gnuplot-nox)");
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+  }
+  std::ifstream in(err);
+  std::ostringstream os;
+  os << in.rdbuf();
+  err_text = os.str();
+  fs::remove(err);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+}  // namespace
+
+std::string format_number(double x) {
+  if (std::isnan(x)) return "–";
+  if (std::isinf(x)) return x > 0 ? "∞" : "-∞";
+  if (x == std::floor(x) && std::fabs(x) < 1e6) return fmt::format("{}", static_cast<long long>(x));
+  return fmt::format("{:.4g}", x);
+}
+
+std::vector<fs::path> write_table(const Table& t, const fs::path& dir, const std::vector<std::string>& certs) {
+  const std::string cert = join_certs(certs);
+  // Markdown
+  std::string md = fmt::format("**{}**\n\n|", t.title);
+  for (const auto& c : t.columns) md += " " + c + " |";
+  md += "\n|";
+  for (std::size_t i = 0; i < t.columns.size(); ++i) md += i == 0 ? "---|" : "--:|";
+  md += "\n";
+  for (const auto& row : t.rows) {
+    md += "|";
+    for (const auto& c : row) md += " " + text(c) + " |";
+    md += "\n";
+  }
+  md += "\n";
+  for (const auto& n : t.notes) md += n + "\n";
+  md += fmt::format("{}Validation certificate: {}. Intervals are 95%.\n", t.notes.empty() ? "" : "\n", cert);
+  // LaTeX booktabs
+  std::string tex = fmt::format("% {}\n% validation certificate: {}\n\\begin{{table}}\n\\centering\n\\caption{{{}}}\n\\begin{{tabular}}{{l",
+                                t.name, cert, tex_escape(t.title));
+  for (std::size_t i = 1; i < t.columns.size(); ++i) tex += "r";
+  tex += "}\n\\toprule\n";
+  for (std::size_t i = 0; i < t.columns.size(); ++i) tex += (i ? " & " : "") + tex_escape(t.columns[i]);
+  tex += " \\\\\n\\midrule\n";
+  for (const auto& row : t.rows) {
+    for (std::size_t i = 0; i < row.size(); ++i) tex += (i ? " & " : "") + tex_escape(text(row[i]));
+    tex += " \\\\\n";
+  }
+  tex += "\\bottomrule\n\\end{tabular}\n";
+  for (const auto& n : t.notes) tex += "% " + n + "\n";
+  tex += "\\end{table}\n";
+  // CSV: numbers in full precision, an estimate as three columns.
+  std::vector<std::string> head;
+  for (std::size_t i = 0; i < t.columns.size(); ++i) {
+    const bool est = !t.rows.empty() && std::holds_alternative<Estimate>(t.rows.front()[i]);
+    head.push_back(csv_field(t.columns[i]));
+    if (est) {
+      head.push_back(csv_field(t.columns[i] + " lo"));
+      head.push_back(csv_field(t.columns[i] + " hi"));
+    }
+  }
+  head.push_back("certificate");
+  std::string csv;
+  for (std::size_t i = 0; i < head.size(); ++i) csv += (i ? "," : "") + head[i];
+  csv += "\n";
+  for (const auto& row : t.rows) {
+    std::string line;
+    for (const auto& c : row) {
+      if (!line.empty()) line += ",";
+      if (auto s = std::get_if<std::string>(&c)) line += csv_field(*s);
+      else if (auto d = std::get_if<double>(&c)) line += csv_number(*d);
+      else {
+        const auto& e = std::get<Estimate>(c);
+        line += csv_number(e.mean) + "," + csv_number(e.lo) + "," + csv_number(e.hi);
+      }
+    }
+    csv += line + "," + csv_field(cert) + "\n";
+  }
+  std::vector<fs::path> out = {dir / (t.name + ".md"), dir / (t.name + ".tex"), dir / (t.name + ".csv")};
+  write_file_atomic(out[0], md);
+  write_file_atomic(out[1], tex);
+  write_file_atomic(out[2], csv);
+  return out;
+}
+
+std::string datablock(const std::string& name, const std::vector<std::vector<double>>& rows) {
+  std::string s = "$" + name + " << EOD\n";
+  for (const auto& r : rows) {
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      if (i) s += " ";
+      s += std::isfinite(r[i]) ? fmt::format("{}", r[i]) : std::string("NaN");
+    }
+    s += "\n";
+  }
+  return s + "EOD\n";
+}
+
+std::string gp_quote(const std::string& s) {
+  std::string o = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') o += '\\';
+    o += c;
+  }
+  return o + "\"";
+}
+
+std::vector<fs::path> render_figure(const Figure& f, const fs::path& dir, const std::vector<std::string>& certs) {
+  const std::string script = fmt::format("# {}: generated by retrylab; data inline\n# validation certificate: {}\n"
+                                         "set label 999 {} at screen 0.005, screen 0.012 left font \",8\" textcolor rgb \"#777777\"\n{}",
+                                         f.name, join_certs(certs), gp_quote("validation certificate " + join_certs(certs)), f.script);
+  const fs::path gp = dir / (f.name + ".gp");
+  write_file_atomic(gp, script);
+  std::vector<fs::path> out = {gp};
+  for (const char* ext : {"svg", "png"}) {
+    const fs::path target = dir / (f.name + "." + ext);
+    const fs::path tmp = dir / ("." + f.name + "." + ext + ".tmp");
+    const std::string term = std::string(ext) == "svg"
+                                 ? fmt::format("set terminal svg size {},{} font \"sans,12\" background rgb \"white\"", f.width, f.height)
+                                 : fmt::format("set terminal pngcairo size {},{} font \"sans,10\" background rgb \"white\"", f.width, f.height);
+    std::string err;
+    const int rc = run_gnuplot(dir, term + "; set output " + gp_quote(tmp.string()), gp, err);
+    if (rc != 0 || !fs::exists(tmp))
+      throw std::runtime_error(fmt::format("gnuplot failed on {} (exit {}): {}", gp.string(), rc, err));
+    {  // fsync before the rename, as for every other output
+      const int fd = ::open(tmp.c_str(), O_RDONLY);
+      if (fd >= 0) {
+        ::fsync(fd);
+        ::close(fd);
+      }
+    }
+    fs::rename(tmp, target);
+    out.push_back(target);
+  }
+  return out;
+}
+
+}  // namespace retrylab::papers

@@ -1,0 +1,871 @@
+#include "papers/report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <limits>
+#include <map>
+#include <stdexcept>
+
+#include "analytic/aloha.hpp"
+#include "analytic/classic.hpp"
+#include "analytic/fluid_cap.hpp"
+#include "analytic/occ.hpp"
+#include "analytic/ps.hpp"
+#include "analytic/sleep.hpp"
+#include "papers/render.hpp"
+
+namespace retrylab::papers {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+const char* const colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"};
+const char* color(std::size_t i) { return colors[i % 8]; }
+
+double jnum(const json& j) { return j.is_number() ? j.get<double>() : nan; }
+
+const json& metric(const json& rec, const std::string& m) {
+  const json& s = rec.at("summary");
+  if (!s.contains(m))
+    throw std::runtime_error(fmt::format("sweep {} does not keep metric {}, which its report needs: add it to metrics",
+                                         rec.at("sweep").get<std::string>(), m));
+  return s.at(m);
+}
+double mean_of(const json& rec, const std::string& m) { return jnum(metric(rec, m).at("mean")); }
+double frac_of(const json& rec, const std::string& m) { return jnum(metric(rec, m).at("fraction")); }
+std::int64_t n_of(const json& rec, const std::string& m) { return metric(rec, m).at("n").get<std::int64_t>(); }
+Estimate est_of(const json& rec, const std::string& m) {
+  const json& j = metric(rec, m);
+  return {jnum(j.at("mean")), jnum(j.at("ci95")[0]), jnum(j.at("ci95")[1])};
+}
+std::int64_t runs_of(const json& rec) { return rec.at("runs").get<std::int64_t>(); }
+
+std::string name(Model m) { return std::string(to_string(m)); }
+std::string name(Strategy s) { return std::string(to_string(s)); }
+std::string num(double x) { return format_number(x); }
+
+// Groups point indices by a key, in order of first appearance.
+template <class F>
+std::vector<std::pair<std::string, std::vector<std::size_t>>> group_by(const SweepSpec& sw, F key) {
+  std::vector<std::pair<std::string, std::vector<std::size_t>>> g;
+  std::map<std::string, std::size_t> where;
+  for (std::size_t i = 0; i < sw.points.size(); ++i) {
+    const std::string k = key(sw.points[i]);
+    auto it = where.find(k);
+    if (it == where.end()) {
+      where[k] = g.size();
+      g.push_back({k, {i}});
+    } else {
+      g[it->second].second.push_back(i);
+    }
+  }
+  return g;
+}
+
+std::vector<std::string> distinct(const std::vector<std::string>& xs) {
+  std::vector<std::string> out;
+  for (const auto& x : xs)
+    if (std::find(out.begin(), out.end(), x) == out.end()) out.push_back(x);
+  return out;
+}
+
+// Accumulates a gnuplot script: datablocks first, then commands.
+struct Gp {
+  std::string data, cmds;
+  int blocks = 0;
+  std::string block(const std::vector<std::vector<double>>& rows) {
+    const std::string n = fmt::format("d{}", blocks++);
+    data += datablock(n, rows);
+    return "$" + n;
+  }
+  void operator()(const std::string& line) { cmds += line + "\n"; }
+  std::string script() const { return data + cmds; }
+};
+
+struct Out {
+  fs::path dir;
+  std::vector<std::string> certs;
+  std::vector<fs::path> files;
+  void table(const Table& t) {
+    auto f = write_table(t, dir, certs);
+    files.insert(files.end(), f.begin(), f.end());
+  }
+  void figure(const std::string& n, const Gp& gp, int w, int h) {
+    auto f = render_figure(Figure{n, gp.script(), w, h}, dir, certs);
+    files.insert(files.end(), f.begin(), f.end());
+  }
+};
+
+std::string layout(std::size_t n, std::size_t cols, const std::string& title) {
+  const std::size_t c = std::min(n, cols);
+  const std::size_t r = (n + c - 1) / c;
+  return fmt::format("set multiplot layout {},{} title {} font \",13\"", r, c, gp_quote(title));
+}
+
+std::string plot_join(const std::vector<std::string>& parts) {
+  std::string s = "plot ";
+  for (std::size_t i = 0; i < parts.size(); ++i) s += (i ? ", \\\n     " : "") + parts[i];
+  return s;
+}
+
+// ---------------------------------------------------------------- checks
+void render_checks(const StudyData& d, std::size_t si, Out& out) {
+  const SweepSpec& sw = d.spec.sweeps[si];
+  const auto& recs = d.records[si];
+  Table t{sw.name, sw.title + ": engine against closed forms (retries off, Poisson arrivals)",
+          {"model", "rate λ", "metric", "simulated", "closed form", "rel. error", "within CI"}, {}, {}};
+  std::map<Model, std::vector<std::vector<double>>> series;
+  double shared_peak = nan, shared_peak_rate = nan;
+  for (std::size_t i = 0; i < sw.points.size(); ++i) {
+    const auto& s = sw.points[i].scenario;
+    const bool ps = s.model == Model::ps;
+    const std::string m = ps ? "sojourn" : "goodput";
+    double exact = nan;
+    if (s.model == Model::collision) exact = goodput(PureAloha{s.rate});
+    if (s.model == Model::free) exact = goodput(OccFree{s.rate});
+    if (ps && s.rate < 1) exact = mean_time(ProcessorSharing{s.rate, 1.0});
+    const Estimate e = est_of(recs[i], m);
+    const bool within = e.lo <= exact && exact <= e.hi;
+    t.rows.push_back({name(s.model), s.rate, ps ? std::string("time in system") : std::string("goodput"), e, exact,
+                      std::isnan(exact) ? nan : (e.mean - exact) / exact,
+                      std::isnan(exact) ? std::string("–") : std::string(within ? "yes" : "no")});
+    series[s.model].push_back({s.rate, e.mean, e.lo, e.hi});
+    if (s.model == Model::shared && !(e.mean <= shared_peak)) {
+      shared_peak = e.mean;
+      shared_peak_rate = s.rate;
+    }
+  }
+  if (!std::isnan(shared_peak))
+    t.notes.push_back(fmt::format("`shared` (no closed form): highest simulated goodput {} at arrival rate {} on this grid.",
+                                  num(shared_peak), num(shared_peak_rate)));
+  out.table(t);
+
+  Gp gp;
+  std::vector<std::string> goodput_plots, ps_plots;
+  double max_rate = 0, max_ps = 0;
+  for (const auto& [m, rows] : series)
+    for (const auto& r : rows) (m == Model::ps ? max_ps : max_rate) = std::max(m == Model::ps ? max_ps : max_rate, r[0]);
+  std::vector<std::vector<double>> aloha_curve, occ_curve, ps_curve;
+  for (int i = 0; i <= 200; ++i) {
+    const double x = max_rate * i / 200.0;
+    aloha_curve.push_back({x, goodput(PureAloha{x})});
+    occ_curve.push_back({x, goodput(OccFree{x})});
+    const double y = max_ps * i / 200.0;
+    if (y < 1) ps_curve.push_back({y, mean_time(ProcessorSharing{y, 1.0})});
+  }
+  std::size_t ci = 0;
+  for (const auto& [m, rows] : series) {
+    const std::string b = gp.block(rows);
+    const std::string part = fmt::format("{} using 1:2:3:4 with yerrorbars pt 7 ps 0.6 lc rgb \"{}\" title \"{} (simulated)\"", b,
+                                         color(ci), name(m));
+    if (m == Model::ps) {
+      ps_plots.push_back(part);
+      if (!ps_curve.empty())
+        ps_plots.push_back(fmt::format("{} using 1:2 with lines lw 1.5 lc rgb \"{}\" title \"1/(1−ρ)\"", gp.block(ps_curve), color(ci)));
+    } else {
+      goodput_plots.push_back(part);
+      if (m == Model::collision)
+        goodput_plots.push_back(fmt::format("{} using 1:2 with lines lw 1.5 lc rgb \"{}\" title \"λe^{{−2λ}}\"", gp.block(aloha_curve), color(ci)));
+      if (m == Model::free)
+        goodput_plots.push_back(fmt::format("{} using 1:2 with lines lw 1.5 lc rgb \"{}\" title \"λ/(1+λ)\"", gp.block(occ_curve), color(ci)));
+    }
+    ++ci;
+  }
+  const std::size_t panels = (goodput_plots.empty() ? 0 : 1) + (ps_plots.empty() ? 0 : 1);
+  if (panels == 0) return;
+  gp(layout(panels, 2, sw.title + ": simulated (95% CI) against closed forms"));
+  gp("set grid; set key top left font \",9\"");
+  if (!goodput_plots.empty()) {
+    gp("set title \"goodput, retries off\"; set xlabel \"arrival rate λ (per attempt-duration)\"; set ylabel \"goodput (successes per attempt-duration)\"");
+    gp(plot_join(goodput_plots));
+  }
+  if (!ps_plots.empty()) {
+    gp("set title \"ps: mean time in system\"; set xlabel \"load ρ\"; set ylabel \"time in system (attempt-durations)\"; set logscale y");
+    gp(plot_join(ps_plots));
+    gp("unset logscale y");
+  }
+  gp("unset multiplot");
+  out.figure(sw.name, gp, panels == 2 ? 1200 : 700, 550);
+}
+
+// ---------------------------------------------------------------- sleep
+struct SleepGroup {
+  Backoff backoff;
+  std::vector<std::vector<double>> rows;  // k, sim q10, q50, q90, exact q10, q50, q90, sim mean, exact mean
+};
+
+std::vector<SleepGroup> sleep_groups(const StudyData& d, std::size_t si) {
+  const SweepSpec& sw = d.spec.sweeps[si];
+  std::vector<SleepGroup> gs;
+  for (const auto& [key, idx] : group_by(sw, [](const SweepPoint& p) {
+         return fmt::format("{} {} {} {}", to_string(p.scenario.backoff.strategy), p.scenario.backoff.base,
+                            p.scenario.backoff.cap, p.scenario.backoff.window);
+       })) {
+    SleepGroup g{sw.points[idx.front()].scenario.backoff, {}};
+    for (auto i : idx) {
+      const int k = sw.points[i].retry;
+      const json& s = d.records[si][i].at("sleep");
+      const SleepDistribution exact(g.backoff, k);
+      g.rows.push_back({static_cast<double>(k), jnum(s.at("q10")), jnum(s.at("q50")), jnum(s.at("q90")),
+                        exact.quantile(0.1), exact.quantile(0.5), exact.quantile(0.9), jnum(s.at("mean")), exact.mean()});
+    }
+    gs.push_back(std::move(g));
+  }
+  return gs;
+}
+
+std::string backoff_label(const Backoff& b) {
+  if (b.strategy == Strategy::window) return fmt::format("window W={}", num(b.window));
+  return fmt::format("{} (b={}, cap={})", name(b.strategy), num(b.base), format_cap(b.cap));
+}
+
+void sleep_panel(Gp& gp, const SleepGroup& g, std::size_t ci, bool legend) {
+  const std::string b = gp.block(g.rows);
+  std::vector<std::string> parts = {
+      fmt::format("{} using 1:2:4 with filledcurves fc rgb \"{}\" fs transparent solid 0.3 noborder title {}", b, color(ci),
+                  legend ? "\"simulated 10–90%\"" : "notitle"),
+      fmt::format("{} using 1:3 with lines lw 2 lc rgb \"{}\" title {}", b, color(ci),
+                  gp_quote(legend ? "simulated median" : name(g.backoff.strategy))),
+      fmt::format("{} using 1:6 with lines lw 1.5 dt 2 lc rgb \"black\" title {}", b, legend ? "\"exact median\"" : "notitle"),
+  };
+  if (legend) {
+    parts.push_back(fmt::format("{} using 1:5 with lines lw 1 dt 3 lc rgb \"black\" title \"exact 10%, 90%\"", b));
+    parts.push_back(fmt::format("{} using 1:7 with lines lw 1 dt 3 lc rgb \"black\" notitle", b));
+  }
+  gp(plot_join(parts));
+}
+
+void render_sleep(const StudyData& d, std::size_t si, Out& out) {
+  const SweepSpec& sw = d.spec.sweeps[si];
+  const auto gs = sleep_groups(d, si);
+  Table t{sw.name, fmt::format("{}: sleep before retry k, {} draws per k, against the exact distribution", sw.title, sw.draws),
+          {"strategy", "k", "median (sim)", "median (exact)", "10% (sim)", "10% (exact)", "90% (sim)", "90% (exact)", "mean (sim)", "mean (exact)"},
+          {}, {}};
+  const int shown[] = {1, 2, 5, 10, 11, 15, 20, 30};
+  for (const auto& g : gs) {
+    double worst = 0;
+    for (const auto& r : g.rows) {
+      if (r[5] > 0) worst = std::max(worst, std::fabs(r[2] - r[5]) / r[5]);
+      if (std::find(std::begin(shown), std::end(shown), static_cast<int>(r[0])) != std::end(shown))
+        t.rows.push_back({backoff_label(g.backoff), r[0], r[2], r[5], r[1], r[4], r[3], r[6], r[7], r[8]});
+    }
+    t.notes.push_back(fmt::format("{}: largest relative difference of the simulated median from the exact one over k = 1…{}: {}.",
+                                  backoff_label(g.backoff), g.rows.size(), num(worst)));
+  }
+  t.notes.push_back("Exact: analytic/sleep.hpp (decorrelated jitter: numerical law of analytic/decorrelated.hpp).");
+  out.table(t);
+  std::vector<const SleepGroup*> shown_groups;
+  for (const auto& g : gs)
+    if (g.backoff.strategy != Strategy::none) shown_groups.push_back(&g);  // sleep 0: nothing on a log axis
+  if (shown_groups.empty()) return;
+  Gp gp;
+  gp(layout(shown_groups.size(), 3, sw.title + ": sleep before retry k (simulated band, exact dashed)"));
+  gp("set grid; set logscale y; set key top left font \",8\"; set xlabel \"retry k\"; set ylabel \"sleep (attempt-durations)\"");
+  for (std::size_t i = 0; i < shown_groups.size(); ++i) {
+    gp(fmt::format("set title {}", gp_quote(backoff_label(shown_groups[i]->backoff))));
+    sleep_panel(gp, *shown_groups[i], i, true);
+  }
+  gp("unset multiplot");
+  const std::size_t rows = (shown_groups.size() + 2) / 3;
+  out.figure(sw.name, gp, 1350, static_cast<int>(420 * rows));
+}
+
+// ---------------------------------------------------------------- classic
+void render_classic(const StudyData& d, std::size_t si, Out& out) {
+  const SweepSpec& sw = d.spec.sweeps[si];
+  const auto& recs = d.records[si];
+  Table t{sw.name, sw.title + ": N clients start together, each needs one success",
+          {"model", "strategy", "N", "attempts per client", "makespan", "finished runs", "exact attempts per client", "exact makespan"},
+          {}, {}};
+  for (std::size_t i = 0; i < sw.points.size(); ++i) {
+    const auto& s = sw.points[i].scenario;
+    Cell ea = std::string("–"), em = std::string("–");
+    if (has_classic_closed_form(s.model, s.backoff.strategy)) {
+      const auto c = classic(ClassicTest{s.model, s.backoff, s.clients});
+      ea = c.finishes ? Cell(*c.attempts_per_client) : Cell(std::string("never finishes"));
+      em = c.finishes ? Cell(*c.makespan) : Cell(std::string("never finishes"));
+    }
+    t.rows.push_back({name(s.model), name(s.backoff.strategy), static_cast<double>(s.clients), est_of(recs[i], "attempts_per_client"),
+                      est_of(recs[i], "makespan"), fmt::format("{}/{}", n_of(recs[i], "makespan"), runs_of(recs[i])), ea, em});
+  }
+  t.notes.push_back(fmt::format("Runs that hit the horizon (runs not finished) count in attempts per client up to the horizon; "
+                                "makespan is over finished runs only. Exact values: analytic/classic.hpp."));
+  out.table(t);
+  // Figure: rows attempts / makespan, one column per N; x = strategy, one series per model.
+  std::vector<std::string> ns, models, strategies;
+  for (const auto& p : sw.points) {
+    ns.push_back(std::to_string(p.scenario.clients));
+    models.push_back(name(p.scenario.model));
+    strategies.push_back(name(p.scenario.backoff.strategy));
+  }
+  ns = distinct(ns);
+  models = distinct(models);
+  strategies = distinct(strategies);
+  Gp gp;
+  gp(fmt::format("set multiplot layout 2,{} title {} font \",13\"", ns.size(), gp_quote(sw.title + ": mean over runs with 95% CI")));
+  std::string xt = "set xtics (";
+  for (std::size_t i = 0; i < strategies.size(); ++i) xt += fmt::format("{}{} {}", i ? ", " : "", gp_quote(strategies[i]), i);
+  gp(xt + ") rotate by -30 font \",9\"");
+  gp(fmt::format("set xrange [-0.5:{}]; set grid; set logscale y; set key top left font \",8\"", strategies.size() - 0.5));
+  for (const char* m : {"attempts_per_client", "makespan"}) {
+    for (const auto& n : ns) {
+      gp(fmt::format("set title {}; set ylabel {}", gp_quote(fmt::format("N = {}", n)),
+                     gp_quote(std::string(m) == "makespan" ? "makespan (attempt-durations)" : "attempts per client")));
+      std::vector<std::string> parts;
+      for (std::size_t mi = 0; mi < models.size(); ++mi) {
+        std::vector<std::vector<double>> rows;
+        for (std::size_t i = 0; i < sw.points.size(); ++i) {
+          const auto& s = sw.points[i].scenario;
+          if (std::to_string(s.clients) != n || name(s.model) != models[mi]) continue;
+          const auto x = std::find(strategies.begin(), strategies.end(), name(s.backoff.strategy)) - strategies.begin();
+          const Estimate e = est_of(recs[i], m);
+          rows.push_back({static_cast<double>(x) + 0.12 * (static_cast<double>(mi) - (models.size() - 1) / 2.0), e.mean,
+                          std::isnan(e.lo) ? e.mean : e.lo, std::isnan(e.hi) ? e.mean : e.hi});
+        }
+        if (!rows.empty())
+          parts.push_back(fmt::format("{} using 1:2:3:4 with yerrorbars pt 7 ps 0.8 lc rgb \"{}\" title {}", gp.block(rows), color(mi),
+                                      gp_quote(models[mi])));
+      }
+      gp(plot_join(parts));
+    }
+  }
+  gp("unset multiplot");
+  out.figure(sw.name, gp, static_cast<int>(550 * ns.size()), 800);
+}
+
+// ---------------------------------------------------------------- frontier
+bool all_finished(const json& rec) { return n_of(rec, "makespan") == runs_of(rec); }
+
+void render_frontier(const StudyData& d, std::size_t si, Out& out) {
+  const SweepSpec& sw = d.spec.sweeps[si];
+  const auto& recs = d.records[si];
+  Table t{sw.name, sw.title + ": lowest mean latency in the classic test, best exponential against best fixed window",
+          {"model", "N", "strategy", "best base", "best cap", "latency", "best window W", "window latency", "ratio exp/window"},
+          {}, {}};
+  const auto groups = group_by(sw, [](const SweepPoint& p) { return fmt::format("{} {}", name(p.scenario.model), p.scenario.clients); });
+  Gp gp;
+  gp(layout(groups.size(), 2, sw.title + ": latency against base (best cap per base); dashed: best window"));
+  gp("set grid; set logscale x 2; set logscale y; set key top left font \",8\"; set xlabel \"base b\"; set ylabel \"mean latency (attempt-durations)\"");
+  for (const auto& [key, idx] : groups) {
+    const auto& s0 = sw.points[idx.front()].scenario;
+    std::size_t best_w = SIZE_MAX;
+    std::map<Strategy, std::size_t> best;
+    std::map<Strategy, std::map<double, double>> by_base;  // min latency over caps, per base
+    for (auto i : idx) {
+      const auto& s = sw.points[i].scenario;
+      if (!all_finished(recs[i])) continue;
+      const double lat = mean_of(recs[i], "latency");
+      if (s.backoff.strategy == Strategy::window) {
+        if (best_w == SIZE_MAX || lat < mean_of(recs[best_w], "latency")) best_w = i;
+      } else {
+        auto it = best.find(s.backoff.strategy);
+        if (it == best.end() || lat < mean_of(recs[it->second], "latency")) best[s.backoff.strategy] = i;
+        auto& bb = by_base[s.backoff.strategy];
+        if (!bb.count(s.backoff.base) || lat < bb[s.backoff.base]) bb[s.backoff.base] = lat;
+      }
+    }
+    const double wl = best_w == SIZE_MAX ? nan : mean_of(recs[best_w], "latency");
+    std::vector<Strategy> strategies;
+    for (auto i : idx) {
+      const Strategy st = sw.points[i].scenario.backoff.strategy;
+      if (st != Strategy::window && std::find(strategies.begin(), strategies.end(), st) == strategies.end()) strategies.push_back(st);
+    }
+    for (Strategy st : strategies) {
+      auto it = best.find(st);
+      Cell bw = best_w == SIZE_MAX ? Cell(std::string("–")) : Cell(sw.points[best_w].scenario.backoff.window);
+      Cell wlc = best_w == SIZE_MAX ? Cell(std::string("–")) : Cell(est_of(recs[best_w], "latency"));
+      if (it == best.end()) {
+        t.rows.push_back({name(s0.model), static_cast<double>(s0.clients), name(st), std::string("none finished"), std::string("–"),
+                          std::string("–"), bw, wlc, std::string("–")});
+      } else {
+        const auto& s = sw.points[it->second].scenario;
+        t.rows.push_back({name(s0.model), static_cast<double>(s0.clients), name(st), s.backoff.base, format_cap(s.backoff.cap),
+                          est_of(recs[it->second], "latency"), bw, wlc, mean_of(recs[it->second], "latency") / wl});
+      }
+    }
+    gp(fmt::format("set title {}", gp_quote(fmt::format("{}, N = {}", name(s0.model), s0.clients))));
+    std::vector<std::string> parts;
+    std::size_t ci = 0;
+    for (Strategy st : strategies) {
+      std::vector<std::vector<double>> rows;
+      for (const auto& [b, l] : by_base[st]) rows.push_back({b, l});
+      if (!rows.empty())
+        parts.push_back(fmt::format("{} using 1:2 with linespoints pt 7 ps 0.6 lw 1.5 lc rgb \"{}\" title {}", gp.block(rows), color(ci),
+                                    gp_quote(name(st))));
+      ++ci;
+    }
+    if (!std::isnan(wl))
+      parts.push_back(fmt::format("{} with lines dt 2 lw 2 lc rgb \"black\" title {}", wl,
+                                  gp_quote(fmt::format("best window W = {}", num(sw.points[best_w].scenario.backoff.window)))));
+    if (parts.empty()) parts.push_back("NaN notitle");
+    gp(plot_join(parts));
+  }
+  gp("unset multiplot");
+  t.notes.push_back("Only points where every run finished are eligible (a run stopped by the horizon would report the latency of its "
+                    "lucky clients only). Ratio below 1: the best exponential strategy beats the best fixed window.");
+  out.table(t);
+  out.figure(sw.name, gp, 1200, static_cast<int>(450 * ((groups.size() + 1) / 2)));
+}
+
+// ---------------------------------------------------------------- steady
+struct Steady {
+  std::vector<std::int64_t> ks;  // thresholds, ascending
+  struct Line {
+    Model model;
+    Strategy strategy;
+    std::vector<std::size_t> idx;                // points, by ascending rate
+    std::vector<std::vector<double>> collapsed;  // per K', per point: fraction of runs reaching K'
+  };
+  std::vector<Line> lines;
+};
+
+Steady steady_lines(const StudyData& d, std::size_t si) {
+  const SweepSpec& sw = d.spec.sweeps[si];
+  const auto& recs = d.records[si];
+  Steady st;
+  st.ks = sw.thresholds;
+  if (st.ks.empty()) st.ks.push_back(sw.points.front().scenario.collapse);
+  std::sort(st.ks.begin(), st.ks.end());
+  for (const auto& [key, idx] : group_by(sw, [](const SweepPoint& p) {
+         return fmt::format("{} {} {} {} {}", name(p.scenario.model), name(p.scenario.backoff.strategy), p.scenario.backoff.base,
+                            p.scenario.backoff.cap, p.scenario.collapse);
+       })) {
+    Steady::Line l{sw.points[idx.front()].scenario.model, sw.points[idx.front()].scenario.backoff.strategy, idx, {}};
+    std::stable_sort(l.idx.begin(), l.idx.end(), [&](auto a, auto b) { return sw.points[a].scenario.rate < sw.points[b].scenario.rate; });
+    for (auto k : st.ks) {
+      std::vector<double> f;
+      for (auto i : l.idx) {
+        const json& r = recs[i];
+        if (r.contains("per_run") && r["per_run"].contains("max_waiting")) {
+          std::int64_t c = 0, n = 0;
+          for (const auto& v : r["per_run"]["max_waiting"]) {
+            ++n;
+            c += jnum(v) >= static_cast<double>(k) ? 1 : 0;
+          }
+          f.push_back(static_cast<double>(c) / static_cast<double>(n));
+        } else if (k == sw.points[i].scenario.collapse) {
+          f.push_back(frac_of(r, "collapsed"));
+        } else {
+          throw std::runtime_error(fmt::format("sweep {}: thresholds other than collapse need per_run = [\"max_waiting\"]", sw.name));
+        }
+      }
+      l.collapsed.push_back(std::move(f));
+    }
+    st.lines.push_back(std::move(l));
+  }
+  return st;
+}
+
+// Index (into line.idx) of the last load before the first where at least half the runs reached K'; -1 if the first already did;
+// size() if none did.
+std::ptrdiff_t last_surviving(const std::vector<double>& collapsed) {
+  for (std::size_t j = 0; j < collapsed.size(); ++j)
+    if (collapsed[j] >= 0.5) return static_cast<std::ptrdiff_t>(j) - 1;
+  return static_cast<std::ptrdiff_t>(collapsed.size());
+}
+
+void render_steady(const StudyData& d, std::size_t si, Out& out) {
+  const SweepSpec& sw = d.spec.sweeps[si];
+  const auto& recs = d.records[si];
+  const Steady st = steady_lines(d, si);
+  auto rate = [&](std::size_t i) { return sw.points[i].scenario.rate; };
+  // Thresholds table.
+  Table th{sw.name + "_thresholds", sw.title + ": collapse thresholds, the last load at which most runs survived, for each K", {"model", "strategy"}, {}, {}};
+  for (auto k : st.ks) th.columns.push_back(fmt::format("K = {}", k));
+  std::vector<std::vector<double>> threshold_values;  // per line, per K
+  for (const auto& l : st.lines) {
+    std::vector<Cell> row = {name(l.model), name(l.strategy)};
+    std::vector<double> vals;
+    for (std::size_t ki = 0; ki < st.ks.size(); ++ki) {
+      const auto j = last_surviving(l.collapsed[ki]);
+      if (j < 0) {
+        row.push_back(fmt::format("< {}", num(rate(l.idx.front()))));
+        vals.push_back(nan);
+      } else if (j == static_cast<std::ptrdiff_t>(l.idx.size())) {
+        row.push_back(fmt::format("≥ {}", num(rate(l.idx.back()))));
+        vals.push_back(rate(l.idx.back()));
+      } else {
+        row.push_back(rate(l.idx[static_cast<std::size_t>(j)]));
+        vals.push_back(rate(l.idx[static_cast<std::size_t>(j)]));
+      }
+    }
+    th.rows.push_back(std::move(row));
+    threshold_values.push_back(std::move(vals));
+  }
+  th.notes.push_back(fmt::format("A run counts as collapsed at K when its peak backlog (max_waiting) reached K; runs simulated with "
+                                 "collapse K = {} and horizon {}, {} runs per load. \"≥ x\": no load of the grid collapsed most runs.",
+                                 sw.points.front().scenario.collapse, num(sw.points.front().scenario.horizon), sw.runs));
+  out.table(th);
+  // Full latency table.
+  Table lt{sw.name + "_latency", sw.title + ": mean latency and collapsed fraction against load", {"model", "strategy", "load", "latency", "collapsed", "goodput"}, {}, {}};
+  for (const auto& l : st.lines)
+    for (std::size_t j = 0; j < l.idx.size(); ++j) {
+      const auto i = l.idx[j];
+      lt.rows.push_back({name(l.model), name(l.strategy), rate(i), est_of(recs[i], "latency"), frac_of(recs[i], "collapsed"),
+                         recs[i]["summary"].contains("goodput") ? Cell(mean_of(recs[i], "goodput")) : Cell(std::string("–"))});
+    }
+  lt.notes.push_back("Latency is the mean over clients that succeeded, averaged over runs; in collapsed runs it describes the clients "
+                     "served before the collapse only.");
+  out.table(lt);
+  // Figures: latency and collapsed fraction per model; thresholds against K.
+  std::vector<Model> models;
+  for (const auto& l : st.lines)
+    if (std::find(models.begin(), models.end(), l.model) == models.end()) models.push_back(l.model);
+  std::vector<Strategy> strategies;
+  for (const auto& l : st.lines)
+    if (std::find(strategies.begin(), strategies.end(), l.strategy) == strategies.end()) strategies.push_back(l.strategy);
+  auto sidx = [&](Strategy s) { return static_cast<std::size_t>(std::find(strategies.begin(), strategies.end(), s) - strategies.begin()); };
+  const std::size_t kmain = static_cast<std::size_t>(std::find(st.ks.begin(), st.ks.end(), sw.points.front().scenario.collapse) - st.ks.begin());
+  const std::size_t kcol = kmain < st.ks.size() ? kmain : st.ks.size() - 1;
+  {
+    Gp gp;
+    gp(layout(models.size(), 3, fmt::format("{}: mean latency against load (loads where most runs survived; × = last such load, K = {})",
+                                            sw.title, st.ks[kcol])));
+    gp("set grid; set logscale y; set key top left font \",8\"; set xlabel \"load λ\"; set ylabel \"mean latency (attempt-durations)\"");
+    for (Model m : models) {
+      gp(fmt::format("set title {}", gp_quote(name(m))));
+      std::vector<std::string> parts;
+      for (const auto& l : st.lines) {
+        if (l.model != m) continue;
+        std::vector<std::vector<double>> rows, mark;
+        const auto j = last_surviving(l.collapsed[kcol]);
+        for (std::size_t q = 0; q < l.idx.size(); ++q) {
+          const bool ok = static_cast<std::ptrdiff_t>(q) <= j;
+          rows.push_back({rate(l.idx[q]), ok ? mean_of(recs[l.idx[q]], "latency") : nan});
+          if (static_cast<std::ptrdiff_t>(q) == j && j + 1 < static_cast<std::ptrdiff_t>(l.idx.size()))
+            mark.push_back({rate(l.idx[q]), mean_of(recs[l.idx[q]], "latency")});
+        }
+        parts.push_back(fmt::format("{} using 1:2 with linespoints pt 7 ps 0.5 lw 1.5 lc rgb \"{}\" title {}", gp.block(rows),
+                                    color(sidx(l.strategy)), gp_quote(name(l.strategy))));
+        if (!mark.empty())
+          parts.push_back(fmt::format("{} using 1:2 with points pt 2 ps 2.5 lw 2 lc rgb \"{}\" notitle", gp.block(mark), color(sidx(l.strategy))));
+      }
+      gp(plot_join(parts));
+    }
+    gp("unset multiplot");
+    out.figure(sw.name + "_latency", gp, static_cast<int>(480 * std::min<std::size_t>(models.size(), 3)), 500);
+  }
+  {
+    Gp gp;
+    gp(layout(models.size(), 3, fmt::format("{}: fraction of runs that collapsed (K = {}) against load", sw.title, st.ks[kcol])));
+    gp("set grid; set key bottom right font \",8\"; set xlabel \"load λ\"; set ylabel \"fraction collapsed\"; set yrange [-0.05:1.05]");
+    for (Model m : models) {
+      gp(fmt::format("set title {}", gp_quote(name(m))));
+      std::vector<std::string> parts;
+      for (const auto& l : st.lines) {
+        if (l.model != m) continue;
+        std::vector<std::vector<double>> rows;
+        for (std::size_t q = 0; q < l.idx.size(); ++q) rows.push_back({rate(l.idx[q]), l.collapsed[kcol][q]});
+        parts.push_back(fmt::format("{} using 1:2 with linespoints pt 7 ps 0.5 lw 1.5 lc rgb \"{}\" title {}", gp.block(rows),
+                                    color(sidx(l.strategy)), gp_quote(name(l.strategy))));
+      }
+      gp(plot_join(parts));
+    }
+    gp("unset multiplot");
+    out.figure(sw.name + "_collapsed", gp, static_cast<int>(480 * std::min<std::size_t>(models.size(), 3)), 450);
+  }
+  if (st.ks.size() > 1) {
+    Gp gp;
+    gp(layout(models.size(), 3, sw.title + ": collapse threshold (last load where most runs survived) against K"));
+    gp("set grid; set logscale x; set key bottom right font \",8\"; set xlabel \"collapse threshold K (waiting clients)\"; set ylabel \"last surviving load\"");
+    for (Model m : models) {
+      gp(fmt::format("set title {}", gp_quote(name(m))));
+      std::vector<std::string> parts;
+      for (std::size_t li = 0; li < st.lines.size(); ++li) {
+        if (st.lines[li].model != m) continue;
+        std::vector<std::vector<double>> rows;
+        for (std::size_t ki = 0; ki < st.ks.size(); ++ki) rows.push_back({static_cast<double>(st.ks[ki]), threshold_values[li][ki]});
+        parts.push_back(fmt::format("{} using 1:2 with linespoints pt 7 ps 0.6 lw 1.5 lc rgb \"{}\" title {}", gp.block(rows),
+                                    color(sidx(st.lines[li].strategy)), gp_quote(name(st.lines[li].strategy))));
+      }
+      gp(plot_join(parts));
+    }
+    gp("unset multiplot");
+    out.figure(sw.name + "_thresholds_vs_k", gp, static_cast<int>(480 * std::min<std::size_t>(models.size(), 3)), 450);
+  }
+}
+
+// ---------------------------------------------------------------- burst
+double fluid_estimate(Model m, Strategy s, double base, std::int64_t clients, double rate) {
+  if (m != Model::collision || s == Strategy::none || s == Strategy::window) return nan;
+  if (!(rate < 1.0 / (2.0 * std::exp(1.0)))) return nan;
+  return fluid_cap(FluidCap{clients, rate, Backoff{s, base, unbounded_cap, 0.0}}).cap;
+}
+
+struct BurstLine {
+  Model model;
+  Strategy strategy;
+  double base, rate;
+  std::int64_t clients;
+  std::vector<std::size_t> idx;  // ascending cap
+};
+
+std::vector<BurstLine> burst_lines(const SweepSpec& sw) {
+  std::vector<BurstLine> out;
+  for (const auto& [key, idx] : group_by(sw, [](const SweepPoint& p) {
+         return fmt::format("{} {} {} {} {}", name(p.scenario.model), name(p.scenario.backoff.strategy), p.scenario.backoff.base,
+                            p.scenario.rate, p.scenario.clients);
+       })) {
+    const auto& s = sw.points[idx.front()].scenario;
+    BurstLine l{s.model, s.backoff.strategy, s.backoff.base, s.rate, s.clients, idx};
+    std::stable_sort(l.idx.begin(), l.idx.end(), [&](auto a, auto b) { return sw.points[a].scenario.backoff.cap < sw.points[b].scenario.backoff.cap; });
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
+void render_burst(const StudyData& d, std::size_t si, Out& out) {
+  const SweepSpec& sw = d.spec.sweeps[si];
+  const auto& recs = d.records[si];
+  const auto lines = burst_lines(sw);
+  auto cap = [&](std::size_t i) { return sw.points[i].scenario.backoff.cap; };
+  Table ct{sw.name + "_caps", sw.title + ": cap thresholds, the smallest cap at which every run drained",
+           {"model", "strategy", "steady load", "burst B", "cap threshold", "threshold / B", "fluid estimate", "drained at smallest cap", "drained at largest cap"},
+           {}, {}};
+  for (const auto& l : lines) {
+    Cell thr = std::string("none of the grid"), ratio = std::string("–");
+    for (auto i : l.idx)
+      if (frac_of(recs[i], "drained") == 1.0) {
+        thr = cap(i);
+        ratio = cap(i) / static_cast<double>(l.clients);
+        break;
+      }
+    ct.rows.push_back({name(l.model), name(l.strategy), l.rate, static_cast<double>(l.clients), thr, ratio,
+                       fluid_estimate(l.model, l.strategy, l.base, l.clients, l.rate), frac_of(recs[l.idx.front()], "drained"),
+                       frac_of(recs[l.idx.back()], "drained")});
+  }
+  ct.notes.push_back(fmt::format("Burst of B clients at t = 0 on steady Poisson traffic; horizon {}, collapse K = {}, {} runs per point. "
+                                 "Fluid estimate: analytic/fluid_cap.hpp (collision only; an estimate, not a bound).",
+                                 num(sw.points.front().scenario.horizon), sw.points.front().scenario.collapse, sw.runs));
+  out.table(ct);
+  Table dt{sw.name + "_drain", sw.title + ": drained fraction and drain times (last burst client; 99% of the burst)",
+           {"model", "strategy", "steady load", "burst B", "cap", "drained", "drain time (last)", "drain time (99%)"}, {}, {}};
+  for (const auto& l : lines)
+    for (auto i : l.idx)
+      dt.rows.push_back({name(l.model), name(l.strategy), l.rate, static_cast<double>(l.clients), format_cap(cap(i)),
+                         frac_of(recs[i], "drained"), est_of(recs[i], "drain_time"), est_of(recs[i], "drain_time_p99")});
+  dt.notes.push_back("Drain time (last): when the last burst client succeeded, over drained runs. Drain time (99%): when 99% of the "
+                     "burst had succeeded, over runs where that happened.");
+  out.table(dt);
+  // Panels: one per (model, rate, strategy); lines per burst size.
+  const auto panels = group_by(sw, [](const SweepPoint& p) {
+    return fmt::format("{} | {} | load {}", name(p.scenario.model), name(p.scenario.backoff.strategy), num(p.scenario.rate));
+  });
+  std::vector<std::string> bs;
+  for (const auto& l : lines) bs.push_back(std::to_string(l.clients));
+  bs = distinct(bs);
+  auto bidx = [&](std::int64_t c) { return static_cast<std::size_t>(std::find(bs.begin(), bs.end(), std::to_string(c)) - bs.begin()); };
+  const std::size_t cols = std::min<std::size_t>(panels.size(), 4);
+  const int w = static_cast<int>(400 * cols), h = static_cast<int>(360 * ((panels.size() + cols - 1) / cols) + 40);
+  for (int which = 0; which < 2; ++which) {
+    Gp gp;
+    gp(layout(panels.size(), 4, which == 0 ? sw.title + ": fraction of runs drained against cap / B (dotted: fluid estimate)"
+                                           : sw.title + ": drain time against cap / B (solid: last client, dashed: 99%)"));
+    gp(which == 0 ? "set grid; set logscale x; set key bottom right font \",8\"; set xlabel \"cap / B\"; set ylabel \"fraction drained\"; set yrange [-0.05:1.05]"
+                  : "set grid; set logscale x; set logscale y; set key top left font \",8\"; set xlabel \"cap / B\"; set ylabel \"drain time (attempt-durations)\"");
+    for (const auto& [key, idx] : panels) {
+      gp(fmt::format("set title {}", gp_quote(key)));
+      gp("unset arrow");
+      std::vector<std::string> parts;
+      for (const auto& l : lines) {
+        const auto& s0 = sw.points[idx.front()].scenario;
+        if (l.model != s0.model || l.strategy != s0.backoff.strategy || l.rate != s0.rate) continue;
+        std::vector<std::vector<double>> rows;
+        for (auto i : l.idx)
+          rows.push_back({cap(i) / static_cast<double>(l.clients), frac_of(recs[i], "drained"), mean_of(recs[i], "drain_time"),
+                          mean_of(recs[i], "drain_time_p99")});
+        const std::string b = gp.block(rows);
+        const char* c = color(bidx(l.clients));
+        if (which == 0) {
+          parts.push_back(fmt::format("{} using 1:2 with linespoints pt 7 ps 0.5 lw 1.5 lc rgb \"{}\" title \"B = {}\"", b, c, l.clients));
+          const double f = fluid_estimate(l.model, l.strategy, l.base, l.clients, l.rate);
+          if (!std::isnan(f))
+            gp(fmt::format("set arrow from {}, graph 0 to {}, graph 1 nohead dt 3 lw 1.5 lc rgb \"{}\"", f / static_cast<double>(l.clients),
+                           f / static_cast<double>(l.clients), c));
+        } else {
+          parts.push_back(fmt::format("{} using 1:3 with linespoints pt 7 ps 0.5 lw 1.5 lc rgb \"{}\" title \"B = {}\"", b, c, l.clients));
+          parts.push_back(fmt::format("{} using 1:4 with lines dt 2 lw 1.2 lc rgb \"{}\" notitle", b, c));
+        }
+      }
+      gp(plot_join(parts));
+    }
+    gp("unset multiplot");
+    out.figure(sw.name + (which == 0 ? "_drained" : "_drain_time"), gp, w, h);
+  }
+}
+
+// ---------------------------------------------------------------- drain
+void render_drain(const StudyData& d, std::size_t si, Out& out) {
+  const SweepSpec& sw = d.spec.sweeps[si];
+  const auto& recs = d.records[si];
+  const auto lines = burst_lines(sw);
+  Table t{sw.name, sw.title + ": drain time against cap, to the last burst client and to 99% of them",
+          {"model", "strategy", "burst B", "steady load", "cap", "drained", "drain time (last)", "drain time (99%)", "unfinished"}, {}, {}};
+  Gp gp;
+  gp(fmt::format("set title {} font \",13\"", gp_quote(sw.title + ": drain time against cap (95% CI)")));
+  gp("set grid; set logscale x 2; set logscale y; set key top left font \",9\"; set xlabel \"cap\"; set ylabel \"drain time (attempt-durations)\"");
+  std::vector<std::string> parts;
+  std::size_t ci = 0;
+  for (const auto& l : lines) {
+    std::vector<std::vector<double>> rows;
+    for (auto i : l.idx) {
+      const auto& s = sw.points[i].scenario;
+      const Estimate a = est_of(recs[i], "drain_time"), b = est_of(recs[i], "drain_time_p99");
+      t.rows.push_back({name(l.model), name(l.strategy), static_cast<double>(l.clients), l.rate, format_cap(s.backoff.cap),
+                        frac_of(recs[i], "drained"), a, b, est_of(recs[i], "unfinished")});
+      rows.push_back({s.backoff.cap, a.mean, a.lo, a.hi, b.mean, b.lo, b.hi});
+    }
+    const std::string blk = gp.block(rows);
+    const std::string label = fmt::format("{} {} B={}", name(l.model), name(l.strategy), l.clients);
+    parts.push_back(fmt::format("{} using 1:2:3:4 with yerrorlines pt 7 ps 0.6 lw 1.5 lc rgb \"{}\" title {}", blk, color(ci),
+                                gp_quote(label + ": last client")));
+    parts.push_back(fmt::format("{} using 1:5:6:7 with yerrorlines pt 6 ps 0.6 lw 1.5 dt 2 lc rgb \"{}\" title {}", blk, color(ci + 1),
+                                gp_quote(label + ": 99% of the burst")));
+    ci += 2;
+  }
+  gp(plot_join(parts));
+  t.notes.push_back(fmt::format("Horizon {}, steady load {}, {} runs per cap.", num(sw.points.front().scenario.horizon),
+                                num(sw.points.front().scenario.rate), sw.runs));
+  out.table(t);
+  out.figure(sw.name, gp, 800, 550);
+}
+
+// ---------------------------------------------------------------- generic grid
+void render_grid(const StudyData& d, std::size_t si, Out& out) {
+  const SweepSpec& sw = d.spec.sweeps[si];
+  const auto& recs = d.records[si];
+  Table t{sw.name, sw.title, {"scenario"}, {}, {}};
+  std::vector<std::string> ms;
+  if (!recs.empty())
+    for (const auto& [k, v] : recs.front().at("summary").items()) ms.push_back(k);
+  for (const auto& m : ms) t.columns.push_back(m);
+  for (std::size_t i = 0; i < sw.points.size(); ++i) {
+    std::vector<Cell> row = {canonical(sw.points[i], sw.kind)};
+    for (const auto& m : ms) {
+      const json& j = metric(recs[i], m);
+      row.push_back(j.contains("fraction") ? Cell(jnum(j.at("fraction"))) : Cell(est_of(recs[i], m)));
+    }
+    t.rows.push_back(std::move(row));
+  }
+  out.table(t);
+}
+
+// ---------------------------------------------------------------- figure 1
+void render_figure1(const StudyData& d, Out& out) {
+  std::optional<std::size_t> sl, stdy, bu;
+  for (std::size_t i = 0; i < d.spec.sweeps.size(); ++i) {
+    const auto k = d.spec.sweeps[i].kind;
+    if (k == SweepKind::sleep && !sl) sl = i;
+    if (k == SweepKind::steady && !stdy) stdy = i;
+    if (k == SweepKind::burst && !bu) {
+      for (const auto& p : d.spec.sweeps[i].points)
+        if (p.scenario.model == Model::collision) bu = i;
+    }
+  }
+  if (!sl || !stdy || !bu) return;
+  Gp gp;
+  gp("set multiplot layout 1,3 title \"The cap is doing the work: sleeps, steady load, bursts\" font \",14\"");
+  gp("set grid; set key font \",8\"");
+  // (a) sleep distributions of the exponential strategies.
+  gp("set title \"(a) sleep before retry k: simulated median and 10–90% band; exact median dashed\"");
+  gp("set logscale y; set xlabel \"retry k\"; set ylabel \"sleep (attempt-durations)\"; set key top left");
+  {
+    std::vector<std::string> parts;
+    std::size_t ci = 0;
+    for (const auto& g : sleep_groups(d, *sl)) {
+      if (g.backoff.strategy == Strategy::none || g.backoff.strategy == Strategy::window) continue;
+      const std::string b = gp.block(g.rows);
+      parts.push_back(fmt::format("{} using 1:2:4 with filledcurves fc rgb \"{}\" fs transparent solid 0.2 noborder notitle", b, color(ci)));
+      parts.push_back(fmt::format("{} using 1:3 with lines lw 2 lc rgb \"{}\" title {}", b, color(ci), gp_quote(name(g.backoff.strategy))));
+      parts.push_back(fmt::format("{} using 1:6 with lines lw 1.2 dt 2 lc rgb \"black\" {}", b, ci == 0 ? "title \"exact median\"" : "notitle"));
+      ++ci;
+    }
+    gp(plot_join(parts));
+  }
+  // (b) latency against load per model, full jitter (solid) and no backoff (dashed).
+  {
+    const SweepSpec& sw = d.spec.sweeps[*stdy];
+    const auto& recs = d.records[*stdy];
+    const Steady st = steady_lines(d, *stdy);
+    const std::size_t kmain = static_cast<std::size_t>(std::find(st.ks.begin(), st.ks.end(), sw.points.front().scenario.collapse) - st.ks.begin());
+    const std::size_t kcol = kmain < st.ks.size() ? kmain : st.ks.size() - 1;
+    gp(fmt::format("set title {}", gp_quote(fmt::format("(b) mean latency against load; × = last load where most runs survive (K = {})", st.ks[kcol]))));
+    gp("set xlabel \"load λ\"; set ylabel \"mean latency (attempt-durations)\"; set key top left");
+    std::vector<std::string> parts;
+    std::vector<Model> models;
+    for (const auto& l : st.lines)
+      if (std::find(models.begin(), models.end(), l.model) == models.end()) models.push_back(l.model);
+    for (const auto& l : st.lines) {
+      if (l.strategy != Strategy::full && l.strategy != Strategy::none) continue;
+      const auto mi = static_cast<std::size_t>(std::find(models.begin(), models.end(), l.model) - models.begin());
+      std::vector<std::vector<double>> rows, mark;
+      const auto j = last_surviving(l.collapsed[kcol]);
+      for (std::size_t q = 0; q < l.idx.size(); ++q) {
+        const double r = sw.points[l.idx[q]].scenario.rate;
+        rows.push_back({r, static_cast<std::ptrdiff_t>(q) <= j ? mean_of(recs[l.idx[q]], "latency") : nan});
+        if (static_cast<std::ptrdiff_t>(q) == j && j + 1 < static_cast<std::ptrdiff_t>(l.idx.size()))
+          mark.push_back({r, mean_of(recs[l.idx[q]], "latency")});
+      }
+      parts.push_back(fmt::format("{} using 1:2 with linespoints pt 7 ps 0.4 lw 1.8 {} lc rgb \"{}\" title {}", gp.block(rows),
+                                  l.strategy == Strategy::none ? "dt 2" : "dt 1", color(mi),
+                                  gp_quote(fmt::format("{}, {}", name(l.model), l.strategy == Strategy::none ? "no backoff" : "full jitter"))));
+      if (!mark.empty())
+        parts.push_back(fmt::format("{} using 1:2 with points pt 2 ps 2.5 lw 2 lc rgb \"{}\" notitle", gp.block(mark), color(mi)));
+    }
+    gp(plot_join(parts));
+  }
+  // (c) fraction drained against cap / B, full jitter, per model (solid collision, dashed shared).
+  {
+    const SweepSpec& sw = d.spec.sweeps[*bu];
+    const auto& recs = d.records[*bu];
+    gp("unset logscale y; set logscale x; set yrange [-0.05:1.05]; set xlabel \"cap / burst size B\"; set ylabel \"fraction of runs drained\"; set key bottom right");
+    gp("set title \"(c) bursts on 5% load, full jitter: drained fraction; dotted = fluid estimate (collision)\"");
+    std::vector<std::string> parts, bs;
+    const auto lines = burst_lines(sw);
+    for (const auto& l : lines) bs.push_back(std::to_string(l.clients));
+    bs = distinct(bs);
+    for (const auto& l : lines) {
+      if (l.strategy != Strategy::full) continue;
+      const auto bi = static_cast<std::size_t>(std::find(bs.begin(), bs.end(), std::to_string(l.clients)) - bs.begin());
+      std::vector<std::vector<double>> rows;
+      for (auto i : l.idx) rows.push_back({sw.points[i].scenario.backoff.cap / static_cast<double>(l.clients), frac_of(recs[i], "drained")});
+      parts.push_back(fmt::format("{} using 1:2 with linespoints pt 7 ps 0.4 lw 1.8 {} lc rgb \"{}\" title {}", gp.block(rows),
+                                  l.model == Model::collision ? "dt 1" : "dt 2", color(bi),
+                                  gp_quote(fmt::format("{}, B = {}", name(l.model), l.clients))));
+      const double f = fluid_estimate(l.model, l.strategy, l.base, l.clients, l.rate);
+      if (!std::isnan(f))
+        gp(fmt::format("set arrow from {}, graph 0 to {}, graph 1 nohead dt 3 lw 1.5 lc rgb \"{}\"", f / static_cast<double>(l.clients),
+                       f / static_cast<double>(l.clients), color(bi)));
+    }
+    if (parts.empty()) parts.push_back("NaN notitle");
+    gp(plot_join(parts));
+  }
+  gp("unset multiplot");
+  out.figure("figure1", gp, 1800, 600);
+}
+
+}  // namespace
+
+std::vector<fs::path> render_reports(const StudyData& data, const fs::path& out_dir) {
+  Out out{out_dir, data.certificates, {}};
+  for (std::size_t i = 0; i < data.spec.sweeps.size(); ++i) {
+    switch (data.spec.sweeps[i].kind) {
+      case SweepKind::checks: render_checks(data, i, out); break;
+      case SweepKind::sleep: render_sleep(data, i, out); break;
+      case SweepKind::classic: render_classic(data, i, out); break;
+      case SweepKind::frontier: render_frontier(data, i, out); break;
+      case SweepKind::steady: render_steady(data, i, out); break;
+      case SweepKind::burst: render_burst(data, i, out); break;
+      case SweepKind::drain: render_drain(data, i, out); break;
+      case SweepKind::grid: render_grid(data, i, out); break;
+    }
+  }
+  render_figure1(data, out);
+  return out.files;
+}
+
+}  // namespace retrylab::papers

@@ -1,0 +1,30 @@
+#pragma once
+// The tables and figures of a study, derived from its recorded points alone (a pure function of
+// the results store, so resumed and uninterrupted runs give the same bytes). One renderer per sweep
+// kind (spec.hpp), plus the three-panel figure "figure1" when the study has a sleep, a steady and a
+// burst sweep. Definitions used in the tables:
+//   collapse threshold for K': the largest load of the grid below the first load at which at least
+//     half the runs reached K' waiting clients (from each run's recorded peak backlog max_waiting,
+//     valid for every K' <= the simulated K since a run is identical up to the moment it first
+//     reaches K');
+//   cap threshold: the smallest cap of the grid at which every run drained;
+//   frontier: the lowest mean latency over the points where every run finished (a run stopped by
+//     the horizon would bias latency low), best exponential against best window.
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "papers/spec.hpp"
+
+namespace retrylab::papers {
+
+struct StudyData {
+  const StudySpec& spec;
+  std::vector<std::vector<nlohmann::json>> records;  // per sweep, per point (index order)
+  std::vector<std::string> certificates;             // ids named by the records
+};
+
+std::vector<std::filesystem::path> render_reports(const StudyData& data, const std::filesystem::path& out);
+
+}  // namespace retrylab::papers
