@@ -2,7 +2,7 @@
     Backs analytic aloha goodput (validation case aloha_goodput). *)
 From Coq Require Import Reals Lra.
 From Coquelicot Require Import Coquelicot.
-From Interval Require Import Tactic.
+From Retrylab Require Import Bounds.
 Open Scope R_scope.
 
 Definition aloha (G : R) : R := G * exp (-2 * G).
@@ -72,16 +72,34 @@ Proof.
   destruct (Req_dec G (1 / 2)) as [-> | Hne]; [lra | left; auto].
 Qed.
 
-(** Certified bounds on the maximum 1/(2e) (Interval). *)
+(** Certified bounds on the maximum 1/(2e) (from e in [2.7182818, 2.7182819], Bounds.v). *)
 Theorem aloha_max_bounds : 0.18393 <= / (2 * exp 1) <= 0.18394.
-Proof. interval. Qed.
+Proof.
+  pose proof e_bounds as He.
+  destruct (inv_bounds (2 * 2.7182818) (2 * exp 1) (2 * 2.7182819) ltac:(lra) ltac:(lra)) as [H1 H2].
+  assert (0.18393 <= / (2 * 2.7182819)).
+  { apply (Rmult_le_reg_r (2 * 2.7182819)); [lra |]. rewrite Rinv_l by lra. lra. }
+  assert (/ (2 * 2.7182818) <= 0.18394).
+  { apply (Rmult_le_reg_r (2 * 2.7182818)); [lra |]. rewrite Rinv_l by lra. lra. }
+  lra.
+Qed.
 
-(** At offered load G = 1 the goodput is e^(-2), certified to 5 digits. *)
+(** At offered load G = 1 the goodput is e^(-2), certified to 5 digits (Bounds.v). *)
 Theorem aloha_at_one : aloha 1 = exp (-2) /\ 0.13533 <= exp (-2) <= 0.13534.
 Proof.
   split.
   - unfold aloha. rewrite Rmult_1_l. f_equal. ring.
-  - interval.
+  - pose proof e_bounds as He.
+    assert (E : exp (-2) = / (exp 1 * exp 1)).
+    { rewrite <- exp_plus, <- exp_Ropp. f_equal; try ring. }
+    rewrite E.
+    assert (Hsq : 2.7182818 * 2.7182818 <= exp 1 * exp 1 <= 2.7182819 * 2.7182819) by (split; nra).
+    destruct (inv_bounds (2.7182818 * 2.7182818) _ _ ltac:(lra) Hsq) as [H1 H2].
+    assert (0.13533 <= / (2.7182819 * 2.7182819)).
+    { apply (Rmult_le_reg_r (2.7182819 * 2.7182819)); [lra |]. rewrite Rinv_l by lra. lra. }
+    assert (/ (2.7182818 * 2.7182818) <= 0.13534).
+    { apply (Rmult_le_reg_r (2.7182818 * 2.7182818)); [lra |]. rewrite Rinv_l by lra. lra. }
+    lra.
 Qed.
 
 Lemma aloha_nonneg : forall G, 0 <= G -> 0 <= aloha G.
@@ -127,7 +145,7 @@ Theorem aloha_inverse_high_unique : forall S : R,
   exists! G : R, 1 / 2 <= G /\ aloha G = S.
 Proof.
   intros S HS.
-  assert (He : 2 < exp 1) by interval.
+  assert (He : 2 < exp 1) by (pose proof e_bounds; lra).
   assert (Hbig : 1 / 2 < / S).
   { apply (Rmult_lt_reg_l S); [lra |]. rewrite Rinv_r by lra.
     assert (S * (2 * exp 1) <= 1).

@@ -4,7 +4,7 @@
     Backs analytic decorrelated growth (validation case decorrelated_growth). *)
 From Coq Require Import Reals Lra.
 From Coquelicot Require Import Coquelicot.
-From Interval Require Import Tactic.
+From Retrylab Require Import Bounds.
 Open Scope R_scope.
 
 Definition xlnx_minus_x (x : R) : R := x * ln x - x.
@@ -97,7 +97,7 @@ Qed.
 
 (** Certified bounds on the limit growth ln 3 − 1. *)
 Theorem growth_limit_bounds : 0.0986 <= ln 3 - 1 <= 0.0987.
-Proof. split; interval. Qed.
+Proof. pose proof ln3_bounds. lra. Qed.
 
 (** The one-step log growth in the header's notation, r = b/s (uncapped case γ = 3). *)
 Definition decorrelated_growth (r : R) : R := (3 * ln 3 - 3 - r * ln r + r) / (3 - r).

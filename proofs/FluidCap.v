@@ -8,7 +8,7 @@
     Backs analytic fluid_cap (validation case fluid_cap). *)
 From Coq Require Import Reals Lra.
 From Coquelicot Require Import Coquelicot.
-From Interval Require Import Tactic.
+From Retrylab Require Import Bounds.
 From Retrylab Require Import Aloha.
 Open Scope R_scope.
 
@@ -31,7 +31,10 @@ Definition required_mean_sleep (B G_star lambda : R) : R := B / (G_star - lambda
 Lemma fluid_root_above_load : forall lambda G : R,
   0 < lambda < / (2 * exp 1) -> 1 / 2 < G -> lambda < G.
 Proof.
-  intros lambda G Hl HG. assert (/ (2 * exp 1) < 1 / 2) by interval. lra.
+  intros lambda G Hl HG. pose proof e_bounds as He.
+  assert (/ (2 * exp 1) < 1 / 2).
+  { apply (Rmult_lt_reg_r (2 * exp 1)); [lra |]. rewrite Rinv_l by lra. lra. }
+  lra.
 Qed.
 
 (** Offered load λ + B/(m+1) stays at or below G* exactly when m >= m*. *)
