@@ -1,0 +1,102 @@
+// Known-answer tests of the engine's randomness (kat_vectors.txt) and the stream layout.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "montecarlo/random.hpp"
+
+namespace mc = retrylab::montecarlo;
+
+namespace {
+
+std::uint32_t hex32(const std::string& s) { return static_cast<std::uint32_t>(std::stoul(s, nullptr, 16)); }
+std::uint64_t hex64(const std::string& s) { return std::stoull(s, nullptr, 16); }
+
+TEST(Kat, FileIsCompleteAndEveryCaseHolds) {
+  std::ifstream in(RETRYLAB_KAT_FILE);
+  ASSERT_TRUE(in) << RETRYLAB_KAT_FILE;
+  std::string line;
+  int philox = 0, uniform = 0, expo = 0, index = 0;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    SCOPED_TRACE(line);
+    ASSERT_EQ(line.find("UNWRITTEN"), std::string::npos) << "never generated: run retrylab_kat_generate";
+    std::istringstream ls(line);
+    std::string kind;
+    ls >> kind;
+    if (kind == "philox4x32_10") {
+      std::string w[10];
+      for (auto& x : w) ls >> x;
+      const mc::Philox::ctr_type ctr{{hex32(w[0]), hex32(w[1]), hex32(w[2]), hex32(w[3])}};
+      const mc::Philox::key_type key{{hex32(w[4]), hex32(w[5])}};
+      const auto out = mc::Philox()(ctr, key);
+      for (int i = 0; i < 4; ++i) EXPECT_EQ(out.v[i], hex32(w[6 + i])) << "word " << i;
+      ++philox;
+    } else if (kind == "uniform_open") {
+      std::string x, v;
+      ls >> x >> v;
+      EXPECT_EQ(mc::uniform_open(hex64(x)), std::strtod(v.c_str(), nullptr));  // exact
+      ++uniform;
+    } else if (kind == "exponential") {
+      std::string x, v;
+      ls >> x >> v;
+      const double ref = std::strtod(v.c_str(), nullptr);
+      const double got = mc::exponential(hex64(x));
+      // At most 1 ulp from the correctly rounded value (glibc log's documented accuracy).
+      EXPECT_LE(std::abs(got - ref), std::nextafter(ref, INFINITY) - ref) << got << " vs " << ref;
+      ++expo;
+    } else if (kind == "uniform_index") {
+      std::string x;
+      std::uint64_t m = 0, v = 0;
+      ls >> x >> m >> v;
+      EXPECT_EQ(mc::uniform_index(hex64(x), m), v);
+      ++index;
+    } else {
+      ADD_FAILURE() << "unknown case kind " << kind;
+    }
+  }
+  EXPECT_EQ(philox, 3);
+  EXPECT_GE(uniform, 10);
+  EXPECT_GE(expo, 8);
+  EXPECT_GE(index, 6);
+}
+
+TEST(Stream, DrawsAreThePhiloxBlocksOfItsCounter) {
+  const std::uint64_t key = 0x0123456789abcdefULL, run = 0x1122334455667788ULL;
+  mc::Stream s(key, mc::StreamId::sleeps, run);
+  const mc::Philox::key_type k{{0x89abcdefu, 0x01234567u}};
+  for (std::uint32_t block = 0; block < 3; ++block) {
+    const mc::Philox::ctr_type ctr{{block, 2u << 24, 0x55667788u, 0x11223344u}};
+    const auto out = mc::Philox()(ctr, k);
+    EXPECT_EQ(s.next_u64(), out.v[0] | std::uint64_t{out.v[1]} << 32);
+    EXPECT_EQ(s.next_u64(), out.v[2] | std::uint64_t{out.v[3]} << 32);
+  }
+  EXPECT_EQ(s.draws(), 6u);
+}
+
+TEST(Stream, PurposesAndRunsAreIndependentStreams) {
+  mc::Stream a(7, mc::StreamId::arrivals, 0), b(7, mc::StreamId::sleeps, 0), c(7, mc::StreamId::arrivals, 1);
+  const auto x = a.next_u64();
+  EXPECT_NE(x, b.next_u64());
+  EXPECT_NE(x, c.next_u64());
+}
+
+RC_GTEST_PROP(Conversions, UniformIsOpenAndExponentialFinite, (std::uint64_t x)) {
+  const double u = mc::uniform_open(x);
+  RC_ASSERT(u > 0.0);
+  RC_ASSERT(u < 1.0);
+  const double e = mc::exponential(x);
+  RC_ASSERT(e > 0.0);
+  RC_ASSERT(std::isfinite(e));
+}
+
+RC_GTEST_PROP(Conversions, UniformIndexInRange, (std::uint64_t x, std::uint64_t m)) {
+  RC_PRE(m > 0u);
+  RC_ASSERT(mc::uniform_index(x, m) < m);
+}
+
+}  // namespace
