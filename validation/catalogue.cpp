@@ -126,6 +126,17 @@ ValidationCase make_case(std::string name, std::string parameters, CaseKind kind
   return c;
 }
 
+// A case under another name (two configurations of one constructor in the same catalogue).
+ValidationCase renamed(ValidationCase c, std::string name) {
+  c.name = std::move(name);
+  c.run = [inner = std::move(c.run), n = c.name](const CaseContext& ctx) {
+    CaseResult r = inner(ctx);
+    r.name = n;
+    return r;
+  };
+  return c;
+}
+
 void check_steady(const SteadyRuns& r) {
   if (!(r.runs >= 2)) throw InputError("runs", fmt::format("must be >= 2 for a spread (got {})", r.runs));
   if (!(r.horizon > r.warmup && r.warmup >= 0))
@@ -455,8 +466,8 @@ ValidationCase fluid_cap_case(const Backoff& backoff, std::int64_t clients, doub
     throw InputError("caps", "must be at least two increasing caps");
   return make_case(
       fmt::format("fluid-cap-{}-B{}", to_string(backoff.strategy), clients),
-      fmt::format("{} b={} B={} λ={} T={} runs={} caps {}..{}", to_string(backoff.strategy), g(backoff.base), clients,
-                  g(rate), g(horizon), runs, g(caps.front()), g(caps.back())),
+      fmt::format("{} b={} B={} λ={} T={} runs={} caps {}..{}", to_string(backoff.strategy), g(backoff.base),
+                  clients, g(rate), g(horizon), runs, g(caps.front()), g(caps.back())),
       CaseKind::info, static_cast<double>(runs * caps.size()) * horizon * 0.5,
       [f, horizon, runs, caps](const CaseContext& ctx) {
         const FluidCapEstimate est = fluid_cap(f);
@@ -505,58 +516,65 @@ ValidationCase fluid_cap_case(const Backoff& backoff, std::int64_t clients, doub
 std::vector<ValidationCase> catalogue(Scale scale) {
   const bool full = scale == Scale::full;
   std::vector<ValidationCase> cat;
-  const std::int64_t runs = full ? 100 : 32;
+  const std::int64_t runs = full ? 200 : 64;
+  const double horizon = full ? 100000.0 : 20000.0;
   // 1. collision goodput over 0.05..2, including the peak at 1/2.
-  for (double lambda : {0.05, 0.25, 0.5, 1.0, 2.0})
-    cat.push_back(collision_goodput_case({lambda, full ? 20000.0 : 5000.0, 10.0, runs}));
+  const std::vector<double> aloha_rates = full ? std::vector<double>{0.05, 0.1, 0.25, 0.4, 0.5, 0.6, 0.75, 1.0, 1.5, 2.0}
+                                               : std::vector<double>{0.05, 0.25, 0.5, 1.0, 2.0};
+  for (double lambda : aloha_rates) cat.push_back(collision_goodput_case({lambda, horizon, 10.0, runs}));
   // 2. free goodput.
-  for (double lambda : {0.1, 0.5, 1.0, 2.0}) cat.push_back(free_goodput_case({lambda, full ? 20000.0 : 5000.0, 20.0, runs}));
-  // 3. ps: warm-up 10 relaxation times, window long against the relaxation time.
-  for (double rho : {0.1, 0.5, 0.9}) {
+  const std::vector<double> occ_rates = full ? std::vector<double>{0.05, 0.1, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0}
+                                             : std::vector<double>{0.1, 0.5, 1.0, 2.0};
+  for (double lambda : occ_rates) cat.push_back(free_goodput_case({lambda, horizon, 20.0, runs}));
+  // 3. ps: warm-up 10 relaxation times (start-empty bias <= e^−10 of the mean), window long
+  // against the relaxation time so that ρ = 0.9 is judged on a tolerance of a few per cent.
+  const std::vector<double> loads = full ? std::vector<double>{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9}
+                                         : std::vector<double>{0.1, 0.5, 0.9};
+  for (double rho : loads) {
     const double tau = ps_relaxation_time(rho);
     const double warmup = std::ceil(10.0 * tau);
-    const double window = std::max(full ? 20000.0 : 5000.0, (full ? 200.0 : 50.0) * tau);
+    const double window = std::max(horizon, (full ? 1000.0 : 200.0) * tau);
     cat.push_back(ps_sojourn_case({rho, warmup + window, warmup, runs}));
   }
-  // 4. sleeps: each strategy, a few retry indices (before, at and past the cap).
-  const std::int64_t draws = full ? 1000000 : 100000;
+  // 4. sleeps: each strategy, retry indices before, at and past the cap (b = 1, c = 1000: w_11 = c).
+  const std::int64_t draws = full ? 2000000 : 200000;
+  const std::vector<int> ks = full ? std::vector<int>{1, 2, 5, 10, 11, 12, 20, 30} : std::vector<int>{1, 4, 12};
   for (Strategy st : {Strategy::full, Strategy::equal, Strategy::nojitter})
-    for (int k : {1, 4, 12}) cat.push_back(sleep_case(Backoff{st, 1.0, 1000.0, 0.0}, k, draws));
+    for (int k : ks) cat.push_back(sleep_case(Backoff{st, 1.0, 1000.0, 0.0}, k, draws));
   cat.push_back(sleep_case(Backoff{Strategy::none, 1.0, 1000.0, 0.0}, 1, 1000));
   cat.push_back(sleep_case(Backoff{Strategy::window, 1.0, 1000.0, 50.0}, 1, draws));
   cat.push_back(sleep_case(Backoff{Strategy::window, 1.0, 1000.0, 50.0}, 7, draws));
-  for (int k : {1, 3, 10}) cat.push_back(sleep_case(Backoff{Strategy::decorrelated, 1.0, 1000.0, 0.0}, k, draws));
+  const std::vector<int> dks = full ? std::vector<int>{1, 2, 3, 5, 10, 20, 30} : std::vector<int>{1, 3, 10};
+  for (int k : dks) cat.push_back(sleep_case(Backoff{Strategy::decorrelated, 1.0, 1000.0, 0.0}, k, draws));
   // A small cap makes the atom at c large: the capped value is what the next draw grows from.
-  {
-    ValidationCase c = sleep_case(Backoff{Strategy::decorrelated, 1.0, 5.0, 0.0}, 6, draws);
-    c.name = "sleep-decorrelated-c5-k6";
-    const auto inner = c.run;
-    c.run = [inner, name = c.name](const CaseContext& ctx) { CaseResult r = inner(ctx); r.name = name; return r; };
-    cat.push_back(std::move(c));
-  }
+  cat.push_back(renamed(sleep_case(Backoff{Strategy::decorrelated, 1.0, 5.0, 0.0}, 6, draws), "sleep-decorrelated-c5-k6"));
+  if (full) cat.push_back(renamed(sleep_case(Backoff{Strategy::decorrelated, 1.0, 20.0, 0.0}, 12, draws), "sleep-decorrelated-c20-k12"));
   cat.push_back(decorrelated_growth_case(1.0, 1500, 3000, full ? 40000 : 4000));
   // 5. classic exact forms.
-  cat.push_back(classic_case(Model::free, Backoff{Strategy::none, 1.0, 1000.0, 0.0}, 100, 4));
-  cat.push_back(classic_case(Model::free, Backoff{Strategy::nojitter, 1.0, 1000.0, 0.0}, 100, 4));
-  {
-    ValidationCase c = classic_case(Model::free, Backoff{Strategy::nojitter, 1.0, 16.0, 0.0}, 30, 4);
-    c.name += "-c16";
-    const auto inner = c.run;
-    c.run = [inner, name = c.name](const CaseContext& ctx) { CaseResult r = inner(ctx); r.name = name; return r; };
-    cat.push_back(std::move(c));
+  const std::int64_t classic_runs = full ? 20 : 4;
+  for (std::int64_t n : full ? std::vector<std::int64_t>{100, 1000} : std::vector<std::int64_t>{100}) {
+    cat.push_back(classic_case(Model::free, Backoff{Strategy::none, 1.0, 1000.0, 0.0}, n, classic_runs));
+    cat.push_back(classic_case(Model::free, Backoff{Strategy::nojitter, 1.0, 1000.0, 0.0}, n, classic_runs));
   }
-  cat.push_back(classic_case(Model::collision, Backoff{Strategy::none, 1.0, 1000.0, 0.0}, 10, 4));
-  cat.push_back(classic_case(Model::collision, Backoff{Strategy::nojitter, 1.0, 1000.0, 0.0}, 10, 4));
-  // 6. invariants.
-  const double inv_horizon = full ? 40000.0 : 10000.0;
-  cat.push_back(littles_law_case(Model::free, Backoff{Strategy::equal, 1.0, 16.0, 0.0}, {0.5, inv_horizon, 500.0, runs}));
-  cat.push_back(littles_law_case(Model::collision, Backoff{Strategy::full, 1.0, 16.0, 0.0}, {0.1, inv_horizon, 500.0, runs}));
-  cat.push_back(work_conservation_case(Model::shared, {0.5, inv_horizon, 200.0, runs}));
-  cat.push_back(work_conservation_case(Model::ps, {0.5, inv_horizon, 200.0, runs}));
-  cat.push_back(busy_equals_work_case(Model::shared, {0.5, inv_horizon, 200.0, 4}));
+  cat.push_back(renamed(classic_case(Model::free, Backoff{Strategy::nojitter, 1.0, 16.0, 0.0}, 30, classic_runs),
+                        "classic-free-nojitter-N30-c16"));
+  cat.push_back(classic_case(Model::collision, Backoff{Strategy::none, 1.0, 1000.0, 0.0}, 10, classic_runs));
+  cat.push_back(classic_case(Model::collision, Backoff{Strategy::nojitter, 1.0, 1000.0, 0.0}, 10, classic_runs));
+  // 6. invariants (loads chosen stable: no run collapses, latencies light-tailed with cap 16).
+  cat.push_back(littles_law_case(Model::free, Backoff{Strategy::equal, 1.0, 16.0, 0.0}, {0.5, horizon, 500.0, runs}));
+  cat.push_back(littles_law_case(Model::collision, Backoff{Strategy::full, 1.0, 16.0, 0.0}, {0.05, horizon, 500.0, runs}));
+  cat.push_back(littles_law_case(Model::shared, Backoff{Strategy::full, 1.0, 16.0, 0.0}, {0.1, horizon, 500.0, runs}));
+  cat.push_back(work_conservation_case(Model::shared, {0.5, horizon, 200.0, runs}));
+  cat.push_back(work_conservation_case(Model::ps, {0.5, horizon, 200.0, runs}));
+  cat.push_back(busy_equals_work_case(Model::shared, {0.5, horizon, 200.0, 4}));
   // 7. fluid cap estimate (info).
+  // Collapse at the default K = 3000 (the paper's); the grid brackets the estimate by a factor 4
+  // each way, finer near it.
   cat.push_back(fluid_cap_case(Backoff{Strategy::full, 1.0, unbounded_cap, 0.0}, 100, 0.05, full ? 60000.0 : 20000.0,
-                               full ? 40 : 8, {16, 32, 64, 128, 256, 512, 1024}));
+                               full ? 40 : 12, {32, 64, 96, 128, 192, 256, 512}));
+  if (full)
+    cat.push_back(fluid_cap_case(Backoff{Strategy::full, 1.0, unbounded_cap, 0.0}, 300, 0.05, 60000.0, 40,
+                                 {64, 128, 256, 512, 1024, 2048, 4096}));
   return cat;
 }
 

@@ -1,0 +1,66 @@
+// The suite runner: the Bonferroni split, filtering, and thread-count independence of the results
+// (each case is a pure function of its configuration and the seed).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "analytic/error.hpp"
+#include "validation/suite.hpp"
+
+namespace rv = retrylab::validation;
+
+namespace {
+bool same(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
+}  // namespace
+
+TEST(Suite, SameBytesForAnyThreadCount) {
+  rv::SuiteOptions o;
+  o.only = {"sleep-full-k4", "sleep-decorrelated-k3", "classic-free-none", "collision-goodput-0.5"};
+  o.threads = 1;
+  const auto one = rv::run_suite(o);
+  o.threads = 3;
+  const auto three = rv::run_suite(o);
+  ASSERT_EQ(one.cases.size(), 4u);
+  ASSERT_EQ(one.cases.size(), three.cases.size());
+  for (std::size_t i = 0; i < one.cases.size(); ++i) {
+    EXPECT_EQ(one.cases[i].name, three.cases[i].name);
+    EXPECT_TRUE(same(one.cases[i].observed, three.cases[i].observed)) << one.cases[i].name;
+    EXPECT_TRUE(same(one.cases[i].tolerance, three.cases[i].tolerance)) << one.cases[i].name;
+    EXPECT_EQ(one.cases[i].check, three.cases[i].check);
+  }
+  EXPECT_TRUE(one.filtered);
+}
+
+TEST(Suite, BonferroniSplitOverTheWholeCatalogue) {
+  rv::SuiteOptions o;
+  o.only = {"classic-free-none"};
+  const auto r = rv::run_suite(o);
+  const auto all = rv::catalogue(rv::Scale::quick);
+  const auto stat = std::count_if(all.begin(), all.end(), [](const rv::ValidationCase& c) { return c.kind == rv::CaseKind::statistical; });
+  EXPECT_EQ(r.statistical_cases, stat);
+  EXPECT_DOUBLE_EQ(r.alpha_per_case, o.alpha_total / static_cast<double>(stat));
+  EXPECT_EQ(r.alpha_run, 0.0);  // an exact case spends none of the budget
+  EXPECT_TRUE(r.passed);
+}
+
+TEST(Suite, BadOptionsAreInputErrors) {
+  rv::SuiteOptions o;
+  o.only = {"no-such-case"};
+  EXPECT_THROW(rv::run_suite(o), retrylab::InputError);
+  o.only.clear();
+  o.threads = -1;
+  EXPECT_THROW(rv::run_suite(o), retrylab::InputError);
+  o.threads = 0;
+  o.alpha_total = 1.5;
+  EXPECT_THROW(rv::run_suite(o), retrylab::InputError);
+}
+
+TEST(Suite, CatalogueNamesAreUnique) {
+  for (auto scale : {rv::Scale::quick, rv::Scale::full}) {
+    const auto cat = rv::catalogue(scale);
+    std::set<std::string> names;
+    for (const auto& c : cat) EXPECT_TRUE(names.insert(c.name).second) << c.name;
+  }
+}
