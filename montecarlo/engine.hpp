@@ -86,12 +86,17 @@ class Ring {
   std::size_t head_ = 0, size_ = 0, mask_ = 0;
 };
 
-// Binary min-heap of wake-ups ordered by (time, sequence number): deterministic for equal times.
+// Wake-ups: an implicit 4-ary min-heap ordered by (time, sequence number), so equal times pop in
+// push order, deterministically (ns-3 scheduler.h style). Entries are 16 bytes: the sequence number
+// is 32 bits compared by serial-number arithmetic (a before b iff int32(a − b) < 0), exact as long
+// as entries with equal times were pushed fewer than 2^31 pushes apart (they are pushed within one
+// round of a lock-step strategy). A 4-ary heap halves the depth of a binary one: fewer cache
+// misses at N = 100,000.
 class WakeQueue {
  public:
   struct Entry {
     double time;
-    std::uint64_t seq;
+    std::uint32_t seq;
     std::int32_t client;
   };
   void reserve(std::size_t n) { heap_.reserve(n); }
@@ -99,21 +104,46 @@ class WakeQueue {
   std::size_t size() const noexcept { return heap_.size(); }
   double top_time() const noexcept { return heap_.empty() ? inf : heap_.front().time; }
   const Entry& top() const noexcept { return heap_.front(); }
+
   void push(double time, std::int32_t client) {
-    heap_.push_back({time, seq_++, client});
-    std::push_heap(heap_.begin(), heap_.end(), later);
+    const Entry e{time, seq_++, client};
+    std::size_t i = heap_.size();
+    heap_.push_back(e);
+    while (i > 0) {
+      const std::size_t parent = (i - 1) >> 2;
+      if (!before(e, heap_[parent])) break;
+      heap_[i] = heap_[parent];
+      i = parent;
+    }
+    heap_[i] = e;
   }
+
   void pop() noexcept {
-    std::pop_heap(heap_.begin(), heap_.end(), later);
+    const Entry last = heap_.back();
     heap_.pop_back();
+    const std::size_t n = heap_.size();
+    if (n == 0) return;
+    std::size_t i = 0;
+    for (;;) {
+      const std::size_t first = 4 * i + 1;
+      if (first >= n) break;
+      std::size_t best = first;
+      const std::size_t end = first + 4 < n ? first + 4 : n;
+      for (std::size_t c = first + 1; c < end; ++c)
+        if (before(heap_[c], heap_[best])) best = c;
+      if (!before(heap_[best], last)) break;
+      heap_[i] = heap_[best];
+      i = best;
+    }
+    heap_[i] = last;
   }
 
  private:
-  static bool later(const Entry& a, const Entry& b) noexcept {
-    return a.time > b.time || (a.time == b.time && a.seq > b.seq);
+  static bool before(const Entry& a, const Entry& b) noexcept {
+    return a.time < b.time || (a.time == b.time && static_cast<std::int32_t>(a.seq - b.seq) < 0);
   }
   std::vector<Entry> heap_;
-  std::uint64_t seq_ = 0;
+  std::uint32_t seq_ = 0;
 };
 
 template <Model M, class Observer>
@@ -145,9 +175,10 @@ class Engine {
 #else
         sampler_(s.backoff),
 #endif
-        arrivals_(run_key(seed, stable_hash(s)), StreamId::arrivals, run_index),
-        sleeps_(run_key(seed, stable_hash(s)), StreamId::sleeps, run_index),
-        ties_(run_key(seed, stable_hash(s)), StreamId::ties, run_index),
+        key_(run_key(seed, stable_hash(s))),
+        arrivals_(key_, StreamId::arrivals, run_index),
+        sleeps_(key_, StreamId::sleeps, run_index),
+        ties_(key_, StreamId::ties, run_index),
         horizon_(effective_horizon(s)),
         warmup_(s.warmup),
         fifo_(static_cast<std::size_t>(std::min<std::int64_t>(s.clients + 64, 1 << 20))) {
@@ -472,6 +503,7 @@ class Engine {
   EngineOptions options_;
   Observer& observer_;
   SleepSampler sampler_;
+  std::uint64_t key_;
   Stream arrivals_, sleeps_, ties_;
   double horizon_, warmup_;
 

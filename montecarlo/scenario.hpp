@@ -35,7 +35,7 @@ void check_scenario(const Scenario& s);
 double effective_horizon(const Scenario& s);
 
 // Canonical one-line description, e.g.
-// "model=free strategy=full base=1 cap=1000 window=0 clients=100 rate=0 horizon=1e+07 warmup=0 collapse=3000 retries=on"
+// "model=free strategy=full base=1 cap=1000 window=0 clients=100 rate=0 horizon=10000000 warmup=0 collapse=3000 retries=on"
 // Every field, fixed order, shortest round-trip decimals; the input to the RNG key hash.
 std::string canonical(const Scenario& s);
 

@@ -1,0 +1,119 @@
+// Engine benchmarks (issue 3): simulated attempts per second on the classic test (free, full
+// jitter, N = 100 and N = 100,000), steady `shared` at 15% load and steady `collision` at 10%, both
+// with full jitter, against an "ideal loop" that does only the unavoidable work per attempt: one
+// random draw and one priority-queue operation (pop + push) on a queue of the same size. After the
+// run it prints the ratios engine / ideal loop and N = 100 / N = 100,000.
+//   bench/engine_bench --benchmark_min_time=0.5
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <map>
+#include <string>
+
+#include "montecarlo/engine.hpp"
+#include "montecarlo/simulate.hpp"
+
+namespace mc = retrylab::montecarlo;
+using retrylab::Model;
+using retrylab::Strategy;
+
+namespace {
+
+void run_scenario(benchmark::State& state, const mc::Scenario& s) {
+  std::uint64_t run = 0;
+  std::int64_t attempts = 0;
+  for (auto _ : state) {
+    const mc::RunResult r = mc::simulate_run(s, 1, run++);
+    attempts += r.attempts;
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["attempts/s"] = benchmark::Counter(static_cast<double>(attempts), benchmark::Counter::kIsRate);
+  state.counters["attempts/run"] = static_cast<double>(attempts) / static_cast<double>(run);
+}
+
+void BM_ClassicFreeFull(benchmark::State& state) {
+  mc::Scenario s;
+  s.model = Model::free;
+  s.backoff = {Strategy::full, 1.0, 1000.0, 0.0};
+  s.clients = state.range(0);
+  s.collapse = s.clients + 1;  // the classic test must not collapse at t = 0
+  run_scenario(state, s);
+}
+BENCHMARK(BM_ClassicFreeFull)->Arg(100)->Arg(100000)->Unit(benchmark::kMillisecond);
+
+void BM_SteadySharedFull15(benchmark::State& state) {
+  mc::Scenario s;
+  s.model = Model::shared;
+  s.backoff = {Strategy::full, 1.0, 1000.0, 0.0};
+  s.rate = 0.15;
+  s.horizon = 1e6;
+  run_scenario(state, s);
+}
+BENCHMARK(BM_SteadySharedFull15)->Unit(benchmark::kMillisecond);
+
+void BM_SteadyCollisionFull10(benchmark::State& state) {
+  mc::Scenario s;
+  s.model = Model::collision;
+  s.backoff = {Strategy::full, 1.0, 1000.0, 0.0};
+  s.rate = 0.10;
+  s.horizon = 1e6;
+  run_scenario(state, s);
+}
+BENCHMARK(BM_SteadyCollisionFull10)->Unit(benchmark::kMillisecond);
+
+// The unavoidable work per attempt: one uniform draw, one pop and one push on a wake-up queue
+// holding N entries (the engine's own WakeQueue and Stream). Also the event queue's own benchmark.
+void BM_IdealLoop(benchmark::State& state) {
+  const auto n = static_cast<std::int32_t>(state.range(0));
+  mc::detail::WakeQueue q;
+  q.reserve(static_cast<std::size_t>(n));
+  mc::Stream rng(1, mc::StreamId::sleeps, 0);
+  for (std::int32_t i = 0; i < n; ++i) q.push(rng.uniform() * 1000.0, i);
+  constexpr std::int64_t batch = 1 << 16;
+  std::int64_t ops = 0;
+  for (auto _ : state) {
+    for (std::int64_t i = 0; i < batch; ++i) {
+      const auto top = q.top();
+      q.pop();
+      q.push(top.time + 1.0 + rng.uniform() * 1000.0, top.client);
+    }
+    ops += batch;
+  }
+  benchmark::DoNotOptimize(q.top_time());
+  state.counters["attempts/s"] = benchmark::Counter(static_cast<double>(ops), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_IdealLoop)->Arg(100)->Arg(100000)->Unit(benchmark::kMillisecond);
+
+// Records each benchmark's attempts/s to print the ratios after the table.
+class RatioReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const auto& r : runs) {
+      const auto it = r.counters.find("attempts/s");
+      if (it != r.counters.end() && r.run_type == Run::RT_Iteration) rate[r.benchmark_name()] = it->second.value;
+    }
+    ConsoleReporter::ReportRuns(runs);
+  }
+  std::map<std::string, double> rate;
+};
+
+void print_ratio(const RatioReporter& rep, const char* label, const std::string& a, const std::string& b) {
+  const auto ia = rep.rate.find(a), ib = rep.rate.find(b);
+  if (ia == rep.rate.end() || ib == rep.rate.end() || ib->second == 0) return;
+  std::printf("ratio %-44s %.3f  (%.3g / %.3g attempts/s)\n", label, ia->second / ib->second, ia->second, ib->second);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  RatioReporter rep;
+  benchmark::RunSpecifiedBenchmarks(&rep);
+  print_ratio(rep, "engine/ideal, classic N=100", "BM_ClassicFreeFull/100", "BM_IdealLoop/100");
+  print_ratio(rep, "engine/ideal, classic N=100000", "BM_ClassicFreeFull/100000", "BM_IdealLoop/100000");
+  print_ratio(rep, "classic N=100 / N=100000 (engine)", "BM_ClassicFreeFull/100", "BM_ClassicFreeFull/100000");
+  print_ratio(rep, "ideal N=100 / N=100000", "BM_IdealLoop/100", "BM_IdealLoop/100000");
+  benchmark::Shutdown();
+  return 0;
+}
