@@ -12,7 +12,7 @@ run(${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/build -G ${GENERATOR}
     -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_BUILD_TYPE=Release)
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 run(${WORK_DIR}/build/consumer)
-if(NOT last_output MATCHES "aloha goodput at 0.5 = 0.1839397")
+if(NOT last_output MATCHES "aloha goodput at 0.5 = 0.1839397" OR NOT last_output MATCHES "makespan 10\n")
   message(FATAL_ERROR "consumer printed: ${last_output}")
 endif()
 message(STATUS "consumer: ${last_output}")
