@@ -138,7 +138,7 @@ Proof.
       assert (0 <= exp t * term (S (S n)) t) by nra. lra.
 Qed.
 
-Lemma e_bounds : 2.7182818 <= exp 1 <= 2.7182819.
+Theorem e_bounds : 2.7182818 <= exp 1 <= 2.7182819.
 Proof.
   pose proof (taylor_le_exp 10 1 ltac:(lra)) as Hlo.
   pose proof (exp_le_taylor 10 1 ltac:(lra)) as Hhi.
@@ -147,7 +147,7 @@ Proof.
   rewrite Ht in Hlo, Hhi. rewrite Hr in Hhi. split; lra.
 Qed.
 
-Lemma ln3_bounds : 1.0986 <= ln 3 <= 1.0987.
+Theorem ln3_bounds : 1.0986 <= ln 3 <= 1.0987.
 Proof.
   pose proof (exp_le_taylor 12 1.0986 ltac:(lra)) as Hhi.
   pose proof (taylor_le_exp 12 1.0987 ltac:(lra)) as Hlo.
