@@ -1,5 +1,6 @@
 (** Decorrelated jitter's log growth. The sleep after a sleep s is U(b, 3s) (while 3s stays below
-    the cap), so its log grows on average by E[ln U(b, 3s)] − ln s; once s >> b this tends to
+    the cap; decorrelated_step_growth_capped covers min(c, U(b, 3s))), so its log grows on average
+    by E[ln U(b, 3s)] − ln s; once s >> b this tends to
     E[ln U(0, 3)] = (1/3) ∫_0^3 ln x dx = ln 3 − 1 ≈ 0.0986 (an improper integral at 0+).
     Backs analytic decorrelated growth (validation case decorrelated_growth). *)
 From Coq Require Import Reals Lra.
@@ -141,6 +142,51 @@ Proof.
     field. split; [lra |]. intro H. assert (b = 3 * s) by (apply (Rmult_eq_reg_r (/ s)); [| apply Rinv_neq_0_compat; lra]; rewrite Rmult_comm; rewrite (Rmult_comm (3 * s)); unfold Rdiv in H; lra). lra. }
   rewrite <- E. refine (is_RInt_ext _ _ _ _ _ _ Hi).
   intros x _. unfold scal; simpl; unfold mult; simpl. unfold Rdiv. ring.
+Qed.
+
+(** ∫_b^c ln(x/s) dx = (c ln(c/s) − c) − (b ln(b/s) − b) for 0 < b <= c, s > 0. *)
+Lemma ln_ratio_integral : forall b c s : R, 0 < b <= c -> 0 < s ->
+  is_RInt (fun x => ln (x / s)) b c ((c * ln (c / s) - c) - (b * ln (b / s) - b)).
+Proof.
+  intros b c s [Hb Hbc] Hs.
+  set (F := fun x => x * ln (x / s) - x).
+  assert (HF : forall x, 0 < x -> is_derive F x (ln (x / s))).
+  { intros x Hx. unfold F. auto_derive.
+    - repeat split; try lra. apply Rdiv_lt_0_compat; lra.
+    - replace (x * (1 * / s * / (x * / s))) with 1 by (field; lra). unfold Rdiv. ring. }
+  refine (is_RInt_derive (V := R_CompleteNormedModule) F (fun x => ln (x / s)) b c _ _).
+  - intros x Hx. rewrite Rmin_left, Rmax_right in Hx by lra. apply HF. lra.
+  - intros x Hx. rewrite Rmin_left, Rmax_right in Hx by lra.
+    apply (continuous_comp (fun x => x / s) ln).
+    + apply (ex_derive_continuous (V := R_NormedModule) (fun x => x / s)). auto_derive. lra.
+    + apply continuous_ln. apply Rdiv_lt_0_compat; lra.
+Qed.
+
+(** The header's one-step growth with a cap, γ = min(3, c/s), r = b/s. *)
+Definition decorrelated_growth_capped (r gamma : R) : R :=
+  (3 * ln gamma - gamma - r * ln r + r) / (3 - r).
+
+(** Capped one-step growth: for 0 < b <= s <= c <= 3s the next sleep is min(c, U(b, 3s)): density
+    1/(3s − b) on [b, c) and an atom (3s − c)/(3s − b) at c. Its expected log growth,
+    ∫_b^c ln(x/s)/(3s − b) dx + (3s − c)/(3s − b) · ln(c/s), is (3 ln γ − γ − r ln r + r)/(3 − r)
+    with γ = c/s; at c = 3s (γ = 3) this is decorrelated_growth. *)
+Theorem decorrelated_step_growth_capped : forall b s c : R, 0 < b <= s -> s <= c <= 3 * s ->
+  exists I : R,
+    is_RInt (fun x => ln (x / s) / (3 * s - b)) b c I /\
+    I + (3 * s - c) / (3 * s - b) * ln (c / s) = decorrelated_growth_capped (b / s) (c / s) /\
+    decorrelated_growth_capped (b / s) 3 = decorrelated_growth (b / s).
+Proof.
+  intros b s c [Hb Hs] [Hsc Hc3].
+  assert (Hd : 0 < 3 * s - b) by lra.
+  pose proof (ln_ratio_integral b c s ltac:(lra) ltac:(lra)) as Hi.
+  apply (is_RInt_scal _ _ _ (/ (3 * s - b))) in Hi.
+  eexists. split; [| split].
+  - refine (is_RInt_ext _ _ _ _ _ _ Hi).
+    intros x _. unfold scal; simpl; unfold mult; simpl. unfold Rdiv. ring.
+  - unfold scal; simpl; unfold mult; simpl. unfold decorrelated_growth_capped.
+    replace (3 - b / s) with ((3 * s - b) / s) by (field; lra).
+    field. lra.
+  - reflexivity.
 Qed.
 
 Lemma lim_inv_p_infty : is_lim (fun s => / s) p_infty 0.
