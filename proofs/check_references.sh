@@ -7,7 +7,7 @@
 #  2. every main theorem of proofs/theorems.txt is cited at least once there;
 #  3. every theorem of theorems.txt is a Theorem in its file;
 #  4. no .v file contains Admitted, admit, Axiom, Parameter or Conjecture;
-#  5. proofs/README.md contains, verbatim, the generated definitions and statements
+#  5. proofs/README.md's table names every theorem of theorems.txt, and README.md contains, verbatim, the generated definitions and statements
 #     (statements.sh) between its "statements:begin" and "statements:end" markers.
 # Usage: check_references.sh <source dir>
 set -eu
@@ -53,6 +53,16 @@ grep -v '^#' "$p/theorems.txt" | awk 'NF' | {
 if grep -nE '\b(Admitted|admit|Axiom|Axioms|Parameter|Parameters|Conjecture)\b' "$p"/*.v; then
   fail "forbidden vernacular (Admitted/admit/Axiom/Parameter/Conjecture) in proofs/*.v"
 fi
+
+# the README table (before the generated part) names every theorem of theorems.txt
+table=$(awk '/<!-- statements:begin -->/ { exit } { print }' "$p/README.md")
+grep -v '^#' "$p/theorems.txt" | awk 'NF' | {
+  bad=0
+  while read -r file name kind; do
+    printf '%s\n' "$table" | grep -qF "\`$name\`" || { echo "check_references: README.md's table does not list $name"; bad=1; }
+  done
+  exit $bad
+} || status=1
 
 expected=$(sh "$p/statements.sh" "$p")
 actual=$(awk '/<!-- statements:end -->/ { on = 0 } on { print } /<!-- statements:begin -->/ { on = 1 }' "$p/README.md")
