@@ -79,11 +79,12 @@ Theorem classic_makespan_nojitter : forall (b c : R) (N : nat), (1 <= N)%nat ->
   classic_makespan (window_width b c) N 0 0 = INR N + sum_range (window_width b c) 1 (N - 1).
 Proof. intros b c N HN. rewrite classic_makespan_sum by exact HN. ring. Qed.
 
-(** The header's closed sum: if the windows are uncapped (b·2^(k−1) < c) exactly for k <= j, then
+(** The header's closed sum: if, among k = 1..N−1, the windows are uncapped (b·2^(k−1) < c) exactly
+    for k <= j (j = #{k <= N−1 : b·2^(k−1) < c}, as windows grow with k), then
     Σ_(k=1..N−1) w_k = b·(2^j − 1) + (N − 1 − j)·c. *)
 Theorem classic_window_sum : forall (b c : R) (N j : nat), (j <= N - 1)%nat ->
   (forall k, (1 <= k <= j)%nat -> b * 2 ^ (k - 1) < c) ->
-  (forall k, (j < k)%nat -> c <= b * 2 ^ (k - 1)) ->
+  (forall k, (j < k <= N - 1)%nat -> c <= b * 2 ^ (k - 1)) ->
   sum_range (window_width b c) 1 (N - 1) = b * (2 ^ j - 1) + INR (N - 1 - j) * c.
 Proof.
   intros b c N j Hj Hlow Hhigh.
@@ -103,8 +104,8 @@ Proof.
       unfold window_width. rewrite Rmin_right by (left; apply Hlow; lia).
       replace (S k - 1)%nat with (S (k - 1)) by lia.
       replace (S k + n - 1)%nat with (k + S n - 1)%nat by lia. simpl pow. ring. }
-  assert (High : forall n k, (j < k)%nat -> sum_range (window_width b c) k n = INR n * c).
-  { induction n as [| n IH]; intros k Hk.
+  assert (High : forall n k, (j < k)%nat -> (k + n - 1 <= N - 1)%nat -> sum_range (window_width b c) k n = INR n * c).
+  { induction n as [| n IH]; intros k Hk Hkn.
     - simpl. ring.
     - simpl sum_range. rewrite IH by lia. unfold window_width. rewrite Rmin_left by (apply Hhigh; lia).
       rewrite S_INR. ring. }

@@ -25,6 +25,10 @@ Proof.
   pose proof (Hmono s1 s2 Hs). lra.
 Qed.
 
+(** In `free` and `collision` every attempt lasts exactly 1, so end order is start order too. *)
+Theorem fixed_duration_order : forall s1 s2 : R, s1 <= s2 -> s1 + 1 <= s2 + 1.
+Proof. intros s1 s2 H. lra. Qed.
+
 (** The same, said about remaining work: at any time t both attempts are in flight, the remaining
     work of attempt i is V s_i + 1 − V t, and equal rates keep the older one's no larger. *)
 Theorem remaining_work_order : forall (V : R -> R) (s1 s2 t : R),

@@ -116,18 +116,20 @@ Theorem window_quantile : forall W q, 0 < W -> 0 <= q <= 1 ->
 Proof. exact full_quantile. Qed.
 
 (** Equal jitter with (b, C) has, for every k, the mean of full jitter with (1.5b, 1.5C):
-    (3/4)·w_k(b, C) = (1/2)·w_k(1.5b, 1.5C); in particular, once both are at their caps, the mean
-    of full jitter with cap 1.5C. *)
+    (3/4)·w_k(b, C) = (1/2)·w_k(1.5b, 1.5C); and the mean of full jitter with (b, 1.5C) once both are
+    at their caps (b·2^(k−1) >= 1.5C), namely (1.5C)/2. *)
 Theorem equal_full_mean : forall b C k,
   3 * window_width b C k / 4 = window_width (3 / 2 * b) (3 / 2 * C) k / 2 /\
-  (C <= b * 2 ^ (k - 1) -> 3 * window_width b C k / 4 = (3 / 2 * C) / 2).
+  (0 <= C -> 3 / 2 * C <= b * 2 ^ (k - 1) ->
+   3 * window_width b C k / 4 = window_width b (3 / 2 * C) k / 2 /\
+   window_width b (3 / 2 * C) k / 2 = (3 / 2 * C) / 2).
 Proof.
   intros b C k. unfold window_width.
   assert (E : forall x y, 3 * Rmin x y / 4 = Rmin (3 / 2 * x) (3 / 2 * y) / 2).
   { intros x y. unfold Rmin. destruct (Rle_dec x y), (Rle_dec (3 / 2 * x) (3 / 2 * y)); lra. }
   split.
   - rewrite E. f_equal. f_equal. ring.
-  - intro H. rewrite Rmin_left by exact H. field.
+  - intros HC H. rewrite Rmin_left by lra. rewrite Rmin_left by lra. split; field.
 Qed.
 
 Lemma ln2_pos : 0 < ln 2.
