@@ -254,3 +254,41 @@ Proof.
     rewrite rsum_one. ring.
   - apply failure_prob_pow.
 Qed.
+
+Lemma rsum_pow_lt : forall p k n, 0 <= p < 1 -> (1 <= k)%nat -> (2 <= n)%nat ->
+  rsum n (fun i => p ^ (i * k)) < INR n.
+Proof.
+  intros p k n Hp Hk Hn.
+  induction n as [| n IH]; [lia |].
+  change (rsum (S n) (fun i => p ^ (i * k))) with (rsum n (fun i => p ^ (i * k)) + p ^ (n * k)).
+  rewrite S_INR.
+  destruct (Nat.eq_dec n 1) as [-> | Hn1].
+  - simpl. replace (k + 0)%nat with k by lia.
+    assert (p ^ k < 1).
+    { destruct k as [| k']; [lia |]. simpl.
+      pose proof (pow_le_one p k' ltac:(lra)). pose proof (pow_le p k' ltac:(lra)). nra. }
+    lra.
+  - pose proof (IH ltac:(lia)). pose proof (pow_le_one p (n * k) ltac:(lra)). lra.
+Qed.
+
+(** E_L = a^L only at p = 1: for 0 <= p < 1, a >= 2 and L >= 1 the expected amplification is
+    strictly below the worst case. *)
+Theorem amplification_expected_strict : forall (p : R) (a L : nat),
+  0 <= p < 1 -> (2 <= a)%nat -> (1 <= L)%nat -> expected_bottom p a L < INR a ^ L.
+Proof.
+  intros p a L Hp Ha HL.
+  destruct (amplification_expected p a L ltac:(lia)) as [H1 _]. rewrite H1. clear H1.
+  induction L as [| L IH]; [lia |].
+  simpl rprod.
+  assert (Hf : rsum a (fun i => p ^ (i * a ^ L)) < INR a).
+  { apply rsum_pow_lt; [exact Hp | | exact Ha]. pose proof (Nat.pow_nonzero a L ltac:(lia)). lia. }
+  assert (Hf0 : 0 <= rsum a (fun i => p ^ (i * a ^ L))) by (apply rsum_pow_nonneg; lra).
+  assert (Hpos : 0 < INR a ^ L) by (apply pow_lt; apply lt_0_INR; lia).
+  assert (HP : rprod L (fun l => rsum a (fun i => p ^ (i * a ^ l))) <= INR a ^ L).
+  { destruct L as [| L']; [simpl; lra |]. left. apply IH. lia. }
+  assert (HP0 : 0 <= rprod L (fun l => rsum a (fun i => p ^ (i * a ^ l)))).
+  { apply rprod_nonneg. intro l. apply rsum_pow_nonneg. lra. }
+  apply Rle_lt_trans with (INR a ^ L * rsum a (fun i => p ^ (i * a ^ L))).
+  - apply Rmult_le_compat_r; [exact Hf0 | exact HP].
+  - replace (INR a ^ S L) with (INR a ^ L * INR a) by (simpl; ring). apply Rmult_lt_compat_l; assumption.
+Qed.
