@@ -9,7 +9,8 @@
 //  - at equal times attempt ends are processed before attempt starts (half-open intervals);
 //  - client slots and attempt slots are recycled: no allocation once the peak backlog is reached.
 // The Observer template parameter sees every arrival, start and end (tests check the invariants
-// on it); NullObserver compiles to nothing.
+// on it), and, if it declares on_sleep(client, retry, sleep), every sleep chosen; NullObserver
+// compiles to nothing.
 // Lock-step shortcut: `collision` with `none`/`nojitter`, a pure burst of N >= 2 and retries on
 // can never succeed (clients that start together collide forever, models.md §4). After the burst
 // starts the engine recognises this exact state and advances round by round (O(1) per round, not
@@ -400,6 +401,10 @@ class Engine {
     } else {
       if (c.failures < std::numeric_limits<std::int32_t>::max()) ++c.failures;
       const double sleep = sampler_.sleep(c.failures, c.prev, sleeps_);
+      // Optional hook (attempt traces, montecarlo/trace.hpp): the sleep chosen before retry k.
+      // Observers without it (NullObserver) compile to nothing.
+      if constexpr (requires { observer_.on_sleep(c.serial, c.failures, sleep); })
+        observer_.on_sleep(c.serial, c.failures, sleep);
       wakes_.push(te + sleep, a.client);
     }
   }
