@@ -124,24 +124,34 @@ class WakeQueue {
     heap_.pop_back();
     const std::size_t n = heap_.size();
     if (n == 0) return;
+    Entry* h = heap_.data();
     std::size_t i = 0;
     for (;;) {
       const std::size_t first = 4 * i + 1;
-      if (first >= n) break;
-      std::size_t best = first;
-      const std::size_t end = first + 4 < n ? first + 4 : n;
-      for (std::size_t c = first + 1; c < end; ++c)
-        if (before(heap_[c], heap_[best])) best = c;
-      if (!before(heap_[best], last)) break;
-      heap_[i] = heap_[best];
+      std::size_t best;
+      if (first + 3 < n) {
+        // All four children: a branch-free tournament (the comparisons are data-dependent coin
+        // flips, so branches would mispredict half the time).
+        const std::size_t b01 = first + before(h[first + 1], h[first]);
+        const std::size_t b23 = first + 2 + before(h[first + 3], h[first + 2]);
+        best = before(h[b23], h[b01]) ? b23 : b01;
+      } else {
+        if (first >= n) break;
+        best = first;
+        for (std::size_t c = first + 1; c < n; ++c)
+          if (before(h[c], h[best])) best = c;
+      }
+      if (!before(h[best], last)) break;
+      h[i] = h[best];
       i = best;
     }
-    heap_[i] = last;
+    h[i] = last;
   }
 
  private:
   static bool before(const Entry& a, const Entry& b) noexcept {
-    return a.time < b.time || (a.time == b.time && static_cast<std::int32_t>(a.seq - b.seq) < 0);
+    // Bitwise, not short-circuit: lets the compiler emit flags and conditional moves, no branches.
+    return (a.time < b.time) | ((a.time == b.time) & (static_cast<std::int32_t>(a.seq - b.seq) < 0));
   }
   std::vector<Entry> heap_;
   std::uint32_t seq_ = 0;

@@ -1,0 +1,55 @@
+#pragma once
+// Attempt traces (docs/traces.md): one row per attempt, written when the attempt ENDS, so within a
+// run rows are ordered by end time (ties in the engine's processing order); runs follow each other
+// in index order. A header declares the format version, model, strategy and its parameters, the
+// traffic, retries, the time unit and the seed; after each run a run_end record gives why and when
+// it stopped. Two encodings with the same fields: CSV (`#` key=value header lines, a column line)
+// and JSON Lines (a header object, then one object per row).
+// Invariants: the writer never holds a run's trace in memory (only the clients in flight: arrival,
+// retry index, last sleep); the bytes depend only on (scenario, seed, runs), never on threads.
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+#include "montecarlo/scenario.hpp"
+
+namespace retrylab::montecarlo {
+
+inline constexpr int trace_format_version = 1;
+
+enum class TraceFormat { csv, jsonl };
+
+// ".jsonl" -> jsonl, anything else -> csv.
+TraceFormat trace_format_for(std::string_view path) noexcept;
+
+// The CSV column line (without newline).
+inline constexpr std::string_view trace_csv_columns = "run,client,arrival,start,end,outcome,retry,sleep,burst";
+
+// One attempt. retry = 0 for a client's first attempt; sleep is the sleep chosen before it (NaN for
+// retry 0, written empty in CSV and null in JSON).
+struct TraceRow {
+  std::int64_t run = 0;
+  std::int64_t client = 0;  // arrival order within the run, from 0
+  double arrival = 0.0;
+  double start = 0.0;
+  double end = 0.0;
+  bool success = false;
+  std::int64_t retry = 0;
+  double sleep = 0.0;
+  bool burst = false;
+};
+
+// The header text (every line newline-terminated; CSV ends with the column line).
+std::string trace_header(const Scenario& s, std::uint64_t seed, std::int64_t runs, TraceFormat f);
+// One row / one run_end record as a newline-terminated line.
+std::string trace_line(const TraceRow& r, TraceFormat f);
+std::string trace_run_end(std::int64_t run, std::string_view stop, double stop_time, TraceFormat f);
+
+// Simulates runs 0..runs−1 of s in index order (one thread: the file is the same for any --threads)
+// and writes their trace to `path` (written to path + ".tmp", then renamed). The lock-step shortcut is
+// off, so every attempt is seen. Throws InputError("trace", ...) when the file cannot be written.
+// In the planted-fault library the fault comes from RETRYLAB_FAULT, as in simulate().
+void write_trace(const Scenario& s, std::uint64_t seed, std::int64_t runs, const std::string& path);
+
+}  // namespace retrylab::montecarlo
