@@ -45,6 +45,9 @@ ClassicResult classic(const ClassicTest& t) {
   while (j < t.clients - 1 && std::ldexp(b, static_cast<int>(j)) < c) ++j;  // j <= 1100 for any finite c
   const double sleeps = b * (std::ldexp(1.0, static_cast<int>(j)) - 1.0) +
                         (j < t.clients - 1 ? static_cast<double>(t.clients - 1 - j) * c : 0.0);
+  if (!std::isfinite(n + sleeps))
+    throw InputError("clients", fmt::format("must be smaller with cap {}: the makespan exceeds the double range (got {})",
+                                            format_cap(c), t.clients));
   return {true, attempts, n + sleeps};
 }
 

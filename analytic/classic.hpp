@@ -17,6 +17,8 @@
 // Proof: proofs/Classic.v: classic_attempts_per_client
 // Proof: proofs/Classic.v: classic_makespan_none
 // Proof: proofs/Classic.v: classic_makespan_nojitter
+// Proof: proofs/Classic.v: classic_window_sum
+// Proof: proofs/Classic.v: classic_collision_never
 #include <cstdint>
 #include <optional>
 

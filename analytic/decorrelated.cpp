@@ -11,7 +11,9 @@ namespace retrylab {
 namespace {
 
 constexpr int max_retry = 1'000'000;
-constexpr int max_retry_uncapped = 300;
+constexpr int max_retry_uncapped = 100;
+// Node-steps allowed per 1024 cells per factor 3 (about 0.1 s): bounds the work of one law.
+constexpr double work_budget_per_1024_cells = 1.2e7;
 
 void check_decorrelated(const Backoff& backoff, int retry, int cells) {
   Backoff b = backoff;
@@ -84,7 +86,14 @@ DecorrelatedSleep::DecorrelatedSleep(const Backoff& backoff, int retry, int cell
   if (!capped) cdf_[n] = 1.0;
 
   std::vector<double> next(n + 1);
+  const double budget = work_budget_per_1024_cells * (m / 1024.0);
+  double work = 0.0;
   for (int k = 2; k <= retry; ++k) {
+    work += static_cast<double>(n + 1);
+    if (work > budget)
+      throw InputError("retry", fmt::format("must be smaller for the numerical decorrelated law with cap/base = {}: "
+                                            "step {} exceeds the work budget before the law is stationary (got {})",
+                                            format_cap(c / b), k, retry));
     const StepView v = make_view(nodes_, cdf_, atom_, b, c);
     std::size_t cell = 0;  // the cell holding u = x_i/3, nondecreasing in i
     for (std::size_t i = 0; i <= n; ++i) {

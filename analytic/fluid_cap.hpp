@@ -17,6 +17,7 @@
 // at the cap (ignores the climb b, 2b, 4b, ...), steady traffic not retried. It is to be held against
 // the engine by the validation suite, not trusted on its own.
 // Proof: proofs/FluidCap.v: fluid_upper_root_unique
+// Proof: proofs/FluidCap.v: fluid_drain_criterion
 // Proof: proofs/FluidCap.v: fluid_cap_monotone
 // Proof: proofs/Aloha.v: aloha_inverse_high_unique
 #include <cstdint>

@@ -227,8 +227,8 @@ int run_sleep(const Options& o) {
       break;
     case Strategy::decorrelated:
       formula = "s_k = min(cap, U(base, 3·s_(k−1))), s_0 = base: law of s_k propagated numerically "
-                "(F_k(t) = F_(k−1)(t/3) + (t − base)·E[1/(3s − base); s > t/3]); accuracy = sup CDF change "
-                "against a 4× finer grid";
+                "(F_k(t) = F_(k−1)(t/3) + (t − base)·E[1/(3s − base); s > t/3]); accuracy = estimated "
+                "sup CDF error (grid 4× finer, Richardson)";
       proof = "numerical (no closed form); the step growth is proofs/Decorrelated.v: decorrelated_step_growth";
       break;
   }
@@ -256,10 +256,10 @@ int run_classic(const Options& o) {
   else
     formula = "attempts per client (N+1)/2, makespan N + Σ_(k=1..N−1) min(cap, base·2^(k−1))";
   cite(doc, formula, "N clients start together at t = 0, attempt duration 1, no jitter (lock-step), no other traffic",
-       t.model == Model::collision ? "definition of collision (models.md §1, §4): lock-step rounds"
+       t.model == Model::collision ? "proofs/Classic.v: classic_collision_never"
        : t.backoff.strategy == Strategy::none
            ? "proofs/Classic.v: classic_makespan_none, classic_attempts_per_client"
-           : "proofs/Classic.v: classic_makespan_nojitter, classic_attempts_per_client");
+           : "proofs/Classic.v: classic_makespan_nojitter, classic_window_sum, classic_attempts_per_client");
   return print(doc, o.format);
 }
 
@@ -300,7 +300,7 @@ int run_fluid_cap(const Options& o) {
        "(full), 3c/4 (equal), (5c² − base²)/(2(3c − base)) (decorrelated)",
        "ESTIMATE from a fluid argument on the collision model: burst clients all at the cap, offered load "
        "rate + clients/(m(c)+1) must stay at or below ALOHA's upper root G*; to be checked against the engine",
-       "proofs/FluidCap.v: fluid_upper_root_unique, fluid_cap_monotone");
+       "proofs/FluidCap.v: fluid_upper_root_unique, fluid_drain_criterion, fluid_cap_monotone");
   return print(doc, o.format);
 }
 

@@ -51,7 +51,8 @@ TEST(InputErrors, NameTheirField) {
   expect_input_error("base", [] { SleepDistribution(Backoff{Strategy::full, nan, 10, 0}, 1); });
   expect_input_error("window", [] { SleepDistribution(Backoff{Strategy::window, 1, 10, 0}, 1); });
   expect_input_error("retry", [] { SleepDistribution(Backoff{Strategy::full, 1, inf, 0}, 2000); });
-  expect_input_error("retry", [] { SleepDistribution(Backoff{Strategy::decorrelated, 1, inf, 0}, 301); });
+  expect_input_error("retry", [] { SleepDistribution(Backoff{Strategy::decorrelated, 1, inf, 0}, 101); });
+  expect_input_error("retry", [] { SleepDistribution(Backoff{Strategy::decorrelated, 1, 1e300, 0}, 1000000); });
   expect_input_error("quantile", [] { SleepDistribution(Backoff{Strategy::full, 1, 10, 0}, 1).quantile(1.5); });
   expect_input_error("quantile", [] { SleepDistribution(Backoff{Strategy::decorrelated, 1, 10, 0}, 2).quantile(nan); });
   expect_input_error("clients", [] { classic({Model::free, Backoff{Strategy::none, 1, 10, 0}, 0}); });

@@ -90,7 +90,7 @@ INSTANTIATE_TEST_SUITE_P(
                     BadInput{"sleep --strategy full --retry 2 --quantile 1.5", "--quantile"},
                     BadInput{"sleep --strategy jitter --retry 2", "--strategy"},
                     BadInput{"sleep --strategy window --retry 2", "--window"},
-                    BadInput{"sleep --strategy decorrelated --retry 301 --cap none", "--retry"},
+                    BadInput{"sleep --strategy decorrelated --retry 101 --cap none", "--retry"},
                     BadInput{"classic --model shared --strategy none --clients 3", "--model"},
                     BadInput{"classic --model free --strategy full --clients 3", "--strategy"},
                     BadInput{"classic --model free --strategy none --clients 0", "--clients"},
