@@ -14,8 +14,9 @@
 // Lock-step shortcut: `collision` with `none`/`nojitter`, a pure burst of N >= 2 and retries on
 // can never succeed (clients that start together collide forever, models.md §4). After the burst
 // starts the engine recognises this exact state and advances round by round (O(1) per round, not
-// O(N)) to the horizon; the result equals the event loop's up to floating-point summation order
-// (tested with the shortcut off).
+// O(N)), and once the rounds are periodic (none; nojitter at its cap) whole cycles at once, to the
+// horizon; the result equals the event loop's up to floating-point summation order (tested with
+// the shortcut off).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -442,7 +443,8 @@ class Engine {
       sojourn_n_ += n * (end >= warmup_);
       if (end > warmup_) work_ += nd * (end - std::max(start, warmup_));
       if (k < std::numeric_limits<int>::max()) ++k;
-      const double next = end + sampler_.sleep(k, prev, sleeps_);
+      const double sleep = sampler_.sleep(k, prev, sleeps_);
+      const double next = end + sleep;
       if (next >= horizon_) {
         in_flight = false;
         break;
@@ -451,6 +453,27 @@ class Engine {
       attempts_ += n;
       if (next >= warmup_) window_attempts_ += n;
       start = next;
+      // Once the sleep is constant (none; nojitter at its cap) the rounds are periodic with period
+      // P = 1 + sleep: skip whole cycles (an end, then the next start) that lie inside the window
+      // and well before the horizon, leaving the last two to the exact loop above.
+      const bool periodic = s_.backoff.strategy == Strategy::none || sleep_at_cap(k);
+      if (periodic && start >= warmup_) {
+        const double period = 1.0 + sleep;
+        const double cycles = std::floor((horizon_ - start) / period) - 2.0;
+        if (cycles >= 1.0) {
+          const auto c = static_cast<std::int64_t>(cycles);
+          busy_ += cycles;                                   // each round [s, s + 1) is busy
+          area_waiting_ += nd * cycles * period;             // n clients wait throughout
+          sojourn_sum_ += nd * cycles;                       // each attempt lasts exactly 1
+          sojourn_n_ += n * c;
+          work_ += nd * cycles;
+          attempts_ += n * c;
+          window_attempts_ += n * c;
+          start += cycles * period;
+          t_ = start;
+          k = static_cast<int>(std::min<std::int64_t>(k + c, std::numeric_limits<int>::max()));
+        }
+      }
     }
     if (in_flight) {
       advance_lockstep(horizon_, n, true);
@@ -459,6 +482,11 @@ class Engine {
       advance_lockstep(horizon_, n, false);
     }
     return result(StopReason::horizon, horizon_);
+  }
+
+  // nojitter's sleep after the k-th failure has reached the cap, so every later one equals it.
+  bool sleep_at_cap(int k) const noexcept {
+    return s_.backoff.strategy == Strategy::nojitter && sampler_.width(k) == s_.backoff.cap;
   }
 
   void advance_lockstep(double t, std::int64_t /*n*/, bool busy) noexcept {
