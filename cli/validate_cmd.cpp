@@ -2,6 +2,8 @@
 // table (or JSON/CSV), writes Markdown/LaTeX/CSV with --out, records a certificate for this build,
 // and exits 1 when any case fails. All logic lives in validation/; this file parses and prints.
 #include <cstdio>
+#include <filesystem>
+#include <system_error>
 #include <fmt/format.h>
 #include <iostream>
 #include <memory>
@@ -48,6 +50,14 @@ int run_validate(const ValidateOptions& o) {
   opt.only = split_names(o.cases);
   if (!o.cases.empty() && opt.only.empty())
     throw InputError("--cases", fmt::format("must name at least one case (got \"{}\")", o.cases));
+
+  if (!o.out.empty()) {
+    // Fail before the run, not after it: the folder must exist (or be creatable) and be writable.
+    std::error_code ec;
+    std::filesystem::create_directories(o.out, ec);
+    if (ec || ::access(o.out.c_str(), W_OK) != 0)
+      throw InputError("--out", fmt::format("must be a writable folder (got {}{})", o.out, ec ? ": " + ec.message() : ""));
+  }
 
   const bool progress = !o.quiet && ::isatty(STDERR_FILENO);
   std::size_t done = 0;

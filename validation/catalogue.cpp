@@ -395,11 +395,15 @@ ValidationCase littles_law_case(Model model, const Backoff& backoff, const Stead
         }
         CaseResult out;
         out.closed_form = "L = λW";
-        // Edge floor: each end of the window cuts through about L clients, each off by its residual
-        // time in system, E[W²]/(2E[W]) <= 2E[W] for these light-tailed latencies (cap 16, low load).
+        // Edge floor. Over the window, ∫N dt counts the remaining time of the clients present at
+        // T0 and the age at T of those still waiting, while λ̂·Ŵ·τ imputes the mean W to the latter;
+        // in steady state the expected difference is L·(E[W²]/E[W] − E[W])/τ = L·W·CV²/τ (CV the
+        // latency's coefficient of variation). Floor: that with CV <= 3, an assumption for these
+        // stable, capped configurations (the free/equal case's measured bias corresponds to
+        // CV ≈ 2.2).
         const double lbar = summarize_mean(l).mean;
-        const double floor = 4.0 * std::abs(lbar) * w.mean() / (r.horizon - r.warmup);
-        apply_paired_rule(out, l, lw, floor, "4LW/(T−T0)", ctx.alpha);
+        const double floor = 9.0 * std::abs(lbar) * w.mean() / (r.horizon - r.warmup);
+        apply_paired_rule(out, l, lw, floor, "L·W·3²/(T−T0)", ctx.alpha);
         return out;
       });
 }
@@ -560,21 +564,22 @@ std::vector<ValidationCase> catalogue(Scale scale) {
                         "classic-free-nojitter-N30-c16"));
   cat.push_back(classic_case(Model::collision, Backoff{Strategy::none, 1.0, 1000.0, 0.0}, 10, classic_runs));
   cat.push_back(classic_case(Model::collision, Backoff{Strategy::nojitter, 1.0, 1000.0, 0.0}, 10, classic_runs));
-  // 6. invariants (loads chosen stable: no run collapses, latencies light-tailed with cap 16).
+  // 6. invariants (loads and caps chosen stable: in 200 runs of 100,000 units none
+  // collapsed and the peak backlog stayed below ~10, so latencies are light-tailed).
   cat.push_back(littles_law_case(Model::free, Backoff{Strategy::equal, 1.0, 16.0, 0.0}, {0.5, horizon, 500.0, runs}));
-  cat.push_back(littles_law_case(Model::collision, Backoff{Strategy::full, 1.0, 16.0, 0.0}, {0.05, horizon, 500.0, runs}));
-  cat.push_back(littles_law_case(Model::shared, Backoff{Strategy::full, 1.0, 16.0, 0.0}, {0.1, horizon, 500.0, runs}));
+  cat.push_back(littles_law_case(Model::collision, Backoff{Strategy::full, 1.0, 64.0, 0.0}, {0.05, horizon, 500.0, runs}));
+  cat.push_back(littles_law_case(Model::shared, Backoff{Strategy::full, 1.0, 64.0, 0.0}, {0.1, horizon, 500.0, runs}));
   cat.push_back(work_conservation_case(Model::shared, {0.5, horizon, 200.0, runs}));
   cat.push_back(work_conservation_case(Model::ps, {0.5, horizon, 200.0, runs}));
   cat.push_back(busy_equals_work_case(Model::shared, {0.5, horizon, 200.0, 4}));
   // 7. fluid cap estimate (info).
-  // Collapse at the default K = 3000 (the paper's); the grid brackets the estimate by a factor 4
-  // each way, finer near it.
+  // Collapse at the default K = 3000 (the paper's); the grid brackets the estimate, finer near it
+  // (non-draining caps are the costly runs: they last until the horizon).
   cat.push_back(fluid_cap_case(Backoff{Strategy::full, 1.0, unbounded_cap, 0.0}, 100, 0.05, full ? 60000.0 : 20000.0,
-                               full ? 40 : 12, {32, 64, 96, 128, 192, 256, 512}));
+                               full ? 20 : 12, {32, 64, 96, 128, 192, 256, 512}));
   if (full)
-    cat.push_back(fluid_cap_case(Backoff{Strategy::full, 1.0, unbounded_cap, 0.0}, 300, 0.05, 60000.0, 40,
-                                 {64, 128, 256, 512, 1024, 2048, 4096}));
+    cat.push_back(fluid_cap_case(Backoff{Strategy::full, 1.0, unbounded_cap, 0.0}, 300, 0.05, 60000.0, 20,
+                                 {256, 384, 512, 768, 1024, 2048}));
   return cat;
 }
 

@@ -51,7 +51,8 @@ ValidationCase decorrelated_growth_case(double base, int j, int k, std::int64_t 
 ValidationCase classic_case(Model model, const Backoff& backoff, std::int64_t clients, std::int64_t runs);
 
 // 6. Little's law inside the engine (retries on): per run, mean number waiting − arrival rate ×
-// mean time waiting; mean 0 within t·sd/√n + an edge floor.
+// mean time waiting; mean 0 within t·sd/√n + an edge floor L·W·CV²/(T − T0) with the latency's
+// coefficient of variation CV <= 3 assumed (stable, capped configurations only).
 ValidationCase littles_law_case(Model model, const Backoff& backoff, const SteadyRuns& r);
 // 6b. Work conservation in `shared` (and `ps`), retries off: every attempt receives exactly one
 // unit of service and the server works at rate 1 while busy, so per run

@@ -150,7 +150,7 @@ std::string format_text(const SuiteResult& s) {
   for (auto x : w) total += x + 2;
   out += std::string(total - 2, '-') + "\n";
   for (const auto& r : rs) line(cells(r));
-  out += "\n" + std::string(rule_line) + "\n" + summary_line(s) + "\n";
+  out += fmt::format("\n{}\n{}\n", rule_line, summary_line(s));
   out += s.passed ? "Verdict: PASS\n" : "Verdict: FAIL\n";
   return out;
 }
@@ -158,14 +158,14 @@ std::string format_text(const SuiteResult& s) {
 std::string format_markdown(const SuiteResult& s) {
   std::string out = fmt::format("# retrylab validation ({})\n\n", to_string(s.options.scale));
   out += "|";
-  for (const auto& h : headers) out += " " + md_escape(h) + " |";
+  for (const auto& h : headers) out += fmt::format(" {} |", md_escape(h));
   out += "\n|";
   for (std::size_t j = 0; j < headers.size(); ++j) out += (j == 3 || j == 4) ? "---:|" : "---|";
   out += "\n";
   for (const auto& r : rows(s))
     out += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} |\n", r.name, md_escape(r.parameters), md_escape(r.closed_form),
                        md_escape(r.simulated), md_escape(r.rel_error), md_escape(r.tolerance), r.verdict, r.alpha);
-  out += "\n" + std::string(rule_line) + "\n\n" + summary_line(s) + "\n";
+  out += fmt::format("\n{}\n\n{}\n", rule_line, summary_line(s));
   return out;
 }
 
@@ -180,7 +180,7 @@ std::string format_latex(const SuiteResult& s) {
     out += " \\\\\n";
   }
   out += "\\bottomrule\n\\end{tabular}\n";
-  out += "% " + latex_escape(summary_line(s)) + "\n";
+  out += fmt::format("% {}\n", latex_escape(summary_line(s)));
   return out;
 }
 

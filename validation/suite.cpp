@@ -5,6 +5,7 @@
 #include <chrono>
 #include <exception>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <mutex>
 #include <numeric>
 #include <thread>
@@ -74,7 +75,8 @@ SuiteResult run_suite(const SuiteOptions& options, const std::function<void(cons
     if (keep) chosen.push_back(&c);
   }
   if (chosen.empty())
-    throw InputError("cases", fmt::format("must match at least one case name of the {} catalogue", to_string(options.scale)));
+    throw InputError("cases", fmt::format("must match at least one case name of the {} catalogue (got {})",
+                                          to_string(options.scale), fmt::join(options.only, ",")));
   out.filtered = chosen.size() != all.size();
 
   // Cases run in parallel, longest first; each case is a pure function of (configuration, seed),
