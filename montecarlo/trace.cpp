@@ -1,0 +1,149 @@
+#include "montecarlo/trace.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fmt/format.h>
+#include <unordered_map>
+
+#include "analytic/error.hpp"
+#include "montecarlo/engine.hpp"
+#include "montecarlo/result.hpp"
+
+namespace retrylab::montecarlo {
+
+TraceFormat trace_format_for(std::string_view path) noexcept {
+  constexpr std::string_view ext = ".jsonl";
+  return path.size() >= ext.size() && path.substr(path.size() - ext.size()) == ext ? TraceFormat::jsonl
+                                                                                   : TraceFormat::csv;
+}
+
+std::string trace_header(const Scenario& s, std::uint64_t seed, std::int64_t runs, TraceFormat f) {
+  const double window = s.backoff.strategy == Strategy::window ? s.backoff.window : 0.0;
+  if (f == TraceFormat::csv) {
+    std::string h = fmt::format("# retrylab-trace version={}\n", trace_format_version);
+    h += fmt::format("# model={}\n# strategy={}\n# base={}\n# cap={}\n# window={}\n", to_string(s.model),
+                     to_string(s.backoff.strategy), s.backoff.base, format_cap(s.backoff.cap), window);
+    h += fmt::format("# clients={}\n# rate={}\n# horizon={}\n# warmup={}\n# collapse={}\n# retries={}\n", s.clients,
+                     s.rate, effective_horizon(s), s.warmup, s.collapse, s.retries ? "on" : "off");
+    h += fmt::format("# time_unit=attempt-duration\n# seed={}\n# runs={}\n# order=end\n", seed, runs);
+    h += trace_csv_columns;
+    h += '\n';
+    return h;
+  }
+  const std::string cap = std::isinf(s.backoff.cap) ? std::string("\"none\"") : fmt::format("{}", s.backoff.cap);
+  return fmt::format(
+      "{{\"retrylab_trace\":{},\"model\":\"{}\",\"strategy\":\"{}\",\"base\":{},\"cap\":{},\"window\":{},"
+      "\"clients\":{},\"rate\":{},\"horizon\":{},\"warmup\":{},\"collapse\":{},\"retries\":\"{}\","
+      "\"time_unit\":\"attempt-duration\",\"seed\":{},\"runs\":{},\"order\":\"end\"}}\n",
+      trace_format_version, to_string(s.model), to_string(s.backoff.strategy), s.backoff.base, cap, window, s.clients,
+      s.rate, effective_horizon(s), s.warmup, s.collapse, s.retries ? "on" : "off", seed, runs);
+}
+
+std::string trace_line(const TraceRow& r, TraceFormat f) {
+  const bool first = r.retry == 0 || !std::isfinite(r.sleep);
+  if (f == TraceFormat::csv) {
+    return fmt::format("{},{},{},{},{},{},{},{},{}\n", r.run, r.client, r.arrival, r.start, r.end,
+                       r.success ? "success" : "failure", r.retry, first ? std::string() : fmt::format("{}", r.sleep),
+                       r.burst ? 1 : 0);
+  }
+  return fmt::format(
+      "{{\"run\":{},\"client\":{},\"arrival\":{},\"start\":{},\"end\":{},\"outcome\":\"{}\",\"retry\":{},"
+      "\"sleep\":{},\"burst\":{}}}\n",
+      r.run, r.client, r.arrival, r.start, r.end, r.success ? "success" : "failure", r.retry,
+      first ? std::string("null") : fmt::format("{}", r.sleep), r.burst ? "true" : "false");
+}
+
+std::string trace_run_end(std::int64_t run, std::string_view stop, double stop_time, TraceFormat f) {
+  if (f == TraceFormat::csv) return fmt::format("# run_end run={} stop={} stop_time={}\n", run, stop, stop_time);
+  return fmt::format("{{\"run_end\":{},\"stop\":\"{}\",\"stop_time\":{}}}\n", run, stop, stop_time);
+}
+
+namespace {
+
+// Buffered output to a FILE*, flushed every 64 KiB: the trace is streamed, never held.
+class Sink {
+ public:
+  explicit Sink(std::FILE* f) : file_(f) {}
+  void put(const std::string& s) {
+    buffer_ += s;
+    if (buffer_.size() >= (1u << 16)) flush();
+  }
+  void flush() {
+    if (!buffer_.empty() && std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size()) ok_ = false;
+    buffer_.clear();
+  }
+  bool ok() const noexcept { return ok_; }
+
+ private:
+  std::FILE* file_;
+  std::string buffer_;
+  bool ok_ = true;
+};
+
+// The observer: per-client state only while the client is waiting (arrived, not yet done).
+class TraceObserver {
+ public:
+  TraceObserver(Sink& sink, TraceFormat f, std::int64_t run, bool retries)
+      : sink_(sink), format_(f), run_(run), retries_(retries) {}
+  void on_arrival(std::int64_t client, double t, bool burst) { clients_[client] = {t, 0, std::nan(""), burst}; }
+  void on_start(std::int64_t /*attempt*/, std::int64_t /*client*/, double /*t*/) noexcept {}
+  void on_sleep(std::int64_t client, std::int32_t retry, double sleep) {
+    State& c = clients_[client];
+    c.retry = retry;
+    c.sleep = sleep;
+  }
+  void on_end(std::int64_t /*attempt*/, std::int64_t client, double start, double end, bool success) {
+    const auto it = clients_.find(client);
+    if (it == clients_.end()) return;  // cannot happen: every client arrives before its attempts
+    const State& c = it->second;
+    sink_.put(trace_line({run_, client, c.arrival, start, end, success, c.retry, c.sleep, c.burst}, format_));
+    if (success || !retries_) clients_.erase(it);
+  }
+
+ private:
+  struct State {
+    double arrival;
+    std::int64_t retry;
+    double sleep;
+    bool burst;
+  };
+  Sink& sink_;
+  TraceFormat format_;
+  std::int64_t run_;
+  bool retries_;
+  std::unordered_map<std::int64_t, State> clients_;
+};
+
+}  // namespace
+
+void write_trace(const Scenario& s, std::uint64_t seed, std::int64_t runs, const std::string& path) {
+  check_scenario(s);
+  if (runs < 1) throw InputError("runs", fmt::format("must be >= 1 (got {})", runs));
+  detail::EngineOptions options;
+  options.lockstep_shortcut = false;
+#if RETRYLAB_PLANTED_FAULTS
+  options.fault = fault_from_env();
+#endif
+  const TraceFormat f = trace_format_for(path);
+  const std::string tmp = path + ".tmp";
+  std::FILE* file = std::fopen(tmp.c_str(), "wb");
+  if (!file) throw InputError("trace", fmt::format("must be a writable file (got {})", path));
+  Sink sink(file);
+  sink.put(trace_header(s, seed, runs, f));
+  for (std::int64_t run = 0; run < runs; ++run) {
+    TraceObserver observer(sink, f, run, s.retries);
+    const RunResult r = detail::run_engine(s, seed, static_cast<std::uint64_t>(run), options, observer);
+    sink.put(trace_run_end(run, to_string(r.stop), r.stop_time, f));
+  }
+  sink.flush();
+  const bool ok = sink.ok() && std::fclose(file) == 0;
+  std::error_code ec;
+  if (ok) std::filesystem::rename(tmp, path, ec);
+  if (!ok || ec) {
+    std::filesystem::remove(tmp, ec);
+    throw InputError("trace", fmt::format("must be a writable file (could not write {})", path));
+  }
+}
+
+}  // namespace retrylab::montecarlo
