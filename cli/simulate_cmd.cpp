@@ -20,6 +20,7 @@
 #include "montecarlo/result.hpp"
 #include "montecarlo/scenario.hpp"
 #include "montecarlo/simulate.hpp"
+#include "montecarlo/trace.hpp"
 
 namespace retrylab::cli {
 
@@ -41,6 +42,7 @@ struct SimulateOptions {
   std::uint64_t seed = 1;
   int threads = 0;
   bool quiet = false;
+  std::string trace;  // attempt trace file (docs/traces.md); empty = none
   OutputFormat format = OutputFormat::table;
 };
 
@@ -182,6 +184,8 @@ int run_simulate(const SimulateOptions& o) {
   const auto results = montecarlo::simulate(sc, plan, progress);
   if (show_progress) std::fprintf(stderr, "\r\033[K");
   const montecarlo::Summary s = montecarlo::summarize(results);
+  // The trace replays the same runs in index order on one thread: the file never depends on --threads.
+  if (!o.trace.empty()) montecarlo::write_trace(sc, plan.seed, plan.runs, o.trace);
 
   switch (o.format) {
     case OutputFormat::json: {
@@ -241,6 +245,8 @@ void add_simulate_command(CLI::App& app, Action& action) {
   cmd->add_option("--threads", opts->threads, "Worker threads (0 = all cores); never changes the output")
       ->capture_default_str();
   cmd->add_flag("--quiet", opts->quiet, "No progress line on stderr");
+  cmd->add_option("--trace", opts->trace,
+                  "Also write every attempt of every run to FILE (docs/traces.md; JSON Lines if FILE ends .jsonl, else CSV)");
   add_format_options(cmd, opts->format);
   cmd->callback([opts, &action] { action = [opts] { return run_simulate(*opts); }; });
 }
