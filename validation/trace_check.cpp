@@ -1,0 +1,866 @@
+#include "validation/trace_check.hpp"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <deque>
+#include <fmt/format.h>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <unordered_map>
+
+#include "analytic/aloha.hpp"
+#include "analytic/classic.hpp"
+#include "analytic/error.hpp"
+#include "analytic/occ.hpp"
+#include "analytic/ps.hpp"
+#include "analytic/sleep.hpp"
+#include "analytic/stats.hpp"
+#include "montecarlo/trace.hpp"
+#include "validation/statistics.hpp"
+
+namespace retrylab::validation {
+
+namespace {
+
+constexpr std::size_t max_line = 1 << 16;
+constexpr double rel_tol = 1e-9;  // timestamps are printed shortest-round-trip; external ones may be rounded
+constexpr double inf = std::numeric_limits<double>::infinity();
+
+double tol(double x) { return rel_tol * std::max(1.0, std::fabs(x)); }
+
+[[noreturn]] void malformed(std::int64_t line, const std::string& field, const std::string& message) {
+  throw InputError(fmt::format("line {}: {}", line, field), message);
+}
+
+// splitmix64: the deterministic tie-breaking uniform of the randomized PIT at an atom.
+struct SplitMix {
+  std::uint64_t x = 0x9e3779b97f4a7c15ull;
+  double uniform() {
+    std::uint64_t z = (x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return static_cast<double>(z >> 11) * 0x1.0p-53;
+  }
+};
+
+struct Row {
+  std::int64_t run = 0, client = 0, retry = 0;
+  double arrival = 0, start = 0, end = 0, sleep = 0;
+  bool success = false, has_sleep = false, burst = false;
+};
+
+struct RunEnd {
+  std::int64_t run = 0;
+  std::string stop;
+  double stop_time = 0;
+};
+
+// ---- parsing ------------------------------------------------------------------------------
+
+std::optional<double> to_double(std::string_view s) {
+  double x = 0;
+  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
+  if (ec != std::errc() || p != s.data() + s.size() || !std::isfinite(x)) return std::nullopt;
+  return x;
+}
+
+std::optional<std::int64_t> to_int(std::string_view s) {
+  std::int64_t x = 0;
+  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
+  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return x;
+}
+
+double need_double(std::string_view s, std::int64_t line, const char* field) {
+  const auto x = to_double(s);
+  if (!x) malformed(line, field, fmt::format("must be a finite number (got \"{}\")", s.substr(0, 40)));
+  return *x;
+}
+
+std::int64_t need_int(std::string_view s, std::int64_t line, const char* field) {
+  const auto x = to_int(s);
+  if (!x || *x < 0) malformed(line, field, fmt::format("must be an integer >= 0 (got \"{}\")", s.substr(0, 40)));
+  return *x;
+}
+
+// The header as key=value strings (CSV comments or the JSON header object), then a Scenario.
+struct Header {
+  std::map<std::string, std::string> kv;
+  std::int64_t line = 1;
+};
+
+montecarlo::Scenario declared_scenario(const Header& h, std::uint64_t& seed) {
+  const auto get = [&](const char* key) -> std::optional<std::string> {
+    const auto it = h.kv.find(key);
+    if (it == h.kv.end()) return std::nullopt;
+    return it->second;
+  };
+  const auto need = [&](const char* key) {
+    auto v = get(key);
+    if (!v) malformed(h.line, key, "is required in the header");
+    return *v;
+  };
+  const auto num = [&](const char* key, double fallback) {
+    const auto v = get(key);
+    return v ? need_double(*v, h.line, key) : fallback;
+  };
+  if (need("version") != "1") malformed(h.line, "version", fmt::format("must be 1 (got \"{}\")", need("version")));
+  montecarlo::Scenario s;
+  const auto model = parse_model(need("model"));
+  if (!model) malformed(h.line, "model", fmt::format("must be collision, free, shared or ps (got \"{}\")", need("model")));
+  const auto strategy = parse_strategy(need("strategy"));
+  if (!strategy)
+    malformed(h.line, "strategy",
+              fmt::format("must be none, nojitter, full, equal, decorrelated or window (got \"{}\")", need("strategy")));
+  s.model = *model;
+  s.backoff.strategy = *strategy;
+  s.backoff.base = num("base", 1.0);
+  const auto cap = get("cap");
+  s.backoff.cap = !cap || *cap == "none" ? (cap ? unbounded_cap : 1000.0) : need_double(*cap, h.line, "cap");
+  s.backoff.window = num("window", 0.0);
+  const auto clients = get("clients");
+  s.clients = clients ? need_int(*clients, h.line, "clients") : 0;
+  s.rate = num("rate", 0.0);
+  s.horizon = num("horizon", 0.0);
+  s.warmup = num("warmup", 0.0);
+  const auto collapse = get("collapse");
+  s.collapse = collapse ? need_int(*collapse, h.line, "collapse") : 3000;
+  const std::string retries = need("retries");
+  if (retries != "on" && retries != "off") malformed(h.line, "retries", fmt::format("must be on or off (got \"{}\")", retries));
+  s.retries = retries == "on";
+  const auto unit = get("time_unit");
+  if (unit && *unit != "attempt-duration")
+    malformed(h.line, "time_unit", fmt::format("must be attempt-duration (got \"{}\"): rescale times so one attempt served alone takes 1", *unit));
+  const auto seed_text = get("seed");
+  seed = 0;
+  if (seed_text) {
+    std::uint64_t x = 0;
+    const auto [p, ec] = std::from_chars(seed_text->data(), seed_text->data() + seed_text->size(), x);
+    if (ec != std::errc() || p != seed_text->data() + seed_text->size())
+      malformed(h.line, "seed", fmt::format("must be an integer >= 0 (got \"{}\")", seed_text->substr(0, 40)));
+    seed = x;
+  }
+  try {
+    montecarlo::check_scenario(s);
+  } catch (const InputError& e) {
+    malformed(h.line, e.field(), std::string(e.what()).substr(e.field().size() + 1));
+  }
+  return s;
+}
+
+std::vector<std::string_view> split(std::string_view s, char sep) {
+  std::vector<std::string_view> out;
+  std::size_t from = 0;
+  for (;;) {
+    const std::size_t at = s.find(sep, from);
+    out.push_back(s.substr(from, at == std::string_view::npos ? std::string_view::npos : at - from));
+    if (at == std::string_view::npos) return out;
+    from = at + 1;
+  }
+}
+
+// "# k=v k=v" comment -> pairs; tokens without '=' are kept with an empty value.
+std::vector<std::pair<std::string, std::string>> comment_pairs(std::string_view line) {
+  std::vector<std::pair<std::string, std::string>> out;
+  line.remove_prefix(1);
+  for (std::string_view tok : split(line, ' ')) {
+    if (tok.empty()) continue;
+    const std::size_t eq = tok.find('=');
+    if (eq == std::string_view::npos) out.emplace_back(std::string(tok), std::string());
+    else out.emplace_back(std::string(tok.substr(0, eq)), std::string(tok.substr(eq + 1)));
+  }
+  return out;
+}
+
+Row parse_csv_row(std::string_view line, std::int64_t n) {
+  const auto f = split(line, ',');
+  if (f.size() != 8 && f.size() != 9)
+    malformed(n, "row", fmt::format("must have 8 or 9 comma-separated fields ({}) (got {})",
+                                    "run,client,arrival,start,end,outcome,retry,sleep[,burst]", f.size()));
+  Row r;
+  r.run = need_int(f[0], n, "run");
+  r.client = need_int(f[1], n, "client");
+  r.arrival = need_double(f[2], n, "arrival");
+  r.start = need_double(f[3], n, "start");
+  r.end = need_double(f[4], n, "end");
+  if (f[5] == "success") r.success = true;
+  else if (f[5] != "failure") malformed(n, "outcome", fmt::format("must be success or failure (got \"{}\")", f[5].substr(0, 40)));
+  r.retry = need_int(f[6], n, "retry");
+  r.has_sleep = !f[7].empty();
+  if (r.has_sleep) r.sleep = need_double(f[7], n, "sleep");
+  if (f.size() == 9) {
+    if (f[8] == "1") r.burst = true;
+    else if (f[8] != "0") malformed(n, "burst", fmt::format("must be 0 or 1 (got \"{}\")", f[8].substr(0, 40)));
+  }
+  return r;
+}
+
+const nlohmann::json& member(const nlohmann::json& j, const char* key, std::int64_t n) {
+  const auto it = j.find(key);
+  if (it == j.end()) malformed(n, key, "is required");
+  return *it;
+}
+
+double json_double(const nlohmann::json& j, const char* key, std::int64_t n) {
+  const auto& v = member(j, key, n);
+  if (!v.is_number() || !std::isfinite(v.get<double>())) malformed(n, key, "must be a finite number");
+  return v.get<double>();
+}
+
+std::int64_t json_int(const nlohmann::json& j, const char* key, std::int64_t n) {
+  const auto& v = member(j, key, n);
+  if (!v.is_number_integer() || (v.is_number_integer() && !v.is_number_unsigned() && v.get<std::int64_t>() < 0))
+    malformed(n, key, "must be an integer >= 0");
+  if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+    malformed(n, key, "must be an integer below 2^63");
+  return v.get<std::int64_t>();
+}
+
+Row parse_json_row(const nlohmann::json& j, std::int64_t n) {
+  Row r;
+  r.run = json_int(j, "run", n);
+  r.client = json_int(j, "client", n);
+  r.arrival = json_double(j, "arrival", n);
+  r.start = json_double(j, "start", n);
+  r.end = json_double(j, "end", n);
+  const auto& o = member(j, "outcome", n);
+  if (o == "success") r.success = true;
+  else if (o != "failure") malformed(n, "outcome", "must be \"success\" or \"failure\"");
+  r.retry = json_int(j, "retry", n);
+  const auto it = j.find("sleep");
+  r.has_sleep = it != j.end() && !it->is_null();
+  if (r.has_sleep) r.sleep = json_double(j, "sleep", n);
+  const auto b = j.find("burst");
+  if (b != j.end()) {
+    if (!b->is_boolean()) malformed(n, "burst", "must be true or false");
+    r.burst = b->get<bool>();
+  }
+  return r;
+}
+
+// ---- checks -------------------------------------------------------------------------------
+
+class Finding {
+ public:
+  Finding(std::string name, std::string kind, std::string expected)
+      : check_{std::move(name), std::move(kind), std::move(expected), "", CheckVerdict::pass, 0, {}, {}} {}
+  void add(std::int64_t line, std::string_view text, const std::string& note = {}) {
+    ++check_.count;
+    if (check_.lines.size() < 10) check_.lines.push_back(line);
+    if (check_.rows.size() < 3)
+      check_.rows.push_back(fmt::format("line {}: {}{}", line, text.substr(0, 300), note.empty() ? "" : "  <- " + note));
+  }
+  std::int64_t count() const { return check_.count; }
+  TraceCheck& check() { return check_; }
+  TraceCheck finish(std::int64_t checked, const std::string& unit) {
+    if (checked == 0 && check_.count == 0) {
+      check_.verdict = CheckVerdict::skipped;
+      check_.observed = "nothing to check";
+    } else {
+      check_.verdict = check_.count == 0 ? CheckVerdict::pass : CheckVerdict::fail;
+      check_.observed = fmt::format("{} of {} {} violate it", check_.count, checked, unit);
+    }
+    return check_;
+  }
+
+ private:
+  TraceCheck check_;
+};
+
+struct ClientState {
+  double arrival = 0, last_end = 0, prev_sleep = 0;
+  std::int64_t retry = 0;
+  bool burst = false;
+  std::int64_t last_line = 0;
+  std::string last_text;
+};
+
+struct Stat {
+  TraceCheck check;
+  double p;  // p-value, or NaN for an exact check
+};
+
+struct GroupRow {
+  double start;
+  bool success;
+  std::int64_t line;
+  std::string text;
+};
+
+struct Overlap {
+  double end;
+  bool success;
+  std::int64_t line;
+};
+
+class Checker {
+ public:
+  explicit Checker(const montecarlo::Scenario& s)
+      : s_(s),
+        order_("time order", "invariant", "arrival <= start < end; a first attempt starts at its arrival"),
+        duration_("attempt duration", "invariant",
+                  s.model == Model::collision || s.model == Model::free ? "end - start = 1 (one attempt-duration)"
+                                                                       : "end - start >= 1 (one unit of service at rate <= 1)"),
+        overlap_("overlapping success", "invariant", "collision: a success overlaps no other attempt"),
+        spacing_("success spacing", "invariant", "free/shared: successful commits at least 1 apart"),
+        idle_("failure on idle resource", "invariant",
+              "free/shared: a failed attempt [s, e] saw a successful commit in (s, e]; ps: no failures"),
+        sequence_("retry sequence", "invariant",
+                  s.retries ? "per client: retry 0, 1, 2, ... each after the previous failure; start = previous end + sleep"
+                            : "retries off: one attempt per client (retry 0)"),
+        support_("sleep support", "invariant", support_text(s.backoff)),
+        vanish_("vanished clients", "invariant",
+                "a client whose last attempt failed retries before the run stops (see docs/traces.md)") {}
+
+  void row(const Row& r, std::int64_t line, std::string_view text) {
+    ++rows_;
+    ++run_attempts_;
+    // time order
+    ++order_n_;
+    if (!(r.arrival <= r.start + tol(r.start)) || !(r.start < r.end) || (r.retry == 0 && std::fabs(r.start - r.arrival) > tol(r.start)))
+      order_.add(line, text);
+    // duration
+    const double d = r.end - r.start;
+    const bool fixed = s_.model == Model::collision || s_.model == Model::free;
+    if (fixed ? std::fabs(d - 1.0) > tol(r.end) : d < 1.0 - tol(r.end)) duration_.add(line, text, fmt::format("duration {}", d));
+    // model invariants
+    if (s_.model == Model::collision) collision(r, line, text);
+    if (s_.model == Model::free || s_.model == Model::shared) tie_group(r, line, text);
+    if (s_.model == Model::ps) {
+      ++idle_n_;
+      if (!r.success) idle_.add(line, text, "failure under ps");
+    }
+    client(r, line, text);
+    // per-run accumulators
+    if (r.success) {
+      ++run_successes_;
+      run_last_success_ = r.end;
+      if (r.end >= s_.warmup) ++run_window_successes_;
+    }
+    if (r.end >= s_.warmup) {
+      run_sojourn_ += r.end - r.start;
+      ++run_sojourn_n_;
+    }
+    run_last_end_ = r.end;
+  }
+
+  void end_run(const std::optional<RunEnd>& stop) {
+    flush_group();
+    // the stop time: the run_end record's, else the last end seen (every earlier end was written)
+    const double stop_time = stop ? stop->stop_time : (s_.rate > 0 && !s_.retries ? montecarlo::effective_horizon(s_) : run_last_end_);
+    const std::string reason = stop ? stop->stop : "";
+    for (const auto& [id, c] : clients_) {
+      // only clients whose last attempt failed are left here (a success erases its client)
+      if (!s_.retries) continue;
+      ++vanish_n_;
+      bool vanished = reason == "finished" || (reason == "drained" && c.burst);
+      if (!vanished && (s_.model == Model::collision || s_.model == Model::free)) {
+        const double hi = max_sleep(c.retry + 1, c.prev_sleep);
+        vanished = std::isfinite(hi) && c.last_end + hi + 1.0 < stop_time - tol(stop_time);
+      }
+      if (vanished)
+        vanish_.add(c.last_line, c.last_text,
+                    fmt::format("client {} of run {} failed and never retried (stop {} at {})", id, run_, reason.empty() ? "?" : reason, stop_time));
+    }
+    clients_.clear();
+    overlap_window_.clear();
+    overlap_successes_ = 0;
+    last_commit_ = -inf;
+    // goodput (retries off, steady traffic) and time in system (ps)
+    const double span = stop_time - s_.warmup;
+    if (span > 0) {
+      goodput_.push_back(static_cast<double>(run_window_successes_) / span);
+      if (run_sojourn_n_ > 0) sojourn_.push_back(run_sojourn_ / static_cast<double>(run_sojourn_n_));
+    }
+    // classic test
+    const bool finished = stop ? stop->stop == "finished" : run_successes_ == s_.clients;
+    classic_runs_.push_back({run_attempts_, run_successes_, run_last_success_, finished, run_line_});
+    run_attempts_ = run_successes_ = run_window_successes_ = run_sojourn_n_ = 0;
+    run_sojourn_ = 0;
+    run_last_success_ = run_last_end_ = std::nan("");
+    ++runs_;
+  }
+
+  void begin_run(std::int64_t run, std::int64_t line) {
+    run_ = run;
+    run_line_ = line;
+  }
+
+  std::vector<TraceCheck> finish() {
+    std::vector<TraceCheck> out;
+    out.push_back(order_.finish(order_n_, "rows"));
+    out.push_back(duration_.finish(rows_, "rows"));
+    if (s_.model == Model::collision) out.push_back(overlap_.finish(rows_, "rows"));
+    if (s_.model == Model::free || s_.model == Model::shared) out.push_back(spacing_.finish(successes_seen_, "successes"));
+    if (s_.model != Model::collision) out.push_back(idle_.finish(idle_n_, "rows"));
+    out.push_back(sequence_.finish(rows_, "rows"));
+    out.push_back(support_.finish(support_n_, "sleeps"));
+    out.push_back(vanish_.finish(vanish_n_, "clients left failed at a run's end"));
+    statistics(out);
+    return out;
+  }
+
+ private:
+  static std::string support_text(const Backoff& b) {
+    switch (b.strategy) {
+      case Strategy::none: return "sleep = 0";
+      case Strategy::nojitter: return "sleep = w_k = min(c, b*2^(k-1))";
+      case Strategy::full: return "sleep in [0, w_k]";
+      case Strategy::equal: return "sleep in [w_k/2, w_k]";
+      case Strategy::decorrelated: return "sleep in [b, min(c, 3*previous sleep)]";
+      case Strategy::window: return "sleep in [0, W]";
+    }
+    return "";
+  }
+
+  double width(std::int64_t k) const {
+    return window_width(s_.backoff, static_cast<int>(std::min<std::int64_t>(k, 100000)));
+  }
+
+  // The largest sleep the strategy can choose before retry k (prev: the previous sleep).
+  double max_sleep(std::int64_t k, double prev) const {
+    switch (s_.backoff.strategy) {
+      case Strategy::none: return 0.0;
+      case Strategy::nojitter:
+      case Strategy::full:
+      case Strategy::equal: return width(k);
+      case Strategy::decorrelated: return std::min(s_.backoff.cap, 3.0 * prev);
+      case Strategy::window: return s_.backoff.window;
+    }
+    return inf;
+  }
+
+  void collision(const Row& r, std::int64_t line, std::string_view text) {
+    while (!overlap_window_.empty() && overlap_window_.front().end <= r.start + tol(r.start)) {
+      overlap_successes_ -= overlap_window_.front().success;
+      overlap_window_.pop_front();
+    }
+    if (!overlap_window_.empty() && (r.success || overlap_successes_ > 0)) {
+      const Overlap& o = overlap_window_.back();
+      overlap_.add(line, text, fmt::format("overlaps line {} and a success is among them", o.line));
+    }
+    if (overlap_window_.size() >= 1000000) {  // bounded memory: forget the oldest
+      overlap_successes_ -= overlap_window_.front().success;
+      overlap_window_.pop_front();
+    }
+    overlap_window_.push_back({r.end, r.success, line});
+    overlap_successes_ += r.success;
+  }
+
+  void tie_group(const Row& r, std::int64_t line, std::string_view text) {
+    if (!group_.empty() && r.end != group_end_) flush_group();
+    group_end_ = r.end;
+    group_.push_back({r.start, r.success, line, std::string(text.substr(0, 300))});
+  }
+
+  void flush_group() {
+    if (group_.empty()) return;
+    const double e = group_end_;
+    std::int64_t wins = 0;
+    for (const auto& g : group_) wins += g.success;
+    for (const auto& g : group_) {
+      if (!g.success) continue;
+      ++successes_seen_;
+      if (wins > 1) spacing_.add(g.line, g.text, fmt::format("{} successes commit at {}", wins, e));
+      else if (e - last_commit_ < 1.0 - tol(e)) spacing_.add(g.line, g.text, fmt::format("previous commit at {}", last_commit_));
+    }
+    const double commit = wins > 0 ? e : last_commit_;
+    for (const auto& g : group_) {
+      if (g.success) continue;
+      ++idle_n_;
+      if (!(commit > g.start - tol(g.start)))
+        idle_.add(g.line, g.text, fmt::format("no successful commit in ({}, {}]{}", g.start, e, group_.size() > 1 ? fmt::format("; {} attempts end together, none won", group_.size()) : ""));
+    }
+    if (wins > 0) last_commit_ = e;
+    group_.clear();
+  }
+
+  void client(const Row& r, std::int64_t line, std::string_view text) {
+    const auto it = clients_.find(r.client);
+    ClientState* c = it == clients_.end() ? nullptr : &it->second;
+    bool bad = false;
+    std::string why;
+    if (!s_.retries) {
+      if (r.retry != 0) bad = true, why = "retries off but retry > 0";
+    } else if (r.retry == 0) {
+      if (c) bad = true, why = "a second first attempt for a waiting client";
+    } else if (!c) {
+      bad = true, why = fmt::format("retry {} with no earlier failed attempt of this client in flight", r.retry);
+    } else {
+      if (r.retry != c->retry + 1) bad = true, why = fmt::format("retry {} after retry {}", r.retry, c->retry);
+      else if (r.start < c->last_end - tol(c->last_end)) bad = true, why = "starts before the previous attempt ended";
+      else if (!r.has_sleep) bad = true, why = "no sleep recorded for a retry";
+      else if (std::fabs(r.start - c->last_end - r.sleep) > tol(r.start)) bad = true, why = fmt::format("start - previous end = {} but sleep = {}", r.start - c->last_end, r.sleep);
+      else if (std::fabs(r.arrival - c->arrival) > tol(r.arrival)) bad = true, why = "arrival time changed";
+    }
+    if (bad) sequence_.add(line, text, why);
+
+    double prev = s_.backoff.base;
+    if (c) prev = c->prev_sleep;
+    if (s_.retries && r.retry >= 1 && r.has_sleep) sleep_check(r, prev, line, text);
+
+    if (r.success || !s_.retries) {
+      if (c) clients_.erase(it);
+      return;
+    }
+    ClientState& st = c ? *c : clients_[r.client];
+    if (!c) st.prev_sleep = s_.backoff.base;
+    st.arrival = r.arrival;
+    st.last_end = r.end;
+    st.retry = r.retry;
+    st.burst = r.burst;
+    if (r.retry >= 1 && r.has_sleep) st.prev_sleep = r.sleep;
+    st.last_line = line;
+    st.last_text = std::string(text.substr(0, 300));
+  }
+
+  void sleep_check(const Row& r, double prev, std::int64_t line, std::string_view text) {
+    ++support_n_;
+    const double x = r.sleep;
+    const Backoff& b = s_.backoff;
+    const double eps = 1e-12;
+    double lo = 0, hi = 0;
+    switch (b.strategy) {
+      case Strategy::none: lo = hi = 0; break;
+      case Strategy::nojitter: lo = hi = width(r.retry); break;
+      case Strategy::full: hi = width(r.retry); break;
+      case Strategy::equal: hi = width(r.retry), lo = hi / 2; break;
+      case Strategy::decorrelated: lo = b.base, hi = std::min(b.cap, 3.0 * prev); break;
+      case Strategy::window: hi = b.window; break;
+    }
+    if (x < lo - eps * std::max(1.0, lo) || x > hi + eps * std::max(1.0, hi)) {
+      support_.add(line, text, fmt::format("retry {}: sleep {} outside [{}, {}]", r.retry, x, lo, hi));
+      return;
+    }
+    // probability integral transform: U(0,1) under the declared law (conditional on the previous
+    // sleep for decorrelated jitter; randomized at its atom at the cap)
+    double u;
+    switch (b.strategy) {
+      case Strategy::none:
+      case Strategy::nojitter: return;  // point masses: the support check is exact
+      case Strategy::full:
+      case Strategy::equal:
+      case Strategy::window: u = sleep_cdf(r.retry, x); break;
+      case Strategy::decorrelated: {
+        const double top = 3.0 * prev;  // the draw is U(b, 3·prev), then capped at c
+        if (top <= b.cap || x < b.cap * (1 - eps)) {
+          u = (x - b.base) / (top - b.base);
+        } else {
+          const double a = (b.cap - b.base) / (top - b.base);
+          u = a + pit_.uniform() * (1 - a);
+        }
+        break;
+      }
+      default: return;
+    }
+    u = std::clamp(u, 0.0, 1.0);
+    const std::size_t bucket = static_cast<std::size_t>(std::min<std::int64_t>(r.retry, 9) - 1);
+    if (ks_[bucket].size() < static_cast<std::size_t>(ks_sample_cap)) ks_[bucket].push_back(u);
+    if (ks_all_.size() < static_cast<std::size_t>(ks_sample_cap)) ks_all_.push_back(u);
+  }
+
+  // The exact CDF of the sleep before retry k (analytic/sleep.hpp), one law per k (cached).
+  double sleep_cdf(std::int64_t k, double x) {
+    const int kk = static_cast<int>(std::min<std::int64_t>(k, 100000));
+    auto it = laws_.find(kk);
+    if (it == laws_.end()) {
+      if (laws_.size() > 4096) laws_.clear();
+      it = laws_.emplace(kk, SleepDistribution(s_.backoff, kk)).first;
+    }
+    return it->second.cdf(x);
+  }
+
+  void statistics(std::vector<TraceCheck>& out) {
+    std::vector<Stat> stats;
+    // KS of sleeps per retry index, and pooled
+    if (s_.retries && (s_.backoff.strategy == Strategy::full || s_.backoff.strategy == Strategy::equal ||
+                       s_.backoff.strategy == Strategy::window || s_.backoff.strategy == Strategy::decorrelated)) {
+      const auto uniform = [](double x) { return std::clamp(x, 0.0, 1.0); };
+      for (std::size_t k = 0; k < ks_.size(); ++k) {
+        if (ks_[k].size() < 20) continue;
+        const KsResult r = ks_test(ks_[k], uniform);
+        stats.push_back({{fmt::format("sleep distribution, retry {}", k < 8 ? std::to_string(k + 1) : "9+"), "statistic",
+                          "KS against the exact sleep CDF (analytic/sleep.hpp; decorrelated: conditional on the previous sleep)",
+                          fmt::format("D = {:.4g}, n = {}, p = {:.3g}", r.statistic, r.n, r.pvalue), CheckVerdict::pass, 0, {}, {}},
+                         r.pvalue});
+      }
+      if (ks_all_.size() >= 20) {
+        const KsResult r = ks_test(ks_all_, uniform);
+        stats.push_back({{"sleep distribution, all retries", "statistic",
+                          "KS of F_k(sleep) pooled over retries against U(0,1)",
+                          fmt::format("D = {:.4g}, n = {}, p = {:.3g}", r.statistic, r.n, r.pvalue), CheckVerdict::pass, 0, {}, {}},
+                         r.pvalue});
+      }
+    }
+    const bool steady_only = s_.clients == 0 && s_.rate > 0;
+    // goodput with retries off: ALOHA and the M/D/1/1 loss system
+    if (steady_only && !s_.retries && (s_.model == Model::collision || s_.model == Model::free) && goodput_.size() >= 2) {
+      const double expect = s_.model == Model::collision ? goodput(PureAloha{s_.rate}) : goodput(OccFree{s_.rate});
+      stats.push_back(mean_check("goodput (retries off)",
+                                 s_.model == Model::collision ? "lambda*exp(-2*lambda) (proofs/Aloha.v)" : "lambda/(1+lambda) (proofs/Occ.v)",
+                                 goodput_, expect));
+    }
+    if (steady_only && s_.model == Model::ps && s_.rate < 1 && sojourn_.size() >= 2) {
+      stats.push_back(mean_check("time in system (ps)", "1/(1-rho) (proofs/Ps.v: ps_mean_time)", sojourn_,
+                                 mean_time(ProcessorSharing{s_.rate, 1.0})));
+    }
+    // classic test: exact
+    if (s_.rate == 0 && s_.clients >= 1 && s_.retries && has_classic_closed_form(s_.model, s_.backoff.strategy)) {
+      const ClassicResult c = classic(ClassicTest{s_.model, s_.backoff, s_.clients});
+      TraceCheck t{"classic test (exact)", "statistic", "", "", CheckVerdict::pass, 0, {}, {}};
+      const double n = static_cast<double>(s_.clients);
+      std::int64_t checked = 0;
+      if (c.finishes) {
+        t.expected = fmt::format("attempts per client {} and makespan {} in every finished run (proofs/Classic.v)",
+                                 *c.attempts_per_client, *c.makespan);
+        for (const auto& r : classic_runs_) {
+          if (!r.finished) continue;
+          ++checked;
+          const double apc = static_cast<double>(r.attempts) / n;
+          const double mtol = 4 * n * std::numeric_limits<double>::epsilon() * *c.makespan;
+          if (apc != *c.attempts_per_client || std::fabs(r.makespan - *c.makespan) > mtol) {
+            ++t.count;
+            if (t.lines.size() < 10) t.lines.push_back(r.line);
+            if (t.rows.size() < 3)
+              t.rows.push_back(fmt::format("run starting at line {}: attempts per client {}, makespan {}", r.line, apc, r.makespan));
+          }
+        }
+      } else {
+        t.expected = "no success ever (clients that start together collide forever; proofs/Classic.v)";
+        for (const auto& r : classic_runs_) {
+          ++checked;
+          if (r.successes > 0) {
+            ++t.count;
+            if (t.lines.size() < 10) t.lines.push_back(r.line);
+          }
+        }
+      }
+      t.observed = fmt::format("{} of {} runs differ", t.count, checked);
+      t.verdict = checked == 0 ? CheckVerdict::skipped : t.count ? CheckVerdict::fail : CheckVerdict::pass;
+      stats.push_back({t, std::nan("")});
+    }
+    std::int64_t tests = 0;
+    for (const auto& s : stats) tests += std::isfinite(s.p);
+    const double alpha = tests > 0 ? bonferroni_alpha(trace_alpha_total, tests) : trace_alpha_total;
+    for (auto& s : stats) {
+      if (std::isfinite(s.p)) {
+        s.check.verdict = s.p < alpha ? CheckVerdict::fail : CheckVerdict::pass;
+        s.check.observed += fmt::format(" (fail if p < {:.2g})", alpha);
+      }
+      out.push_back(s.check);
+    }
+  }
+
+  // Two-sided t-test of the run means against the closed form; the p-value from Student's t.
+  static Stat mean_check(const std::string& name, const std::string& form, const std::vector<double>& xs, double expect) {
+    const MeanSummary m = summarize_mean(xs);
+    const double se = m.sd / std::sqrt(static_cast<double>(m.n));
+    double p;
+    if (se > 0) {
+      const double t = std::fabs(m.mean - expect) / se;
+      p = student_t_two_sided_p(t, static_cast<double>(m.n - 1));
+    } else {
+      p = std::fabs(m.mean - expect) <= tol(expect) ? 1.0 : 0.0;
+    }
+    TraceCheck c{name, "statistic", fmt::format("{} = {:.6g}", form, expect),
+                 fmt::format("{:.6g} +- {:.3g} (sd/sqrt(n), n = {} runs), p = {:.3g}", m.mean, se, m.n, p),
+                 CheckVerdict::pass, 0, {}, {}};
+    return {c, p};
+  }
+
+  // P(|T| > t), T ~ Student-t(df): bisect validation's t_two_sided(alpha, df), which is decreasing in alpha.
+  static double student_t_two_sided_p(double t, double df) {
+    double lo = 1e-300, hi = 1.0;
+    if (t_two_sided(lo, df) <= t) return lo;
+    for (int i = 0; i < 200; ++i) {
+      const double mid = std::sqrt(lo * hi);
+      if (t_two_sided(mid, df) > t) lo = mid;
+      else hi = mid;
+      if (hi / lo < 1 + 1e-6) break;
+    }
+    return hi;
+  }
+
+  struct ClassicRun {
+    std::int64_t attempts, successes;
+    double makespan;
+    bool finished;
+    std::int64_t line;
+  };
+
+  const montecarlo::Scenario& s_;
+  Finding order_, duration_, overlap_, spacing_, idle_, sequence_, support_, vanish_;
+  std::int64_t rows_ = 0, order_n_ = 0, idle_n_ = 0, support_n_ = 0, vanish_n_ = 0, successes_seen_ = 0, runs_ = 0;
+  std::int64_t run_ = 0, run_line_ = 0;
+  std::unordered_map<std::int64_t, ClientState> clients_;
+  std::deque<Overlap> overlap_window_;
+  std::int64_t overlap_successes_ = 0;
+  std::vector<GroupRow> group_;
+  double group_end_ = 0, last_commit_ = -inf;
+  std::int64_t run_attempts_ = 0, run_successes_ = 0, run_window_successes_ = 0, run_sojourn_n_ = 0;
+  double run_sojourn_ = 0, run_last_success_ = std::nan(""), run_last_end_ = std::nan("");
+  std::vector<double> goodput_, sojourn_;
+  std::vector<ClassicRun> classic_runs_;
+  std::array<std::vector<double>, 9> ks_;
+  std::vector<double> ks_all_;
+  std::map<int, SleepDistribution> laws_;
+  SplitMix pit_;
+};
+
+}  // namespace
+
+std::string to_string(CheckVerdict v) {
+  switch (v) {
+    case CheckVerdict::pass: return "pass";
+    case CheckVerdict::fail: return "FAIL";
+    case CheckVerdict::skipped: return "skipped";
+  }
+  return "";
+}
+
+bool TraceReport::passed() const {
+  return std::none_of(checks.begin(), checks.end(), [](const TraceCheck& c) { return c.verdict == CheckVerdict::fail; });
+}
+
+TraceReport check_trace(std::istream& in) {
+  std::streambuf* sb = in.rdbuf();
+  std::string line;
+  std::int64_t n = 0;
+  const auto read_line = [&]() -> bool {
+    line.clear();
+    if (!sb) return false;
+    bool any = false;
+    for (;;) {
+      const int c = sb->sbumpc();
+      if (c == std::char_traits<char>::eof()) break;
+      any = true;
+      if (c == '\n') break;
+      if (line.size() >= max_line) malformed(n + 1, "line", fmt::format("must be at most {} bytes", max_line));
+      line.push_back(static_cast<char>(c));
+    }
+    if (!any) return false;
+    ++n;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    return true;
+  };
+
+  TraceReport report;
+  Header header;
+  bool json = false;
+  // header
+  if (!read_line()) malformed(1, "header", "is missing (empty trace)");
+  if (!line.empty() && line[0] == '{') {
+    json = true;
+    if (std::count(line.begin(), line.end(), '[') + std::count(line.begin(), line.end(), '{') > 64)
+      malformed(n, "header", "nests too deeply");
+    const auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) malformed(n, "header", "must be a JSON object");
+    for (const auto& [k, v] : j.items()) {
+      const std::string key = k == "retrylab_trace" ? "version" : k;
+      header.kv[key] = v.is_string() ? v.get<std::string>() : v.dump();
+    }
+    if (!header.kv.count("version")) malformed(n, "retrylab_trace", "is required in the header (the format version, 1)");
+    header.line = n;
+  } else {
+    for (;;) {
+      if (line.empty() || line[0] != '#') {
+        if (line == montecarlo::trace_csv_columns || line == montecarlo::trace_csv_columns.substr(0, montecarlo::trace_csv_columns.size() - 6))
+          break;
+        malformed(n, "header", fmt::format("must be '# key=value' lines then the column line \"{}\"", montecarlo::trace_csv_columns));
+      }
+      for (auto& [k, v] : comment_pairs(line)) {
+        if (k == "retrylab-trace") continue;
+        header.kv[k] = v;
+      }
+      header.line = n;
+      if (!read_line()) malformed(n + 1, "header", "ends before the column line");
+    }
+  }
+  report.format = json ? "jsonl" : "csv";
+  report.declared = declared_scenario(header, report.seed);
+  Checker checker(report.declared);
+
+  std::int64_t run = -1;
+  double last_end = -inf;
+  bool run_closed = false;
+  const auto close_run = [&](const std::optional<RunEnd>& stop) {
+    checker.end_run(stop);
+    ++report.runs;
+    run_closed = true;
+  };
+  while (read_line()) {
+    if (line.empty()) continue;
+    std::optional<Row> row;
+    std::optional<RunEnd> stop;
+    if (!json) {
+      if (line[0] == '#') {
+        const auto pairs = comment_pairs(line);
+        if (pairs.empty() || pairs[0].first != "run_end") continue;  // other comments are ignored
+        RunEnd e;
+        bool has_run = false, has_time = false;
+        for (const auto& [k, v] : pairs) {
+          if (k == "run") e.run = need_int(v, n, "run"), has_run = true;
+          else if (k == "stop") e.stop = v;
+          else if (k == "stop_time") e.stop_time = need_double(v, n, "stop_time"), has_time = true;
+        }
+        if (!has_run || !has_time) malformed(n, "run_end", "needs run= and stop_time=");
+        stop = e;
+      } else {
+        row = parse_csv_row(line, n);
+      }
+    } else {
+      if (std::count(line.begin(), line.end(), '[') + std::count(line.begin(), line.end(), '{') > 64)
+        malformed(n, "row", "nests too deeply");
+      const auto j = nlohmann::json::parse(line, nullptr, false);
+      if (j.is_discarded() || !j.is_object()) malformed(n, "row", "must be a JSON object");
+      if (j.contains("run_end")) {
+        RunEnd e;
+        e.run = json_int(j, "run_end", n);
+        e.stop_time = json_double(j, "stop_time", n);
+        const auto s = j.find("stop");
+        if (s != j.end() && s->is_string()) e.stop = s->get<std::string>();
+        stop = e;
+      } else {
+        row = parse_json_row(j, n);
+      }
+    }
+    if (stop) {
+      if (stop->stop != "" && stop->stop != "finished" && stop->stop != "drained" && stop->stop != "collapsed" && stop->stop != "horizon")
+        malformed(n, "stop", fmt::format("must be finished, drained, collapsed or horizon (got \"{}\")", stop->stop.substr(0, 40)));
+      if (stop->run < run || (stop->run == run && run_closed))
+        malformed(n, "run", fmt::format("run_end for run {} comes after run {} (runs in increasing order)", stop->run, run));
+      if (stop->run > run) {
+        if (run >= 0 && !run_closed) close_run(std::nullopt);
+        run = stop->run;
+        checker.begin_run(run, n);
+      }
+      close_run(stop);
+      last_end = -inf;
+      continue;
+    }
+    if (row->run < run || (row->run == run && run_closed))
+      malformed(n, "run", fmt::format("must not decrease and no row follows its run_end (got {} after {})", row->run, run));
+    if (row->run > run) {
+      if (run >= 0 && !run_closed) close_run(std::nullopt);
+      run = row->run;
+      run_closed = false;
+      last_end = -inf;
+      checker.begin_run(run, n);
+    }
+    if (row->end < last_end)
+      malformed(n, "end", fmt::format("must be >= the previous row's end {} (rows are written when attempts end)", last_end));
+    last_end = row->end;
+    ++report.rows;
+    checker.row(*row, n, line);
+  }
+  if (run >= 0 && !run_closed) close_run(std::nullopt);
+  report.checks = checker.finish();
+  return report;
+}
+
+}  // namespace retrylab::validation
