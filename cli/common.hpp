@@ -28,5 +28,6 @@ void add_analytic_command(CLI::App& app, Action& action);
 void add_simulate_command(CLI::App& app, Action& action);
 void add_validate_command(CLI::App& app, Action& action);
 void add_study_commands(CLI::App& app, Action& action);  // run and reproduce
+void add_check_command(CLI::App& app, Action& action);   // attempt traces (docs/traces.md)
 
 }  // namespace retrylab::cli

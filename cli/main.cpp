@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   retrylab::cli::add_analytic_command(app, action);
   retrylab::cli::add_simulate_command(app, action);
   retrylab::cli::add_validate_command(app, action);
+  retrylab::cli::add_check_command(app, action);
 #ifndef RETRYLAB_FAULTY_CLI  // the planted-fault build has no study commands: experiments never run on it
   retrylab::cli::add_study_commands(app, action);
 #endif

@@ -1,0 +1,109 @@
+// `retrylab check TRACE`: checks an attempt trace (docs/traces.md) from any simulator against the
+// declared model's invariants and closed forms (validation/trace_check.hpp), and prints the table.
+// Exit 0 all checks pass, 1 a check failed, 2 a malformed trace (one line naming line and field).
+#include <cstdio>
+#include <fmt/format.h>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "analytic/error.hpp"
+#include "cli/common.hpp"
+#include "montecarlo/scenario.hpp"
+#include "validation/trace_check.hpp"
+
+namespace retrylab::cli {
+
+namespace {
+
+struct CheckOptions {
+  std::string trace;
+  OutputFormat format = OutputFormat::table;
+};
+
+std::string join_lines(const std::vector<std::int64_t>& lines, std::int64_t count) {
+  std::string s;
+  for (std::size_t i = 0; i < lines.size(); ++i) s += (i ? "," : "") + std::to_string(lines[i]);
+  if (count > static_cast<std::int64_t>(lines.size())) s += ",...";
+  return s.empty() ? "-" : s;
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+int run_check(const CheckOptions& o) {
+  std::ifstream in(o.trace, std::ios::binary);
+  if (!in) throw InputError("trace", fmt::format("must be a readable file (got {})", o.trace));
+  validation::TraceReport r;
+  try {
+    r = validation::check_trace(in);
+  } catch (const InputError& e) {
+    // "<file> line N: field must be ..." (the field already carries the line).
+    std::fprintf(stderr, "retrylab: check: %s %s\n", o.trace.c_str(), e.what());
+    return 2;
+  }
+  switch (o.format) {
+    case OutputFormat::json: {
+      nlohmann::ordered_json j;
+      j["trace"] = o.trace;
+      j["format"] = r.format;
+      j["declared"] = montecarlo::canonical(r.declared);
+      j["seed"] = r.seed;
+      j["rows"] = r.rows;
+      j["runs"] = r.runs;
+      j["passed"] = r.passed();
+      j["checks"] = nlohmann::ordered_json::array();
+      for (const auto& c : r.checks)
+        j["checks"].push_back({{"check", c.name}, {"kind", c.kind}, {"expected", c.expected}, {"observed", c.observed},
+                               {"verdict", validation::to_string(c.verdict)}, {"count", c.count}, {"lines", c.lines},
+                               {"rows", c.rows}});
+      std::cout << j.dump(2) << "\n";
+      break;
+    }
+    case OutputFormat::csv:
+      std::cout << "check,kind,expected,observed,verdict,count,lines\n";
+      for (const auto& c : r.checks)
+        std::cout << fmt::format("{},{},{},{},{},{},{}\n", csv_field(c.name), c.kind, csv_field(c.expected),
+                                 csv_field(c.observed), validation::to_string(c.verdict), c.count,
+                                 csv_field(join_lines(c.lines, c.count)));
+      break;
+    case OutputFormat::table: {
+      std::cout << "retrylab check: " << o.trace << " (" << r.format << ", " << r.rows << " attempts, " << r.runs
+                << " runs)\ndeclared: " << montecarlo::canonical(r.declared) << " seed=" << r.seed << "\n\n";
+      std::cout << fmt::format("{:<34} {:<10} {:<8} {:<16} {}\n", "check", "kind", "verdict", "lines", "observed");
+      for (const auto& c : r.checks)
+        std::cout << fmt::format("{:<34} {:<10} {:<8} {:<16} {}\n", c.name, c.kind, validation::to_string(c.verdict),
+                                 join_lines(c.lines, c.count).substr(0, 60), c.observed);
+      bool any = false;
+      for (const auto& c : r.checks) {
+        if (c.verdict != validation::CheckVerdict::fail) continue;
+        if (!any) std::cout << "\nfindings:\n";
+        any = true;
+        std::cout << fmt::format("- {} ({}): expected {}; {}\n", c.name, c.kind, c.expected, c.observed);
+        for (const auto& row : c.rows) std::cout << "    " << row << "\n";
+      }
+      std::cout << "\n" << (r.passed() ? "PASS" : "FAIL") << "\n";
+      break;
+    }
+  }
+  return r.passed() ? 0 : 1;
+}
+
+}  // namespace
+
+void add_check_command(CLI::App& app, Action& action) {
+  auto opts = std::make_shared<CheckOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "check", "Check an attempt trace (docs/traces.md) against the declared model's invariants and closed forms");
+  cmd->add_option("trace", opts->trace, "Trace file (CSV, or JSON Lines if it starts with '{')")->required();
+  add_format_options(cmd, opts->format);
+  cmd->callback([opts, &action] { action = [opts] { return run_check(*opts); }; });
+}
+
+}  // namespace retrylab::cli
