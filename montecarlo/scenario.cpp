@@ -9,7 +9,9 @@ namespace retrylab::montecarlo {
 
 void check_scenario(const Scenario& s) {
   check_backoff(s.backoff);
-  if (s.clients < 0) throw InputError("clients", fmt::format("must be >= 0 (got {})", s.clients));
+  // Client slots are 32-bit indices and each costs memory: bounds far above any study's needs.
+  if (s.clients < 0 || s.clients > max_clients)
+    throw InputError("clients", fmt::format("must be in [0, {}] (got {})", max_clients, s.clients));
   if (!(s.rate >= 0.0) || !std::isfinite(s.rate))
     throw InputError("rate", fmt::format("must be a finite number >= 0 (got {})", s.rate));
   if (s.clients == 0 && s.rate == 0.0)
@@ -21,7 +23,8 @@ void check_scenario(const Scenario& s) {
   const double h = effective_horizon(s);
   if (!(s.warmup >= 0.0) || !(s.warmup < h))
     throw InputError("warmup", fmt::format("must be >= 0 and < the horizon {} (got {})", h, s.warmup));
-  if (s.collapse < 1) throw InputError("collapse", fmt::format("must be >= 1 (got {})", s.collapse));
+  if (s.collapse < 1 || s.collapse > max_collapse)
+    throw InputError("collapse", fmt::format("must be in [1, {}] (got {})", max_collapse, s.collapse));
 }
 
 double effective_horizon(const Scenario& s) {

@@ -3,9 +3,9 @@
 // that does not (seed, run count and thread count live in RunPlan). Its canonical description is a
 // pure function of its fields; the RNG key of a run is (seed, stable_hash(canonical), run index)
 // (models.md §6), so adding runs or threads never changes an existing run.
-// Invariants (check_scenario): backoff valid (analytic/strategy.hpp); clients >= 0; rate >= 0 finite;
-// clients > 0 or rate > 0; horizon > 0 (required, finite, when rate > 0; default 1e7 for pure bursts);
-// 0 <= warmup < horizon; collapse >= 1.
+// Invariants (check_scenario): backoff valid (analytic/strategy.hpp); 0 <= clients <= max_clients;
+// rate >= 0 finite; clients > 0 or rate > 0; horizon > 0 finite (required when rate > 0; default 1e7
+// for pure bursts); 0 <= warmup < horizon; 1 <= collapse <= max_collapse.
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -16,6 +16,8 @@
 namespace retrylab::montecarlo {
 
 inline constexpr double default_burst_horizon = 1e7;
+inline constexpr std::int64_t max_clients = 100'000'000;      // burst size N
+inline constexpr std::int64_t max_collapse = 1'000'000'000;   // K (clients waiting at once)
 
 struct Scenario {
   Model model = Model::collision;

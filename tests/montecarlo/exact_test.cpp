@@ -242,6 +242,11 @@ TEST(Inputs, BadScenariosNameTheField) {
   EXPECT_EQ(field_of(s), "clients");
   s.clients = -3;
   EXPECT_EQ(field_of(s), "clients");
+  s.clients = mc::max_clients + 1;
+  EXPECT_EQ(field_of(s), "clients");
+  s = ok;
+  s.collapse = mc::max_collapse + 1;
+  EXPECT_EQ(field_of(s), "collapse");
   s = ok;
   s.backoff.cap = 0.5;
   EXPECT_EQ(field_of(s), "cap");
