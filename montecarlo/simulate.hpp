@@ -2,6 +2,11 @@
 // The engine's entry points. simulate_run is a pure function of (scenario, seed, run_index);
 // simulate runs plan.runs of them on plan.threads threads and returns the results in run-index
 // order, so every output is byte-identical for any thread count (models.md §6).
+// Both check the scenario (InputError). Internals for tests and tools: montecarlo/engine.hpp
+// (detail::run_engine with an Observer and EngineOptions), random.hpp (Philox streams and the
+// conversions), sampler.hpp (the sleep sampler shared with draw_sleeps).
+// The planted-fault build (retrylab_montecarlo_faulty) reads RETRYLAB_FAULT in simulate_run,
+// simulate and draw_sleeps (montecarlo/faults.hpp); an unknown name throws InputError.
 #include <cstdint>
 #include <functional>
 #include <vector>
