@@ -80,7 +80,11 @@ void render_readme(const fs::path& tmpl, const fs::path& out, const papers::Stud
     if (line.rfind(tag, 0) == 0 && line.size() > tag.size() + 4) {
       const std::string name = line.substr(tag.size(), line.size() - tag.size() - 4);
       std::ifstream inc(out / name);
-      if (!inc) throw std::runtime_error(fmt::format("{}: includes {}, which this run did not write", tmpl.string(), name));
+      if (!inc) {  // e.g. the validation table, written only when this run validated (or by `validate --out`)
+        text += fmt::format("*({} is not in this output folder: `retrylab validate --out {}` writes it.)*\n", name,
+                            (out / fs::path(name).parent_path()).string());
+        continue;
+      }
       std::ostringstream os;
       os << inc.rdbuf();
       text += os.str();

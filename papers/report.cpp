@@ -77,10 +77,24 @@ std::vector<std::string> distinct(const std::vector<std::string>& xs) {
 struct Gp {
   std::string data, cmds;
   int blocks = 0;
+  std::map<std::string, std::vector<std::vector<double>>> rows_of;
   std::string block(const std::vector<std::vector<double>>& rows) {
     const std::string n = fmt::format("d{}", blocks++);
     data += datablock(n, rows);
+    rows_of["$" + n] = rows;
     return "$" + n;
+  }
+  // True unless `part` plots column K of a datablock ("$dN using 1:K...") whose column K is all NaN.
+  bool has_data(const std::string& part) const {
+    if (part.empty() || part[0] != '$') return true;
+    const auto sp = part.find(' ');
+    const auto it = rows_of.find(part.substr(0, sp));
+    const auto u = part.find("using 1:");
+    if (it == rows_of.end() || u == std::string::npos) return true;
+    const std::size_t col = std::stoul(part.substr(u + 8)) - 1;
+    for (const auto& r : it->second)
+      if (col < r.size() && std::isfinite(r[col])) return true;
+    return false;
   }
   void operator()(const std::string& line) { cmds += line + "\n"; }
   std::string script() const { return data + cmds; }
@@ -110,6 +124,29 @@ std::string plot_join(const std::vector<std::string>& parts) {
   std::string s = "plot ";
   for (std::size_t i = 0; i < parts.size(); ++i) s += (i ? ", \\\n     " : "") + parts[i];
   return s;
+}
+
+bool has_y(const std::vector<std::vector<double>>& rows, std::size_t col) {
+  for (const auto& r : rows)
+    if (std::isfinite(r[col])) return true;
+  return false;
+}
+
+// gnuplot refuses a plot whose points are all undefined: an empty panel says why instead.
+// `restore` re-applies the panel settings the placeholder overrode.
+void plot_or_empty(Gp& gp, const std::vector<std::string>& all_parts, const std::string& why, const std::string& restore) {
+  std::vector<std::string> parts;
+  for (const auto& p : all_parts)
+    if (gp.has_data(p)) parts.push_back(p);
+  if (!parts.empty()) {
+    gp(plot_join(parts));
+    return;
+  }
+  gp("set label 998 " + gp_quote(why) + " at graph 0.5, graph 0.5 center");
+  gp("set xrange [1:10]; set yrange [1:10]");
+  gp("plot 5 with lines lc rgb \"white\" notitle");
+  gp("unset label 998; set autoscale x; set autoscale y");
+  if (!restore.empty()) gp(restore);
 }
 
 // ---------------------------------------------------------------- checks
@@ -236,7 +273,7 @@ void sleep_panel(Gp& gp, const SleepGroup& g, std::size_t ci, bool legend) {
     parts.push_back(fmt::format("{} using 1:5 with lines lw 1 dt 3 lc rgb \"black\" title \"exact 10%, 90%\"", b));
     parts.push_back(fmt::format("{} using 1:7 with lines lw 1 dt 3 lc rgb \"black\" notitle", b));
   }
-  gp(plot_join(parts));
+  plot_or_empty(gp, parts, "no data", "");
 }
 
 void render_sleep(const StudyData& d, std::size_t si, Out& out) {
@@ -264,7 +301,7 @@ void render_sleep(const StudyData& d, std::size_t si, Out& out) {
   if (shown_groups.empty()) return;
   Gp gp;
   gp(layout(shown_groups.size(), 3, sw.title + ": sleep before retry k (simulated band, exact dashed)"));
-  gp("set grid; set logscale y; set key top left font \",8\"; set xlabel \"retry k\"; set ylabel \"sleep (attempt-durations)\"");
+  gp("set grid; set logscale y; set yrange [0.05:5000]; set key top left font \",8\"; set xlabel \"retry k\"; set ylabel \"sleep (attempt-durations)\"");
   for (std::size_t i = 0; i < shown_groups.size(); ++i) {
     gp(fmt::format("set title {}", gp_quote(backoff_label(shown_groups[i]->backoff))));
     sleep_panel(gp, *shown_groups[i], i, true);
@@ -310,7 +347,7 @@ void render_classic(const StudyData& d, std::size_t si, Out& out) {
   std::string xt = "set xtics (";
   for (std::size_t i = 0; i < strategies.size(); ++i) xt += fmt::format("{}{} {}", i ? ", " : "", gp_quote(strategies[i]), i);
   gp(xt + ") rotate by -30 font \",9\"");
-  gp(fmt::format("set xrange [-0.5:{}]; set grid; set logscale y; set key top left font \",8\"", strategies.size() - 0.5));
+  gp(fmt::format("set xrange [-0.5:{}]; set grid; set logscale y; set key top left font \",8\"", static_cast<double>(strategies.size()) - 0.5));
   for (const char* m : {"attempts_per_client", "makespan"}) {
     for (const auto& n : ns) {
       gp(fmt::format("set title {}; set ylabel {}", gp_quote(fmt::format("N = {}", n)),
@@ -323,14 +360,14 @@ void render_classic(const StudyData& d, std::size_t si, Out& out) {
           if (std::to_string(s.clients) != n || name(s.model) != models[mi]) continue;
           const auto x = std::find(strategies.begin(), strategies.end(), name(s.backoff.strategy)) - strategies.begin();
           const Estimate e = est_of(recs[i], m);
-          rows.push_back({static_cast<double>(x) + 0.12 * (static_cast<double>(mi) - (models.size() - 1) / 2.0), e.mean,
+          rows.push_back({static_cast<double>(x) + 0.12 * (static_cast<double>(mi) - static_cast<double>(models.size() - 1) / 2.0), e.mean,
                           std::isnan(e.lo) ? e.mean : e.lo, std::isnan(e.hi) ? e.mean : e.hi});
         }
         if (!rows.empty())
           parts.push_back(fmt::format("{} using 1:2:3:4 with yerrorbars pt 7 ps 0.8 lc rgb \"{}\" title {}", gp.block(rows), color(mi),
                                       gp_quote(models[mi])));
       }
-      gp(plot_join(parts));
+      plot_or_empty(gp, parts, "no run finished", fmt::format("set xrange [-0.5:{}]", static_cast<double>(strategies.size()) - 0.5));
     }
   }
   gp("unset multiplot");
@@ -393,7 +430,7 @@ void render_frontier(const StudyData& d, std::size_t si, Out& out) {
     for (Strategy st : strategies) {
       std::vector<std::vector<double>> rows;
       for (const auto& [b, l] : by_base[st]) rows.push_back({b, l});
-      if (!rows.empty())
+      if (has_y(rows, 1))
         parts.push_back(fmt::format("{} using 1:2 with linespoints pt 7 ps 0.6 lw 1.5 lc rgb \"{}\" title {}", gp.block(rows), color(ci),
                                     gp_quote(name(st))));
       ++ci;
@@ -401,8 +438,7 @@ void render_frontier(const StudyData& d, std::size_t si, Out& out) {
     if (!std::isnan(wl))
       parts.push_back(fmt::format("{} with lines dt 2 lw 2 lc rgb \"black\" title {}", wl,
                                   gp_quote(fmt::format("best window W = {}", num(sw.points[best_w].scenario.backoff.window)))));
-    if (parts.empty()) parts.push_back("NaN notitle");
-    gp(plot_join(parts));
+    plot_or_empty(gp, parts, "no point where every run finished", "");
   }
   gp("unset multiplot");
   t.notes.push_back("Only points where every run finished are eligible (a run stopped by the horizon would report the latency of its "
@@ -544,7 +580,7 @@ void render_steady(const StudyData& d, std::size_t si, Out& out) {
         if (!mark.empty())
           parts.push_back(fmt::format("{} using 1:2 with points pt 2 ps 2.5 lw 2 lc rgb \"{}\" notitle", gp.block(mark), color(sidx(l.strategy))));
       }
-      gp(plot_join(parts));
+      plot_or_empty(gp, parts, "no data", "");
     }
     gp("unset multiplot");
     out.figure(sw.name + "_latency", gp, static_cast<int>(480 * std::min<std::size_t>(models.size(), 3)), 500);
@@ -563,7 +599,7 @@ void render_steady(const StudyData& d, std::size_t si, Out& out) {
         parts.push_back(fmt::format("{} using 1:2 with linespoints pt 7 ps 0.5 lw 1.5 lc rgb \"{}\" title {}", gp.block(rows),
                                     color(sidx(l.strategy)), gp_quote(name(l.strategy))));
       }
-      gp(plot_join(parts));
+      plot_or_empty(gp, parts, "no data", "");
     }
     gp("unset multiplot");
     out.figure(sw.name + "_collapsed", gp, static_cast<int>(480 * std::min<std::size_t>(models.size(), 3)), 450);
@@ -582,7 +618,7 @@ void render_steady(const StudyData& d, std::size_t si, Out& out) {
         parts.push_back(fmt::format("{} using 1:2 with linespoints pt 7 ps 0.6 lw 1.5 lc rgb \"{}\" title {}", gp.block(rows),
                                     color(sidx(st.lines[li].strategy)), gp_quote(name(st.lines[li].strategy))));
       }
-      gp(plot_join(parts));
+      plot_or_empty(gp, parts, "no data", "");
     }
     gp("unset multiplot");
     out.figure(sw.name + "_thresholds_vs_k", gp, static_cast<int>(480 * std::min<std::size_t>(models.size(), 3)), 450);
@@ -687,11 +723,12 @@ void render_burst(const StudyData& d, std::size_t si, Out& out) {
             gp(fmt::format("set arrow from {}, graph 0 to {}, graph 1 nohead dt 3 lw 1.5 lc rgb \"{}\"", f / static_cast<double>(l.clients),
                            f / static_cast<double>(l.clients), c));
         } else {
-          parts.push_back(fmt::format("{} using 1:3 with linespoints pt 7 ps 0.5 lw 1.5 lc rgb \"{}\" title \"B = {}\"", b, c, l.clients));
-          parts.push_back(fmt::format("{} using 1:4 with lines dt 2 lw 1.2 lc rgb \"{}\" notitle", b, c));
+          if (has_y(rows, 2))
+            parts.push_back(fmt::format("{} using 1:3 with linespoints pt 7 ps 0.5 lw 1.5 lc rgb \"{}\" title \"B = {}\"", b, c, l.clients));
+          if (has_y(rows, 3)) parts.push_back(fmt::format("{} using 1:4 with lines dt 2 lw 1.2 lc rgb \"{}\" notitle", b, c));
         }
       }
-      gp(plot_join(parts));
+      plot_or_empty(gp, parts, "no run drained", which == 0 ? "set yrange [-0.05:1.05]" : "");
     }
     gp("unset multiplot");
     out.figure(sw.name + (which == 0 ? "_drained" : "_drain_time"), gp, w, h);
@@ -727,7 +764,7 @@ void render_drain(const StudyData& d, std::size_t si, Out& out) {
                                 gp_quote(label + ": 99% of the burst")));
     ci += 2;
   }
-  gp(plot_join(parts));
+  plot_or_empty(gp, parts, "no data", "");
   t.notes.push_back(fmt::format("Horizon {}, steady load {}, {} runs per cap.", num(sw.points.front().scenario.horizon),
                                 num(sw.points.front().scenario.rate), sw.runs));
   out.table(t);
@@ -772,7 +809,7 @@ void render_figure1(const StudyData& d, Out& out) {
   gp("set grid; set key font \",8\"");
   // (a) sleep distributions of the exponential strategies.
   gp("set title \"(a) sleep before retry k: simulated median and 10–90% band; exact median dashed\"");
-  gp("set logscale y; set xlabel \"retry k\"; set ylabel \"sleep (attempt-durations)\"; set key top left");
+  gp("set logscale y; set yrange [0.05:5000]; set xlabel \"retry k\"; set ylabel \"sleep (attempt-durations)\"; set key top left");
   {
     std::vector<std::string> parts;
     std::size_t ci = 0;
@@ -784,7 +821,7 @@ void render_figure1(const StudyData& d, Out& out) {
       parts.push_back(fmt::format("{} using 1:6 with lines lw 1.2 dt 2 lc rgb \"black\" {}", b, ci == 0 ? "title \"exact median\"" : "notitle"));
       ++ci;
     }
-    gp(plot_join(parts));
+    plot_or_empty(gp, parts, "no data", "");
   }
   // (b) latency against load per model, full jitter (solid) and no backoff (dashed).
   {
@@ -794,7 +831,7 @@ void render_figure1(const StudyData& d, Out& out) {
     const std::size_t kmain = static_cast<std::size_t>(std::find(st.ks.begin(), st.ks.end(), sw.points.front().scenario.collapse) - st.ks.begin());
     const std::size_t kcol = kmain < st.ks.size() ? kmain : st.ks.size() - 1;
     gp(fmt::format("set title {}", gp_quote(fmt::format("(b) mean latency against load; × = last load where most runs survive (K = {})", st.ks[kcol]))));
-    gp("set xlabel \"load λ\"; set ylabel \"mean latency (attempt-durations)\"; set key top left");
+    gp("set autoscale y; set xlabel \"load λ\"; set ylabel \"mean latency (attempt-durations)\"; set key top left");
     std::vector<std::string> parts;
     std::vector<Model> models;
     for (const auto& l : st.lines)
@@ -816,7 +853,7 @@ void render_figure1(const StudyData& d, Out& out) {
       if (!mark.empty())
         parts.push_back(fmt::format("{} using 1:2 with points pt 2 ps 2.5 lw 2 lc rgb \"{}\" notitle", gp.block(mark), color(mi)));
     }
-    gp(plot_join(parts));
+    plot_or_empty(gp, parts, "no data", "");
   }
   // (c) fraction drained against cap / B, full jitter, per model (solid collision, dashed shared).
   {
@@ -841,8 +878,7 @@ void render_figure1(const StudyData& d, Out& out) {
         gp(fmt::format("set arrow from {}, graph 0 to {}, graph 1 nohead dt 3 lw 1.5 lc rgb \"{}\"", f / static_cast<double>(l.clients),
                        f / static_cast<double>(l.clients), color(bi)));
     }
-    if (parts.empty()) parts.push_back("NaN notitle");
-    gp(plot_join(parts));
+    plot_or_empty(gp, parts, "no burst sweep with full jitter", "");
   }
   gp("unset multiplot");
   out.figure("figure1", gp, 1800, 600);

@@ -269,7 +269,7 @@ std::vector<SweepPoint> expand(const Where& w, const Draft& d) {
       if (auto it = b.fields.find(fname); it != b.fields.end()) axes[f] = &it->second;
       else if (auto jt = d.fields.find(fname); jt != d.fields.end()) axes[f] = &jt->second;
       else {
-        fallback[f] = Axis{{default_values[f]}, b.line, b.key};
+        fallback[f] = Axis{{default_values[f]}, b.line, b.key + "." + fname};
         axes[f] = &fallback[f];
       }
     }

@@ -135,7 +135,8 @@ std::map<std::pair<std::string, std::int64_t>, nlohmann::json> read_results(cons
 }
 
 void write_file_atomic(const fs::path& path, const std::string& bytes) {
-  const fs::path tmp = path.parent_path() / ("." + path.filename().string() + ".tmp");
+  // The pid keeps a killed run's leftovers (or its orphaned helpers) apart from this run's files.
+  const fs::path tmp = path.parent_path() / ("." + path.filename().string() + "." + std::to_string(::getpid()) + ".tmp");
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) sys_fail("cannot open", tmp);
   write_all(fd, bytes, tmp);

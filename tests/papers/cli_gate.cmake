@@ -1,0 +1,28 @@
+# papers_cli_gate: run with -DRETRYLAB=<exe> -DTEST_DIR=<tests/papers> -DWORK_DIR=<scratch>.
+file(REMOVE_RECURSE ${WORK_DIR})
+file(MAKE_DIRECTORY ${WORK_DIR}/certificates ${WORK_DIR}/paper)
+set(ENV{RETRYLAB_CERTIFICATE_DIR} ${WORK_DIR}/certificates)  # empty: no certificate for this build
+
+function(expect_exit code pattern)
+  execute_process(COMMAND ${RETRYLAB} ${ARGN} RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_VARIABLE out
+                  WORKING_DIRECTORY ${WORK_DIR})
+  if(NOT rc EQUAL code)
+    message(FATAL_ERROR "retrylab ${ARGN}: exit ${rc}, expected ${code}\nstderr: ${err}")
+  endif()
+  if(NOT err MATCHES "${pattern}")
+    message(FATAL_ERROR "retrylab ${ARGN}: stderr does not match '${pattern}':\n${err}")
+  endif()
+endfunction()
+
+expect_exit(1 "retrylab validate" run ${TEST_DIR}/tiny_study.toml --out ${WORK_DIR}/out --quiet)
+file(COPY ${TEST_DIR}/tiny_study.toml DESTINATION ${WORK_DIR}/paper)
+file(RENAME ${WORK_DIR}/paper/tiny_study.toml ${WORK_DIR}/paper/study.toml)
+expect_exit(1 "retrylab validate" reproduce ${WORK_DIR}/paper --no-validate --quiet)
+if(EXISTS ${WORK_DIR}/out/results.jsonl OR EXISTS ${WORK_DIR}/paper/results.jsonl)
+  message(FATAL_ERROR "a refused run wrote results")
+endif()
+# Bad input is exit 2 with the key and line, before any gate.
+file(WRITE ${WORK_DIR}/bad.toml "[study]\nname = \"b\"\n[sweep.s]\nkind = \"grid\"\nrunz = 3\n")
+expect_exit(2 "bad.toml:5: sweep.s.runz is not a known key" run ${WORK_DIR}/bad.toml --quiet)
+expect_exit(2 "--scale" run ${WORK_DIR}/bad.toml --scale huge)
+expect_exit(2 "PAPER must be a paper folder" reproduce ${WORK_DIR}/nowhere --quiet)
