@@ -98,13 +98,15 @@ void apply_mean_rule(CaseResult& r, std::span<const double> values, double expec
 }
 
 // The paired rule for an invariant a = b inside each run: the differences a_i − b_i have mean 0.
-void apply_paired_rule(CaseResult& r, std::span<const double> a, std::span<const double> b, double floor,
-                       const std::string& floor_why, double alpha) {
+void apply_paired_rule(CaseResult& r, std::span<const double> a, std::span<const double> b, const char* rhs_label,
+                       double floor, const std::string& floor_why, double alpha) {
   std::vector<double> d(a.size());
   for (std::size_t i = 0; i < a.size(); ++i) d[i] = a[i] - b[i];
   apply_mean_rule(r, d, 0.0, floor, floor_why, alpha);
   const MeanSummary ma = summarize_mean(a), mb = summarize_mean(b);
-  // Show the two sides; the verdict (already set) is on their paired difference.
+  // Show the two sides; the verdict (already set) is on their paired difference, and the ± shown is
+  // that difference's 95% interval.
+  r.closed_form += fmt::format(", {} = {}", rhs_label, g(mb.mean));
   const double diff_ci = r.ci95;
   r.observed = ma.mean;
   r.expected = mb.mean;
@@ -403,7 +405,7 @@ ValidationCase littles_law_case(Model model, const Backoff& backoff, const Stead
         // CV ≈ 2.2).
         const double lbar = summarize_mean(l).mean;
         const double floor = 9.0 * std::abs(lbar) * w.mean() / (r.horizon - r.warmup);
-        apply_paired_rule(out, l, lw, floor, "L·W·3²/(T−T0)", ctx.alpha);
+        apply_paired_rule(out, l, lw, "λW", floor, "L·W·3²/(T−T0)", ctx.alpha);
         return out;
       });
 }
@@ -422,9 +424,9 @@ ValidationCase work_conservation_case(Model model, const SteadyRuns& r) {
           done.push_back(x.work_done / (x.stop_time - r.warmup));
         }
         CaseResult out;
-        out.closed_form = "work offered = work done (1 per attempt)";
+        out.closed_form = "attempt rate·1 = work done/τ";
         // One attempt's unit of service can straddle each end of the window.
-        apply_paired_rule(out, offered, done, 2.0 / (r.horizon - r.warmup), "2/(T−T0)", ctx.alpha);
+        apply_paired_rule(out, offered, done, "work/τ", 2.0 / (r.horizon - r.warmup), "2/(T−T0)", ctx.alpha);
         return out;
       });
 }
