@@ -87,7 +87,9 @@ TEST(Study, GoldenOutputsAndThreadIndependence) {
                                            << "; if the change is intended, rerun with RETRYLAB_UPDATE_GOLDEN=1 and review the diff";
     ++compared;
   }
-  if (!update) EXPECT_GE(compared, 20);
+  if (!update) {
+    EXPECT_GE(compared, 20);
+  }
 }
 
 // Runs the study in a child process and kills it with `sig` after `delay`; returns true if the
