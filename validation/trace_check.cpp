@@ -378,7 +378,8 @@ class Checker {
       if (run_sojourn_n_ > 0) sojourn_.push_back(run_sojourn_ / static_cast<double>(run_sojourn_n_));
     }
     // classic test
-    const bool finished = stop ? stop->stop == "finished" : run_successes_ == s_.clients;
+    const bool finished = stop ? stop->stop == "finished" : s_.rate == 0 && run_successes_ == s_.clients;
+    flush_ks(finished, stop_time);
     classic_runs_.push_back({run_attempts_, run_successes_, run_last_success_, finished, run_line_});
     run_attempts_ = run_successes_ = run_window_successes_ = run_sojourn_n_ = 0;
     run_sojourn_ = 0;
@@ -558,10 +559,23 @@ class Checker {
       }
       default: return;
     }
-    u = std::clamp(u, 0.0, 1.0);
-    const std::size_t bucket = static_cast<std::size_t>(std::min<std::int64_t>(r.retry, 9) - 1);
-    if (ks_[bucket].size() < static_cast<std::size_t>(ks_sample_cap)) ks_[bucket].push_back(u);
-    if (ks_all_.size() < static_cast<std::size_t>(ks_sample_cap)) ks_all_.push_back(u);
+    // Censoring: a retry is written only if it ends before the stop, so long sleeps near the stop
+    // would be missing. A sleep enters the KS sample only if its retry would have been written
+    // whatever sleep was drawn (decided at the run's end, when the stop is known).
+    if (pending_ks_.size() < static_cast<std::size_t>(max_pending))
+      pending_ks_.push_back({std::clamp(u, 0.0, 1.0), r.start - x + max_sleep(r.retry, prev),
+                             static_cast<int>(std::min<std::int64_t>(r.retry, 9) - 1)});
+  }
+
+  void flush_ks(bool finished, double stop_time) {
+    const bool fixed = s_.model == Model::collision || s_.model == Model::free;
+    for (const auto& p : pending_ks_) {
+      if (!finished && !(fixed && p.latest_start + 1.0 < stop_time - tol(stop_time))) continue;
+      auto& bucket = ks_[static_cast<std::size_t>(p.bucket)];
+      if (bucket.size() < static_cast<std::size_t>(ks_sample_cap)) bucket.push_back(p.u);
+      if (ks_all_.size() < static_cast<std::size_t>(ks_sample_cap)) ks_all_.push_back(p.u);
+    }
+    pending_ks_.clear();
   }
 
   // The exact CDF of the sleep before retry k (analytic/sleep.hpp), one law per k (cached).
@@ -708,6 +722,12 @@ class Checker {
   std::vector<ClassicRun> classic_runs_;
   std::array<std::vector<double>, 9> ks_;
   std::vector<double> ks_all_;
+  struct PendingKs {
+    double u, latest_start;
+    int bucket;
+  };
+  static constexpr std::int64_t max_pending = 4000000;  // per run: bounded memory (64 MB)
+  std::vector<PendingKs> pending_ks_;
   std::map<int, SleepDistribution> laws_;
   SplitMix pit_;
 };
