@@ -39,7 +39,10 @@ std::string csv_field(const std::string& s) {
 
 int run_check(const CheckOptions& o) {
   std::ifstream in(o.trace, std::ios::binary);
-  if (!in) throw InputError("trace", fmt::format("must be a readable file (got {})", o.trace));
+  if (!in) {
+    std::fprintf(stderr, "retrylab: check: TRACE must be a readable file (got %s)\n", o.trace.c_str());
+    return 2;
+  }
   validation::TraceReport r;
   try {
     r = validation::check_trace(in);
