@@ -1,6 +1,7 @@
 // retrylab: a thin main (style.md §11). Parses, calls the library, formats; all errors become one
 // line on stderr with exit status 2 (bad input) per cli.md.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <fmt/format.h>
@@ -10,8 +11,14 @@
 
 namespace {
 
-// Flags are named "--x" by the CLI and "x" by the library: print the flag form once.
-std::string as_flag(const std::string& field) { return field.rfind("-", 0) == 0 ? field : "--" + field; }
+// Flags are named "--x" by the CLI and "x" by the library: print the flag form once. Positional
+// arguments are named in upper case (SPEC, PAPER, TRACE), as --help shows them, and stay as they are.
+std::string as_flag(const std::string& field) {
+  const bool positional = !field.empty() && std::all_of(field.begin(), field.end(), [](char c) {
+    return (c >= 'A' && c <= 'Z') || c == '_';
+  });
+  return positional || field.rfind("-", 0) == 0 ? field : "--" + field;
+}
 
 }  // namespace
 
