@@ -29,6 +29,7 @@ namespace {
 constexpr std::size_t max_line = 1 << 16;
 constexpr double rel_tol = 1e-9;  // timestamps are printed shortest-round-trip; external ones may be rounded
 constexpr double inf = std::numeric_limits<double>::infinity();
+constexpr std::int64_t max_retry = std::numeric_limits<std::int32_t>::max();  // the engine's own limit
 
 double tol(double x) { return rel_tol * std::max(1.0, std::fabs(x)); }
 
@@ -191,6 +192,7 @@ Row parse_csv_row(std::string_view line, std::int64_t n) {
   if (f[5] == "success") r.success = true;
   else if (f[5] != "failure") malformed(n, "outcome", fmt::format("must be success or failure (got \"{}\")", f[5].substr(0, 40)));
   r.retry = need_int(f[6], n, "retry");
+  if (r.retry > max_retry) malformed(n, "retry", fmt::format("must be at most {} (got {})", max_retry, r.retry));
   r.has_sleep = !f[7].empty();
   if (r.has_sleep) r.sleep = need_double(f[7], n, "sleep");
   if (f.size() == 9) {
@@ -232,6 +234,7 @@ Row parse_json_row(const nlohmann::json& j, std::int64_t n) {
   if (o == "success") r.success = true;
   else if (o != "failure") malformed(n, "outcome", "must be \"success\" or \"failure\"");
   r.retry = json_int(j, "retry", n);
+  if (r.retry > max_retry) malformed(n, "retry", fmt::format("must be at most {} (got {})", max_retry, r.retry));
   const auto it = j.find("sleep");
   r.has_sleep = it != j.end() && !it->is_null();
   if (r.has_sleep) r.sleep = json_double(j, "sleep", n);
