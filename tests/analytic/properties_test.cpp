@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <limits>
+#include <ostream>
 
 #include "analytic/aloha.hpp"
 #include "analytic/decorrelated.hpp"
@@ -15,6 +16,10 @@
 #include "analytic/sleep.hpp"
 
 namespace retrylab {
+
+// How rapidcheck prints a Strategy in a counter-example (found by ADL).
+inline void showValue(Strategy s, std::ostream& os) { os << to_string(s); }
+
 namespace {
 
 constexpr double eps = std::numeric_limits<double>::epsilon();

@@ -2,6 +2,7 @@
 // cli.md, and values identical to the library's (the CLI is a thin layer: it must not compute).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -27,7 +28,8 @@ struct Outcome {
 
 // Runs `retrylab analytic <args>` through the shell (args are fixed test strings, no quoting needed).
 Outcome run(const std::string& args) {
-  const std::string err_path = testing::TempDir() + "retrylab_analytic_cli_stderr.txt";
+  // One file per process: ctest -j runs several of these test processes at once.
+  const std::string err_path = testing::TempDir() + "retrylab_analytic_cli_stderr_" + std::to_string(getpid()) + ".txt";
   const std::string command = std::string(RETRYLAB_EXE) + " analytic " + args + " 2>" + err_path;
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) return {-1, "", "popen failed"};
@@ -38,6 +40,7 @@ Outcome run(const std::string& args) {
   std::ifstream err_file(err_path);
   std::stringstream err;
   err << err_file.rdbuf();
+  std::remove(err_path.c_str());
   return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, out, err.str()};
 }
 
