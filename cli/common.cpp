@@ -10,10 +10,16 @@
 namespace retrylab::cli {
 
 void add_format_options(CLI::App* cmd, OutputFormat& format) {
-  const std::map<std::string, OutputFormat> names{
-      {"table", OutputFormat::table}, {"json", OutputFormat::json}, {"csv", OutputFormat::csv}};
-  cmd->add_option("--format", format, "Output format: table (for people), json (one document on stdout), csv")
-      ->transform(CLI::CheckedTransformer(names, CLI::ignore_case))
+  cmd->add_option_function<std::string>(
+         "--format",
+         [&format](const std::string& v) {
+           if (v == "table") format = OutputFormat::table;
+           else if (v == "json") format = OutputFormat::json;
+           else if (v == "csv") format = OutputFormat::csv;
+           else throw CLI::ValidationError("--format", "must be table, json or csv (got " + v + ")");
+         },
+         "Output format: table (for people), json (one document on stdout), csv")
+      ->type_name("table|json|csv")
       ->default_str("table");
   cmd->add_flag_callback("--json", [&format] { format = OutputFormat::json; }, "Short for --format json");
 }
