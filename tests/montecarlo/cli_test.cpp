@@ -11,6 +11,7 @@
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
+#include <unistd.h>
 
 namespace {
 
@@ -20,7 +21,8 @@ struct Output {
 };
 
 Output run_cli(const std::string& args) {
-  const std::string err_file = ::testing::TempDir() + "retrylab_cli_stderr.txt";
+  // One stderr file per test process: ctest runs the tests of this file in parallel processes.
+  const std::string err_file = ::testing::TempDir() + "retrylab_cli_stderr_" + std::to_string(getpid()) + ".txt";
   const std::string cmd = std::string(RETRYLAB_CLI) + " " + args + " 2>" + err_file;
   FILE* p = popen(cmd.c_str(), "r");
   Output o{-1, {}, {}};
