@@ -37,12 +37,7 @@ Fixpoint taylor (n : nat) (x : R) : R :=
 
 Lemma plus_derive : forall (f g : R -> R) (f' g' x : R), is_derive f x f' -> is_derive g x g' ->
   is_derive (fun t => f t + g t) x (f' + g').
-Proof.
-  intros f g f' g' x Hf Hg. auto_derive.
-  - split; [exists f'; exact Hf | split; [exists g'; exact Hg | exact I]].
-  - change (fun x0 : R => f x0) with f. change (fun x0 : R => g x0) with g.
-    rewrite (is_derive_unique _ _ _ Hf), (is_derive_unique _ _ _ Hg). ring.
-Qed.
+Proof. intros f g f' g' x Hf Hg. exact (is_derive_plus f g x f' g' Hf Hg). Qed.
 
 Lemma taylor_derive : forall m x, is_derive (taylor (S m)) x (taylor m x).
 Proof.
@@ -79,12 +74,7 @@ Qed.
 
 Lemma minus_derive : forall (f g : R -> R) (f' g' x : R), is_derive f x f' -> is_derive g x g' ->
   is_derive (fun t => f t - g t) x (f' - g').
-Proof.
-  intros f g f' g' x Hf Hg. auto_derive.
-  - split; [exists f'; exact Hf | split; [exists g'; exact Hg | exact I]].
-  - change (fun x0 : R => f x0) with f. change (fun x0 : R => g x0) with g.
-    rewrite (is_derive_unique _ _ _ Hf), (is_derive_unique _ _ _ Hg). ring.
-Qed.
+Proof. intros f g f' g' x Hf Hg. exact (is_derive_minus f g x f' g' Hf Hg). Qed.
 
 Lemma exp_derive : forall x, is_derive exp x (exp x).
 Proof. intro x. auto_derive; [exact I | ring]. Qed.
