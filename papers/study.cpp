@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "montecarlo/simulate.hpp"
+#include "papers/kinds.hpp"
 #include "papers/progress.hpp"
 #include "papers/report.hpp"
 #include "papers/store.hpp"
@@ -72,6 +73,10 @@ json run_point(const SweepSpec& sw, std::int64_t index, const StudyOptions& opt,
   const SweepPoint& p = sw.points[static_cast<std::size_t>(index)];
   json rec = {{"sweep", sw.name}, {"point", index}, {"scenario", canonical(p, sw.kind)}, {"seed", sw.seed},
               {"certificate", opt.certificate_id}};
+  if (is_extension_kind(sw.kind)) {
+    rec.update(run_extension_point(sw, index, opt.threads, [&progress] { progress.run_done(); }));
+    return rec;
+  }
   if (sw.kind == SweepKind::sleep) {
     std::vector<double> xs = montecarlo::draw_sleeps(p.scenario.backoff, p.retry, sw.draws, sw.seed);
     double sum = 0;
