@@ -38,4 +38,42 @@ double max_retries(const TokenBucket& t, double successes) {
   return (t.capacity - t.threshold + t.refund * successes) / t.retry_cost;
 }
 
+void check_finagle_budget(const FinagleBudget& f) {
+  if (!(f.ttl >= 1.0 && f.ttl <= 1e6))
+    throw InputError("ttl", fmt::format("must be in [1, 1e6] seconds (got {})", f.ttl));
+  if (!(f.min_retries_per_sec >= 0.0 && f.min_retries_per_sec <= 1e6) ||
+      f.min_retries_per_sec != std::floor(f.min_retries_per_sec))
+    throw InputError("min_retries_per_sec", fmt::format("must be an integer in [0, 1e6] (got {})", f.min_retries_per_sec));
+  if (!(f.percent_can_retry >= 0.0 && f.percent_can_retry <= 1000.0))
+    throw InputError("percent_can_retry", fmt::format("must be in [0, 1000] (got {})", f.percent_can_retry));
+}
+
+// Finagle RetryBudget.apply: ScaleFactor = 1000; depositAmount = 0 if percentCanRetry == 0 else 1000;
+// withdrawalAmount = 1 if percentCanRetry == 0 else (1000 / percentCanRetry).toInt;
+// reserve = minRetriesPerSec * ttl.inSeconds * withdrawalAmount.
+long long finagle_deposit(const FinagleBudget& f) {
+  check_finagle_budget(f);
+  return f.percent_can_retry == 0.0 ? 0 : 1000;
+}
+
+long long finagle_withdrawal(const FinagleBudget& f) {
+  check_finagle_budget(f);
+  if (f.percent_can_retry == 0.0) return 1;
+  // (1000/1000) = 1 at the top of the range; truncation as Scala's toInt. Never 0: 1000/p >= 1.
+  return static_cast<long long>(1000.0 / f.percent_can_retry);
+}
+
+long long finagle_reserve(const FinagleBudget& f) {
+  return static_cast<long long>(f.min_retries_per_sec) * static_cast<long long>(std::floor(f.ttl)) *
+         finagle_withdrawal(f);
+}
+
+double finagle_max_retries(const FinagleBudget& f, double requests) {
+  check_finagle_budget(f);
+  if (!(requests >= 0.0) || !std::isfinite(requests))
+    throw InputError("requests", fmt::format("must be a finite number >= 0 (got {})", requests));
+  const double w = static_cast<double>(finagle_withdrawal(f));
+  return (static_cast<double>(finagle_reserve(f)) + static_cast<double>(finagle_deposit(f)) * requests) / w;
+}
+
 }  // namespace retrylab

@@ -40,4 +40,28 @@ void check_token_bucket(const TokenBucket& t);
 // successes is a finite number >= 0.
 double max_retries(const TokenBucket& t, double successes);
 
+// Finagle's retry budget (com.twitter.finagle.service.RetryBudget.apply; defaults of RetryBudget():
+// ttl 10 s, minRetriesPerSec 10, percentCanRetry 0.2). In Finagle's integer units every request
+// deposits d = 1000 (0 when percentCanRetry = 0), a retry withdraws w = floor(1000/percentCanRetry)
+// (1 when it is 0) iff the balance reserve + deposits − withdrawals of the last ttl is >= w, and
+// reserve = minRetriesPerSec · floor(ttl) · w. At a retry at t the other retries of (t − ttl, t]
+// were withdrawn, so with D requests in (t − ttl, t] (entries expiring exactly after ttl):
+//   retries in (t − ttl, t] <= (reserve + d·D)/w = minRetriesPerSec·floor(ttl) + (d/w)·D,
+// d/w = percentCanRetry up to the rounding of w (exactly 0.2 for the default). Added by issue 7.
+// Not yet proved (no Coq theorem).
+struct FinagleBudget {
+  double ttl = 10.0;                // seconds, in [1, 1e6] (Finagle requires 1 s <= ttl <= 60 s; wider allowed here)
+  double min_retries_per_sec = 10;  // integer in [0, 1e6]
+  double percent_can_retry = 0.2;   // in [0, 1000] (Finagle's range)
+};
+
+// Throws InputError (ttl, min_retries_per_sec, percent_can_retry) outside the ranges above.
+void check_finagle_budget(const FinagleBudget& f);
+long long finagle_deposit(const FinagleBudget& f);     // d
+long long finagle_withdrawal(const FinagleBudget& f);  // w
+long long finagle_reserve(const FinagleBudget& f);     // minRetriesPerSec · floor(ttl) · w
+// minRetriesPerSec·floor(ttl) + (d/w)·requests: the most retries in a ttl-long window ending at a
+// retry with `requests` requests in it; throws InputError("requests") unless finite >= 0.
+double finagle_max_retries(const FinagleBudget& f, double requests);
+
 }  // namespace retrylab
