@@ -1,18 +1,28 @@
 #include "montecarlo/brooker.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
+#include <bit>
 #include <cmath>
 #include <exception>
 #include <fmt/format.h>
 #include <mutex>
-#include <numbers>
 #include <thread>
 
 #include "analytic/error.hpp"
 #include "montecarlo/sampler.hpp"
 
 namespace retrylab::montecarlo {
+
+namespace {
+void check_legs(double leg_mean, double leg_sd) {
+  if (!(leg_mean >= 0.0 && leg_mean <= brooker_max_time))
+    throw InputError("leg_mean", fmt::format("must be in [0, {}] ms (got {})", brooker_max_time, leg_mean));
+  if (!(leg_sd >= 0.0 && leg_sd <= brooker_max_time))
+    throw InputError("leg_sd", fmt::format("must be in [0, {}] ms (got {})", brooker_max_time, leg_sd));
+}
+}  // namespace
 
 void check_brooker(const BrookerScenario& s) {
   check_backoff(s.backoff);
@@ -23,10 +33,7 @@ void check_brooker(const BrookerScenario& s) {
     throw InputError("window", fmt::format("must be <= {} ms (got {})", brooker_max_time, s.backoff.window));
   if (s.clients < 1 || s.clients > brooker_max_clients)
     throw InputError("clients", fmt::format("must be in [1, {}] (got {})", brooker_max_clients, s.clients));
-  if (!(s.leg_mean >= 0.0 && s.leg_mean <= brooker_max_time))
-    throw InputError("leg_mean", fmt::format("must be in [0, {}] ms (got {})", brooker_max_time, s.leg_mean));
-  if (!(s.leg_sd >= 0.0 && s.leg_sd <= brooker_max_time))
-    throw InputError("leg_sd", fmt::format("must be in [0, {}] ms (got {})", brooker_max_time, s.leg_sd));
+  check_legs(s.leg_mean, s.leg_sd);
 }
 
 std::string canonical(const BrookerScenario& s) {
@@ -40,163 +47,250 @@ std::uint64_t stable_hash(const BrookerScenario& s) { return fnv1a64(canonical(s
 
 namespace {
 
-// One network leg: |Normal(mean, sd)| by Box–Muller; the second normal of each pair is kept for the
-// next leg. sd = 0 draws nothing.
+// The legs' stream: Random123 Philox4x64-10 keyed like the engine's streams (key = (run_key, stream
+// id), counter = (block, run index, 0, 0)), four 64-bit draws per call, used in word order 0…3.
+// Legs take four draws per attempt; Philox4x64 makes them at about a third of the engine stream's
+// (Philox4x32) cost per draw, which is most of an attempt's cost. Conversions are random.hpp's.
+class LegStream {
+ public:
+  LegStream(std::uint64_t key, StreamId id, std::uint64_t run) noexcept
+      : key_{{key, static_cast<std::uint64_t>(id)}}, run_(run) {}
+
+  std::uint64_t next_u64() noexcept {
+    if (have_ == 0) refill();
+    --have_;
+    return buffer_[have_];
+  }
+  double uniform() noexcept { return uniform_open(next_u64()); }
+
+ private:
+  using Philox = r123::Philox4x64_R<10>;
+  void refill() noexcept {
+    const Philox::ctr_type ctr{{block_, run_, 0, 0}};
+    const Philox::ctr_type out = Philox()(ctr, key_);
+    for (int w = 0; w < 4; ++w) buffer_[3 - w] = out.v[w];  // next_u64 pops from the back
+    have_ = 4;
+    ++block_;
+  }
+
+  Philox::key_type key_;
+  std::uint64_t run_;
+  std::uint64_t block_ = 0;
+  std::uint64_t buffer_[4] = {0, 0, 0, 0};
+  int have_ = 0;
+};
+
+// Standard normal draws by the ziggurat method with 128 layers (Marsaglia & Tsang 2000, "The
+// Ziggurat Method for Generating Random Variables", J. Stat. Soft. 5(8); the floating-point form of
+// Doornik 2005, "An Improved Ziggurat Method to Generate Normal Random Samples"): R = 3.442619855899,
+// layer area V = 9.91256303526217e-3. One 64-bit draw per try: its low 7 bits pick the layer, its
+// top 52 bits the position (uniform_open); about 98.8% of tries are accepted in a layer's rectangle,
+// the rest go to the wedge or tail tests, which draw more uniforms. Exact in distribution.
+class Ziggurat {
+ public:
+  static constexpr int layers = 128;
+  static constexpr double r = 3.442619855899;
+  static constexpr double v = 9.91256303526217e-3;
+
+  Ziggurat() noexcept {
+    const double f = std::exp(-0.5 * r * r);
+    x_[0] = v / f;
+    x_[1] = r;
+    for (int i = 2; i < layers; ++i) x_[i] = std::sqrt(-2.0 * std::log(v / x_[i - 1] + std::exp(-0.5 * x_[i - 1] * x_[i - 1])));
+    x_[layers] = 0.0;
+    for (int i = 0; i < layers; ++i) ratio_[i] = x_[i + 1] / x_[i];
+  }
+
+  template <class Rng>
+  double operator()(Rng& rng) const noexcept {
+    for (;;) {
+      const std::uint64_t bits = rng.next_u64();
+      const auto i = static_cast<int>(bits & (layers - 1));
+      const double u = 2.0 * uniform_open(bits) - 1.0;  // (−1, 1), never 0
+      if (std::fabs(u) < ratio_[i]) return u * x_[i];
+      if (i == 0) return tail(u < 0.0, rng);
+      const double x = u * x_[i];
+      const double f0 = std::exp(-0.5 * (x_[i] * x_[i] - x * x));          // f(x_i) / f(x)
+      const double f1 = std::exp(-0.5 * (x_[i + 1] * x_[i + 1] - x * x));  // f(x_(i+1)) / f(x)
+      if (f1 + rng.uniform() * (f0 - f1) < 1.0) return x;
+    }
+  }
+
+ private:
+  // Beyond R (Marsaglia 1964): x = −ln(U1)/R, y = −ln(U2), accepted when 2y >= x².
+  template <class Rng>
+  static double tail(bool negative, Rng& rng) noexcept {
+    double x, y;
+    do {
+      x = -std::log(rng.uniform()) / r;
+      y = -std::log(rng.uniform());
+    } while (2.0 * y < x * x);
+    return negative ? -(r + x) : r + x;
+  }
+
+  std::array<double, layers + 1> x_{};
+  std::array<double, layers> ratio_{};
+};
+
+// One network leg: |Normal(mean, sd)|. sd = 0 draws nothing.
 class LegSampler {
  public:
-  LegSampler(double mean, double sd, Stream& rng) noexcept : mean_(mean), sd_(sd), rng_(rng) {}
+  // mean + 0.0 turns a -0 into +0, whose bits order correctly in the event keys.
+  LegSampler(double mean, double sd, LegStream& rng) noexcept : mean_(mean + 0.0), sd_(sd), rng_(rng) {}
 
   double next() noexcept {
     if (sd_ == 0.0) return mean_;
-    double z;
-    if (have_spare_) {
-      have_spare_ = false;
-      z = spare_;
-    } else {
-      const double u1 = rng_.uniform();
-      const double u2 = rng_.uniform();
-      const double r = std::sqrt(-2.0 * std::log(u1));
-      const double a = 2.0 * std::numbers::pi * u2;
-      z = r * std::cos(a);
-      spare_ = r * std::sin(a);
-      have_spare_ = true;
-    }
-    return std::fabs(mean_ + sd_ * z);
+    return std::fabs(mean_ + sd_ * normal_(rng_));
   }
 
  private:
   double mean_, sd_;
-  Stream& rng_;
-  double spare_ = 0.0;
-  bool have_spare_ = false;
+  LegStream& rng_;
+  Ziggurat normal_;
 };
 
 // Each client has exactly one event pending (the leg it is on), so the queue holds <= N entries and
-// processing an event either replaces the top (its next leg) or removes it (done).
-struct Event {
-  double time;
-  std::uint64_t tie;
-  std::uint32_t client;
-};
+// processing an event either replaces the top (its next leg) or removes it (done). An entry is one
+// 128-bit key: the time's bits (a double >= 0 orders like its bit pattern) above a 64-bit tie word
+// = 44 random bits from the ties stream above the client's 20-bit index. Keys are unique (one per
+// client), so the order is total, and comparisons are branch-free integer compares.
+inline constexpr int client_bits = 20;
+static_assert((std::int64_t{1} << client_bits) >= brooker_max_clients);
+inline constexpr std::uint64_t client_mask = (std::uint64_t{1} << client_bits) - 1;
 
-inline bool before(const Event& a, const Event& b) noexcept {
-  if (a.time != b.time) return a.time < b.time;
-  if (a.tie != b.tie) return a.tie < b.tie;
-  return a.client < b.client;
+inline uint128 make_key(double time, std::uint64_t random, std::uint32_t client) noexcept {
+  const std::uint64_t tie = (random & ~client_mask) | client;
+  return static_cast<uint128>(std::bit_cast<std::uint64_t>(time)) << 64 | tie;
 }
+inline double key_time(uint128 k) noexcept { return std::bit_cast<double>(static_cast<std::uint64_t>(k >> 64)); }
+inline std::uint32_t key_client(uint128 k) noexcept { return static_cast<std::uint32_t>(k & client_mask); }
 
+// A 4-ary min-heap of keys (shallower than binary; the child minimum is found with selects).
 class EventHeap {
  public:
   explicit EventHeap(std::size_t capacity) { heap_.reserve(capacity); }
   bool empty() const noexcept { return heap_.empty(); }
-  const Event& top() const noexcept { return heap_.front(); }
+  uint128 top() const noexcept { return heap_.front(); }
 
-  void push(const Event& e) {
+  void push(uint128 e) {
     heap_.push_back(e);
     std::size_t i = heap_.size() - 1;
     while (i > 0) {
-      const std::size_t parent = (i - 1) / 2;
-      if (!before(e, heap_[parent])) break;
+      const std::size_t parent = (i - 1) / 4;
+      if (!(e < heap_[parent])) break;
       heap_[i] = heap_[parent];
       i = parent;
     }
     heap_[i] = e;
   }
 
-  void replace_top(const Event& e) noexcept { sift_down(0, e); }
+  void replace_top(uint128 e) noexcept { sift_down(e); }
 
   void pop() noexcept {
-    const Event last = heap_.back();
+    const uint128 last = heap_.back();
     heap_.pop_back();
-    if (!heap_.empty()) sift_down(0, last);
+    if (!heap_.empty()) sift_down(last);
   }
 
  private:
-  void sift_down(std::size_t i, const Event& e) noexcept {
+  void sift_down(uint128 e) noexcept {
     const std::size_t n = heap_.size();
+    uint128* h = heap_.data();
+    std::size_t i = 0;
     for (;;) {
-      std::size_t child = 2 * i + 1;
-      if (child >= n) break;
-      if (child + 1 < n && before(heap_[child + 1], heap_[child])) ++child;
-      if (!before(heap_[child], e)) break;
-      heap_[i] = heap_[child];
-      i = child;
+      const std::size_t c = 4 * i + 1;
+      if (c >= n) break;
+      std::size_t m = c;
+      uint128 mk = h[c];
+      if (c + 3 < n) {
+        const std::size_t a = h[c + 1] < h[c] ? c + 1 : c;
+        const std::size_t b = h[c + 3] < h[c + 2] ? c + 3 : c + 2;
+        m = h[b] < h[a] ? b : a;
+        mk = h[m];
+      } else {
+        for (std::size_t j = c + 1; j < n; ++j) {
+          if (h[j] < mk) {
+            m = j;
+            mk = h[j];
+          }
+        }
+      }
+      if (!(mk < e)) break;
+      h[i] = mk;
+      i = m;
     }
-    heap_[i] = e;
+    h[i] = e;
   }
 
-  std::vector<Event> heap_;
+  std::vector<uint128> heap_;
 };
 
-enum class Phase : std::uint8_t { read_request, read_reply, write_request, write_reply };
+// Only arrivals at the server touch shared state, so they are the only events: a read request's
+// arrival (read the version; the write request arrives two legs later) and a write request's
+// arrival (check and apply; the reply arrives one leg later, then the client either is done or
+// sleeps and sends its next read). Client-side arrivals are folded into the next server arrival.
+enum class Phase : std::uint8_t { read_arrival, write_arrival };
 
 struct Client {
   std::int64_t version_read = 0;
   double prev_sleep = 0.0;  // decorrelated state s_(k−1)
   std::int32_t failures = 0;
-  Phase phase = Phase::read_request;
-  bool succeeded = false;  // outcome of the write in flight (write_reply phase)
+  Phase phase = Phase::read_arrival;
 };
 
 BrookerResult run_brooker(const BrookerScenario& s, std::uint64_t seed, std::uint64_t run_index) {
   const std::uint64_t key = run_key(seed, stable_hash(s));
-  Stream network(key, brooker_network_stream, run_index);
+  LegStream network(key, brooker_network_stream, run_index);
   Stream sleeps(key, StreamId::sleeps, run_index);
   Stream ties(key, StreamId::ties, run_index);
   LegSampler leg(s.leg_mean, s.leg_sd, network);
   const SleepSampler sampler(s.backoff, 1);  // w_k = min(c, b·2^k): Brooker's expo(k)
+  // Tie words: mix64(salt + sequence number), the salt one draw of the ties stream.
+  const std::uint64_t tie_salt = ties.next_u64();
+  std::uint64_t sequence = 0;
 
   const auto n = static_cast<std::size_t>(s.clients);
   std::vector<Client> clients(n);
   EventHeap queue(n);
   for (std::size_t c = 0; c < n; ++c) {
     clients[c].prev_sleep = s.backoff.base;
-    queue.push({leg.next(), ties.next_u64(), static_cast<std::uint32_t>(c)});
+    const double t = leg.next();
+    queue.push(make_key(t, mix64(tie_salt + sequence++), static_cast<std::uint32_t>(c)));
   }
 
   BrookerResult r;
   std::int64_t version = 0;
   double latency_sum = 0.0;
   while (!queue.empty()) {
-    const Event e = queue.top();
-    Client& cl = clients[e.client];
-    double next_time = 0.0;
-    switch (cl.phase) {
-      case Phase::read_request:  // reaches the server: read the version
-        ++r.reads;
-        cl.version_read = version;
-        cl.phase = Phase::read_reply;
-        next_time = e.time + leg.next();
-        break;
-      case Phase::read_reply:  // the client has the version: send the write
-        cl.phase = Phase::write_request;
-        next_time = e.time + leg.next();
-        break;
-      case Phase::write_request:  // reaches the server: check and apply
-        ++r.attempts;
-        cl.succeeded = cl.version_read == version;
-        if (cl.succeeded) ++version;
-        cl.phase = Phase::write_reply;
-        next_time = e.time + leg.next();
-        break;
-      case Phase::write_reply:
-        if (cl.succeeded) {
-          ++r.successes;
-          r.makespan = e.time;  // events come in time order: the last one is the latest
-          latency_sum += e.time;
-          r.max_attempts = std::max<std::int64_t>(r.max_attempts, cl.failures + 1);
-          queue.pop();
-          continue;
-        }
-        ++cl.failures;
-        cl.phase = Phase::read_request;
-        {
-          const double pause = sampler.sleep(cl.failures, cl.prev_sleep, sleeps);
-          next_time = e.time + pause + leg.next();
-        }
-        break;
+    const uint128 top = queue.top();
+    const double now = key_time(top);
+    const std::uint32_t client = key_client(top);
+    Client& cl = clients[client];
+    double next_time;
+    if (cl.phase == Phase::read_arrival) {
+      ++r.reads;
+      cl.version_read = version;
+      cl.phase = Phase::write_arrival;
+      const double reply = leg.next();
+      next_time = now + reply + leg.next();  // read reply, then write request
+    } else {
+      ++r.attempts;
+      const double reply_at = now + leg.next();  // the write reply reaches the client
+      if (cl.version_read == version) {
+        ++version;
+        ++r.successes;
+        r.makespan = std::max(r.makespan, reply_at);
+        latency_sum += reply_at;
+        r.max_attempts = std::max<std::int64_t>(r.max_attempts, cl.failures + 1);
+        queue.pop();
+        continue;
+      }
+      ++cl.failures;
+      cl.phase = Phase::read_arrival;
+      const double pause = sampler.sleep(cl.failures, cl.prev_sleep, sleeps);
+      next_time = reply_at + pause + leg.next();  // sleep, then the next read request
     }
-    queue.replace_top({next_time, ties.next_u64(), e.client});
+    queue.replace_top(make_key(next_time, mix64(tie_salt + sequence++), client));
   }
   r.calls = r.reads + r.attempts;
   r.latency = latency_sum / static_cast<double>(s.clients);
@@ -270,6 +364,17 @@ BrookerSummary summarize_brooker(const std::vector<BrookerResult>& results) {
   s.latency = latency.summary();
   s.max_attempts = max_attempts.summary();
   return s;
+}
+
+std::vector<double> draw_brooker_legs(double leg_mean, double leg_sd, std::int64_t n, std::uint64_t seed) {
+  check_legs(leg_mean, leg_sd);
+  if (n < 0) throw InputError("n", fmt::format("must be >= 0 (got {})", n));
+  const std::string id = fmt::format("draw_brooker_legs leg_mean={} leg_sd={}", leg_mean, leg_sd);
+  LegStream rng(run_key(seed, fnv1a64(id)), brooker_network_stream, 0);
+  LegSampler leg(leg_mean, leg_sd, rng);
+  std::vector<double> out(static_cast<std::size_t>(n));
+  for (auto& x : out) x = leg.next();
+  return out;
 }
 
 }  // namespace retrylab::montecarlo

@@ -22,11 +22,16 @@
 // last successful write's reply reaches its client (Brooker's "time"); latency = mean over clients
 // of that instant for the client.
 //
-// Ties: events are ordered by (time, tie key, client), the tie key a 64-bit draw from the run's
-// `ties` stream made when the event is scheduled: simultaneous events (t = 0 starts, fixed legs) are
-// processed in a uniformly random order. Legs come from stream brooker_network_stream (Box–Muller
-// on two uniform_open draws, both normals used), sleeps from StreamId::sleeps. A run is a pure
-// function of (scenario, seed, run index): key = run_key(seed, stable_hash(scenario)).
+// Events and ties: only arrivals at the server change shared state, so those are the events (a
+// client's reply legs are folded into its next server arrival); they are processed in order of
+// (time, tie word, client), the tie word mix64(salt + sequence number of the scheduling), the salt
+// one draw of the run's StreamId::ties stream: simultaneous arrivals (the t = 0 start, fixed legs)
+// are processed in a pseudo-random order that is a pure function of the run. Legs: |leg_mean +
+// leg_sd·Z|, Z by a 128-layer ziggurat from a Random123 Philox4x64-10 stream (brooker_network_stream,
+// same key as the engine's streams, four draws per call: legs are most of an attempt's draws);
+// sleeps: the engine's SleepSampler on StreamId::sleeps. A run is a pure function of (scenario,
+// seed, run index): key = run_key(seed, stable_hash(scenario)); summaries are reduced in run-index
+// order, so every output is byte-identical for any thread count.
 //
 // Invariants of every run (tested): every client succeeds; successes = clients;
 // clients <= attempts <= clients² (a failure is caused by another client's success inside the
@@ -97,5 +102,10 @@ std::vector<BrookerResult> simulate_brooker(const BrookerScenario& s, const RunP
                                             const std::function<void(std::int64_t, std::int64_t)>& progress = {});
 
 BrookerSummary summarize_brooker(const std::vector<BrookerResult>& results);
+
+// n legs (ms) drawn by the simulator's own leg sampler, from a stream keyed by (seed, leg_mean,
+// leg_sd): for tests of the leg distribution |Normal(leg_mean, leg_sd)|. Checks leg_mean and leg_sd
+// as check_brooker does, and n >= 0.
+std::vector<double> draw_brooker_legs(double leg_mean, double leg_sd, std::int64_t n, std::uint64_t seed);
 
 }  // namespace retrylab::montecarlo
