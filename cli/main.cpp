@@ -8,6 +8,9 @@
 
 #include "analytic/error.hpp"
 #include "cli/common.hpp"
+#ifdef RETRYLAB_WITH_MPI
+#include "papers/mpi.hpp"
+#endif
 
 namespace {
 
@@ -23,6 +26,10 @@ std::string as_flag(const std::string& field) {
 }  // namespace
 
 int main(int argc, char** argv) {
+#ifdef RETRYLAB_WITH_MPI
+  // MPI_Init only under an MPI launcher (mpirun, srun); MPI_Finalize when main returns.
+  retrylab::papers::mpi::Session mpi_session(argc, argv);
+#endif
   CLI::App app{"retrylab: retries with exponential backoff and jitter against a contended resource"};
   app.require_subcommand(1);
   app.set_version_flag("--version", RETRYLAB_VERSION);

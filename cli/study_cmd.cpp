@@ -18,6 +18,11 @@
 #include "validation/certificate.hpp"
 #include "validation/report.hpp"
 #include "validation/suite.hpp"
+#ifdef RETRYLAB_WITH_MPI
+#include <nlohmann/json.hpp>
+
+#include "papers/mpi.hpp"
+#endif
 
 namespace retrylab::cli {
 
@@ -98,7 +103,49 @@ void render_readme(const fs::path& tmpl, const fs::path& out, const papers::Stud
   papers::write_file_atomic(out / "README.md", text);
 }
 
+#ifdef RETRYLAB_WITH_MPI
+// Under mpirun with more than one rank: rank 0 runs this command as usual (gate, store, outputs,
+// progress) and spreads the points over the ranks; the others wait for its decision and compute.
+bool distributed() { return papers::mpi::world_size() > 1; }
+
+// A rank > 0: the spec text and certificate come from rank 0 (the folder and the certificate store
+// need not be visible here); --threads and --seed come from the same command line.
+int serve_study(const StudyFlags& f) {
+  const papers::mpi::Decision d = papers::mpi::broadcast_decision({});
+  if (d.code != 0) return d.code;  // rank 0 has said why
+  const auto go = nlohmann::json::parse(d.payload);
+  papers::StudyOptions opt;
+  opt.out = go.at("out").get<std::string>();
+  opt.threads = f.threads;
+  if (f.seed_option && f.seed_option->count() > 0) opt.seed = f.seed;
+  opt.quiet = true;
+  opt.certificate_id = go.at("certificate").get<std::string>();
+  papers::mpi::serve(papers::parse_study_text(go.at("text").get<std::string>(), go.at("source").get<std::string>(), f.scale), opt);
+  return 0;
+}
+
+std::string read_text(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+#endif
+
+// Rank 0 (or the only process): tells the other ranks to stop with `code` when it gives up early.
+void release_ranks(int code) {
+#ifdef RETRYLAB_WITH_MPI
+  if (distributed()) papers::mpi::broadcast_decision({code, ""});
+#else
+  (void)code;
+#endif
+}
+
 int run_study_command(const StudyFlags& f, bool reproduce) {
+#ifdef RETRYLAB_WITH_MPI
+  if (distributed() && papers::mpi::world_rank() != 0) return serve_study(f);
+#endif
+  bool released = false;  // the other ranks have had rank 0's decision
   try {
     if (f.threads < 0) throw InputError("--threads", fmt::format("must be >= 0, 0 = all cores (got {})", f.threads));
     fs::path spec_file = f.target;
@@ -111,8 +158,13 @@ int run_study_command(const StudyFlags& f, bool reproduce) {
     }
     const papers::StudySpec spec = papers::parse_study_file(spec_file, f.scale);
     if (out.empty()) out = fs::path("out") / spec.name / spec.scale;
+    // The gate runs on rank 0 only; its decision goes to every rank.
     const auto cert = pass_gate(reproduce ? !f.no_validate : f.validate, f, out);
-    if (!cert) return 1;
+    if (!cert) {
+      released = true;
+      release_ranks(1);
+      return 1;
+    }
     papers::StudyOptions opt;
     opt.out = out;
     opt.resume = f.resume;
@@ -120,7 +172,17 @@ int run_study_command(const StudyFlags& f, bool reproduce) {
     if (f.seed_option && f.seed_option->count() > 0) opt.seed = f.seed;
     opt.quiet = f.quiet;
     opt.certificate_id = *cert;
+#ifdef RETRYLAB_WITH_MPI
+    if (distributed()) {
+      const nlohmann::json go = {{"text", read_text(spec_file)}, {"source", spec_file.string()},
+                                 {"certificate", *cert}, {"out", out.string()}};
+      released = true;
+      papers::mpi::broadcast_decision({0, go.dump()});
+    }
+    const auto outcome = distributed() ? papers::mpi::run_study_master(spec, opt) : papers::run_study(spec, opt);
+#else
     const auto outcome = papers::run_study(spec, opt);
+#endif
     if (reproduce) render_readme(fs::path(f.target) / "README.template.md", out, spec, *cert);
     if (!f.quiet)
       std::fprintf(stderr, "retrylab: %s (%s scale): %lld points run, %lld resumed, %zu files in %s (%.1f s)\n",
@@ -128,8 +190,15 @@ int run_study_command(const StudyFlags& f, bool reproduce) {
                    static_cast<long long>(outcome.points_resumed), outcome.outputs.size(), out.string().c_str(), outcome.seconds);
     return 0;
   } catch (const papers::SpecError& e) {
+    if (!released) release_ranks(2);
     std::fprintf(stderr, "retrylab: %s\n", e.what());
     return 2;
+  } catch (const InputError&) {
+    if (!released) release_ranks(2);
+    throw;  // main prints it (exit 2)
+  } catch (...) {
+    if (!released) release_ranks(3);
+    throw;
   }
 }
 

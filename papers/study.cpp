@@ -1,8 +1,14 @@
 #include "papers/study.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -69,27 +75,13 @@ double sample_quantile(const std::vector<double>& sorted, double p) {
   return sorted[i == 0 ? 0 : i - 1];
 }
 
-json run_point(const SweepSpec& sw, std::int64_t index, const StudyOptions& opt, Progress& progress) {
+json record_head(const SweepSpec& sw, std::int64_t index, const std::string& certificate_id) {
   const SweepPoint& p = sw.points[static_cast<std::size_t>(index)];
-  json rec = {{"sweep", sw.name}, {"point", index}, {"scenario", canonical(p, sw.kind)}, {"seed", sw.seed},
-              {"certificate", opt.certificate_id}};
-  if (is_extension_kind(sw.kind)) {
-    rec.update(run_extension_point(sw, index, opt.threads, [&progress] { progress.run_done(); }));
-    return rec;
-  }
-  if (sw.kind == SweepKind::sleep) {
-    std::vector<double> xs = montecarlo::draw_sleeps(p.scenario.backoff, p.retry, sw.draws, sw.seed);
-    double sum = 0;
-    for (double x : xs) sum += x;  // in draw order: a pure function of the draws
-    std::sort(xs.begin(), xs.end());
-    rec["draws"] = sw.draws;
-    rec["sleep"] = {{"q10", sample_quantile(xs, 0.1)}, {"q50", sample_quantile(xs, 0.5)},
-                    {"q90", sample_quantile(xs, 0.9)}, {"mean", sum / static_cast<double>(xs.size())}};
-    progress.run_done();
-    return rec;
-  }
-  montecarlo::RunPlan plan{sw.runs, sw.seed, opt.threads};
-  const auto results = montecarlo::simulate(p.scenario, plan, [&progress](std::int64_t, std::int64_t) { progress.run_done(); });
+  return {{"sweep", sw.name}, {"point", index}, {"scenario", canonical(p, sw.kind)}, {"seed", sw.seed},
+          {"certificate", certificate_id}};
+}
+
+void add_runs(json& rec, const SweepSpec& sw, const std::vector<montecarlo::RunResult>& results) {
   rec["runs"] = sw.runs;
   rec["summary"] = summary_json(montecarlo::summarize(results), sw.metrics);
   if (!sw.per_run.empty()) {
@@ -101,15 +93,18 @@ json run_point(const SweepSpec& sw, std::int64_t index, const StudyOptions& opt,
     }
     rec["per_run"] = std::move(pr);
   }
-  return rec;
 }
 
-}  // namespace
+// The store, its resume check and the count of points already recorded: what both run_study
+// variants start with.
+struct OpenedStudy {
+  std::unique_ptr<ResultsStore> store;
+  std::int64_t resumed = 0;
+};
 
-StudyOutcome run_study(StudySpec spec, const StudyOptions& opt) {
+OpenedStudy open_study(StudySpec& spec, const StudyOptions& opt) {
   if (opt.seed)
     for (auto& sw : spec.sweeps) sw.seed = *opt.seed;
-  const auto t0 = std::chrono::steady_clock::now();
   fs::create_directories(opt.out);
   remove_stale_temporaries(opt.out);
   json seeds = json::array();
@@ -117,16 +112,107 @@ StudyOutcome run_study(StudySpec spec, const StudyOptions& opt) {
   const json header = {{"retrylab_results", 1},      {"study", spec.name},
                        {"scale", spec.scale},       {"spec_hash", fmt::format("{:016x}", spec.source_hash)},
                        {"seeds", seeds},            {"certificate", opt.certificate_id}};
-  ResultsStore store(opt.out, header, opt.resume);
-  std::int64_t resumed = 0;
+  OpenedStudy o{std::make_unique<ResultsStore>(opt.out, header, opt.resume), 0};
   for (const auto& sw : spec.sweeps)
     for (std::size_t i = 0; i < sw.points.size(); ++i)
-      if (const json* r = store.find(sw.name, static_cast<std::int64_t>(i))) {
+      if (const json* r = o.store->find(sw.name, static_cast<std::int64_t>(i))) {
         if (r->at("scenario") != canonical(sw.points[i], sw.kind))
           throw InputError("--resume", fmt::format("recorded point {} of sweep {} is a different scenario ({})", i,
                                                    sw.name, r->at("scenario").dump()));
-        ++resumed;
+        ++o.resumed;
       }
+  return o;
+}
+
+}  // namespace
+
+bool is_splittable(const SweepSpec& sw) noexcept {
+  return !is_extension_kind(sw.kind) && sw.kind != SweepKind::sleep;
+}
+
+std::vector<montecarlo::RunResult> run_range(const SweepSpec& sw, std::int64_t point, std::int64_t first,
+                                             std::int64_t last, int threads, const std::function<void()>& run_done) {
+  if (!is_splittable(sw) || point < 0 || point >= static_cast<std::int64_t>(sw.points.size()) || first < 0 ||
+      last > sw.runs || first > last)
+    throw std::logic_error(fmt::format("run_range: no runs [{}, {}) of point {} of sweep {}", first, last, point, sw.name));
+  const montecarlo::Scenario& s = sw.points[static_cast<std::size_t>(point)].scenario;
+  const std::int64_t n = last - first;
+  std::vector<montecarlo::RunResult> results(static_cast<std::size_t>(n));
+  std::int64_t t = threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
+  t = std::max<std::int64_t>(1, std::min(t, n));
+  std::atomic<std::int64_t> next{0};
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  auto worker = [&] {
+    try {
+      for (;;) {
+        const std::int64_t i = next.fetch_add(1);
+        if (i >= n) return;
+        // simulate_run is a pure function of (scenario, seed, run index): the same result that
+        // montecarlo::simulate puts at index first + i.
+        results[static_cast<std::size_t>(i)] = montecarlo::simulate_run(s, sw.seed, static_cast<std::uint64_t>(first + i));
+        if (run_done) run_done();
+      }
+    } catch (...) {
+      const std::lock_guard<std::mutex> lock(error_mutex);
+      if (!error) error = std::current_exception();
+      next.store(n);
+    }
+  };
+  if (t == 1) {
+    worker();
+  } else {
+    std::vector<std::thread> pool;
+    for (std::int64_t k = 0; k < t; ++k) pool.emplace_back(worker);
+    for (auto& th : pool) th.join();
+  }
+  if (error) std::rethrow_exception(error);
+  return results;
+}
+
+json point_record(const SweepSpec& sw, std::int64_t point, const std::string& certificate_id,
+                  const std::vector<montecarlo::RunResult>& results) {
+  if (!is_splittable(sw) || static_cast<std::int64_t>(results.size()) != sw.runs)
+    throw std::logic_error(fmt::format("point_record: sweep {} point {} needs {} runs (got {})", sw.name, point,
+                                       sw.runs, results.size()));
+  json rec = record_head(sw, point, certificate_id);
+  add_runs(rec, sw, results);
+  return rec;
+}
+
+json run_whole_point(const SweepSpec& sw, std::int64_t index, const StudyOptions& opt,
+                     const std::function<void()>& run_done) {
+  const SweepPoint& p = sw.points[static_cast<std::size_t>(index)];
+  json rec = record_head(sw, index, opt.certificate_id);
+  auto done = [&run_done] {
+    if (run_done) run_done();
+  };
+  if (is_extension_kind(sw.kind)) {
+    rec.update(run_extension_point(sw, index, opt.threads, done));
+    return rec;
+  }
+  if (sw.kind == SweepKind::sleep) {
+    std::vector<double> xs = montecarlo::draw_sleeps(p.scenario.backoff, p.retry, sw.draws, sw.seed);
+    double sum = 0;
+    for (double x : xs) sum += x;  // in draw order: a pure function of the draws
+    std::sort(xs.begin(), xs.end());
+    rec["draws"] = sw.draws;
+    rec["sleep"] = {{"q10", sample_quantile(xs, 0.1)}, {"q50", sample_quantile(xs, 0.5)},
+                    {"q90", sample_quantile(xs, 0.9)}, {"mean", sum / static_cast<double>(xs.size())}};
+    done();
+    return rec;
+  }
+  montecarlo::RunPlan plan{sw.runs, sw.seed, opt.threads};
+  const auto results = montecarlo::simulate(p.scenario, plan, [&done](std::int64_t, std::int64_t) { done(); });
+  add_runs(rec, sw, results);
+  return rec;
+}
+
+StudyOutcome run_study(StudySpec spec, const StudyOptions& opt) {
+  const auto t0 = std::chrono::steady_clock::now();
+  OpenedStudy opened = open_study(spec, opt);
+  ResultsStore& store = *opened.store;
+  const std::int64_t resumed = opened.resumed;
   Progress progress(Progress::pick_mode(opt.quiet), spec.total_points(), resumed);
   StudyOutcome outcome;
   outcome.points_resumed = resumed;
@@ -138,11 +224,52 @@ StudyOutcome run_study(StudySpec spec, const StudyOptions& opt) {
       const auto idx = static_cast<std::int64_t>(i);
       if (store.has(sw.name, idx)) continue;
       progress.start_point(fmt::format("{} #{}", sw.name, idx));
-      store.append(run_point(sw, idx, opt, progress));
+      store.append(run_whole_point(sw, idx, opt, [&progress] { progress.run_done(); }));
       progress.point_done();
       ++outcome.points_run;
     }
   }
+  progress.finish();
+  if (opt.render) outcome.outputs = render_study(spec, opt.out);
+  outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return outcome;
+}
+
+StudyOutcome run_study(StudySpec spec, const StudyOptions& opt, const PointDriver& driver) {
+  const auto t0 = std::chrono::steady_clock::now();
+  OpenedStudy opened = open_study(spec, opt);
+  ResultsStore& store = *opened.store;
+  Progress progress(Progress::pick_mode(opt.quiet), spec.total_points(), opened.resumed);
+  StudyOutcome outcome;
+  outcome.points_resumed = opened.resumed;
+  std::vector<PendingPoint> todo;
+  for (std::size_t s = 0; s < spec.sweeps.size(); ++s)
+    for (std::size_t i = 0; i < spec.sweeps[s].points.size(); ++i)
+      if (!store.has(spec.sweeps[s].name, static_cast<std::int64_t>(i))) todo.push_back({s, static_cast<std::int64_t>(i)});
+  // Sweep log lines as the records reach each sweep (a driver runs several sweeps at once).
+  std::size_t next_sweep = 0;
+  auto announce_until = [&](std::size_t last) {
+    for (; next_sweep <= last && next_sweep < spec.sweeps.size(); ++next_sweep) {
+      const auto& sw = spec.sweeps[next_sweep];
+      std::int64_t to_run = 0;
+      for (const auto& p : todo) to_run += p.sweep == next_sweep ? 1 : 0;
+      progress.start_sweep(sw.name, static_cast<std::int64_t>(sw.points.size()), to_run);
+    }
+  };
+  std::size_t expected = 0;
+  driver(spec, todo, opt, progress, [&](const json& rec) {
+    if (expected >= todo.size() || rec.at("sweep") != spec.sweeps[todo[expected].sweep].name ||
+        rec.at("point") != todo[expected].point)
+      throw std::logic_error("study driver: a record out of order (" + rec.value("sweep", std::string()) + ")");
+    announce_until(todo[expected].sweep);
+    store.append(rec);
+    progress.point_done();
+    ++expected;
+    ++outcome.points_run;
+  });
+  if (expected != todo.size())
+    throw std::logic_error(fmt::format("study driver: {} of {} points recorded", expected, todo.size()));
+  announce_until(spec.sweeps.size());
   progress.finish();
   if (opt.render) outcome.outputs = render_study(spec, opt.out);
   outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
