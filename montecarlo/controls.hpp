@@ -54,7 +54,8 @@
 //     (metrics.rollingStats.timeInMilliseconds; Hystrix uses 10 buckets and a 500 ms health
 //     snapshot, here an exact sliding window), requestVolumeThreshold 20, errorThresholdPercentage 50,
 //     sleepWindowInMilliseconds 5000, one probe when half-open (a success closes, a failure re-opens).
-//   * `resilience4j` (CircuitBreakerConfig defaults): COUNT_BASED window 100 calls,
+//   * `resilience4j` (CircuitBreakerConfig defaults): COUNT_BASED window 100 calls (a minimum_calls
+//     above a count window is capped at its size, as resilience4j does),
 //     minimumNumberOfCalls 100, failureRateThreshold 50, waitDurationInOpenState 60 s,
 //     permittedNumberOfCallsInHalfOpenState 10 (automatic transition off: half-open at the first call
 //     after the wait; slow-call thresholds not modelled).
