@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <fmt/format.h>
 #include <iostream>
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -17,6 +18,7 @@
 
 #include "analytic/error.hpp"
 #include "cli/common.hpp"
+#include "montecarlo/brooker.hpp"
 #include "montecarlo/result.hpp"
 #include "montecarlo/scenario.hpp"
 #include "montecarlo/simulate.hpp"
@@ -43,8 +45,15 @@ struct SimulateOptions {
   int threads = 0;
   bool quiet = false;
   std::string trace;  // attempt trace file (docs/traces.md); empty = none
+  double leg_mean = montecarlo::brooker_default_leg_mean;  // --model brooker only (ms)
+  double leg_sd = montecarlo::brooker_default_leg_sd;
   OutputFormat format = OutputFormat::table;
+  std::vector<std::string> given;  // the flags given on the command line (--model brooker checks them)
 };
+
+bool was_given(const SimulateOptions& o, const std::string& flag) {
+  return std::find(o.given.begin(), o.given.end(), flag) != o.given.end();
+}
 
 nlohmann::ordered_json number(double x) { return std::isfinite(x) ? nlohmann::ordered_json(x) : nlohmann::ordered_json(nullptr); }
 
@@ -139,7 +148,119 @@ void print_csv(const montecarlo::Summary& s) {
                              csv_num(p->fraction));
 }
 
+// ---- --model brooker: Brooker's classic OCC test (montecarlo/brooker.hpp), times in ms ----------
+
+// The engine's flags that mean nothing to the Brooker test; giving one is an error, not ignored.
+constexpr const char* brooker_foreign_flags[] = {"--rate", "--horizon", "--warmup", "--collapse", "--retries", "--trace"};
+
+struct BrookerMetric {
+  const char* key;
+  const char* label;
+  const MeanSummary* value;
+};
+
+std::vector<BrookerMetric> brooker_metrics(const montecarlo::BrookerSummary& s) {
+  return {{"attempts", "work: write attempts", &s.attempts},
+          {"reads", "read requests", &s.reads},
+          {"calls", "calls (reads + writes)", &s.calls},
+          {"attempts_per_client", "write attempts per client", &s.attempts_per_client},
+          {"max_attempts", "most write attempts by one client", &s.max_attempts},
+          {"makespan", "time: makespan (ms)", &s.makespan},
+          {"latency", "mean client completion (ms)", &s.latency}};
+}
+
+// The library names its fields leg_mean/leg_sd; the flags are --leg-mean/--leg-sd.
+[[noreturn]] void rethrow_as_flag(const InputError& e) {
+  const std::string rest = std::string(e.what()).substr(e.field().size() + 1);
+  if (e.field() == "leg_mean") throw InputError("--leg-mean", rest);
+  if (e.field() == "leg_sd") throw InputError("--leg-sd", rest);
+  throw e;
+}
+
+int run_brooker(const SimulateOptions& o) {
+  for (const char* flag : brooker_foreign_flags)
+    if (was_given(o, flag))
+      throw InputError(flag, "does not apply to --model brooker (it takes --strategy, --base, --cap, --window, "
+                             "--clients, --leg-mean, --leg-sd, --runs, --seed, --threads)");
+  require_finite("--base", o.base);
+  require_finite("--window", o.window);
+  require_finite("--leg-mean", o.leg_mean);
+  require_finite("--leg-sd", o.leg_sd);
+  const auto strategy = parse_strategy(o.strategy);
+  if (!strategy)
+    throw InputError("--strategy",
+                     fmt::format("must be none, nojitter, full, equal, decorrelated or window (got {})", o.strategy));
+  montecarlo::BrookerScenario sc;
+  sc.backoff = {*strategy, was_given(o, "--base") ? o.base : montecarlo::brooker_default_base,
+                was_given(o, "--cap") ? parse_cap(o.cap) : montecarlo::brooker_default_cap, o.window};
+  sc.clients = was_given(o, "--clients") ? o.clients : 100;
+  sc.leg_mean = o.leg_mean;
+  sc.leg_sd = o.leg_sd;
+  try {
+    montecarlo::check_brooker(sc);
+  } catch (const InputError& e) {
+    rethrow_as_flag(e);
+  }
+  const montecarlo::RunPlan plan{o.runs, o.seed, o.threads};
+  montecarlo::check_run_plan(plan);
+  const montecarlo::BrookerSummary s = montecarlo::summarize_brooker(montecarlo::simulate_brooker(sc, plan));
+  const auto metrics = brooker_metrics(s);
+
+  switch (o.format) {
+    case OutputFormat::json: {
+      nlohmann::ordered_json j;
+      j["retrylab"] = RETRYLAB_VERSION;
+      nlohmann::ordered_json scenario;
+      scenario["model"] = "brooker";
+      scenario["strategy"] = std::string(to_string(sc.backoff.strategy));
+      scenario["base"] = sc.backoff.base;
+      scenario["cap"] = sc.backoff.cap;
+      scenario["window"] = sc.backoff.strategy == Strategy::window ? sc.backoff.window : 0.0;
+      scenario["clients"] = sc.clients;
+      scenario["leg_mean"] = sc.leg_mean;
+      scenario["leg_sd"] = sc.leg_sd;
+      scenario["runs"] = plan.runs;
+      scenario["seed"] = plan.seed;
+      j["scenario"] = scenario;
+      j["unit"] = "ms";  // every time above and below: base, cap, window, legs, makespan, latency
+      j["runs"] = s.runs;
+      nlohmann::ordered_json m;
+      for (const auto& x : metrics) m[x.key] = to_json(*x.value);
+      j["metrics"] = m;
+      std::cout << j.dump(2) << "\n";
+      break;
+    }
+    case OutputFormat::csv:
+      std::cout << "metric,mean,sd,n,ci95_lo,ci95_hi,unit\n";
+      for (const auto& x : metrics) {
+        const MeanSummary& v = *x.value;
+        const bool timed = std::string_view(x.key) == "makespan" || std::string_view(x.key) == "latency";
+        std::cout << fmt::format("{},{},{},{},{},{},{}\n", x.key, csv_num(v.mean), csv_num(v.sd), v.n,
+                                 csv_num(v.ci95.lo), csv_num(v.ci95.hi), timed ? "ms" : "count");
+      }
+      break;
+    case OutputFormat::table:
+      std::cout << "retrylab simulate: " << montecarlo::canonical(sc) << " runs=" << plan.runs << " seed=" << plan.seed
+                << "\n";
+      std::cout << (sc.leg_sd > 0.0 ? fmt::format("network: each leg |Normal({}, {})| ms\n\n", sc.leg_mean, sc.leg_sd)
+                                    : fmt::format("network: no delay variance, each leg exactly {} ms\n\n", sc.leg_mean));
+      std::cout << fmt::format("{:<36} {:>12} {:>12} {:>6}  {:<27}\n", "metric", "mean", "sd", "n", "95% interval");
+      for (const auto& x : metrics) {
+        const MeanSummary& v = *x.value;
+        const std::string ci =
+            std::isfinite(v.ci95.lo) ? fmt::format("[{}, {}]", fmt_num(v.ci95.lo), fmt_num(v.ci95.hi)) : "-";
+        std::cout << fmt::format("{:<36} {:>12} {:>12} {:>6}  {:<27}\n", x.label, fmt_num(v.mean), fmt_num(v.sd), v.n,
+                                 ci);
+      }
+      break;
+  }
+  return 0;
+}
+
 int run_simulate(const SimulateOptions& o) {
+  if (o.model == "brooker") return run_brooker(o);
+  for (const char* flag : {"--leg-mean", "--leg-sd"})
+    if (was_given(o, flag)) throw InputError(flag, fmt::format("applies only to --model brooker (got --model {})", o.model));
   require_finite("--base", o.base);
   require_finite("--window", o.window);
   require_finite("--rate", o.rate);
@@ -215,10 +336,13 @@ void add_simulate_command(CLI::App& app, Action& action) {
   CLI::App* cmd = app.add_subcommand("simulate", "Simulate one scenario many times (Monte Carlo) and summarise");
   std::vector<std::string> models, strategies;
   for (Model m : all_models) models.emplace_back(to_string(m));
+  models.emplace_back("brooker");  // Brooker's OCC test: its own simulator (montecarlo/brooker.hpp), not a Model
   for (Strategy s : all_strategies) strategies.emplace_back(to_string(s));
   std::map<std::string, bool> on_off{{"on", true}, {"off", false}};
 
-  cmd->add_option("--model", opts->model, "Contention model: collision|free|shared|ps")
+  cmd->add_option("--model", opts->model,
+                  "Contention model: collision|free|shared|ps, or brooker (Brooker's 2015 OCC test, times in ms: "
+                  "--base 5 --cap 2000 --clients 100 unless given)")
       ->required()
       ->check(CLI::IsMember(models));
   cmd->add_option("--strategy", opts->strategy, "Backoff: none|nojitter|full|equal|decorrelated|window")
@@ -247,8 +371,18 @@ void add_simulate_command(CLI::App& app, Action& action) {
   cmd->add_flag("--quiet", opts->quiet, "No progress line on stderr");
   cmd->add_option("--trace", opts->trace,
                   "Also write every attempt of every run to FILE (docs/traces.md; JSON Lines if FILE ends .jsonl, else CSV)");
+  cmd->add_option("--leg-mean", opts->leg_mean, "brooker: mean of each one-way network leg in ms (>= 0)")
+      ->capture_default_str();
+  cmd->add_option("--leg-sd", opts->leg_sd,
+                  "brooker: sd of each leg in ms (>= 0; 0 = without network delay variance: every leg exactly --leg-mean)")
+      ->capture_default_str();
   add_format_options(cmd, opts->format);
-  cmd->callback([opts, &action] { action = [opts] { return run_simulate(*opts); }; });
+  cmd->callback([opts, cmd, &action] {
+    opts->given.clear();
+    for (const CLI::Option* opt : cmd->get_options())
+      if (opt->count() > 0) opts->given.push_back(opt->get_name());
+    action = [opts] { return run_simulate(*opts); };
+  });
 }
 
 }  // namespace retrylab::cli
