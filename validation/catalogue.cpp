@@ -8,6 +8,8 @@
 #include <span>
 
 #include "analytic/aloha.hpp"
+#include "analytic/amplification.hpp"
+#include "analytic/budget.hpp"
 #include "analytic/classic.hpp"
 #include "analytic/decorrelated.hpp"
 #include "analytic/error.hpp"
@@ -16,6 +18,7 @@
 #include "analytic/ps.hpp"
 #include "analytic/sleep.hpp"
 #include "analytic/stats.hpp"
+#include "montecarlo/dependency.hpp"
 #include "montecarlo/simulate.hpp"
 #include "validation/statistics.hpp"
 
@@ -517,6 +520,120 @@ ValidationCase fluid_cap_case(const Backoff& backoff, std::int64_t clients, doub
       });
 }
 
+// ---- 8, 9: amplification and budgets (issue 7) -------------------------------------------------------
+
+ValidationCase amplification_case(int layers, int attempts, double failure, std::int64_t requests, std::int64_t runs) {
+  const montecarlo::LayeredScenario scenario{layers, attempts, failure, 0.0, requests};
+  montecarlo::check_layered(scenario);
+  if (runs < 2) throw InputError("runs", fmt::format("must be >= 2 for a spread (got {})", runs));
+  const bool total = failure == 1.0;
+  return make_case(
+      fmt::format("amplification-L{}-a{}-p{}", layers, attempts, g(failure)),
+      fmt::format("L={} a={} p={} requests={} runs={}", layers, attempts, g(failure), requests, runs),
+      total ? CaseKind::exact : CaseKind::statistical,
+      static_cast<double>(requests * runs) * montecarlo::expected_bottom_calls(scenario) * 1e-6,
+      [scenario, runs, total](const CaseContext& ctx) {
+        RunPlan plan;
+        plan.runs = runs;
+        plan.seed = ctx.seed;
+        plan.threads = std::max(1, ctx.threads);
+        const auto res = montecarlo::simulate_layered(scenario, plan);
+        const RetryAmplification m{scenario.layers, scenario.attempts, scenario.failure};
+        CaseResult out;
+        if (total) {
+          // Every bottom call fails: each request makes exactly a^L of them (an integer count).
+          const double exact = amplification_bound(m);
+          out.kind = CaseKind::exact;
+          out.closed_form = fmt::format("a^L = {}", g(exact));
+          out.expected = exact;
+          out.tolerance = 0.0;
+          out.n = runs;
+          std::int64_t bad = 0;
+          MeanAccumulator acc;
+          for (const auto& r : res) {
+            acc.add(r.bottom_calls_per_request);
+            bad += (static_cast<double>(r.bottom_calls) == exact * static_cast<double>(r.requests) &&
+                    r.top_failures == r.requests)
+                       ? 0
+                       : 1;
+          }
+          out.observed = acc.mean();
+          out.rel_error = relative(out.observed, exact);
+          out.check = fmt::format("{} of {} runs differ from a^L bottom calls per request", bad, runs);
+          out.verdict = bad == 0 ? Verdict::pass : Verdict::fail;
+          return out;
+        }
+        const double exact = expected_bottom_calls(m);
+        out.closed_form = fmt::format("E_L = {}", g(exact));
+        std::vector<double> v;
+        for (const auto& r : res) v.push_back(r.bottom_calls_per_request);
+        apply_mean_rule(out, v, exact, 0.0, "none: i.i.d. requests", ctx.alpha);
+        return out;
+      });
+}
+
+ValidationCase budget_outage_case(std::string_view preset, std::int64_t runs) {
+  montecarlo::DependencyScenario s;
+  s.rate = 0.05;  // a request every 20 ms
+  s.horizon = 9000.0;  // within Finagle's 10 s ttl: every deposit and withdrawal of the run counts
+  s.failure = 1.0;
+  s.service_mean = 10.0;
+  s.max_attempts = 1000;
+  s.backoff = Backoff{Strategy::full, 10.0, 1000.0, 0.0};
+  s.budget = montecarlo::budget_preset(preset);
+  montecarlo::check_dependency(s);
+  if (runs < 1) throw InputError("runs", fmt::format("must be >= 1 (got {})", runs));
+  const std::string name(preset);
+  return make_case(
+      fmt::format("budget-{}-outage", name), fmt::format("p=1 λ=0.05/ms T=9000 ms attempts<=1000 runs={}", runs),
+      CaseKind::exact, static_cast<double>(runs) * 0.05, [s, name, runs](const CaseContext& ctx) {
+        RunPlan plan;
+        plan.runs = runs;
+        plan.seed = ctx.seed;
+        plan.threads = std::max(1, ctx.threads);
+        const auto res = montecarlo::simulate_dependency(s, plan);
+        CaseResult out;
+        out.kind = CaseKind::exact;
+        out.n = runs;
+        out.tolerance = 0.0;
+        std::int64_t bad = 0;
+        double worst = 0.0, bound_shown = nan;
+        MeanAccumulator acc, bounds;
+        for (const auto& r : res) {
+          const double retries = static_cast<double>(r.retries);
+          acc.add(retries);
+          bool ok = r.successes == 0;
+          if (name == "aws-standard") {
+            bound_shown = max_retries(aws_standard(), 0.0);
+            ok = ok && retries == bound_shown;  // the budget binds: every one of the 100 is taken
+          } else if (name == "grpc") {
+            bound_shown = max_retries(grpc_throttling(), 0.0);
+            ok = ok && retries <= bound_shown;
+          } else {
+            const double b = finagle_max_retries(FinagleBudget{}, static_cast<double>(r.requests));
+            bounds.add(b);  // each run against its own bound; the table shows their mean
+            bound_shown = bounds.mean();
+            ok = ok && retries <= b;
+          }
+          worst = std::max(worst, retries);
+          bad += ok ? 0 : 1;
+        }
+        out.expected = bound_shown;
+        out.observed = acc.mean();
+        out.rel_error = relative(out.observed, out.expected);
+        if (name == "aws-standard") {
+          out.closed_form = fmt::format("retries = (B − 0)/c = {}", g(bound_shown));
+        } else if (name == "grpc") {
+          out.closed_form = fmt::format("retries <= (max − max/2)/1 = {}", g(bound_shown));
+        } else {
+          out.closed_form = fmt::format("retries <= 100 + 0.2·requests (per run; mean {})", g(bound_shown));
+        }
+        out.check = fmt::format("{} of {} runs broke the bound (most retries in a run {})", bad, runs, g(worst));
+        out.verdict = bad == 0 ? Verdict::pass : Verdict::fail;
+        return out;
+      });
+}
+
 // ---- the suites ------------------------------------------------------------------------------------
 
 std::vector<ValidationCase> catalogue(Scale scale) {
@@ -574,6 +691,12 @@ std::vector<ValidationCase> catalogue(Scale scale) {
   cat.push_back(work_conservation_case(Model::shared, {0.5, horizon, 200.0, runs}));
   cat.push_back(work_conservation_case(Model::ps, {0.5, horizon, 200.0, runs}));
   cat.push_back(busy_equals_work_case(Model::shared, {0.5, horizon, 200.0, 4}));
+  // 8. retry amplification through layers: exactly a^L = 81 at total failure; E_L at partial failure.
+  cat.push_back(amplification_case(4, 3, 1.0, 100, 4));
+  cat.push_back(amplification_case(3, 3, 0.5, full ? 20000 : 2000, runs));
+  if (full) cat.push_back(amplification_case(4, 3, 0.3, 20000, runs));
+  // 9. retry budgets at a total outage against their token-bucket bounds.
+  for (const char* preset : {"aws-standard", "grpc", "finagle"}) cat.push_back(budget_outage_case(preset, full ? 20 : 4));
   // 7. fluid cap estimate (info).
   // Collapse at the default K = 3000 (the paper's); the grid brackets the estimate, finer near it
   // (non-draining caps are the costly runs: they last until the horizon).

@@ -7,6 +7,7 @@
 // α (+ the closed form's stated numerical accuracy for decorrelated jitter). Exact cases: equality
 // to rounding (a few ulps of the magnitude).
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "analytic/model.hpp"
@@ -64,6 +65,21 @@ ValidationCase busy_equals_work_case(Model model, const SteadyRuns& r);
 // of a burst of B clients on steady traffic λ drain (collision, horizon T): info, never fails.
 ValidationCase fluid_cap_case(const Backoff& backoff, std::int64_t clients, double rate, double horizon,
                               std::int64_t runs, const std::vector<double>& caps);
+
+// 8. Retry amplification (analytic/amplification.hpp; issue 7): `layers` layers each making up to
+// `attempts` attempts over a bottom failing with probability p (montecarlo::simulate_layered).
+// p = 1: every run makes exactly a^L bottom calls per request (exact, proofs/Budget.v:
+// amplification_exact); p < 1: mean bottom calls per request against E_L (statistical, no floor:
+// per-run means of i.i.d. requests, no edge effect; proofs/Budget.v: amplification_expected).
+ValidationCase amplification_case(int layers, int attempts, double failure, std::int64_t requests, std::int64_t runs);
+
+// 9. Retry budgets at a total outage (analytic/budget.hpp; issue 7): the failing dependency
+// (montecarlo::simulate_dependency) with every attempt failing and up to 1000 attempts per request, so
+// the budget is the only limit. Per run, retries against the bound with no success: `aws-standard`
+// exactly max_retries(aws_standard, 0) = 100 (botocore's acquire takes 5 while >= 5 remain); `grpc`
+// <= max_retries(grpc_throttling, 0) = 5; `finagle` (horizon within one ttl) <= finagle_max_retries
+// (requests of the run). Exact (α = 0).
+ValidationCase budget_outage_case(std::string_view preset, std::int64_t runs);
 
 // The standard suites.
 std::vector<ValidationCase> catalogue(Scale scale);
