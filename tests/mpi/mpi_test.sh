@@ -4,7 +4,8 @@
 # Cases: certificate (validate --quick into the test's certificate folder), single (no launcher:
 # the reference outputs, and the tiny study's golden bytes of tests/papers), np2, np3 (the same bytes
 # under mpirun), kill_resume (a rank killed mid-way, then --resume on another rank count), gate (no
-# certificate: every rank refuses, one message). The environment (CMakeLists.txt) points
+# certificate: every rank refuses, one message; a bad spec and a --resume on another study's folder
+# end every rank with exit 2 and one line). The environment (CMakeLists.txt) points
 # RETRYLAB_CERTIFICATE_DIR into WORK_DIR and sets what Open MPI needs as root on loopback.
 set -euo pipefail
 case_=$1 retrylab=$2 mpiexec=$3 work=$4 tests=$5
@@ -97,6 +98,15 @@ gate)
   [ "$rc" -eq 1 ] || { cat gate.err >&2; fail "an uncertified build under mpirun exited $rc, not 1"; }
   [ "$(grep -c 'has no passing validation certificate' gate.err)" -eq 1 ] || { cat gate.err >&2; fail "gate.err: not one refusal line"; }
   [ ! -e gate/results.jsonl ] || fail "a refused run wrote results"
+  # Refusals on rank 0 after the gate let the other ranks go: exit 2 and one line, no hang.
+  printf '[study]\nname = "b"\n[sweep.s]\nkind = "grid"\nrunz = 3\n' > bad.toml
+  rc=0; "$mpiexec" -np 2 "$retrylab" run bad.toml --out gate 2> bad.err || rc=$?
+  [ "$rc" -eq 2 ] || { cat bad.err >&2; fail "a bad spec under mpirun exited $rc, not 2"; }
+  [ "$(grep -c 'bad.toml:5: sweep.s.runz is not a known key' bad.err)" -eq 1 ] || { cat bad.err >&2; fail "bad.err: not one error line"; }
+  rm -rf other; "$retrylab" run "$tests/papers/tiny_study.toml" --out other --threads 2 --quiet
+  rc=0; "$mpiexec" -np 2 "$retrylab" run "$spec" --out other --resume --quiet 2> other.err || rc=$?
+  [ "$rc" -eq 2 ] || { cat other.err >&2; fail "--resume on another study's folder under mpirun exited $rc, not 2"; }
+  [ "$(grep -c -- '--resume' other.err)" -eq 1 ] || { cat other.err >&2; fail "other.err: not one --resume line"; }
   ;;
 *)
   fail "unknown case $case_"
