@@ -123,6 +123,7 @@ struct Options {
   std::int64_t clients = 0;
   std::optional<double> capacity, cost, refund, threshold;
   double successes = 0.0;
+  double requests = 0.0;  // budget --preset finagle: requests in the ttl window
 };
 
 int run_aloha(const Options& o) {
@@ -317,13 +318,35 @@ int run_amplification(const Options& o) {
   return print(doc, o.format);
 }
 
+// Finagle's RetryBudget (added by issue 7): not a token bucket (deposits and withdrawals expire after
+// ttl), so it has its own bound and takes --requests instead of the bucket's flags.
+int run_finagle_budget(const Options& o) {
+  const char* bucket_only = o.capacity ? "--capacity" : o.cost ? "--cost" : o.refund ? "--refund" : o.threshold ? "--threshold" : nullptr;
+  if (bucket_only) throw InputError(bucket_only, "does not apply to --preset finagle (a token bucket's flag; give --requests)");
+  if (o.successes != 0.0) throw InputError("--successes", "does not apply to --preset finagle (give --requests)");
+  const FinagleBudget f{};
+  const double value = finagle_max_retries(f, o.requests);
+  Json in{{"preset", o.preset}, {"ttl", f.ttl}, {"min_retries_per_sec", f.min_retries_per_sec},
+          {"percent_can_retry", f.percent_can_retry}, {"requests", o.requests}};
+  Json doc = document("budget", in, value);
+  doc["max_retries"] = value;
+  cite(doc, "retries in any ttl-long window ending at a retry <= min_retries_per_sec·ttl + percent_can_retry·requests in it",
+       "Finagle RetryBudget (ttl 10 s, minRetriesPerSec 10, percentCanRetry 0.2): every request deposits 1000, a "
+       "retry withdraws 1000/percentCanRetry while the balance of the last ttl plus the reserve covers it; entries "
+       "expire after ttl (finagle-core RetryBudget.scala, TokenRetryBudget)",
+       "not yet proved");
+  return print(doc, o.format);
+}
+
 int run_budget(const Options& o) {
+  if (o.preset == "finagle") return run_finagle_budget(o);
+  if (o.requests != 0.0) throw InputError("--requests", "applies only to --preset finagle");
   TokenBucket t;
   if (o.preset == "aws-standard") t = aws_standard();
   else if (o.preset == "aws-standard-timeout") t = aws_standard_timeout();
   else if (o.preset == "grpc") t = grpc_throttling();
   else if (o.preset != "custom")
-    throw InputError("--preset", fmt::format("must be one of aws-standard|aws-standard-timeout|grpc|custom (got {})", o.preset));
+    throw InputError("--preset", fmt::format("must be one of aws-standard|aws-standard-timeout|grpc|finagle|custom (got {})", o.preset));
   if (o.capacity) t.capacity = *o.capacity;
   if (o.cost) t.retry_cost = *o.cost;
   if (o.refund) t.refund = *o.refund;
@@ -412,14 +435,15 @@ void add_analytic_command(CLI::App& app, Action& action) {
     sub->add_option("--failure", o->failure, "Failure probability p in [0, 1] of one bottom call")->capture_default_str();
   }
   {
-    auto [sub, o] = make("budget", "Retry budget (token bucket): most retries allowed (aws-standard, grpc, custom)", run_budget);
-    sub->add_option("--preset", o->preset, "aws-standard (500, cost 5, refund 1) | aws-standard-timeout (cost 10) | grpc (maxTokens 10, tokenRatio 0.1, threshold 5) | custom")
+    auto [sub, o] = make("budget", "Retry budget: most retries allowed (aws-standard, grpc, finagle, custom)", run_budget);
+    sub->add_option("--preset", o->preset, "aws-standard (500, cost 5, refund 1) | aws-standard-timeout (cost 10) | grpc (maxTokens 10, tokenRatio 0.1, threshold 5) | finagle (ttl 10 s, minRetriesPerSec 10, percentCanRetry 0.2) | custom")
         ->capture_default_str();
     sub->add_option("--capacity", o->capacity, "Bucket capacity B > 0 (overrides the preset)");
     sub->add_option("--cost", o->cost, "Token cost of a retry > 0 (overrides the preset)");
     sub->add_option("--refund", o->refund, "Tokens returned per success >= 0 (overrides the preset)");
     sub->add_option("--threshold", o->threshold, "Retries only while tokens stay >= threshold, in [0, capacity) (overrides the preset)");
     sub->add_option("--successes", o->successes, "Successes S >= 0 so far")->capture_default_str();
+    sub->add_option("--requests", o->requests, "finagle only: requests >= 0 in the ttl window")->capture_default_str();
   }
 }
 

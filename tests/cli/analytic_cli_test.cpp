@@ -106,6 +106,9 @@ INSTANTIATE_TEST_SUITE_P(
                     BadInput{"amplification --attempts 0", "--attempts"},
                     BadInput{"budget --preset azure", "--preset"}, BadInput{"budget --successes -1", "--successes"},
                     BadInput{"budget --preset custom --threshold 600", "--threshold"},
+                    BadInput{"budget --preset finagle --requests -1", "--requests"},
+                    BadInput{"budget --preset finagle --capacity 5", "--capacity"},
+                    BadInput{"budget --requests 5", "--requests"},
                     BadInput{"aloha --rate 1 --bogus 3", "--bogus"}));
 
 TEST(AnalyticJson, Aloha) {
@@ -178,6 +181,8 @@ TEST(AnalyticJson, GrowthFluidCapAmplificationBudget) {
   expect_common_keys(b, "budget");
   EXPECT_EQ(b.at("value").get<double>(), 100.0);  // AWS standard: 500/5
   EXPECT_EQ(run_json("budget --preset grpc").at("value").get<double>(), 5.0);
+  // Finagle RetryBudget defaults: 10/s·10 s reserve + 0.2 per request (issue 7).
+  EXPECT_EQ(run_json("budget --preset finagle --requests 50").at("value").get<double>(), 110.0);
 }
 
 TEST(AnalyticOutput, TableAndCsv) {
