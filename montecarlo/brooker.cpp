@@ -101,22 +101,33 @@ class Ziggurat {
     for (int i = 0; i < layers; ++i) ratio_[i] = x_[i + 1] / x_[i];
   }
 
+  // The common case (a point inside its layer's rectangle) inline; the rest out of line.
   template <class Rng>
   double operator()(Rng& rng) const noexcept {
+    const std::uint64_t bits = rng.next_u64();
+    const auto i = static_cast<int>(bits & (layers - 1));
+    const double u = 2.0 * uniform_open(bits) - 1.0;  // (−1, 1), never 0
+    if (std::fabs(u) < ratio_[i]) [[likely]] return u * x_[i];
+    return rare(i, u, rng);
+  }
+
+ private:
+  // Wedge or tail of the first try, then whole tries until one is accepted.
+  template <class Rng>
+  [[gnu::noinline]] double rare(int i, double u, Rng& rng) const noexcept {
     for (;;) {
-      const std::uint64_t bits = rng.next_u64();
-      const auto i = static_cast<int>(bits & (layers - 1));
-      const double u = 2.0 * uniform_open(bits) - 1.0;  // (−1, 1), never 0
-      if (std::fabs(u) < ratio_[i]) return u * x_[i];
       if (i == 0) return tail(u < 0.0, rng);
       const double x = u * x_[i];
       const double f0 = std::exp(-0.5 * (x_[i] * x_[i] - x * x));          // f(x_i) / f(x)
       const double f1 = std::exp(-0.5 * (x_[i + 1] * x_[i + 1] - x * x));  // f(x_(i+1)) / f(x)
       if (f1 + rng.uniform() * (f0 - f1) < 1.0) return x;
+      const std::uint64_t bits = rng.next_u64();
+      i = static_cast<int>(bits & (layers - 1));
+      u = 2.0 * uniform_open(bits) - 1.0;
+      if (std::fabs(u) < ratio_[i]) return u * x_[i];
     }
   }
 
- private:
   // Beyond R (Marsaglia 1964): x = −ln(U1)/R, y = −ln(U2), accepted when 2y >= x².
   template <class Rng>
   static double tail(bool negative, Rng& rng) noexcept {
@@ -138,7 +149,7 @@ class LegSampler {
   // mean + 0.0 turns a -0 into +0, whose bits order correctly in the event keys.
   LegSampler(double mean, double sd, LegStream& rng) noexcept : mean_(mean + 0.0), sd_(sd), rng_(rng) {}
 
-  double next() noexcept {
+  [[gnu::always_inline]] double next() noexcept {
     if (sd_ == 0.0) return mean_;
     return std::fabs(mean_ + sd_ * normal_(rng_));
   }
