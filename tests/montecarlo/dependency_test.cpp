@@ -3,6 +3,7 @@
 // their bounds, 3^4 = 81), determinism (same seed same bytes, 1 and 2 threads), bad input, and one
 // statistical check with a stated false-failure rate. About 1 s.
 #include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
 
 #include <cmath>
 #include <cstring>
@@ -212,6 +213,53 @@ TEST(Dependency, BadInputNamesTheField) {
   EXPECT_EQ(field([](auto& s) { s.rate = 1e6; }), "rate");
   EXPECT_THROW(mc::parse_idempotency("maybe"), InputError);
   EXPECT_EQ(mc::parse_idempotency("per-attempt"), mc::Idempotency::per_attempt);
+}
+
+// Accounting identities and the budgets' bounds inside the simulator, over random small scenarios
+// (fixed rapidcheck seed; replay with RC_PARAMS="seed=...").
+RC_GTEST_PROP(Dependency, AccountingAndBudgetBoundsHoldInEveryRun, ()) {
+  mc::DependencyScenario s;
+  s.rate = *rc::gen::element(0.01, 0.05, 0.2);
+  s.horizon = *rc::gen::element(500.0, 2000.0, 5000.0);
+  s.failure = *rc::gen::element(0.0, 0.1, 0.5, 1.0);
+  if (*rc::gen::arbitrary<bool>())
+    s.outages = {{s.horizon * 0.2, s.horizon * 0.6, *rc::gen::element(0.5, 1.0)}};
+  s.service = *rc::gen::element(mc::ServiceDistribution::deterministic, mc::ServiceDistribution::exponential,
+                                mc::ServiceDistribution::lognormal);
+  s.service_mean = *rc::gen::element(1.0, 10.0, 30.0);
+  s.capacity = *rc::gen::element<std::int64_t>(0, 1, 3);
+  s.timeout = *rc::gen::element(5.0, 20.0, retrylab::unbounded_cap);
+  s.max_attempts = *rc::gen::element(1, 3, 50);
+  s.backoff = {*rc::gen::element(Strategy::none, Strategy::full, Strategy::decorrelated), 5.0, 200.0, 0.0};
+  const std::string budget = *rc::gen::element<std::string>("none", "aws-standard", "grpc", "finagle", "sre-adaptive");
+  s.budget = mc::budget_preset(budget);
+  s.breaker = mc::breaker_preset(*rc::gen::element<std::string>("none", "hystrix", "resilience4j"));
+  s.idempotency = *rc::gen::element(mc::Idempotency::none, mc::Idempotency::per_attempt, mc::Idempotency::fixed);
+  const auto r = mc::simulate_dependency_run(s, *rc::gen::inRange<std::uint64_t>(0, 1000), 0);
+
+  RC_ASSERT(r.successes + r.failures == r.requests);
+  // Every try is either rejected locally or reaches the dependency as an attempt.
+  RC_ASSERT(r.attempts == r.requests + r.retries - r.rejected_by_breaker - r.rejected_by_throttle);
+  RC_ASSERT(r.effects >= r.successes);  // a success seen by the client is a completed effect
+  RC_ASSERT(r.effects <= r.attempts - r.rejected_by_capacity);
+  RC_ASSERT(r.hidden_effects <= r.failures);
+  RC_ASSERT(r.timeouts <= r.attempts);
+  if (s.idempotency == mc::Idempotency::fixed) RC_ASSERT(r.duplicate_effects == 0);
+  if (std::isinf(s.timeout)) RC_ASSERT(r.timeouts == 0 && r.hidden_effects == 0 && r.duplicate_effects == 0);
+  if (!s.breaker.enabled) RC_ASSERT(r.rejected_by_breaker == 0);
+  if (s.capacity == 0) RC_ASSERT(r.rejected_by_capacity == 0);
+  if (s.max_attempts == 1) RC_ASSERT(r.retries == 0);
+  if (r.requests > 0) RC_ASSERT(r.max_waiting >= 1);
+  // Retries are granted retries, so the budget's bound applies to them (analytic/budget.hpp).
+  const double retries = static_cast<double>(r.retries), successes = static_cast<double>(r.successes);
+  if (budget == "none" || budget == "sre-adaptive") RC_ASSERT(r.retries_blocked == 0);
+  if (budget == "grpc") RC_ASSERT(retries <= retrylab::max_retries(retrylab::grpc_throttling(), successes) + 1e-9);
+  // botocore gives a successful retry its cost back: kept retries <= (500 + first-attempt successes)/5,
+  // so R <= 100 + S.
+  if (budget == "aws-standard") RC_ASSERT(retries <= retrylab::max_retries(retrylab::aws_standard(), 0.0) + successes);
+  // Finagle: when the whole run lies inside one ttl (10 s), every request and retry is in the window.
+  if (budget == "finagle" && r.end_time < 10000.0)
+    RC_ASSERT(retries <= retrylab::finagle_max_retries(retrylab::FinagleBudget{}, static_cast<double>(r.requests)));
 }
 
 // --------------------------------------------------------------------------------------- layers
