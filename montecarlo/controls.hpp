@@ -14,8 +14,9 @@
 // - Token bucket (generic; analytic/budget.hpp TokenBucket {capacity, retry_cost, refund, threshold}
 //   plus timeout_cost, charge and refund modes). Starts full, never exceeds capacity.
 //   charge per_retry (AWS): try_retry takes the cost (timeout_cost after a timeout) iff the bucket
-//   stays >= threshold; per_failure (gRPC): every failed attempt takes retry_cost (floored at 0), and
-//   try_retry allows iff tokens > threshold, taking nothing. refund per_success: every success adds
+//   stays >= threshold; per_failure (gRPC): every failed attempt takes retry_cost (timeout_cost after
+//   a timeout; both 1 for gRPC), floored at 0, and try_retry allows iff tokens > threshold, taking
+//   nothing. refund per_success: every success adds
 //   `refund`; cost_paid (botocore): a success on a retry gives back what that retry paid, a success
 //   on a first attempt adds `refund`.
 //   Bound (analytic/budget.hpp max_retries, proofs/Budget.v: token_bucket_bound): per_success:

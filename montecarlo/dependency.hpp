@@ -9,8 +9,9 @@
 // successful call and makes its first attempt on arrival. Before each attempt the breaker (if any)
 // and the budget's admit() (adaptive throttling) may reject it locally: no load, it counts as a failed
 // try (rejected_by_breaker, rejected_by_throttle) and the client proceeds as after a failure (Retry
-// wraps CircuitBreaker, resilience4j's recommended order). Otherwise the attempt reaches the
-// dependency (an attempt): if `capacity` > 0 and capacity attempts are in flight there, it is
+// wraps CircuitBreaker, resilience4j's recommended order); a local rejection is not reported to the
+// budget's on_failure (no call was made) but the retry after it still asks try_retry. Otherwise the
+// attempt reaches the dependency (an attempt): if `capacity` > 0 and capacity attempts are in flight there, it is
 // rejected at once (a failure at its start time, rejected_by_capacity); else it is served for a
 // service time S (deterministic = service_mean; exponential with that mean; lognormal with that mean
 // and log-sd service_sigma) and fails with probability `failure`, or the outage's failure probability
