@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -211,14 +210,13 @@ void run_master(const StudySpec& spec, const std::vector<PendingPoint>& todo, co
   std::vector<std::vector<RunResult>> runs(todo.size());
   std::vector<json> records(todo.size());
 
-  std::mutex mutex;  // guards next, inbox, stop
+  std::mutex mutex;  // guards next, inbox, local_error
   std::size_t next = 0;
   std::deque<UnitResult> inbox;
   std::exception_ptr local_error;
-  bool stop = false;
   auto take = [&](UnitHeader& h) {
     std::lock_guard lock(mutex);
-    if (stop || next >= units.size()) return false;
+    if (next >= units.size()) return false;
     h = units[next++];
     return true;
   };
