@@ -236,17 +236,16 @@ class EventHeap {
   std::vector<uint128> heap_;
 };
 
-// Only arrivals at the server touch shared state, so they are the only events: a read request's
-// arrival (read the version; the write request arrives two legs later) and a write request's
-// arrival (check and apply; the reply arrives one leg later, then the client either is done or
-// sleeps and sends its next read). Client-side arrivals are folded into the next server arrival.
-enum class Phase : std::uint8_t { read_arrival, write_arrival };
-
+// One event per attempt: the write request's arrival at the server. The read needs no event of its
+// own: the version it sees is fixed by the successful writes processed before it in (time, tie)
+// order, and the write succeeds iff no successful write came between the read and the write, i.e.
+// iff the last success's key is below the read's key (every write before this one in key order has
+// been processed). So a client's read instant and tie word are drawn when its attempt is scheduled,
+// and only the write is queued. Client-side arrivals (replies) touch no shared state either.
 struct Client {
-  std::int64_t version_read = 0;
+  uint128 read_key = 0;     // (time, tie word, client) of the attempt's read at the server
   double prev_sleep = 0.0;  // decorrelated state s_(k−1)
   std::int32_t failures = 0;
-  Phase phase = Phase::read_arrival;
 };
 
 BrookerResult run_brooker(const BrookerScenario& s, std::uint64_t seed, std::uint64_t run_index) {
@@ -263,46 +262,50 @@ BrookerResult run_brooker(const BrookerScenario& s, std::uint64_t seed, std::uin
   const auto n = static_cast<std::size_t>(s.clients);
   std::vector<Client> clients(n);
   EventHeap queue(n);
+  // The key of a client's server instant at time t that follows its instant `prev` (or none). An
+  // instant at exactly the time of the client's previous one (zero legs and sleep, or a leg too
+  // small to change t) keeps its tie word, so no other instant is ordered between the two and cause
+  // never follows effect; otherwise a fresh tie word.
+  auto next_key = [&](double t, std::uint32_t c, const uint128* prev) {
+    if (prev != nullptr && key_time(*prev) == t) return *prev;
+    return make_key(t, mix64(tie_salt + sequence++), c);
+  };
+  // An attempt whose read request reaches the server at `read_at`: its write arrives two legs later.
+  auto schedule = [&](Client& cl, std::uint32_t c, double read_at, const uint128* prev) {
+    cl.read_key = next_key(read_at, c, prev);
+    const double reply = leg.next();
+    return next_key(read_at + reply + leg.next(), c, &cl.read_key);
+  };
   for (std::size_t c = 0; c < n; ++c) {
     clients[c].prev_sleep = s.backoff.base;
-    const double t = leg.next();
-    queue.push(make_key(t, mix64(tie_salt + sequence++), static_cast<std::uint32_t>(c)));
+    queue.push(schedule(clients[c], static_cast<std::uint32_t>(c), leg.next(), nullptr));
   }
 
   BrookerResult r;
-  std::int64_t version = 0;
+  bool any_success = false;
+  uint128 last_success = 0;
   double latency_sum = 0.0;
   while (!queue.empty()) {
     const uint128 top = queue.top();
-    const double now = key_time(top);
     const std::uint32_t client = key_client(top);
     Client& cl = clients[client];
-    double next_time;
-    if (cl.phase == Phase::read_arrival) {
-      ++r.reads;
-      cl.version_read = version;
-      cl.phase = Phase::write_arrival;
-      const double reply = leg.next();
-      next_time = now + reply + leg.next();  // read reply, then write request
-    } else {
-      ++r.attempts;
-      const double reply_at = now + leg.next();  // the write reply reaches the client
-      if (cl.version_read == version) {
-        ++version;
-        ++r.successes;
-        r.makespan = std::max(r.makespan, reply_at);
-        latency_sum += reply_at;
-        r.max_attempts = std::max<std::int64_t>(r.max_attempts, cl.failures + 1);
-        queue.pop();
-        continue;
-      }
-      ++cl.failures;
-      cl.phase = Phase::read_arrival;
-      const double pause = sampler.sleep(cl.failures, cl.prev_sleep, sleeps);
-      next_time = reply_at + pause + leg.next();  // sleep, then the next read request
+    ++r.attempts;
+    const double reply_at = key_time(top) + leg.next();  // the write reply reaches the client
+    if (!any_success || last_success < cl.read_key) {    // version unchanged since the read
+      any_success = true;
+      last_success = top;
+      ++r.successes;
+      r.makespan = std::max(r.makespan, reply_at);
+      latency_sum += reply_at;
+      r.max_attempts = std::max<std::int64_t>(r.max_attempts, cl.failures + 1);
+      queue.pop();
+      continue;
     }
-    queue.replace_top(make_key(next_time, mix64(tie_salt + sequence++), client));
+    ++cl.failures;
+    const double pause = sampler.sleep(cl.failures, cl.prev_sleep, sleeps);
+    queue.replace_top(schedule(cl, client, reply_at + pause + leg.next(), &top));  // sleep, then read again
   }
+  r.reads = r.attempts;  // each attempt is one read followed by one write
   r.calls = r.reads + r.attempts;
   r.latency = latency_sum / static_cast<double>(s.clients);
   return r;

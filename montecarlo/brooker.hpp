@@ -22,16 +22,20 @@
 // last successful write's reply reaches its client (Brooker's "time"); latency = mean over clients
 // of that instant for the client.
 //
-// Events and ties: only arrivals at the server change shared state, so those are the events (a
-// client's reply legs are folded into its next server arrival); they are processed in order of
-// (time, tie word, client), the tie word mix64(salt + sequence number of the scheduling), the salt
-// one draw of the run's StreamId::ties stream: simultaneous arrivals (the t = 0 start, fixed legs)
-// are processed in a pseudo-random order that is a pure function of the run. Legs: |leg_mean +
-// leg_sd·Z|, Z by a 128-layer ziggurat from a Random123 Philox4x64-10 stream (brooker_network_stream,
-// same key as the engine's streams, four draws per call: legs are most of an attempt's draws);
-// sleeps: the engine's SleepSampler on StreamId::sleeps. A run is a pure function of (scenario,
-// seed, run index): key = run_key(seed, stable_hash(scenario)); summaries are reduced in run-index
-// order, so every output is byte-identical for any thread count.
+// Events and ties: server instants (a read or write request reaching the row) are ordered by
+// (time, tie word, client); the tie word is mix64(salt + sequence number of the scheduling), the
+// salt one draw of the run's StreamId::ties stream, so simultaneous instants (the t = 0 start, fixed
+// legs) come in a pseudo-random order that is a pure function of the run; a client's instant at
+// exactly the time of its previous one keeps that one's tie word, so nothing is ordered between
+// cause and effect (zero legs, or a leg too small to change t). Only write arrivals are
+// queued, one event per attempt: a write succeeds iff the last successful write precedes its read
+// in that order, which is exactly "the version is unchanged since the read" (client-side arrivals
+// touch no shared state). Legs: |leg_mean + leg_sd·Z|, Z by a 128-layer ziggurat on a Random123
+// Philox4x64-10 stream (brooker_network_stream; same key as the engine's streams; four draws per
+// call, as legs are most of an attempt's draws); sleeps: the engine's SleepSampler on
+// StreamId::sleeps. A run is a pure function of (scenario, seed, run index): key =
+// run_key(seed, stable_hash(scenario)); summaries are reduced in run-index order, so every output is
+// byte-identical for any thread count.
 //
 // Invariants of every run (tested): every client succeeds; successes = clients;
 // clients <= attempts <= clients² (a failure is caused by another client's success inside the

@@ -153,6 +153,21 @@ TEST(Brooker, FixedLegsLockstepIsExact) {
   EXPECT_EQ(lockstep_reply(Strategy::nojitter, scenario(Strategy::nojitter, 100, 0.0), 100), 188550.0);
 }
 
+// Zero legs and no sleep: every instant is t = 0, and a client's write keeps its read's tie word
+// (brooker.hpp: nothing is ordered between cause and effect), so each read–write pair is atomic:
+// no write ever finds the version changed. Every client succeeds at its first attempt, at t = 0.
+TEST(Brooker, ZeroLegsMakeAttemptsAtomic) {
+  for (Strategy st : {Strategy::none, Strategy::full}) {
+    mc::BrookerScenario s = scenario(st, 50, 0.0);
+    s.leg_mean = 0.0;
+    for (const auto& r : mc::simulate_brooker(s, mc::RunPlan{3, 1, 1})) {
+      EXPECT_EQ(r.attempts, 50);
+      EXPECT_EQ(r.max_attempts, 1);
+      EXPECT_EQ(r.makespan, 0.0);
+    }
+  }
+}
+
 TEST(Brooker, OneClientIsOneAttemptOfFourLegs) {
   for (Strategy st : {Strategy::none, Strategy::nojitter, Strategy::full, Strategy::equal, Strategy::decorrelated}) {
     const auto fixed = mc::simulate_brooker(scenario(st, 1, 0.0), mc::RunPlan{4, 3, 1});
