@@ -40,7 +40,10 @@
 // Invariants of every run (tested): every client succeeds; successes = clients;
 // clients <= attempts <= clients² (a failure is caused by another client's success inside the
 // read–write window, and each client succeeds once, so a client fails at most clients − 1 times);
-// reads = attempts; makespan >= the sum of its last client's legs >= 0.
+// max_attempts <= clients; reads = attempts; 0 <= latency <= makespan. With fixed legs of m ms:
+// successes reach the server >= 2m apart (a success's read follows the previous success), so
+// makespan >= 2m(N + 1) and latency >= 4m; with no sleep or nojitter the clients stay in lockstep,
+// attempts = N(N+1)/2 exactly, makespan = 4mN + the sum of the first N − 1 sleeps.
 #include <cstdint>
 #include <functional>
 #include <string>
