@@ -539,6 +539,8 @@ class Engine {
     r.arrival_rate = has_window ? static_cast<double>(window_arrivals_) / span : nan;
     r.busy_time = busy_;
     r.work_done = work_;
+    r.served = attempts_;  // every attempt is served: no admission control here
+    r.reject_fraction = attempts_ > 0 ? 0.0 : nan;
     return r;
   }
 
@@ -572,9 +574,18 @@ class Engine {
   double area_waiting_ = 0.0, busy_ = 0.0, work_ = 0.0;
 };
 
+// The server engine (montecarlo/server_engine.hpp, included at the end of this file): scenarios
+// with any server option (issue 8). Declared here so run_engine can dispatch to it.
+template <class Observer>
+RunResult run_server_engine(const Scenario& s, std::uint64_t seed, std::uint64_t run_index,
+                            const EngineOptions& options, Observer& observer);
+
+// One branch per run, outside the event loop: scenarios without server options run the original
+// loop above, unchanged (same results, same speed).
 template <class Observer>
 RunResult run_engine(const Scenario& s, std::uint64_t seed, std::uint64_t run_index, const EngineOptions& options,
                      Observer& observer) {
+  if (has_server_features(s)) return run_server_engine(s, seed, run_index, options, observer);
   switch (s.model) {
     case Model::collision: return Engine<Model::collision, Observer>(s, seed, run_index, options, observer).run();
     case Model::free: return Engine<Model::free, Observer>(s, seed, run_index, options, observer).run();
@@ -585,3 +596,5 @@ RunResult run_engine(const Scenario& s, std::uint64_t seed, std::uint64_t run_in
 }
 
 }  // namespace retrylab::montecarlo::detail
+
+#include "montecarlo/server_engine.hpp"  // IWYU pragma: export

@@ -14,7 +14,10 @@
 
 namespace retrylab::montecarlo {
 
-enum class StreamId : std::uint32_t { arrivals = 1, sleeps = 2, ties = 3 };
+// 4–8: the server engine's streams (issue 8), drawn only when their feature is on: service times,
+// network delays, client populations (mixed strategy, ignoring Retry-After), rows, Retry-After.
+enum class StreamId : std::uint32_t { arrivals = 1, sleeps = 2, ties = 3, service = 4, delay = 5, population = 6,
+                                      rows = 7, retry_after = 8 };
 
 inline constexpr double uniform_open(std::uint64_t x) noexcept {
   return static_cast<double>(x >> 12) * 0x1p-52 + 0x1p-53;

@@ -21,7 +21,8 @@ struct Acc {
 
 Summary summarize(const std::vector<RunResult>& results) {
   Acc apc, makespan, latency, goodput, attempt_rate, sojourn, drain_time, drain_p99, unfinished, max_waiting,
-      mean_waiting, mean_time_waiting, arrival_rate, busy, work;
+      mean_waiting, mean_time_waiting, arrival_rate, busy, work, rejected, reject_fraction, queue_wait, mean_limit,
+      latency_p50, latency_p99;
   std::int64_t collapsed = 0, drained = 0, with_burst = 0;
   Summary s;
   for (const RunResult& r : results) {
@@ -40,6 +41,12 @@ Summary summarize(const std::vector<RunResult>& results) {
     arrival_rate.add(r.arrival_rate);
     busy.add(r.busy_time);
     work.add(r.work_done);
+    rejected.add(static_cast<double>(r.rejected));
+    reject_fraction.add(r.reject_fraction);
+    queue_wait.add(r.queue_wait);
+    mean_limit.add(r.mean_limit);
+    latency_p50.add(r.latency_p50);
+    latency_p99.add(r.latency_p99);
     collapsed += r.collapsed;
     if (r.burst_clients > 0) {
       ++with_burst;
@@ -63,6 +70,12 @@ Summary summarize(const std::vector<RunResult>& results) {
   s.arrival_rate = arrival_rate.summary();
   s.busy_time = busy.summary();
   s.work_done = work.summary();
+  s.rejected = rejected.summary();
+  s.reject_fraction = reject_fraction.summary();
+  s.queue_wait = queue_wait.summary();
+  s.mean_limit = mean_limit.summary();
+  s.latency_p50 = latency_p50.summary();
+  s.latency_p99 = latency_p99.summary();
   s.collapsed = summarize_proportion(collapsed, s.runs);
   s.drained = summarize_proportion(drained, with_burst);
   return s;

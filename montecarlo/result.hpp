@@ -3,6 +3,7 @@
 // in run-index order. A metric undefined for a run (no succeeded client, no drain) is NaN there and
 // is left out of its summary's n.
 #include <cstdint>
+#include <limits>
 #include <string_view>
 #include <vector>
 
@@ -39,6 +40,18 @@ struct RunResult {
   // Added by the engine (additive): the burst size N of the scenario, so summaries know whether
   // `drained` is defined (n = runs with a burst).
   std::int64_t burst_clients = 0;
+  // Server-side mechanisms (issue 8, montecarlo/server_engine.hpp), additive. Runs of the original
+  // event loop (no server option set) have no admission control and no queue, so there rejected = 0,
+  // reject_fraction = 0 and queue_wait = 0 exactly; mean_limit, latency_p50/p99 stay NaN (not tracked).
+  std::int64_t rejected = 0;          // attempts rejected by the concurrency limit (whole run)
+  std::int64_t served = 0;            // attempts admitted and served (whole run; server engine only)
+  double reject_fraction = 0.0;       // rejected / attempts; NaN if no attempt
+  double queue_wait = 0.0;            // mean (service start − arrival at the server) of attempts starting
+                                      // service in the window (row lock, limit queue); NaN if none
+  double mean_limit = std::numeric_limits<double>::quiet_NaN();   // time-average concurrency limit over
+                                                                  // the window (fixed or AIMD); NaN without one
+  double latency_p50 = std::numeric_limits<double>::quiet_NaN();  // nearest-rank percentiles of
+  double latency_p99 = std::numeric_limits<double>::quiet_NaN();  // (success − arrival); NaN if none
 };
 // Notes on the window (engine): events processed at the stop instant count as inside it (the
 // finishing success of a burst is counted in goodput); events at or after the horizon are never
@@ -54,6 +67,8 @@ struct Summary {
   // indexed by StopReason (finished, drained, collapsed, horizon).
   MeanSummary busy_time, work_done;
   std::int64_t stops[4] = {0, 0, 0, 0};
+  // Added for the server-side mechanisms (issue 8), additive.
+  MeanSummary rejected, reject_fraction, queue_wait, mean_limit, latency_p50, latency_p99;
 };
 
 std::string_view to_string(StopReason r) noexcept;

@@ -5,8 +5,15 @@
 // (models.md §6), so adding runs or threads never changes an existing run.
 // Invariants (check_scenario): backoff valid (analytic/strategy.hpp); 0 <= clients <= max_clients;
 // rate >= 0 finite; clients > 0 or rate > 0; horizon > 0 finite (required when rate > 0; default 1e7
-// for pure bursts); 0 <= warmup < horizon; 1 <= collapse <= max_collapse.
+// for pure bursts); 0 <= warmup < horizon; 1 <= collapse <= max_collapse; and the server-side
+// fields below (ServerOptions: each range is stated beside its field and checked by check_scenario).
+// Server-side mechanisms and lifted limits (issue 8) are off by default. canonical() appends a field
+// only when it differs from its default, so every scenario written before them keeps its canonical
+// string, RNG key and results; a scenario that uses none of them runs the original event loop
+// (has_server_features() is false), one that uses any runs montecarlo/server_engine.hpp.
 #include <cstdint>
+#include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -19,6 +26,65 @@ inline constexpr double default_burst_horizon = 1e7;
 inline constexpr std::int64_t max_clients = 100'000'000;      // burst size N
 inline constexpr std::int64_t max_collapse = 1'000'000'000;   // K (clients waiting at once)
 
+// Attempt service requirement (mean 1 = one attempt-duration): deterministic 1, exponential(1), or
+// lognormal with mean 1 and coefficient of variation service_cv (σ² = ln(1+cv²), μ = −σ²/2).
+enum class ServiceDist { deterministic, exponential, lognormal };
+// One-way network delay, each way (client → server, server → client): fixed `delay`, or exponential
+// with mean `delay`, drawn independently per leg.
+enum class DelayDist { fixed, exponential };
+// An attempt arriving when the concurrency limit is reached: rejected at once, or queued (FIFO).
+enum class Overflow { reject, queue };
+// The Retry-After a rejection carries: exactly retry_after, or uniform(0, 2·retry_after) (mean
+// retry_after: a jittered hint, so honouring clients do not come back together).
+enum class RetryAfterRule { fixed, uniform };
+
+std::string_view to_string(ServiceDist d) noexcept;
+std::string_view to_string(DelayDist d) noexcept;
+std::string_view to_string(Overflow o) noexcept;
+std::string_view to_string(RetryAfterRule r) noexcept;
+std::optional<ServiceDist> parse_service_dist(std::string_view name) noexcept;
+std::optional<DelayDist> parse_delay_dist(std::string_view name) noexcept;
+std::optional<Overflow> parse_overflow(std::string_view name) noexcept;
+std::optional<RetryAfterRule> parse_retry_after_rule(std::string_view name) noexcept;
+
+inline constexpr std::int64_t max_rows = 1'000'000;
+inline constexpr std::int64_t max_limit = 1'000'000'000;
+inline constexpr double max_service_cv = 100.0;
+
+// AIMD concurrency limit with the defaults of Netflix concurrency-limits' AIMDLimit.Builder
+// (concurrency-limits-core/.../limit/AIMDLimit.java): minLimit 20, initialLimit 20, maxLimit 200,
+// backoffRatio 0.9 (allowed [0.5, 1)), timeout 5 s. Per sample (an admitted attempt ending):
+// drop (the attempt failed) or rtt > timeout → limit = floor(limit·backoff); else if
+// 2·inflight >= limit → limit + 1; then clamp to [min, max]. Netflix's 5 s has no counterpart in
+// attempt-durations, so timeout defaults to +inf (never a drop by time); set it explicitly.
+struct Aimd {
+  std::int64_t initial = 20;  // 1 <= min <= initial <= max <= max_limit
+  std::int64_t min = 20;
+  std::int64_t max = 200;
+  double backoff = 0.9;       // [0.5, 1)
+  double timeout = std::numeric_limits<double>::infinity();  // > 0 (+inf = none)
+};
+
+// The server-side mechanisms and lifted limits (issue 8). Defaults reproduce the original model.
+struct ServerOptions {
+  std::int64_t rows = 1;                       // M rows, each attempt on one uniformly at random; [1, max_rows]
+  ServiceDist service = ServiceDist::deterministic;
+  double service_cv = 0.0;                     // lognormal only: (0, max_service_cv]; 0 otherwise
+  double delay = 0.0;                          // one-way network delay (mean), finite >= 0
+  DelayDist delay_dist = DelayDist::fixed;
+  bool lock = false;                           // a FIFO lock per row: attempts wait, then run alone
+  std::int64_t limit = 0;                      // at most `limit` attempts admitted at once; 0 = none
+  Overflow overflow = Overflow::reject;        // queue needs a limit (fixed or aimd)
+  double reject_cost = 0.0;                    // [0, 1] of an attempt's mean work; needs reject + a limit
+  double retry_after = 0.0;                    // Retry-After on rejections, finite >= 0 (0 = none sent)
+  RetryAfterRule retry_after_rule = RetryAfterRule::fixed;
+  double ignore_retry_after = 0.0;             // fraction of clients that ignore it, [0, 1]
+  bool aimd = false;                           // adaptive limit (then `limit` must be 0)
+  Aimd aimd_params{};
+  double mix = 0.0;                            // fraction of clients on mix_backoff, [0, 1]
+  Backoff mix_backoff{Strategy::none, 1.0, 1000.0, 0.0};
+};
+
 struct Scenario {
   Model model = Model::collision;
   Backoff backoff{};              // strategy, base, cap (+inf = none), window
@@ -28,7 +94,11 @@ struct Scenario {
   double warmup = 0.0;            // rates are measured over [warmup, stop time)
   std::int64_t collapse = 3000;   // K: the run collapses when this many clients wait at once
   bool retries = true;            // false: each client makes exactly one attempt (validation)
+  ServerOptions server{};         // issue 8: off by default
 };
+
+// True when any server option differs from its default (the scenario needs the server engine).
+bool has_server_features(const Scenario& s) noexcept;
 
 // Throws InputError naming the field and the allowed range.
 void check_scenario(const Scenario& s);
@@ -38,7 +108,8 @@ double effective_horizon(const Scenario& s);
 
 // Canonical one-line description, e.g.
 // "model=free strategy=full base=1 cap=1000 window=0 clients=100 rate=0 horizon=10000000 warmup=0 collapse=3000 retries=on"
-// Every field, fixed order, shortest round-trip decimals; the input to the RNG key hash.
+// Every field, fixed order, shortest round-trip decimals; the input to the RNG key hash. Server
+// options follow, each only when it differs from its default, e.g. " rows=4 lock=on".
 std::string canonical(const Scenario& s);
 
 // 64-bit FNV-1a of canonical(s): stable across machines, compilers and runs.

@@ -1,0 +1,619 @@
+#pragma once
+// The server engine (internal; simulate_run is the public face): one run of a scenario that sets any
+// server option (Scenario::server, issue 8), models.md §1–§5 generalised. Scenarios without them
+// run the original event loop (engine.hpp), untouched, so their results stay byte-identical.
+//
+// What is simulated (time unit: the MEAN attempt duration; defaults reproduce models.md):
+//  - A client sends an attempt; it reaches the server after a network delay d1 (0 by default), is
+//    admitted or not (concurrency limit), waits for its row's lock if there is one, is served for
+//    its service requirement S (deterministic 1, exponential, lognormal), and its outcome reaches
+//    the client after a second delay d2. The client sleeps from that moment. Attempts counted,
+//    `attempt_rate`, `sojourn` and observer on_start/on_end are the client's view (send, receipt).
+//  - Rows: each attempt touches one of M rows, uniformly at random. Conflicts only within a row:
+//    `collision`: an attempt fails iff another attempt on its row overlaps its service [start,end);
+//    `free`/`shared`: first-commit-wins per row (a successful commit on its row in (start, end]
+//    dooms it; simultaneous eligible commits on one row: one uniform winner). `shared`'s
+//    processor-sharing server is ONE server shared by all rows (and by rejections that cost work);
+//    `collision`/`free` serve every attempt at rate 1, independently. `ps`: never a conflict.
+//  - Lock (per row, FIFO): an admitted attempt waits until its row is free, then runs alone, so
+//    it always succeeds (no overlap on its row, no commit on its row during its service).
+//  - Concurrency limit L (fixed, or AIMD): at most L attempts admitted at once (admitted = waiting
+//    for a row lock or in service). Above it an attempt is rejected at once or queued (FIFO). A
+//    rejection is a failed attempt for the client's backoff; it costs reject_cost·1 units of service
+//    (a job that touches no row and never counts toward L) before the client hears of it, and may
+//    carry a Retry-After: honouring clients sleep max(backoff sleep, Retry-After).
+//  - AIMD (Netflix AIMDLimit): sampled when an admitted attempt ends: drop = the attempt failed
+//    (conflict) or its time since admission > timeout; inflight = admitted count at its admission.
+//  - Mixed population: each arriving client is on mix_backoff with probability `mix`, and ignores
+//    Retry-After with probability ignore_retry_after (independent draws, population stream).
+// Simultaneous events at one instant: service ends, then responses reaching clients, then
+// attempts reaching the server, then sends (arrivals before wake-ups, as in engine.hpp); each queue
+// in (time, sequence) order. Random numbers: the original streams for arrivals, sleeps and
+// tie-breaks; new streams (random.hpp) for service, delay, population, rows and Retry-After, each
+// drawn only when its feature is on.
+// Optional observer hooks besides engine.hpp's: on_admit(t, admitted, limit) after each admission;
+// on_reject(client serial, t, retry_after) at each rejection (t = when the server rejects);
+// on_service_start(attempt, row, t) and on_service(attempt, row, start, end, success) when an
+// admitted attempt's service starts and ends (server view).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <numbers>
+#include <optional>
+#include <vector>
+
+#include "montecarlo/engine.hpp"
+
+namespace retrylab::montecarlo::detail {
+
+template <Model M, class Observer>
+class ServerEngine {
+  static constexpr bool virtual_time = M == Model::shared || M == Model::ps;
+  static constexpr bool first_commit = M == Model::free || M == Model::shared;
+
+  struct Client {
+    double arrival;
+    double prev;  // decorrelated jitter state s_(k−1)
+    std::int64_t serial;
+    std::int32_t failures;
+    bool burst, mixed, ignores;
+  };
+  struct Job {
+    double sent = 0.0, reached = 0.0, admitted_at = 0.0, start = 0.0;
+    double end = 0.0;  // real (collision, free) or virtual (shared, ps) service end
+    double retry_after = 0.0;
+    std::int64_t id = 0;   // attempt id (send order)
+    std::int64_t seq = 0;  // service start order (collision marks)
+    std::int64_t inflight = 0;
+    std::int32_t client = 0, row = 0, next = -1;
+    bool rejected = false, success = false;
+  };
+  // Intrusive FIFO of job slots (row locks, the limit queue).
+  struct Fifo {
+    std::int32_t head = -1, tail = -1;
+    bool empty() const noexcept { return head < 0; }
+  };
+
+ public:
+  ServerEngine(const Scenario& s, std::uint64_t seed, std::uint64_t run_index, Observer& observer)
+      : s_(s),
+        o_(s.server),
+        observer_(observer),
+        sampler_(s.backoff),
+        mix_sampler_(s.server.mix_backoff),
+        key_(run_key(seed, stable_hash(s))),
+        arrivals_(key_, StreamId::arrivals, run_index),
+        sleeps_(key_, StreamId::sleeps, run_index),
+        ties_(key_, StreamId::ties, run_index),
+        service_(key_, StreamId::service, run_index),
+        delay_(key_, StreamId::delay, run_index),
+        population_(key_, StreamId::population, run_index),
+        rows_(key_, StreamId::rows, run_index),
+        retry_after_(key_, StreamId::retry_after, run_index),
+        horizon_(effective_horizon(s)),
+        warmup_(s.warmup),
+        limited_(s.server.limit > 0 || s.server.aimd),
+        limit_(s.server.aimd ? s.server.aimd_params.initial : s.server.limit) {
+    const auto rows = static_cast<std::size_t>(o_.rows);
+    if constexpr (M == Model::collision) {
+      row_inflight_.assign(rows, 0);
+      mark_.assign(rows, -1);
+    }
+    if constexpr (first_commit) {
+      last_commit_.assign(rows, -inf);
+      row_count_.assign(rows, 0);
+      row_winner_.assign(rows, 0);
+    }
+    if (o_.lock) {
+      row_busy_.assign(rows, 0);
+      row_queue_.assign(rows, Fifo{});
+    }
+    const auto expected = static_cast<std::size_t>(std::min<std::int64_t>(s.clients + 64, s.collapse + 64));
+    clients_.reserve(expected);
+    wakes_.reserve(expected);
+    if (o_.service == ServiceDist::lognormal) {
+      const double cv = o_.service_cv;
+      sigma_ = std::sqrt(std::log1p(cv * cv));
+      mu_ = -0.5 * sigma_ * sigma_;  // E[S] = exp(μ + σ²/2) = 1
+    }
+    p99_target_ = (99 * s.clients + 99) / 100;  // ceil(0.99·N)
+  }
+
+  RunResult run() {
+    if (s_.rate > 0.0) schedule_next_arrival(0.0);
+    for (std::int64_t i = 0; i < s_.clients; ++i) {
+      send(new_client(0.0, true));
+      if (waiting_ >= s_.collapse) return finish(StopReason::collapsed, 0.0);
+      if (const auto why = stopped()) return finish(*why, t_);
+    }
+    for (;;) {
+      const double te = next_end_time();
+      const double tr = responds_.top_time();
+      const double th = reaches_.top_time();
+      const double tw = wakes_.top_time();
+      const double t = std::min({te, tr, th, tw, next_arrival_});
+      if (!(t < horizon_)) break;
+      advance(t);
+      if (te == t) {
+        end_group();
+      } else if (tr == t) {
+        const std::int32_t j = responds_.top().client;
+        responds_.pop();
+        deliver(j);
+      } else if (th == t) {
+        const std::int32_t j = reaches_.top().client;
+        reaches_.pop();
+        reach(j);
+      } else if (next_arrival_ <= tw) {
+        const std::int32_t c = new_client(t, false);
+        schedule_next_arrival(t);
+        send(c);
+        if (waiting_ >= s_.collapse) return finish(StopReason::collapsed, t);
+      } else {
+        const std::int32_t c = wakes_.top().client;
+        wakes_.pop();
+        send(c);
+      }
+      if (const auto why = stopped()) return finish(*why, t_);
+    }
+    return finish(StopReason::horizon, horizon_);
+  }
+
+ private:
+  std::optional<StopReason> stopped() const noexcept {
+    if (waiting_ == 0 && s_.rate == 0.0) return StopReason::finished;
+    if (s_.rate > 0.0 && s_.clients > 0 && burst_left_ == s_.clients) return StopReason::drained;
+    return std::nullopt;
+  }
+
+  void schedule_next_arrival(double from) {
+    next_arrival_ = from + arrivals_.exponential() / s_.rate;
+    if (!(next_arrival_ < horizon_)) next_arrival_ = inf;
+  }
+
+  std::int32_t new_client(double t, bool burst) {
+    std::int32_t slot;
+    if (!free_clients_.empty()) {
+      slot = free_clients_.back();
+      free_clients_.pop_back();
+    } else {
+      slot = static_cast<std::int32_t>(clients_.size());
+      clients_.push_back({});
+    }
+    const bool mixed = o_.mix > 0.0 && population_.uniform() < o_.mix;
+    const bool ignores = o_.ignore_retry_after > 0.0 && population_.uniform() < o_.ignore_retry_after;
+    const double base = mixed ? o_.mix_backoff.base : s_.backoff.base;
+    clients_[slot] = {t, base, arrived_, 0, burst, mixed, ignores};
+    observer_.on_arrival(arrived_, t, burst);
+    ++arrived_;
+    if (t >= warmup_) ++window_arrivals_;
+    ++waiting_;
+    max_waiting_ = std::max(max_waiting_, waiting_);
+    return slot;
+  }
+
+  std::int32_t new_job() {
+    if (!free_jobs_.empty()) {
+      const std::int32_t j = free_jobs_.back();
+      free_jobs_.pop_back();
+      jobs_[j] = Job{};
+      return j;
+    }
+    jobs_.push_back(Job{});
+    return static_cast<std::int32_t>(jobs_.size() - 1);
+  }
+
+  double draw_delay() noexcept {
+    return o_.delay_dist == DelayDist::fixed ? o_.delay : o_.delay * delay_.exponential();
+  }
+
+  double draw_service() noexcept {
+    switch (o_.service) {
+      case ServiceDist::deterministic: return 1.0;
+      case ServiceDist::exponential: return service_.exponential();
+      case ServiceDist::lognormal: {
+        // Box–Muller (the cosine half): z ~ N(0, 1) from two uniforms in (0, 1).
+        const double u1 = service_.uniform(), u2 = service_.uniform();
+        const double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+        return std::exp(mu_ + sigma_ * z);
+      }
+    }
+    return 1.0;
+  }
+
+  // A client sends an attempt now.
+  void send(std::int32_t c) {
+    const std::int32_t j = new_job();
+    Job& job = jobs_[j];
+    job.id = attempts_++;
+    if (t_ >= warmup_) ++window_attempts_;
+    job.client = c;
+    job.sent = t_;
+    job.row = o_.rows > 1 ? static_cast<std::int32_t>(rows_.index(static_cast<std::uint64_t>(o_.rows))) : 0;
+    observer_.on_start(job.id, clients_[c].serial, t_);
+    if (o_.delay > 0.0) {
+      reaches_.push(t_ + draw_delay(), j);
+    } else {
+      reach(j);
+    }
+  }
+
+  // The attempt reaches the server: admission control.
+  void reach(std::int32_t j) {
+    jobs_[j].reached = t_;
+    if (limited_ && admitted_ >= limit_) {
+      if (o_.overflow == Overflow::queue) {
+        push(limit_queue_, j);
+      } else {
+        reject(j);
+      }
+      return;
+    }
+    admit(j);
+  }
+
+  void admit(std::int32_t j) {
+    Job& job = jobs_[j];
+    ++admitted_;
+    job.admitted_at = t_;
+    job.inflight = admitted_;
+    if constexpr (requires { observer_.on_admit(t_, admitted_, limit_); })
+      observer_.on_admit(t_, admitted_, limited_ ? limit_ : std::int64_t{0});
+    if (o_.lock) {
+      const auto r = static_cast<std::size_t>(job.row);
+      if (row_busy_[r]) {
+        push(row_queue_[r], j);
+        return;
+      }
+      row_busy_[r] = 1;
+    }
+    start_service(j, draw_service());
+  }
+
+  void reject(std::int32_t j) {
+    Job& job = jobs_[j];
+    job.rejected = true;
+    ++rejected_;
+    if (o_.retry_after > 0.0)
+      job.retry_after = o_.retry_after_rule == RetryAfterRule::fixed ? o_.retry_after
+                                                                     : 2.0 * o_.retry_after * retry_after_.uniform();
+    if constexpr (requires { observer_.on_reject(std::int64_t{0}, t_, job.retry_after); })
+      observer_.on_reject(clients_[job.client].serial, t_, job.retry_after);
+    if (o_.reject_cost > 0.0) {
+      start_service(j, o_.reject_cost);  // the server's work of saying no
+    } else {
+      respond(j);
+    }
+  }
+
+  void start_service(std::int32_t j, double service) {
+    Job& job = jobs_[j];
+    job.start = t_;
+    job.seq = service_seq_++;
+    if (!job.rejected) {
+      ++served_;
+      if (t_ >= warmup_) {
+        queue_wait_sum_ += t_ - job.reached;
+        ++queue_wait_n_;
+      }
+      if constexpr (M == Model::collision) {
+        const auto r = static_cast<std::size_t>(job.row);
+        if (row_inflight_[r] > 0) mark_[r] = job.seq;  // it and every attempt in flight on its row overlap
+        ++row_inflight_[r];
+      }
+    }
+    if constexpr (requires { observer_.on_service_start(std::int64_t{0}, std::int32_t{0}, 0.0); }) {
+      if (!job.rejected) observer_.on_service_start(job.id, job.row, t_);
+    }
+    if constexpr (virtual_time) {
+      job.end = v_ + service;
+    } else {
+      job.end = t_ + service;
+    }
+    ++in_service_;
+    ends_.push(job.end, j);
+  }
+
+  double next_end_time() const noexcept {
+    if (ends_.empty()) return inf;
+    if constexpr (virtual_time) {
+      return std::max(t_ + (ends_.top_time() - v_) * static_cast<double>(in_service_), t_);
+    } else {
+      return ends_.top_time();
+    }
+  }
+
+  void advance(double t) noexcept {
+    if (!(t > t_)) return;
+    const auto n = static_cast<double>(in_service_);
+    if (t > warmup_) {
+      const double dt = t - (t_ > warmup_ ? t_ : warmup_);
+      area_waiting_ += static_cast<double>(waiting_) * dt;
+      if (n > 0) busy_ += dt;
+      if constexpr (virtual_time) {
+        if (n > 0) work_ += dt;  // one server at rate 1
+      } else {
+        work_ += n * dt;         // every job served at rate 1
+      }
+      area_limit_ += static_cast<double>(limit_) * dt;
+    }
+    if constexpr (virtual_time) {
+      if (n > 0) v_ += (t - t_) / n;
+    }
+    t_ = t;
+  }
+
+  // Every service ending now (one end key), resolved together: outcomes first, then the server
+  // frees what they held (a row's lock, a limit slot), then the clients hear.
+  void end_group() {
+    const double key = ends_.top_time();
+    if constexpr (virtual_time) v_ = key;  // snap: the group has received exactly its service
+    group_.clear();
+    while (!ends_.empty() && ends_.top_time() == key) {
+      group_.push_back(ends_.top().client);
+      ends_.pop();
+    }
+    decide(group_);
+    if constexpr (requires { observer_.on_service(std::int64_t{0}, std::int32_t{0}, 0.0, 0.0, false); }) {
+      for (const std::int32_t j : group_) {
+        const Job& job = jobs_[j];
+        if (!job.rejected) observer_.on_service(job.id, job.row, job.start, t_, job.success);
+      }
+    }
+    for (const std::int32_t j : group_) {
+      --in_service_;
+      if constexpr (M == Model::collision) {
+        if (!jobs_[j].rejected) --row_inflight_[static_cast<std::size_t>(jobs_[j].row)];
+      }
+    }
+    for (const std::int32_t j : group_) {
+      if (!jobs_[j].rejected) release_server(j);
+    }
+    for (const std::int32_t j : group_) respond(j);
+  }
+
+  void decide(const std::vector<std::int32_t>& g) {
+    const double te = t_;
+    if constexpr (M == Model::collision) {
+      for (const std::int32_t j : g) {
+        Job& job = jobs_[j];
+        job.success = !job.rejected && job.seq > mark_[static_cast<std::size_t>(job.row)];
+      }
+    } else if constexpr (M == Model::ps) {
+      for (const std::int32_t j : g) jobs_[j].success = !jobs_[j].rejected;
+    } else {
+      if (g.size() == 1) {
+        Job& job = jobs_[g[0]];
+        if (job.rejected) return;
+        double& last = last_commit_[static_cast<std::size_t>(job.row)];
+        job.success = !(last > job.start);
+        if (job.success) last = te;
+        return;
+      }
+      // Simultaneous ends: eligibility against the commits before now (no commit on the row since
+      // the attempt started); per row with >= 2 eligible, one uniform winner (ties stream, rows in
+      // first-seen order); the winner is the winner-th eligible attempt of its row in end order.
+      for (const std::int32_t j : g) {
+        Job& job = jobs_[j];
+        if (job.rejected) continue;
+        job.success = !(last_commit_[static_cast<std::size_t>(job.row)] > job.start);  // eligible
+        if (job.success) ++row_count_[static_cast<std::size_t>(job.row)];
+      }
+      for (const std::int32_t j : g) {
+        const auto r = static_cast<std::size_t>(jobs_[j].row);
+        if (row_count_[r] > 0) {
+          row_winner_[r] =
+              row_count_[r] >= 2 ? static_cast<std::int64_t>(ties_.index(static_cast<std::uint64_t>(row_count_[r]))) : 0;
+          row_count_[r] = -1;  // drawn
+        }
+      }
+      for (const std::int32_t j : g) {
+        Job& job = jobs_[j];
+        if (job.rejected || !job.success) continue;
+        const auto r = static_cast<std::size_t>(job.row);
+        job.success = row_winner_[r]-- == 0;
+        if (job.success) last_commit_[r] = te;
+      }
+      for (const std::int32_t j : g) {
+        const auto r = static_cast<std::size_t>(jobs_[j].row);
+        row_count_[r] = 0;
+        row_winner_[r] = 0;
+      }
+    }
+  }
+
+  // An admitted attempt leaves the server: AIMD sample, the row's lock passes on, a limit slot frees.
+  void release_server(std::int32_t j) {
+    const Job& job = jobs_[j];
+    --admitted_;
+    if (o_.aimd) {
+      const Aimd& a = o_.aimd_params;
+      std::int64_t next = limit_;
+      if (!job.success || t_ - job.admitted_at > a.timeout) {
+        next = static_cast<std::int64_t>(static_cast<double>(limit_) * a.backoff);
+      } else if (2 * job.inflight >= limit_) {
+        next = limit_ + 1;
+      }
+      limit_ = std::min(a.max, std::max(a.min, next));
+    }
+    if (o_.lock) {
+      const auto r = static_cast<std::size_t>(job.row);
+      if (row_queue_[r].empty()) {
+        row_busy_[r] = 0;
+      } else {
+        start_service(pop(row_queue_[r]), draw_service());
+      }
+    }
+    while (limited_ && !limit_queue_.empty() && admitted_ < limit_) admit(pop(limit_queue_));
+  }
+
+  void respond(std::int32_t j) {
+    if (o_.delay > 0.0) {
+      responds_.push(t_ + draw_delay(), j);
+    } else {
+      deliver(j);
+    }
+  }
+
+  // The outcome reaches the client.
+  void deliver(std::int32_t j) {
+    const Job job = jobs_[j];
+    free_jobs_.push_back(j);
+    Client& c = clients_[job.client];
+    const double t = t_;
+    observer_.on_end(job.id, c.serial, job.sent, t, job.success);
+    if (t >= warmup_) {
+      sojourn_sum_ += t - job.sent;
+      ++sojourn_n_;
+    }
+    if (job.success) {
+      ++successes_;
+      if (t >= warmup_) ++window_successes_;
+      latencies_.push_back(t - c.arrival);
+      latency_sum_ += t - c.arrival;
+      if (c.arrival >= warmup_) {
+        waiting_time_sum_ += t - c.arrival;
+        ++waiting_time_n_;
+      }
+      last_success_ = t;
+      if (c.burst) {
+        if (++burst_successes_ == p99_target_) drain_p99_ = t;
+        burst_left_client(t);
+      }
+      release_client(job.client);
+    } else if (!s_.retries) {
+      if (c.burst) burst_left_client(t);
+      release_client(job.client);
+    } else {
+      if (c.failures < std::numeric_limits<std::int32_t>::max()) ++c.failures;
+      double sleep = (c.mixed ? mix_sampler_ : sampler_).sleep(c.failures, c.prev, sleeps_);
+      if (job.rejected && !c.ignores) sleep = std::max(sleep, job.retry_after);
+      if constexpr (requires { observer_.on_sleep(c.serial, c.failures, sleep); })
+        observer_.on_sleep(c.serial, c.failures, sleep);
+      wakes_.push(t + sleep, job.client);
+    }
+  }
+
+  void release_client(std::int32_t c) {
+    --waiting_;
+    free_clients_.push_back(c);
+  }
+
+  void burst_left_client(double t) {
+    if (++burst_left_ == s_.clients) drain_time_ = t;
+  }
+
+  void push(Fifo& q, std::int32_t j) noexcept {
+    jobs_[j].next = -1;
+    if (q.tail < 0) {
+      q.head = j;
+    } else {
+      jobs_[q.tail].next = j;
+    }
+    q.tail = j;
+  }
+  std::int32_t pop(Fifo& q) noexcept {
+    const std::int32_t j = q.head;
+    q.head = jobs_[j].next;
+    if (q.head < 0) q.tail = -1;
+    return j;
+  }
+
+  RunResult finish(StopReason why, double stop) {
+    advance(stop);
+    RunResult r;
+    r.stop = why;
+    r.stop_time = stop;
+    r.clients_arrived = arrived_;
+    r.attempts = attempts_;
+    r.successes = successes_;
+    r.burst_clients = s_.clients;
+    r.attempts_per_client = arrived_ > 0 ? static_cast<double>(attempts_) / static_cast<double>(arrived_) : nan;
+    r.makespan = why == StopReason::finished && successes_ > 0 ? last_success_ : nan;
+    const auto n_lat = static_cast<std::int64_t>(latencies_.size());
+    r.latency = n_lat > 0 ? latency_sum_ / static_cast<double>(n_lat) : nan;
+    const double span = stop - warmup_;
+    const bool has_window = span > 0.0;
+    r.goodput = has_window ? static_cast<double>(window_successes_) / span : nan;
+    r.attempt_rate = has_window ? static_cast<double>(window_attempts_) / span : nan;
+    r.sojourn = sojourn_n_ > 0 ? sojourn_sum_ / static_cast<double>(sojourn_n_) : nan;
+    r.collapsed = why == StopReason::collapsed;
+    r.drained = s_.clients > 0 && burst_left_ == s_.clients;
+    r.drain_time = r.drained ? drain_time_ : nan;
+    r.drain_time_p99 = s_.clients > 0 && burst_successes_ >= p99_target_ ? drain_p99_ : nan;
+    r.unfinished = waiting_;
+    r.max_waiting = max_waiting_;
+    r.mean_waiting = has_window ? area_waiting_ / span : nan;
+    r.mean_time_waiting = waiting_time_n_ > 0 ? waiting_time_sum_ / static_cast<double>(waiting_time_n_) : nan;
+    r.arrival_rate = has_window ? static_cast<double>(window_arrivals_) / span : nan;
+    r.busy_time = busy_;
+    r.work_done = work_;
+    r.rejected = rejected_;
+    r.served = served_;
+    r.reject_fraction = attempts_ > 0 ? static_cast<double>(rejected_) / static_cast<double>(attempts_) : nan;
+    r.queue_wait = queue_wait_n_ > 0 ? queue_wait_sum_ / static_cast<double>(queue_wait_n_) : nan;
+    r.mean_limit = limited_ && has_window ? area_limit_ / span : nan;
+    r.latency_p50 = percentile(0.50);
+    r.latency_p99 = percentile(0.99);
+    return r;
+  }
+
+  // Nearest rank: the ceil(p·n)-th smallest latency.
+  double percentile(double p) {
+    if (latencies_.empty()) return nan;
+    const auto n = latencies_.size();
+    auto rank = static_cast<std::size_t>(std::ceil(p * static_cast<double>(n)));
+    rank = std::clamp<std::size_t>(rank, 1, n);
+    std::nth_element(latencies_.begin(), latencies_.begin() + static_cast<std::ptrdiff_t>(rank - 1), latencies_.end());
+    return latencies_[rank - 1];
+  }
+
+  const Scenario& s_;
+  const ServerOptions& o_;
+  Observer& observer_;
+  SleepSampler sampler_, mix_sampler_;
+  std::uint64_t key_;
+  Stream arrivals_, sleeps_, ties_, service_, delay_, population_, rows_, retry_after_;
+  double horizon_, warmup_;
+  bool limited_;
+  std::int64_t limit_;  // the concurrency limit in force (fixed, or AIMD's current value)
+  double mu_ = 0.0, sigma_ = 0.0;
+
+  std::vector<Client> clients_;
+  std::vector<std::int32_t> free_clients_;
+  std::vector<Job> jobs_;
+  std::vector<std::int32_t> free_jobs_, group_;
+  WakeQueue wakes_, reaches_, responds_, ends_;  // ends_: keyed by real or virtual end
+  std::vector<std::int64_t> row_inflight_, mark_, row_count_, row_winner_;
+  std::vector<double> last_commit_;
+  std::vector<char> row_busy_;
+  std::vector<Fifo> row_queue_;
+  Fifo limit_queue_;
+  std::vector<double> latencies_;
+
+  double t_ = 0.0, v_ = 0.0, next_arrival_ = inf;
+  std::int64_t service_seq_ = 0, in_service_ = 0, admitted_ = 0;
+  std::int64_t arrived_ = 0, attempts_ = 0, successes_ = 0, rejected_ = 0, served_ = 0;
+  std::int64_t waiting_ = 0, max_waiting_ = 0;
+  std::int64_t window_arrivals_ = 0, window_attempts_ = 0, window_successes_ = 0;
+  std::int64_t burst_successes_ = 0, burst_left_ = 0, p99_target_ = 0;
+  double last_success_ = nan, drain_time_ = nan, drain_p99_ = nan;
+  double latency_sum_ = 0.0, waiting_time_sum_ = 0.0, sojourn_sum_ = 0.0, queue_wait_sum_ = 0.0;
+  std::int64_t waiting_time_n_ = 0, sojourn_n_ = 0, queue_wait_n_ = 0;
+  double area_waiting_ = 0.0, busy_ = 0.0, work_ = 0.0, area_limit_ = 0.0;
+};
+
+template <class Observer>
+RunResult run_server_engine(const Scenario& s, std::uint64_t seed, std::uint64_t run_index,
+                            const EngineOptions& /*options*/, Observer& observer) {
+  switch (s.model) {
+    case Model::collision: return ServerEngine<Model::collision, Observer>(s, seed, run_index, observer).run();
+    case Model::free: return ServerEngine<Model::free, Observer>(s, seed, run_index, observer).run();
+    case Model::shared: return ServerEngine<Model::shared, Observer>(s, seed, run_index, observer).run();
+    case Model::ps: return ServerEngine<Model::ps, Observer>(s, seed, run_index, observer).run();
+  }
+  return {};
+}
+
+}  // namespace retrylab::montecarlo::detail

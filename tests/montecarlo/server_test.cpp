@@ -1,0 +1,622 @@
+// The server-side mechanisms and lifted limits (issue 8, montecarlo/server_engine.hpp): canonical
+// strings (old scenarios keep theirs), input checks, exact hand-worked cases, and rapidcheck
+// properties on the server engine's client-side and server-side traces. Expected values in the exact
+// cases are worked out by hand in the comment beside each (every number is a sum of binary-exact
+// values, so EXPECT_EQ is exact). The seed rapidcheck prints on failure replays a case.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <ostream>
+#include <tuple>
+#include <vector>
+
+#include "analytic/error.hpp"
+#include "montecarlo/engine.hpp"
+#include "montecarlo/simulate.hpp"
+
+namespace mc = retrylab::montecarlo;
+using retrylab::Model;
+using retrylab::Strategy;
+
+namespace {
+
+// The example in scenario.hpp, written before issue 8: a scenario without server options must
+// keep exactly this canonical string (so its RNG key and results).
+constexpr const char* documented_canonical =
+    "model=free strategy=full base=1 cap=1000 window=0 clients=100 rate=0 horizon=10000000 warmup=0 collapse=3000 "
+    "retries=on";
+
+mc::Scenario documented() {
+  mc::Scenario s;
+  s.model = Model::free;
+  s.clients = 100;
+  return s;
+}
+
+TEST(ServerScenario, DefaultsKeepTheCanonicalString) {
+  const mc::Scenario s = documented();
+  EXPECT_EQ(mc::canonical(s), documented_canonical);
+  EXPECT_FALSE(mc::has_server_features(s));
+}
+
+TEST(ServerScenario, EachOptionIsAppendedOnlyWhenSet) {
+  const std::vector<std::pair<std::function<void(mc::ServerOptions&)>, std::string>> cases = {
+      {[](auto& o) { o.rows = 4; }, " rows=4"},
+      {[](auto& o) { o.service = mc::ServiceDist::exponential; }, " service=exponential"},
+      {[](auto& o) {
+         o.service = mc::ServiceDist::lognormal;
+         o.service_cv = 1.5;
+       },
+       " service=lognormal service_cv=1.5"},
+      {[](auto& o) { o.delay = 0.25; }, " delay=0.25"},
+      {[](auto& o) {
+         o.delay = 0.25;
+         o.delay_dist = mc::DelayDist::exponential;
+       },
+       " delay=0.25 delay_dist=exponential"},
+      {[](auto& o) { o.lock = true; }, " lock=on"},
+      {[](auto& o) { o.limit = 8; }, " limit=8"},
+      {[](auto& o) {
+         o.limit = 8;
+         o.overflow = mc::Overflow::queue;
+       },
+       " limit=8 overflow=queue"},
+      {[](auto& o) {
+         o.limit = 8;
+         o.reject_cost = 0.1;
+         o.retry_after = 5;
+         o.retry_after_rule = mc::RetryAfterRule::uniform;
+         o.ignore_retry_after = 0.1;
+       },
+       " limit=8 reject_cost=0.1 retry_after=5 retry_after_rule=uniform ignore_retry_after=0.1"},
+      {[](auto& o) { o.aimd = true; },
+       " aimd=on aimd_initial=20 aimd_min=20 aimd_max=200 aimd_backoff=0.9 aimd_timeout=none"},
+      {[](auto& o) { o.mix = 0.1; }, " mix=0.1 mix_strategy=none mix_base=1 mix_cap=1000 mix_window=0"},
+  };
+  for (const auto& [set, suffix] : cases) {
+    mc::Scenario s = documented();
+    set(s.server);
+    ASSERT_NO_THROW(mc::check_scenario(s)) << suffix;
+    EXPECT_TRUE(mc::has_server_features(s)) << suffix;
+    EXPECT_EQ(mc::canonical(s), std::string(documented_canonical) + suffix);
+    EXPECT_NE(mc::stable_hash(s), mc::stable_hash(documented()));
+  }
+}
+
+TEST(ServerScenario, BadValuesNameTheirField) {
+  const std::vector<std::pair<std::function<void(mc::Scenario&)>, std::string>> cases = {
+      {[](auto& s) { s.server.rows = 0; }, "rows"},
+      {[](auto& s) { s.server.rows = mc::max_rows + 1; }, "rows"},
+      {[](auto& s) { s.server.service_cv = 1.0; }, "service_cv"},  // deterministic
+      {[](auto& s) { s.server.service = mc::ServiceDist::lognormal; }, "service_cv"},
+      {[](auto& s) {
+         s.server.service = mc::ServiceDist::lognormal;
+         s.server.service_cv = NAN;
+       },
+       "service_cv"},
+      {[](auto& s) { s.server.delay = -1; }, "delay"},
+      {[](auto& s) { s.server.delay = INFINITY; }, "delay"},
+      {[](auto& s) { s.server.delay_dist = mc::DelayDist::exponential; }, "delay_dist"},
+      {[](auto& s) { s.server.limit = -1; }, "limit"},
+      {[](auto& s) {
+         s.server.limit = 3;
+         s.server.aimd = true;
+       },
+       "limit"},
+      {[](auto& s) { s.server.overflow = mc::Overflow::queue; }, "overflow"},
+      {[](auto& s) {
+         s.server.limit = 3;
+         s.server.reject_cost = 1.5;
+       },
+       "reject_cost"},
+      {[](auto& s) { s.server.reject_cost = 0.5; }, "reject_cost"},  // no limit: nothing rejected
+      {[](auto& s) { s.server.retry_after = 2; }, "retry_after"},
+      {[](auto& s) {
+         s.server.limit = 3;
+         s.server.retry_after = -2;
+       },
+       "retry_after"},
+      {[](auto& s) {
+         s.server.limit = 3;
+         s.server.overflow = mc::Overflow::queue;
+         s.server.retry_after = 2;
+       },
+       "retry_after"},
+      {[](auto& s) { s.server.retry_after_rule = mc::RetryAfterRule::uniform; }, "retry_after_rule"},
+      {[](auto& s) {
+         s.server.limit = 3;
+         s.server.retry_after = 2;
+         s.server.ignore_retry_after = 1.5;
+       },
+       "ignore_retry_after"},
+      {[](auto& s) { s.server.ignore_retry_after = 0.5; }, "ignore_retry_after"},
+      {[](auto& s) { s.server.aimd_params.min = 5; }, "aimd"},  // aimd off
+      {[](auto& s) {
+         s.server.aimd = true;
+         s.server.aimd_params.min = 0;
+       },
+       "aimd_min"},
+      {[](auto& s) {
+         s.server.aimd = true;
+         s.server.aimd_params.max = 10;
+       },
+       "aimd_max"},
+      {[](auto& s) {
+         s.server.aimd = true;
+         s.server.aimd_params.initial = 300;
+       },
+       "aimd_initial"},
+      {[](auto& s) {
+         s.server.aimd = true;
+         s.server.aimd_params.backoff = 1.0;
+       },
+       "aimd_backoff"},
+      {[](auto& s) {
+         s.server.aimd = true;
+         s.server.aimd_params.timeout = 0;
+       },
+       "aimd_timeout"},
+      {[](auto& s) { s.server.mix = -0.1; }, "mix"},
+      {[](auto& s) { s.server.mix_backoff.strategy = Strategy::full; }, "mix"},  // mix = 0
+      {[](auto& s) {
+         s.server.mix = 0.5;
+         s.server.mix_backoff.base = 0;
+       },
+       "mix_base"},
+      {[](auto& s) {
+         s.server.mix = 0.5;
+         s.server.mix_backoff = {Strategy::window, 1, 1000, 0};
+       },
+       "mix_window"},
+      {[](auto& s) {  // strategy none, rejected in no time: would loop at one instant
+         s.backoff.strategy = Strategy::none;
+         s.server.limit = 3;
+       },
+       "reject_cost"},
+  };
+  for (const auto& [set, field] : cases) {
+    mc::Scenario s = documented();
+    set(s);
+    try {
+      mc::check_scenario(s);
+      ADD_FAILURE() << "no error for " << field;
+    } catch (const retrylab::InputError& e) {
+      EXPECT_EQ(e.field(), field) << e.what();
+    }
+  }
+}
+
+// A burst of `clients` on `model` with the given server options (pure burst: the run finishes).
+mc::Scenario burst(Model model, std::int64_t clients, Strategy strategy = Strategy::nojitter) {
+  mc::Scenario s;
+  s.model = model;
+  s.backoff = {strategy, 1.0, 1000.0, 0.0};
+  s.clients = clients;
+  return s;
+}
+
+TEST(ServerExact, NetworkDelayAddsBothLegs) {
+  // One client, ps: sent at 0, reaches the server at 0.25, served [0.25, 1.25), heard at 1.5.
+  mc::Scenario s = burst(Model::ps, 1);
+  s.server.delay = 0.25;
+  const mc::RunResult r = mc::simulate_run(s, 1, 0);
+  EXPECT_EQ(r.stop, mc::StopReason::finished);
+  EXPECT_EQ(r.makespan, 1.5);
+  EXPECT_EQ(r.latency, 1.5);
+  EXPECT_EQ(r.sojourn, 1.5);
+  EXPECT_EQ(r.work_done, 1.0);
+}
+
+TEST(ServerExact, LockServesABurstOneAtATime) {
+  // 5 clients on one row behind a lock: served [0,1), [1,2), …, [4,5); all succeed at once.
+  for (const Model m : retrylab::all_models) {
+    mc::Scenario s = burst(m, 5);
+    s.server.lock = true;
+    const mc::RunResult r = mc::simulate_run(s, 3, 0);
+    EXPECT_EQ(r.stop, mc::StopReason::finished) << to_string(m);
+    EXPECT_EQ(r.attempts, 5) << to_string(m);
+    EXPECT_EQ(r.makespan, 5.0) << to_string(m);
+    EXPECT_EQ(r.latency, 3.0) << to_string(m);     // (1+2+3+4+5)/5
+    EXPECT_EQ(r.queue_wait, 2.0) << to_string(m);  // (0+1+2+3+4)/5
+  }
+}
+
+TEST(ServerExact, LimitRejectsThenBackoffRetries) {
+  // collision, 3 clients, limit 1, nojitter b = 1. t=0: c0 admitted [0,1); c1, c2 rejected, sleep
+  // w1 = 1. t=1: c0 succeeds; c1 admitted [1,2), c2 rejected, sleeps w2 = 2. t=3: c2 admitted [3,4).
+  mc::Scenario s = burst(Model::collision, 3);
+  s.server.limit = 1;
+  const mc::RunResult r = mc::simulate_run(s, 1, 0);
+  EXPECT_EQ(r.attempts, 6);
+  EXPECT_EQ(r.rejected, 3);
+  EXPECT_EQ(r.served, 3);
+  EXPECT_EQ(r.reject_fraction, 0.5);
+  EXPECT_EQ(r.makespan, 4.0);
+  EXPECT_EQ(r.work_done, 3.0);
+  EXPECT_EQ(r.mean_limit, 1.0);
+}
+
+TEST(ServerExact, ARejectionCostsWhatItSays) {
+  // As above with reject_cost 0.5: c1, c2 hear "no" at 0.5 and wake at 1.5; c1 admitted [1.5,2.5),
+  // c2 rejected [1.5,2), wakes at 2 + w2 = 4, served [4,5). Work: 3 attempts + 3 rejections × 0.5.
+  mc::Scenario s = burst(Model::collision, 3);
+  s.server.limit = 1;
+  s.server.reject_cost = 0.5;
+  const mc::RunResult r = mc::simulate_run(s, 1, 0);
+  EXPECT_EQ(r.attempts, 6);
+  EXPECT_EQ(r.rejected, 3);
+  EXPECT_EQ(r.makespan, 5.0);
+  EXPECT_EQ(r.work_done, 4.5);
+  // On the shared (processor-sharing) server a rejection takes its share: t=0 three jobs, the two
+  // rejections (0.5 each) end at V = 0.5, i.e. t = 1.5; c0 then alone, ends at t = 2.
+  s.model = Model::shared;
+  const mc::RunResult q = mc::simulate_run(s, 1, 0);
+  EXPECT_EQ(q.work_done, q.busy_time);
+  EXPECT_EQ(q.work_done, static_cast<double>(q.served) + 0.5 * static_cast<double>(q.rejected));
+}
+
+TEST(ServerExact, RetryAfterHonouredOrIgnored) {
+  // limit 1, Retry-After 3: c1, c2 sleep max(1, 3) = 3; t=3: c1 [3,4), c2 rejected, sleeps
+  // max(w2 = 2, 3) = 3, served [6,7). Ignored by every client: the run of LimitRejectsThenBackoffRetries.
+  mc::Scenario s = burst(Model::collision, 3);
+  s.server.limit = 1;
+  s.server.retry_after = 3;
+  EXPECT_EQ(mc::simulate_run(s, 1, 0).makespan, 7.0);
+  s.server.ignore_retry_after = 1.0;
+  EXPECT_EQ(mc::simulate_run(s, 1, 0).makespan, 4.0);
+}
+
+TEST(ServerExact, QueueOverflowServesInOrder) {
+  // limit 1, queue: served [0,1), [1,2), [2,3), no rejection, no conflict.
+  mc::Scenario s = burst(Model::collision, 3);
+  s.server.limit = 1;
+  s.server.overflow = mc::Overflow::queue;
+  const mc::RunResult r = mc::simulate_run(s, 1, 0);
+  EXPECT_EQ(r.attempts, 3);
+  EXPECT_EQ(r.rejected, 0);
+  EXPECT_EQ(r.makespan, 3.0);
+  EXPECT_EQ(r.queue_wait, 1.0);
+}
+
+TEST(ServerExact, ThreadsNeverChangeAResult) {
+  mc::Scenario s;
+  s.model = Model::shared;
+  s.rate = 0.8;
+  s.clients = 50;
+  s.horizon = 400;
+  s.server.rows = 3;
+  s.server.service = mc::ServiceDist::lognormal;
+  s.server.service_cv = 1.0;
+  s.server.delay = 0.1;
+  s.server.delay_dist = mc::DelayDist::exponential;
+  s.server.aimd = true;
+  s.server.aimd_params = {4, 2, 10, 0.9, 6.0};
+  s.server.reject_cost = 0.05;
+  s.server.retry_after = 2;
+  s.server.retry_after_rule = mc::RetryAfterRule::uniform;
+  s.server.ignore_retry_after = 0.3;
+  s.server.mix = 0.2;
+  const auto one = mc::simulate(s, {8, 42, 1});
+  const auto two = mc::simulate(s, {8, 42, 2});
+  ASSERT_EQ(one.size(), two.size());
+  for (std::size_t i = 0; i < one.size(); ++i) {
+    // Bit-for-bit (NaN fields included): RunResult is plain data; compare its doubles' bits.
+    const auto& a = one[i];
+    const auto& b = two[i];
+    const double xa[] = {a.stop_time, a.latency, a.goodput, a.attempt_rate, a.sojourn, a.work_done, a.busy_time,
+                         a.queue_wait, a.mean_limit, a.latency_p50, a.latency_p99, a.mean_waiting};
+    const double xb[] = {b.stop_time, b.latency, b.goodput, b.attempt_rate, b.sojourn, b.work_done, b.busy_time,
+                         b.queue_wait, b.mean_limit, b.latency_p50, b.latency_p99, b.mean_waiting};
+    EXPECT_EQ(std::memcmp(xa, xb, sizeof xa), 0) << "run " << i;
+    EXPECT_EQ(a.attempts, b.attempts);
+    EXPECT_EQ(a.rejected, b.rejected);
+    EXPECT_EQ(a.successes, b.successes);
+  }
+  EXPECT_GT(one[0].rejected, 0);  // the scenario does exercise the limit
+}
+
+// ---------------------------------------------------------------------------------------------
+// Properties on random small scenarios with random server options.
+
+struct Served {
+  std::int32_t row = 0;
+  double start = 0.0, end = -1.0;
+  bool ended = false, success = false;
+};
+
+struct ServerTrace {
+  std::vector<double> arrival;
+  struct Attempt {
+    std::int64_t client;
+    double sent, heard = -1.0;
+    bool ended = false, success = false;
+  };
+  std::vector<Attempt> attempts;
+  std::map<std::int64_t, Served> served;  // by attempt id
+  std::vector<std::pair<std::int64_t, std::int64_t>> admits;  // (admitted, limit)
+  std::map<std::int64_t, double> pending_retry_after;         // client -> Retry-After of its rejection
+  std::map<std::int64_t, double> earliest_return;             // client -> may not send before
+  std::vector<double> sleeps;
+  std::int64_t rejects = 0;
+  bool early_return = false;
+  bool bad = false;
+
+  void on_arrival(std::int64_t c, double t, bool) {
+    if (c != static_cast<std::int64_t>(arrival.size())) bad = true;
+    arrival.push_back(t);
+  }
+  void on_start(std::int64_t id, std::int64_t c, double t) {
+    if (id != static_cast<std::int64_t>(attempts.size())) bad = true;
+    attempts.push_back({c, t});
+    const auto it = earliest_return.find(c);
+    if (it != earliest_return.end() && t < it->second) early_return = true;
+  }
+  void on_end(std::int64_t id, std::int64_t c, double sent, double t, bool success) {
+    Attempt& a = attempts.at(static_cast<std::size_t>(id));
+    if (a.client != c || a.sent != sent || a.ended || t < sent) bad = true;
+    a.heard = t;
+    a.ended = true;
+    a.success = success;
+    const auto it = pending_retry_after.find(c);
+    if (it != pending_retry_after.end()) {
+      earliest_return[c] = t + it->second;
+      pending_retry_after.erase(it);
+    } else {
+      earliest_return.erase(c);
+    }
+  }
+  void on_sleep(std::int64_t, std::int32_t, double sleep) { sleeps.push_back(sleep); }
+  void on_admit(double t, std::int64_t admitted, std::int64_t limit) {
+    admits.emplace_back(admitted, limit);
+    admit_log.emplace_back(t, admitted, limit);
+  }
+  std::vector<std::tuple<double, std::int64_t, std::int64_t>> admit_log;
+  void on_reject(std::int64_t c, double, double retry_after) {
+    ++rejects;
+    if (retry_after > 0.0) pending_retry_after[c] = retry_after;
+  }
+  void on_service_start(std::int64_t id, std::int32_t row, double t) {
+    if (served.count(id)) bad = true;
+    served[id] = {row, t};
+  }
+  void on_service(std::int64_t id, std::int32_t row, double start, double end, bool success) {
+    Served& s = served[id];
+    if (s.row != row || s.start != start || s.ended || end < start) bad = true;
+    s.end = end;
+    s.ended = true;
+    s.success = success;
+  }
+};
+
+struct Case {
+  mc::Scenario s;
+  std::uint64_t seed;
+};
+
+// rapidcheck prints a counter-example with this (found by argument-dependent lookup).
+void showValue(const Case& c, std::ostream& os) { os << mc::canonical(c.s) << " seed=" << c.seed; }
+
+rc::Gen<Case> gen_case() {
+  return rc::gen::exec([] {
+    Case c;
+    mc::Scenario& s = c.s;
+    s.model = *rc::gen::element(Model::collision, Model::free, Model::shared, Model::ps);
+    s.backoff.strategy = *rc::gen::element(Strategy::none, Strategy::nojitter, Strategy::full, Strategy::equal,
+                                           Strategy::decorrelated, Strategy::window);
+    s.backoff.base = *rc::gen::element(0.25, 1.0);
+    s.backoff.cap = s.backoff.base * *rc::gen::element(1.0, 10.0, retrylab::unbounded_cap);
+    s.backoff.window = 2.0;
+    s.clients = *rc::gen::inRange<std::int64_t>(0, 12);
+    s.rate = *rc::gen::element(0.0, 0.4, 1.5);
+    if (s.clients == 0 && s.rate == 0.0) s.clients = 1;
+    s.horizon = *rc::gen::element(10.0, 40.0);
+    s.warmup = *rc::gen::element(0.0, 2.5);
+    s.collapse = *rc::gen::element<std::int64_t>(5, 3000);
+    s.retries = *rc::gen::element(true, true, false);
+    mc::ServerOptions& o = s.server;
+    o.rows = *rc::gen::element<std::int64_t>(1, 2, 5);
+    o.service = *rc::gen::element(mc::ServiceDist::deterministic, mc::ServiceDist::exponential,
+                                  mc::ServiceDist::lognormal);
+    if (o.service == mc::ServiceDist::lognormal) o.service_cv = *rc::gen::element(0.5, 2.0);
+    o.delay = *rc::gen::element(0.0, 0.0, 0.3);
+    if (o.delay > 0.0) o.delay_dist = *rc::gen::element(mc::DelayDist::fixed, mc::DelayDist::exponential);
+    o.lock = *rc::gen::element(false, true);
+    const int limit_kind = *rc::gen::inRange(0, 3);  // none, fixed, aimd
+    if (limit_kind == 1) o.limit = *rc::gen::element<std::int64_t>(1, 2, 4);
+    if (limit_kind == 2) {
+      o.aimd = true;
+      o.aimd_params = {*rc::gen::element<std::int64_t>(1, 3), 1, *rc::gen::element<std::int64_t>(3, 6), 0.5, 4.0};
+    }
+    if (limit_kind > 0) {
+      o.overflow = *rc::gen::element(mc::Overflow::reject, mc::Overflow::queue);
+      if (o.overflow == mc::Overflow::reject) {
+        o.reject_cost = *rc::gen::element(0.0, 0.25);
+        o.retry_after = *rc::gen::element(0.0, 1.5);
+        if (o.retry_after > 0.0) {
+          o.retry_after_rule = *rc::gen::element(mc::RetryAfterRule::fixed, mc::RetryAfterRule::uniform);
+          o.ignore_retry_after = *rc::gen::element(0.0, 0.5);
+        }
+      }
+    }
+    o.mix = *rc::gen::element(0.0, 0.5, 1.0);
+    if (o.mix > 0.0) o.mix_backoff = {*rc::gen::element(Strategy::none, Strategy::full), 0.5, 8.0, 0.0};
+    // Clients on `none` must not be rejected in no time (check_scenario refuses it): cost it.
+    try {
+      mc::check_scenario(s);
+    } catch (const retrylab::InputError& e) {
+      if (e.field() != "reject_cost") throw;
+      o.reject_cost = 0.25;
+    }
+    mc::check_scenario(s);
+    c.seed = *rc::gen::inRange<std::uint64_t>(0, 1000);
+    return c;
+  });
+}
+
+struct Run {
+  mc::RunResult r;
+  ServerTrace t;
+};
+
+Run run(const Case& c) {
+  Run out;
+  mc::detail::EngineOptions o;
+  o.lockstep_shortcut = false;  // cases without server options run engine.hpp: the trace must see every attempt
+  out.r = mc::detail::run_engine(c.s, c.seed, 0, o, out.t);
+  return out;
+}
+
+RC_GTEST_PROP(Server, ClientAccountingHolds, ()) {
+  const Case c = *gen_case();
+  const Run x = run(c);
+  const auto& r = x.r;
+  const auto& t = x.t;
+  RC_ASSERT(!t.bad);
+  RC_ASSERT(r.clients_arrived == static_cast<std::int64_t>(t.arrival.size()));
+  RC_ASSERT(r.attempts == static_cast<std::int64_t>(t.attempts.size()));
+  RC_ASSERT(r.rejected == t.rejects);
+  // Server-side hooks exist only in the server engine (a case without server options runs engine.hpp).
+  if (mc::has_server_features(c.s)) RC_ASSERT(r.served == static_cast<std::int64_t>(t.served.size()));
+  RC_ASSERT(r.served + r.rejected <= r.attempts);
+  std::vector<int> wins(t.arrival.size(), 0);
+  std::int64_t successes = 0, gave_up = 0;
+  for (const auto& a : t.attempts) {
+    RC_ASSERT(a.sent >= t.arrival[static_cast<std::size_t>(a.client)]);
+    if (a.ended && a.success) {
+      ++successes;
+      ++wins[static_cast<std::size_t>(a.client)];
+    }
+    if (a.ended && !a.success && !c.s.retries) ++gave_up;
+    if (a.ended) RC_ASSERT(a.heard <= r.stop_time);
+  }
+  for (const int w : wins) RC_ASSERT(w <= 1);
+  RC_ASSERT(r.successes == successes);
+  RC_ASSERT(r.unfinished == r.clients_arrived - successes - gave_up);
+  RC_ASSERT(r.max_waiting <= c.s.collapse);
+}
+
+// Conflicts only within a row, as models.md §1 defines them for the model; a lock makes every
+// served attempt succeed, one at a time per row.
+RC_GTEST_PROP(Server, ConflictsOnlyWithinARow, ()) {
+  const Case c = *gen_case();
+  const Run x = run(c);
+  const auto& served = x.t.served;
+  std::map<std::int32_t, std::vector<std::pair<std::int64_t, Served>>> by_row;
+  for (const auto& [id, s] : served) by_row[s.row].emplace_back(id, s);
+  for (const auto& [row, list] : by_row) {
+    RC_ASSERT(row >= 0 && row < c.s.server.rows);
+    for (const auto& [id, a] : list) {
+      if (!a.ended) continue;
+      if (c.s.server.lock || c.s.model == Model::ps) {
+        RC_ASSERT(a.success);
+      } else if (c.s.model == Model::collision) {
+        // Fails iff another attempt on its row overlaps [start, end) (half-open; still in service: to +inf).
+        const bool overlap = std::any_of(list.begin(), list.end(), [&](const auto& o) {
+          if (o.first == id) return false;
+          const double oe = o.second.ended ? o.second.end : INFINITY;
+          return o.second.start < a.end && a.start < oe;
+        });
+        RC_ASSERT(a.success == !overlap);
+      } else {
+        // First commit wins on the row: a successful commit on it in (start, end) dooms it.
+        const bool doomed = std::any_of(list.begin(), list.end(), [&](const auto& o) {
+          return o.first != id && o.second.ended && o.second.success && o.second.end > a.start && o.second.end < a.end;
+        });
+        if (doomed) RC_ASSERT(!a.success);
+      }
+    }
+    if (c.s.server.lock) {  // at most one in service per row
+      std::vector<std::pair<double, double>> iv;
+      for (const auto& [id, a] : list) iv.emplace_back(a.start, a.ended ? a.end : INFINITY);
+      std::sort(iv.begin(), iv.end());
+      for (std::size_t i = 1; i < iv.size(); ++i) RC_ASSERT(iv[i].first >= iv[i - 1].second);
+    }
+    if (c.s.model == Model::free || c.s.model == Model::shared) {
+      // Simultaneous ends on a row with an eligible attempt: exactly one success.
+      std::map<double, std::pair<int, int>> groups;  // end -> (eligible, successes)
+      for (const auto& [id, a] : list) {
+        if (!a.ended) continue;
+        const bool eligible = !std::any_of(list.begin(), list.end(), [&](const auto& o) {
+          return o.second.ended && o.second.success && o.second.end > a.start && o.second.end < a.end;
+        });
+        auto& g = groups[a.end];
+        g.first += eligible;
+        g.second += a.success;
+      }
+      for (const auto& [end, g] : groups) RC_ASSERT(g.second == (g.first > 0 ? 1 : 0));
+    }
+  }
+}
+
+RC_GTEST_PROP(Server, ConcurrencyLimitNeverExceeded, ()) {
+  const Case c = *gen_case();
+  const Run x = run(c);
+  const auto& o = c.s.server;
+  for (const auto& [admitted, limit] : x.t.admits) {
+    if (o.limit > 0) RC_ASSERT(limit == o.limit);
+    if (o.aimd) RC_ASSERT(limit >= o.aimd_params.min && limit <= o.aimd_params.max);
+    if (o.limit > 0 || o.aimd) RC_ASSERT(admitted <= limit);
+  }
+  if (o.limit == 0 && !o.aimd) RC_ASSERT(x.r.rejected == 0);
+  if (o.overflow == mc::Overflow::queue) RC_ASSERT(x.r.rejected == 0);
+}
+
+RC_GTEST_PROP(Server, RetryAfterHonouredMeansNoEarlyReturn, ()) {
+  const Case c = *gen_case();
+  RC_PRE(c.s.server.ignore_retry_after == 0.0);
+  const Run x = run(c);
+  RC_ASSERT(!x.t.early_return);
+}
+
+RC_GTEST_PROP(Server, MixedNoneClientsNeverSleep, ()) {
+  Case c = *gen_case();
+  c.s.server.mix = 1.0;
+  c.s.server.mix_backoff = {Strategy::none, 1.0, 1000.0, 0.0};
+  c.s.server.retry_after = 0.0;
+  c.s.server.retry_after_rule = mc::RetryAfterRule::fixed;
+  c.s.server.ignore_retry_after = 0.0;
+  if ((c.s.server.limit > 0 || c.s.server.aimd) && c.s.server.overflow == mc::Overflow::reject)
+    c.s.server.reject_cost = 0.25;
+  mc::check_scenario(c.s);
+  const Run x = run(c);
+  for (const double s : x.t.sleeps) RC_ASSERT(s == 0.0);
+}
+
+TEST(ServerExact, AimdHalvesOnConflictsAndGrowsOnSuccess) {
+  // collision, 4 clients, nojitter b = 1, AIMD initial 2, min 1, max 10, backoff 0.5, reject_cost
+  // 0.25. t=0: c0, c1 admitted (limit 2); c2, c3 rejected (heard 0.25, wake 1.25). t=1: c0 and c1
+  // collide: limit 2 → floor(2·0.5) = 1 → floor(0.5) = 0, clamped to 1. t=1.25: c2 admitted under
+  // limit 1, c3 rejected (heard 1.5, wakes 1.5 + w2 = 3.5). t=2.25: c2 succeeds with inflight 1
+  // (2·1 >= 1): limit 2. t=3.5: c3 admitted under limit 2.
+  mc::Scenario s = burst(Model::collision, 4);
+  s.server.aimd = true;
+  s.server.aimd_params = {2, 1, 10, 0.5, retrylab::unbounded_cap};
+  s.server.reject_cost = 0.25;
+  ServerTrace t;
+  mc::detail::run_engine(s, 1, 0, mc::detail::EngineOptions{}, t);
+  ASSERT_GE(t.admit_log.size(), 4u);
+  EXPECT_EQ(t.admit_log[0], (std::tuple<double, std::int64_t, std::int64_t>{0.0, 1, 2}));
+  EXPECT_EQ(t.admit_log[1], (std::tuple<double, std::int64_t, std::int64_t>{0.0, 2, 2}));
+  EXPECT_EQ(t.admit_log[2], (std::tuple<double, std::int64_t, std::int64_t>{1.25, 1, 1}));
+  EXPECT_EQ(t.admit_log[3], (std::tuple<double, std::int64_t, std::int64_t>{3.5, 1, 2}));
+}
+
+// A planted check that the Retry-After property can fail: clients that all ignore it come back
+// earlier than it says (strategy none: at once).
+TEST(Server, IgnoringRetryAfterReturnsEarly) {
+  mc::Scenario s = burst(Model::collision, 4, Strategy::none);
+  s.server.limit = 1;
+  s.server.retry_after = 5;
+  s.server.reject_cost = 0.25;
+  s.server.ignore_retry_after = 1.0;
+  ServerTrace t;
+  mc::detail::run_engine(s, 1, 0, mc::detail::EngineOptions{}, t);
+  EXPECT_TRUE(t.early_return);
+}
+
+}  // namespace
