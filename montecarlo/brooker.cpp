@@ -147,7 +147,9 @@ class Ziggurat {
 class LegSampler {
  public:
   // mean + 0.0 turns a -0 into +0, whose bits order correctly in the event keys.
-  LegSampler(double mean, double sd, LegStream& rng) noexcept : mean_(mean + 0.0), sd_(sd), rng_(rng) {}
+  // The ziggurat's tables are built once per simulate_brooker call and shared read-only by runs.
+  LegSampler(double mean, double sd, const Ziggurat& normal, LegStream& rng) noexcept
+      : mean_(mean + 0.0), sd_(sd), rng_(rng), normal_(normal) {}
 
   [[gnu::always_inline]] double next() noexcept {
     if (sd_ == 0.0) return mean_;
@@ -157,11 +159,11 @@ class LegSampler {
  private:
   double mean_, sd_;
   LegStream& rng_;
-  Ziggurat normal_;
+  const Ziggurat& normal_;
 };
 
-// Each client has exactly one event pending (the leg it is on), so the queue holds <= N entries and
-// processing an event either replaces the top (its next leg) or removes it (done). An entry is one
+// Each waiting client has exactly one event pending (its next write's arrival), so the queue holds
+// <= N entries and processing an event either replaces the top (its next attempt) or removes it. An entry is one
 // 128-bit key: the time's bits (a double >= 0 orders like its bit pattern) above a 64-bit tie word
 // = 44 random bits from the ties stream above the client's 20-bit index. Keys are unique (one per
 // client), so the order is total, and comparisons are branch-free integer compares.
@@ -248,12 +250,13 @@ struct Client {
   std::int32_t failures = 0;
 };
 
-BrookerResult run_brooker(const BrookerScenario& s, std::uint64_t seed, std::uint64_t run_index) {
+BrookerResult run_brooker(const BrookerScenario& s, const Ziggurat& normal, std::uint64_t seed,
+                          std::uint64_t run_index) {
   const std::uint64_t key = run_key(seed, stable_hash(s));
   LegStream network(key, brooker_network_stream, run_index);
   Stream sleeps(key, StreamId::sleeps, run_index);
   Stream ties(key, StreamId::ties, run_index);
-  LegSampler leg(s.leg_mean, s.leg_sd, network);
+  LegSampler leg(s.leg_mean, s.leg_sd, normal, network);
   const SleepSampler sampler(s.backoff, 1);  // w_k = min(c, b·2^k): Brooker's expo(k)
   // Tie words: mix64(salt + sequence number), the salt one draw of the ties stream.
   const std::uint64_t tie_salt = ties.next_u64();
@@ -315,7 +318,8 @@ BrookerResult run_brooker(const BrookerScenario& s, std::uint64_t seed, std::uin
 
 BrookerResult simulate_brooker_run(const BrookerScenario& s, std::uint64_t seed, std::uint64_t run_index) {
   check_brooker(s);
-  return run_brooker(s, seed, run_index);
+  const Ziggurat normal;
+  return run_brooker(s, normal, seed, run_index);
 }
 
 std::vector<BrookerResult> simulate_brooker(const BrookerScenario& s, const RunPlan& plan,
@@ -327,6 +331,7 @@ std::vector<BrookerResult> simulate_brooker(const BrookerScenario& s, const RunP
   std::int64_t threads = plan.threads > 0 ? plan.threads : std::max(1u, std::thread::hardware_concurrency());
   threads = std::min(threads, runs);
 
+  const Ziggurat normal;
   std::atomic<std::int64_t> next{0}, done{0};
   std::exception_ptr error;
   std::mutex error_mutex;
@@ -335,7 +340,7 @@ std::vector<BrookerResult> simulate_brooker(const BrookerScenario& s, const RunP
       for (;;) {
         const std::int64_t i = next.fetch_add(1);
         if (i >= runs) return;
-        results[static_cast<std::size_t>(i)] = run_brooker(s, plan.seed, static_cast<std::uint64_t>(i));
+        results[static_cast<std::size_t>(i)] = run_brooker(s, normal, plan.seed, static_cast<std::uint64_t>(i));
         const std::int64_t d = done.fetch_add(1) + 1;
         if (progress) progress(d, runs);
       }
@@ -385,7 +390,8 @@ std::vector<double> draw_brooker_legs(double leg_mean, double leg_sd, std::int64
   if (n < 0) throw InputError("n", fmt::format("must be >= 0 (got {})", n));
   const std::string id = fmt::format("draw_brooker_legs leg_mean={} leg_sd={}", leg_mean, leg_sd);
   LegStream rng(run_key(seed, fnv1a64(id)), brooker_network_stream, 0);
-  LegSampler leg(leg_mean, leg_sd, rng);
+  const Ziggurat normal;
+  LegSampler leg(leg_mean, leg_sd, normal, rng);
   std::vector<double> out(static_cast<std::size_t>(n));
   for (auto& x : out) x = leg.next();
   return out;
