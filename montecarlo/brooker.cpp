@@ -178,7 +178,8 @@ inline uint128 make_key(double time, std::uint64_t random, std::uint32_t client)
 inline double key_time(uint128 k) noexcept { return std::bit_cast<double>(static_cast<std::uint64_t>(k >> 64)); }
 inline std::uint32_t key_client(uint128 k) noexcept { return static_cast<std::uint32_t>(k & client_mask); }
 
-// A 4-ary min-heap of keys (shallower than binary; the child minimum is found with selects).
+// Binary min-heap with bottom-up replacement (Floyd): descend to a leaf along smaller children
+// (one compare per level), then sift the new key up (it is usually late, so it rises little).
 class EventHeap {
  public:
   explicit EventHeap(std::size_t capacity) { heap_.reserve(capacity); }
@@ -187,50 +188,40 @@ class EventHeap {
 
   void push(uint128 e) {
     heap_.push_back(e);
-    std::size_t i = heap_.size() - 1;
-    while (i > 0) {
-      const std::size_t parent = (i - 1) / 4;
-      if (!(e < heap_[parent])) break;
-      heap_[i] = heap_[parent];
-      i = parent;
-    }
-    heap_[i] = e;
+    sift_up(heap_.size() - 1, e);
   }
 
-  void replace_top(uint128 e) noexcept { sift_down(e); }
-
-  void pop() noexcept {
-    const uint128 last = heap_.back();
-    heap_.pop_back();
-    if (!heap_.empty()) sift_down(last);
-  }
-
- private:
-  void sift_down(uint128 e) noexcept {
+  void replace_top(uint128 e) noexcept {
     const std::size_t n = heap_.size();
     uint128* h = heap_.data();
     std::size_t i = 0;
     for (;;) {
-      const std::size_t c = 4 * i + 1;
-      if (c >= n) break;
-      std::size_t m = c;
-      uint128 mk = h[c];
-      if (c + 3 < n) {
-        const std::size_t a = h[c + 1] < h[c] ? c + 1 : c;
-        const std::size_t b = h[c + 3] < h[c + 2] ? c + 3 : c + 2;
-        m = h[b] < h[a] ? b : a;
-        mk = h[m];
-      } else {
-        for (std::size_t j = c + 1; j < n; ++j) {
-          if (h[j] < mk) {
-            m = j;
-            mk = h[j];
-          }
-        }
+      std::size_t c = 2 * i + 1;
+      if (c + 1 < n) {
+        c += h[c + 1] < h[c] ? 1 : 0;
+      } else if (c >= n) {
+        break;
       }
-      if (!(mk < e)) break;
-      h[i] = mk;
-      i = m;
+      h[i] = h[c];
+      i = c;
+    }
+    sift_up(i, e);
+  }
+
+  void pop() noexcept {
+    const uint128 last = heap_.back();
+    heap_.pop_back();
+    if (!heap_.empty()) replace_top(last);
+  }
+
+ private:
+  void sift_up(std::size_t i, uint128 e) noexcept {
+    uint128* h = heap_.data();
+    while (i > 0) {
+      const std::size_t parent = (i - 1) / 2;
+      if (!(e < h[parent])) break;
+      h[i] = h[parent];
+      i = parent;
     }
     h[i] = e;
   }
