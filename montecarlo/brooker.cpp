@@ -163,10 +163,10 @@ class LegSampler {
 };
 
 // Each waiting client has exactly one event pending (its next write's arrival), so the queue holds
-// <= N entries and processing an event either replaces the top (its next attempt) or removes it. An entry is one
-// 128-bit key: the time's bits (a double >= 0 orders like its bit pattern) above a 64-bit tie word
-// = 44 random bits from the ties stream above the client's 20-bit index. Keys are unique (one per
-// client), so the order is total, and comparisons are branch-free integer compares.
+// <= N entries and processing an event either replaces the top (its next attempt) or removes it.
+// An entry is one 128-bit key: the time's bits (a double >= 0 orders like its bit pattern) above a
+// 64-bit tie word = 44 bits of mix64(salt + sequence) above the client's 20-bit index. Queued keys
+// are unique (one per client), so the order is total; comparisons are integer compares.
 inline constexpr int client_bits = 20;
 static_assert((std::int64_t{1} << client_bits) >= brooker_max_clients);
 inline constexpr std::uint64_t client_mask = (std::uint64_t{1} << client_bits) - 1;
