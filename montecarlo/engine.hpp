@@ -46,6 +46,9 @@ struct NullObserver {
 
 struct EngineOptions {
   bool lockstep_shortcut = true;
+  // Run the server engine (server_engine.hpp) even without server options: for tests comparing it
+  // with this loop on the original model, and for studies that want its extra metrics everywhere.
+  bool force_server_engine = false;
 #if RETRYLAB_PLANTED_FAULTS
   Fault fault = Fault::none;
 #endif
@@ -585,7 +588,8 @@ RunResult run_server_engine(const Scenario& s, std::uint64_t seed, std::uint64_t
 template <class Observer>
 RunResult run_engine(const Scenario& s, std::uint64_t seed, std::uint64_t run_index, const EngineOptions& options,
                      Observer& observer) {
-  if (has_server_features(s)) return run_server_engine(s, seed, run_index, options, observer);
+  if (options.force_server_engine || has_server_features(s))
+    return run_server_engine(s, seed, run_index, options, observer);
   switch (s.model) {
     case Model::collision: return Engine<Model::collision, Observer>(s, seed, run_index, options, observer).run();
     case Model::free: return Engine<Model::free, Observer>(s, seed, run_index, options, observer).run();

@@ -606,6 +606,66 @@ TEST(ServerExact, AimdHalvesOnConflictsAndGrowsOnSuccess) {
   EXPECT_EQ(t.admit_log[3], (std::tuple<double, std::int64_t, std::int64_t>{3.5, 1, 2}));
 }
 
+// On the original model (no server option) the server engine is the original event loop written
+// differently: same streams drawn in the same order, same arithmetic for times, so the same counts
+// and times exactly. work_done is integrated differently (sum of n·dt against per-attempt service),
+// so it agrees to rounding only: 1e-9 relative (a run has < 10^4 events, each adding one rounding
+// of at most ε = 2.2e-16 relative).
+RC_GTEST_PROP(Server, OnTheOriginalModelEqualsTheOriginalEngine, ()) {
+  Case c = *gen_case();
+  c.s.server = mc::ServerOptions{};
+  mc::detail::EngineOptions plain;
+  plain.lockstep_shortcut = false;
+  mc::detail::EngineOptions forced = plain;
+  forced.force_server_engine = true;
+  mc::detail::NullObserver n1, n2;
+  const mc::RunResult a = mc::detail::run_engine(c.s, c.seed, 3, plain, n1);
+  const mc::RunResult b = mc::detail::run_engine(c.s, c.seed, 3, forced, n2);
+  auto same = [](double x, double y) { return (std::isnan(x) && std::isnan(y)) || x == y; };
+  RC_ASSERT(a.stop == b.stop);
+  RC_ASSERT(a.clients_arrived == b.clients_arrived);
+  RC_ASSERT(a.attempts == b.attempts);
+  RC_ASSERT(a.successes == b.successes);
+  RC_ASSERT(a.unfinished == b.unfinished);
+  RC_ASSERT(a.max_waiting == b.max_waiting);
+  RC_ASSERT(same(a.stop_time, b.stop_time));
+  RC_ASSERT(same(a.makespan, b.makespan));
+  RC_ASSERT(same(a.drain_time, b.drain_time));
+  RC_ASSERT(same(a.goodput, b.goodput));
+  RC_ASSERT(same(a.attempt_rate, b.attempt_rate));
+  RC_ASSERT(std::abs(a.latency - b.latency) <= 1e-9 * std::abs(a.latency) || same(a.latency, b.latency));
+  RC_ASSERT(std::abs(a.sojourn - b.sojourn) <= 1e-9 * std::abs(a.sojourn) || same(a.sojourn, b.sojourn));
+  RC_ASSERT(std::abs(a.busy_time - b.busy_time) <= 1e-9 * std::max(1.0, a.busy_time));
+  RC_ASSERT(std::abs(a.work_done - b.work_done) <= 1e-9 * std::max(1.0, a.work_done));
+}
+
+TEST(Server, OnLongerRunsOfTheOriginalModelEqualsTheOriginalEngine) {
+  // The property above on runs of thousands of attempts: every model and strategy, burst on steady.
+  for (const Model m : retrylab::all_models) {
+    for (const Strategy st : retrylab::all_strategies) {
+      mc::Scenario s;
+      s.model = m;
+      s.backoff = {st, 1.0, 64.0, 40.0};
+      s.clients = m == Model::collision ? 10 : 200;  // a larger burst never gets through collisions
+      s.rate = m == Model::collision ? 0.1 : 0.3;
+      s.horizon = 3000;
+      s.warmup = 100;
+      mc::detail::EngineOptions plain, forced;
+      forced.force_server_engine = true;
+      mc::detail::NullObserver n1, n2;
+      const mc::RunResult a = mc::detail::run_engine(s, 5, 0, plain, n1);
+      const mc::RunResult b = mc::detail::run_engine(s, 5, 0, forced, n2);
+      EXPECT_EQ(a.attempts, b.attempts) << to_string(m) << " " << to_string(st);
+      EXPECT_EQ(a.successes, b.successes) << to_string(m) << " " << to_string(st);
+      EXPECT_EQ(a.stop_time, b.stop_time) << to_string(m) << " " << to_string(st);
+      EXPECT_EQ(a.max_waiting, b.max_waiting) << to_string(m) << " " << to_string(st);
+      if (m == Model::collision && st == Strategy::none) continue;  // retries at once: nobody gets through
+      ASSERT_GT(a.successes, 0) << to_string(m) << " " << to_string(st);
+      EXPECT_NEAR(a.latency, b.latency, 1e-9 * a.latency) << to_string(m) << " " << to_string(st);
+    }
+  }
+}
+
 // A planted check that the Retry-After property can fail: clients that all ignore it come back
 // earlier than it says (strategy none: at once).
 TEST(Server, IgnoringRetryAfterReturnsEarly) {
