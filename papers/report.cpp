@@ -8,11 +8,14 @@
 #include <stdexcept>
 
 #include "analytic/aloha.hpp"
+#include "analytic/amplification.hpp"
 #include "analytic/classic.hpp"
 #include "analytic/fluid_cap.hpp"
 #include "analytic/occ.hpp"
 #include "analytic/ps.hpp"
 #include "analytic/sleep.hpp"
+#include "montecarlo/brooker.hpp"
+#include "montecarlo/dependency.hpp"
 #include "papers/render.hpp"
 
 namespace retrylab::papers {
@@ -312,6 +315,37 @@ void render_sleep(const StudyData& d, std::size_t si, Out& out) {
 }
 
 // ---------------------------------------------------------------- classic
+// Many client counts (paper 2's sweep over N): one panel per model and metric, x = N, a line per strategy.
+void render_classic_against_n(const SweepSpec& sw, const std::vector<json>& recs, const std::vector<std::string>& models,
+                              const std::vector<std::string>& strategies, Out& out) {
+  Gp gp;
+  gp(layout(2 * models.size(), models.size(), sw.title + ": mean over runs against N (95% CI; a missing point: no run finished)"));
+  gp("set grid; set logscale y; set key top left font \",8\"; set xlabel \"clients N\"");
+  for (const char* m : {"attempts_per_client", "makespan"}) {
+    for (const auto& model : models) {
+      gp(fmt::format("set title {}; set ylabel {}", gp_quote(model),
+                     gp_quote(std::string(m) == "makespan" ? "makespan (attempt-durations)" : "attempts per client")));
+      std::vector<std::string> parts;
+      for (std::size_t k = 0; k < strategies.size(); ++k) {
+        std::vector<std::vector<double>> rows;
+        for (std::size_t i = 0; i < sw.points.size(); ++i) {
+          const auto& s = sw.points[i].scenario;
+          if (name(s.model) != model || name(s.backoff.strategy) != strategies[k]) continue;
+          Estimate e = est_of(recs[i], m);
+          if (n_of(recs[i], "makespan") < runs_of(recs[i])) e = {nan, nan, nan};  // unfinished runs: counts up to the horizon only
+          rows.push_back({static_cast<double>(s.clients), e.mean, std::isnan(e.lo) ? e.mean : e.lo, std::isnan(e.hi) ? e.mean : e.hi});
+        }
+        if (has_y(rows, 1))
+          parts.push_back(fmt::format("{} using 1:2:3:4 with yerrorlines pt 7 ps 0.5 lw 1.5 lc rgb \"{}\" title {}", gp.block(rows),
+                                      color(k), gp_quote(strategies[k])));
+      }
+      plot_or_empty(gp, parts, "no run finished", "");
+    }
+  }
+  gp("unset multiplot");
+  out.figure(sw.name, gp, static_cast<int>(500 * models.size()), 800);
+}
+
 void render_classic(const StudyData& d, std::size_t si, Out& out) {
   const SweepSpec& sw = d.spec.sweeps[si];
   const auto& recs = d.records[si];
@@ -342,6 +376,10 @@ void render_classic(const StudyData& d, std::size_t si, Out& out) {
   ns = distinct(ns);
   models = distinct(models);
   strategies = distinct(strategies);
+  if (ns.size() > 4) {
+    render_classic_against_n(sw, recs, models, strategies, out);
+    return;
+  }
   Gp gp;
   gp(fmt::format("set multiplot layout 2,{} title {} font \",13\"", ns.size(), gp_quote(sw.title + ": mean over runs with 95% CI")));
   std::string xt = "set xtics (";
@@ -791,6 +829,463 @@ void render_grid(const StudyData& d, std::size_t si, Out& out) {
   out.table(t);
 }
 
+// ---------------------------------------------------------------- paper 2
+// Shared helpers: a categorical panel (x = category, one series per group, 95% CI bars, offset so
+// series do not overlap) and names for the presets of a DependencyScenario.
+struct CatSeries {
+  std::string title;
+  std::vector<Estimate> values;  // one per category (NaN: no value)
+};
+
+void cat_panel(Gp& gp, const std::vector<std::string>& cats, const std::vector<CatSeries>& series, const std::string& title,
+               const std::string& ylabel, bool logy) {
+  std::string xt = "set xtics (";
+  for (std::size_t i = 0; i < cats.size(); ++i) xt += fmt::format("{}{} {}", i ? ", " : "", gp_quote(cats[i]), i);
+  gp(xt + ") font \",9\"");
+  gp(fmt::format("set xrange [-0.5:{}]; set title {}; set ylabel {}; set xlabel \"\"", static_cast<double>(cats.size()) - 0.5, gp_quote(title),
+                 gp_quote(ylabel)));
+  gp(logy ? "set logscale y" : "unset logscale y");
+  std::vector<std::string> parts;
+  for (std::size_t k = 0; k < series.size(); ++k) {
+    std::vector<std::vector<double>> rows;
+    const double off = 0.1 * (static_cast<double>(k) - static_cast<double>(series.size() - 1) / 2.0);
+    for (std::size_t i = 0; i < cats.size() && i < series[k].values.size(); ++i) {
+      const Estimate& e = series[k].values[i];
+      if (!std::isfinite(e.mean) || (logy && !(e.mean > 0))) continue;
+      rows.push_back({static_cast<double>(i) + off, e.mean, std::isfinite(e.lo) ? e.lo : e.mean, std::isfinite(e.hi) ? e.hi : e.mean});
+    }
+    if (rows.empty()) continue;
+    parts.push_back(fmt::format("{} using 1:2:3:4 with yerrorbars pt 7 ps 0.9 lw 1.5 lc rgb \"{}\" title {}", gp.block(rows), color(k),
+                                gp_quote(series[k].title)));
+  }
+  plot_or_empty(gp, parts, "no data", fmt::format("set xrange [-0.5:{}]", static_cast<double>(cats.size()) - 0.5));
+  gp("unset logscale y");
+}
+
+std::string budget_name(const montecarlo::BudgetConfig& b) {
+  for (auto n : montecarlo::budget_preset_names)
+    if (montecarlo::canonical(montecarlo::budget_preset(n)) == montecarlo::canonical(b)) return std::string(n);
+  return "custom";
+}
+
+std::string breaker_name(const montecarlo::BreakerConfig& b) {
+  for (auto n : montecarlo::breaker_preset_names)
+    if (montecarlo::canonical(montecarlo::breaker_preset(n)) == montecarlo::canonical(b)) return std::string(n);
+  return "custom";
+}
+
+std::string outage_name(const montecarlo::DependencyScenario& s) {
+  if (s.outages.empty()) return fmt::format("no outage, p = {}", num(s.failure));
+  const auto& o = s.outages.front();
+  const std::string what = o.failure == 1.0 ? "total outage" : fmt::format("partial outage (p = {})", num(o.failure));
+  return fmt::format("{} {}–{} s", what, num(o.start / 1000), num(o.end / 1000));
+}
+
+std::string timeout_name(double t) { return std::isinf(t) ? std::string("none") : num(t); }
+
+// Mean per request of a per-run count (ratio of means over runs), with the count's CI scaled alike.
+Estimate per_request(const json& rec, const std::string& m, double scale) {
+  const Estimate e = est_of(rec, m);
+  const double r = mean_of(rec, "requests");
+  return {scale * e.mean / r, scale * e.lo / r, scale * e.hi / r};
+}
+
+template <class V>
+std::vector<V> distinct_values(std::vector<V> xs) {
+  std::vector<V> out;
+  for (const auto& x : xs)
+    if (std::find(out.begin(), out.end(), x) == out.end()) out.push_back(x);
+  return out;
+}
+
+// ---------------------------------------------------------------- brooker
+std::string delay_name(const montecarlo::BrookerScenario& b) {
+  if (b.leg_sd == 0) return fmt::format("fixed legs of {} ms", num(b.leg_mean));
+  return fmt::format("random legs (mean {} ms, sd {} ms)", num(b.leg_mean), num(b.leg_sd));
+}
+
+void render_brooker(const StudyData& d, std::size_t si, Out& out) {
+  const SweepSpec& sw = d.spec.sweeps[si];
+  const auto& recs = d.records[si];
+  Table t{sw.name, sw.title + ": Brooker's OCC test, work (write attempts) and time (ms) per strategy",
+          {"strategy", "network", "clients", "work (write attempts)", "calls (reads + writes)", "time (ms)", "mean client latency (ms)",
+           "most attempts by one client"},
+          {}, {}};
+  std::vector<std::string> strategies, delays;
+  std::vector<std::int64_t> clients;
+  for (std::size_t i = 0; i < sw.points.size(); ++i) {
+    const auto& b = sw.points[i].brooker;
+    t.rows.push_back({name(b.backoff.strategy), delay_name(b), static_cast<double>(b.clients), est_of(recs[i], "attempts"),
+                      est_of(recs[i], "calls"), est_of(recs[i], "makespan"), est_of(recs[i], "latency"), est_of(recs[i], "max_attempts")});
+    strategies.push_back(name(b.backoff.strategy));
+    delays.push_back(delay_name(b));
+    clients.push_back(b.clients);
+  }
+  strategies = distinct(strategies);
+  delays = distinct(delays);
+  clients = distinct_values(clients);
+  const auto& b0 = sw.points.front().brooker;
+  t.notes.push_back(fmt::format("Time in ms (unit \"ms\"): when the last successful write's reply reaches its client. Base {} ms, cap {} ms, "
+                                "windows min(cap, base·2^k) for the k-th failure (the first is 2·base); {} runs per point.",
+                                num(b0.backoff.base), num(b0.backoff.cap), sw.runs));
+  out.table(t);
+  Gp gp;
+  if (clients.size() == 1) {
+    gp(layout(2, 2, sw.title + " (95% CI)"));
+    gp("set grid; set key top right font \",9\"");
+    for (const char* m : {"attempts", "makespan"}) {
+      std::vector<CatSeries> series;
+      for (const auto& dl : delays) {
+        CatSeries cs{dl, std::vector<Estimate>(strategies.size(), Estimate{nan, nan, nan})};
+        for (std::size_t i = 0; i < sw.points.size(); ++i) {
+          const auto& b = sw.points[i].brooker;
+          if (delay_name(b) != dl) continue;
+          const auto k = static_cast<std::size_t>(std::find(strategies.begin(), strategies.end(), name(b.backoff.strategy)) - strategies.begin());
+          cs.values[k] = est_of(recs[i], m);
+        }
+        series.push_back(std::move(cs));
+      }
+      const bool work = std::string(m) == "attempts";
+      cat_panel(gp, strategies, series, work ? "work: write attempts (all clients)" : "time: last success reply", work ? "write attempts" : "ms",
+                true);
+    }
+    gp("unset multiplot");
+    out.figure(sw.name, gp, 1200, 500);
+  } else {
+    gp(layout(2, 2, sw.title + (delays.size() > 1 ? " (95% CI; dashed: fixed legs)" : " (95% CI)")));
+    gp("set grid; set logscale y; set key top left font \",9\"; set xlabel \"clients\"");
+    for (const char* m : {"attempts", "makespan"}) {
+      const bool work = std::string(m) == "attempts";
+      gp(fmt::format("set title {}; set ylabel {}", gp_quote(work ? "work: write attempts" : "time: last success reply (ms)"),
+                     gp_quote(work ? "write attempts" : "ms")));
+      std::vector<std::string> parts;
+      for (std::size_t k = 0; k < strategies.size(); ++k)
+        for (std::size_t di = 0; di < delays.size(); ++di) {
+          std::vector<std::vector<double>> rows;
+          for (std::size_t i = 0; i < sw.points.size(); ++i) {
+            const auto& b = sw.points[i].brooker;
+            if (name(b.backoff.strategy) != strategies[k] || delay_name(b) != delays[di]) continue;
+            const Estimate e = est_of(recs[i], m);
+            rows.push_back({static_cast<double>(b.clients), e.mean, std::isnan(e.lo) ? e.mean : e.lo, std::isnan(e.hi) ? e.mean : e.hi});
+          }
+          if (rows.empty()) continue;
+          parts.push_back(fmt::format("{} using 1:2:3:4 with yerrorlines pt 7 ps 0.5 lw 1.5 dt {} lc rgb \"{}\" title {}", gp.block(rows),
+                                      di == 0 ? 1 : 2, color(k),
+                                      gp_quote(delays.size() > 1 ? strategies[k] + ", " + delays[di] : strategies[k])));
+        }
+      plot_or_empty(gp, parts, "no data", "");
+    }
+    gp("unset multiplot");
+    out.figure(sw.name, gp, 1200, 500);
+  }
+  // Beside the engine's models: the study's classic sweep (same strategies and client counts).
+  std::optional<std::size_t> ci;
+  for (std::size_t i = 0; i < d.spec.sweeps.size(); ++i)
+    if (d.spec.sweeps[i].kind == SweepKind::classic && !ci) ci = i;
+  if (!ci || clients.size() < 2) return;
+  const SweepSpec& cs = d.spec.sweeps[*ci];
+  const auto& crecs = d.records[*ci];
+  std::vector<std::string> models;
+  for (const auto& p : cs.points) models.push_back(name(p.scenario.model));
+  models = distinct(models);
+  const std::int64_t n_table = std::find(clients.begin(), clients.end(), 100) != clients.end() ? 100 : clients[clients.size() / 2];
+  Table mt{sw.name + "_models", fmt::format("{} beside the engine's models ({}), N = {}: attempts per client and time", sw.title, cs.name, n_table),
+           {"strategy", "brooker: attempts per client", "brooker: time (ms)"}, {}, {}};
+  for (const auto& m : models) {
+    mt.columns.push_back(m + ": attempts per client");
+    mt.columns.push_back(m + ": makespan (attempt-durations)");
+  }
+  auto classic_at = [&](const std::string& model, const std::string& strategy, std::int64_t n) -> std::optional<std::size_t> {
+    for (std::size_t i = 0; i < cs.points.size(); ++i) {
+      const auto& s = cs.points[i].scenario;
+      if (name(s.model) == model && name(s.backoff.strategy) == strategy && s.clients == n) return i;
+    }
+    return std::nullopt;
+  };
+  for (const auto& st : strategies) {
+    std::vector<Cell> row = {st};
+    std::optional<std::size_t> bi;
+    for (std::size_t i = 0; i < sw.points.size(); ++i)
+      if (name(sw.points[i].brooker.backoff.strategy) == st && sw.points[i].brooker.clients == n_table && delay_name(sw.points[i].brooker) == delays.front())
+        bi = i;
+    row.push_back(bi ? Cell(est_of(recs[*bi], "attempts_per_client")) : Cell(std::string("–")));
+    row.push_back(bi ? Cell(est_of(recs[*bi], "makespan")) : Cell(std::string("–")));
+    for (const auto& m : models) {
+      const auto i = classic_at(m, st, n_table);
+      if (!i) {
+        row.push_back(std::string("–"));
+        row.push_back(std::string("–"));
+        continue;
+      }
+      const bool finished = n_of(crecs[*i], "makespan") == runs_of(crecs[*i]);
+      const std::string unfinished = fmt::format("{} of {} runs unfinished", runs_of(crecs[*i]) - n_of(crecs[*i], "makespan"), runs_of(crecs[*i]));
+      row.push_back(finished ? Cell(est_of(crecs[*i], "attempts_per_client")) : Cell(unfinished));
+      row.push_back(finished ? Cell(est_of(crecs[*i], "makespan")) : Cell(unfinished));
+    }
+    mt.rows.push_back(std::move(row));
+  }
+  const auto& e0 = cs.points.front().scenario.backoff;
+  mt.notes.push_back(fmt::format("Brooker's test with {}; the engine's classic test (models.md) with base {} and cap {} attempt-durations "
+                                 "({} runs per point, horizon {}). \"unfinished\": runs stopped by the horizon (collision without jitter: "
+                                 "clients that start together collide forever; with jitter, a cap too small for N).",
+                                 delays.front(), num(e0.base), format_cap(e0.cap), cs.runs, num(effective_horizon(cs.points.front().scenario))));
+  out.table(mt);
+  Gp g2;
+  g2(layout(strategies.size(), 3, fmt::format("Attempts per client against N: Brooker's test ({}) and the engine's models", delays.front())));
+  g2("set grid; set logscale y; set key top left font \",8\"; set xlabel \"clients N\"; set ylabel \"attempts per client\"");
+  for (const auto& st : strategies) {
+    g2(fmt::format("set title {}", gp_quote(st)));
+    std::vector<std::string> parts;
+    std::vector<std::vector<double>> rows;
+    for (std::size_t i = 0; i < sw.points.size(); ++i) {
+      const auto& b = sw.points[i].brooker;
+      if (name(b.backoff.strategy) == st && delay_name(b) == delays.front())
+        rows.push_back({static_cast<double>(b.clients), mean_of(recs[i], "attempts_per_client")});
+    }
+    parts.push_back(fmt::format("{} using 1:2 with linespoints pt 7 ps 0.5 lw 2 lc rgb \"black\" title \"brooker\"", g2.block(rows)));
+    for (std::size_t mi = 0; mi < models.size(); ++mi) {
+      std::vector<std::vector<double>> mrows;
+      for (auto n : clients)
+        if (const auto i = classic_at(models[mi], st, n))
+          mrows.push_back({static_cast<double>(n),
+                           n_of(crecs[*i], "makespan") == runs_of(crecs[*i]) ? mean_of(crecs[*i], "attempts_per_client") : nan});
+      if (has_y(mrows, 1))
+        parts.push_back(fmt::format("{} using 1:2 with linespoints pt 6 ps 0.5 lw 1.5 dt 2 lc rgb \"{}\" title {}", g2.block(mrows), color(mi),
+                                    gp_quote(models[mi])));
+    }
+    plot_or_empty(g2, parts, "no data", "");
+  }
+  g2("unset multiplot");
+  const std::size_t cols = std::min<std::size_t>(strategies.size(), 3);
+  out.figure(sw.name + "_models", g2, static_cast<int>(450 * cols), static_cast<int>(380 * ((strategies.size() + cols - 1) / cols) + 40));
+}
+
+// ---------------------------------------------------------------- amplification
+void render_amplification(const StudyData& d, std::size_t si, Out& out) {
+  const SweepSpec& sw = d.spec.sweeps[si];
+  const auto& recs = d.records[si];
+  Table t{sw.name, sw.title + ": bottom calls per top request through L layers of a attempts, simulated against the closed form",
+          {"layers L", "attempts a", "failure p", "outage fraction", "bottom calls per request", "closed form", "worst case a^L",
+           "top failure fraction", "closed form (failure)"},
+          {}, {}};
+  std::int64_t outside = 0;
+  for (std::size_t i = 0; i < sw.points.size(); ++i) {
+    const auto& l = sw.points[i].layered;
+    const double exact = montecarlo::expected_bottom_calls(l);
+    const double worst = std::pow(static_cast<double>(l.attempts), l.layers);
+    const double top_fail =
+        l.outage_fraction + (1 - l.outage_fraction) * top_failure_probability(RetryAmplification{l.layers, l.attempts, l.failure});
+    const Estimate e = est_of(recs[i], "bottom_calls_per_request");
+    // A run's mean over `requests` i.i.d. requests: zero spread when every request costs the same (p = 0 or 1).
+    if (std::isfinite(e.lo) && (exact < e.lo || exact > e.hi) && !(e.lo == e.hi && std::fabs(e.mean - exact) <= 1e-9 * exact)) ++outside;
+    t.rows.push_back({static_cast<double>(l.layers), static_cast<double>(l.attempts), l.failure, l.outage_fraction, e, exact, worst,
+                      est_of(recs[i], "top_failure_fraction"), top_fail});
+  }
+  t.notes.push_back(fmt::format("Closed form: outage_fraction·a^L + (1 − outage_fraction)·Π_(l<L) Σ_(i<a) p^(i·a^l) (analytic/amplification.hpp, "
+                                "proofs/Budget.v: amplification_expected); top failure outage_fraction + (1 − outage_fraction)·p^(a^L). "
+                                "{} requests per run, {} runs per point; closed form outside the simulated 95% interval at {} of {} points.",
+                                sw.points.front().layered.requests, sw.runs, outside, sw.points.size()));
+  out.table(t);
+  // Figure: one panel per a; bottom calls per request against L, a line per (p, outage fraction):
+  // closed form solid, simulated points; the worst case a^L dashed.
+  std::vector<int> as;
+  std::vector<std::string> keys;
+  for (const auto& p : sw.points) {
+    as.push_back(p.layered.attempts);
+    keys.push_back(fmt::format("p = {}{}", num(p.layered.failure),
+                               p.layered.outage_fraction > 0 ? fmt::format(", outage fraction {}", num(p.layered.outage_fraction)) : std::string()));
+  }
+  as = distinct_values(as);
+  const auto lines = distinct(keys);
+  Gp gp;
+  gp(layout(as.size(), 3, sw.title + ": bottom calls per top request (points: simulated; lines: closed form; dashed: a^L)"));
+  gp("set grid; set logscale y; set key top left font \",8\"; set xlabel \"layers L\"; set ylabel \"bottom calls per top request\"; set xtics 1");
+  for (int a : as) {
+    gp(fmt::format("set title {}", gp_quote(fmt::format("a = {} attempts per layer", a))));
+    std::vector<std::string> parts;
+    std::vector<std::vector<double>> worst;
+    for (const auto& p : sw.points)
+      if (p.layered.attempts == a) worst.push_back({static_cast<double>(p.layered.layers), std::pow(static_cast<double>(a), p.layered.layers)});
+    std::sort(worst.begin(), worst.end());
+    worst.erase(std::unique(worst.begin(), worst.end()), worst.end());
+    parts.push_back(fmt::format("{} using 1:2 with lines dt 2 lw 1.5 lc rgb \"black\" title \"a^L\"", gp.block(worst)));
+    for (std::size_t k = 0; k < lines.size(); ++k) {
+      std::vector<std::vector<double>> rows;
+      for (std::size_t i = 0; i < sw.points.size(); ++i)
+        if (keys[i] == lines[k] && sw.points[i].layered.attempts == a) {
+          const auto& l = sw.points[i].layered;
+          rows.push_back({static_cast<double>(l.layers), mean_of(recs[i], "bottom_calls_per_request"), montecarlo::expected_bottom_calls(l)});
+        }
+      if (rows.empty()) continue;
+      std::sort(rows.begin(), rows.end());
+      const std::string b = gp.block(rows);
+      parts.push_back(fmt::format("{} using 1:3 with lines lw 1.5 lc rgb \"{}\" notitle", b, color(k)));
+      parts.push_back(fmt::format("{} using 1:2 with points pt 7 ps 0.9 lc rgb \"{}\" title {}", b, color(k), gp_quote(lines[k])));
+    }
+    plot_or_empty(gp, parts, "no data", "");
+  }
+  gp("unset multiplot");
+  const std::size_t cols = std::min<std::size_t>(as.size(), 3);
+  out.figure(sw.name, gp, static_cast<int>(480 * cols), static_cast<int>(420 * ((as.size() + cols - 1) / cols) + 40));
+}
+
+// ---------------------------------------------------------------- budget
+void render_budget(const StudyData& d, std::size_t si, Out& out) {
+  const SweepSpec& sw = d.spec.sweeps[si];
+  const auto& recs = d.records[si];
+  Table t{sw.name, sw.title + ": retry budgets during an outage",
+          {"outage", "max attempts", "budget", "load multiplier", "retries per success", "success fraction", "retries refused per request",
+           "p99 latency (ms)", "recovery time (ms)", "recovered"},
+          {}, {}};
+  std::vector<std::string> budgets, groups, gkeys;
+  for (std::size_t i = 0; i < sw.points.size(); ++i) {
+    const auto& s = sw.points[i].dependency;
+    t.rows.push_back({outage_name(s), static_cast<double>(s.max_attempts), budget_name(s.budget), est_of(recs[i], "load_multiplier"),
+                      est_of(recs[i], "retries_per_success"), est_of(recs[i], "success_fraction"), per_request(recs[i], "retries_blocked", 1.0),
+                      est_of(recs[i], "latency_p99"), est_of(recs[i], "recovery_time"), frac_of(recs[i], "recovered")});
+    budgets.push_back(budget_name(s.budget));
+    gkeys.push_back(fmt::format("{}, max attempts {}", outage_name(s), s.max_attempts));
+  }
+  budgets = distinct(budgets);
+  groups = distinct(gkeys);
+  const auto& s0 = sw.points.front().dependency;
+  t.notes.push_back(fmt::format("Poisson requests at {} per ms for {} ms; service {} with mean {} ms; dependency capacity {} attempts in flight "
+                                "({}); timeout {} ms; backoff {} base {} ms cap {} ms; {} runs per point. Load multiplier: attempts that "
+                                "reached the dependency per request. Recovery time: from the outage's end to the end of the first {} ms "
+                                "window whose success fraction is back to 95% of the pre-outage one.",
+                                num(s0.rate), num(s0.horizon), to_string(s0.service), num(s0.service_mean), s0.capacity,
+                                s0.capacity == 0 ? "unlimited" : "full: rejected at once, a failure", timeout_name(s0.timeout),
+                                name(s0.backoff.strategy), num(s0.backoff.base), format_cap(s0.backoff.cap), sw.runs, num(s0.recovery_window)));
+  t.notes.push_back("Budget bounds (analytic/budget.hpp): aws-standard allows at most 500/5 = 100 retries without a success (50 after timeouts), "
+                    "then 1 more per success; grpc at most 5 + 0.1 per success; finagle at most 10/s·10 s + 0.2 per request in any 10 s; "
+                    "sre-adaptive has no bound on retries, it rejects attempts locally.");
+  out.table(t);
+  Gp gp;
+  gp(layout(3, 3, sw.title + ": per budget (95% CI)"));
+  gp("set grid; set key top right font \",8\"");
+  for (const char* m : {"load_multiplier", "success_fraction", "recovery_time"}) {
+    std::vector<CatSeries> series;
+    for (const auto& g : groups) {
+      CatSeries cs{g, std::vector<Estimate>(budgets.size(), Estimate{nan, nan, nan})};
+      for (std::size_t i = 0; i < sw.points.size(); ++i)
+        if (gkeys[i] == g) {
+          const auto k = static_cast<std::size_t>(std::find(budgets.begin(), budgets.end(), budget_name(sw.points[i].dependency.budget)) - budgets.begin());
+          cs.values[k] = est_of(recs[i], m);
+        }
+      series.push_back(std::move(cs));
+    }
+    const std::string mm = m;
+    cat_panel(gp, budgets, series,
+              mm == "load_multiplier" ? "load multiplier (attempts per request)" : mm == "success_fraction" ? "success fraction" : "recovery time",
+              mm == "recovery_time" ? "ms after the outage" : mm == "load_multiplier" ? "attempts per request" : "fraction of requests", false);
+  }
+  gp("unset multiplot");
+  out.figure(sw.name, gp, 1500, 520);
+}
+
+// ---------------------------------------------------------------- idempotency
+void render_idempotency(const StudyData& d, std::size_t si, Out& out) {
+  const SweepSpec& sw = d.spec.sweeps[si];
+  const auto& recs = d.records[si];
+  Table t{sw.name, sw.title + ": duplicate effects when timed-out work completed anyway",
+          {"idempotency", "timeout (ms)", "max attempts", "duplicate effects per 1000 requests", "hidden effects per 1000 requests",
+           "timeouts per request", "success fraction", "load multiplier"},
+          {}, {}};
+  std::vector<std::string> modes, keys;
+  for (std::size_t i = 0; i < sw.points.size(); ++i) {
+    const auto& s = sw.points[i].dependency;
+    t.rows.push_back({std::string(to_string(s.idempotency)), timeout_name(s.timeout), static_cast<double>(s.max_attempts),
+                      per_request(recs[i], "duplicate_effects", 1000.0), per_request(recs[i], "hidden_effects", 1000.0),
+                      per_request(recs[i], "timeouts", 1.0), est_of(recs[i], "success_fraction"), est_of(recs[i], "load_multiplier")});
+    modes.push_back(std::string(to_string(s.idempotency)));
+    keys.push_back(fmt::format("{}, max attempts {}", to_string(s.idempotency), s.max_attempts));
+  }
+  const auto lines = distinct(keys);
+  const auto& s0 = sw.points.front().dependency;
+  t.notes.push_back(fmt::format("Service {} with mean {} ms{}; the client gives up at the timeout but the attempt completes and, if it "
+                                "succeeds, has its effect. none and per-attempt keys apply every such effect (a fresh key per attempt cannot "
+                                "be matched); fixed (one key before the first attempt) applies the first only. Hidden effects: requests the "
+                                "client saw fail that did happen. Per 1000 requests: ratio of the means over {} runs, CI of the count scaled alike.",
+                                to_string(s0.service), num(s0.service_mean),
+                                s0.service == montecarlo::ServiceDistribution::lognormal ? fmt::format(" (log-sd {})", num(s0.service_sigma)) : std::string(),
+                                sw.runs));
+  out.table(t);
+  Gp gp;
+  gp(layout(2, 2, sw.title + ": against the client timeout (95% CI)"));
+  gp("set grid; set logscale x; set key top right font \",9\"; set xlabel \"client timeout τ (ms)\"");
+  for (int which = 0; which < 2; ++which) {
+    gp(which == 0 ? "set title \"duplicate effects per 1000 requests\"; set ylabel \"duplicates per 1000 requests\""
+                  : "set title \"hidden effects per 1000 requests (client saw a failure)\"; set ylabel \"per 1000 requests\"");
+    std::vector<std::string> parts;
+    for (std::size_t k = 0; k < lines.size(); ++k) {
+      std::vector<std::vector<double>> rows;
+      for (std::size_t i = 0; i < sw.points.size(); ++i) {
+        if (keys[i] != lines[k] || std::isinf(sw.points[i].dependency.timeout)) continue;
+        const Estimate e = per_request(recs[i], which == 0 ? "duplicate_effects" : "hidden_effects", 1000.0);
+        rows.push_back({sw.points[i].dependency.timeout, e.mean, std::isnan(e.lo) ? e.mean : e.lo, std::isnan(e.hi) ? e.mean : e.hi});
+      }
+      std::sort(rows.begin(), rows.end());
+      if (rows.empty()) continue;
+      parts.push_back(fmt::format("{} using 1:2:3:4 with yerrorlines pt 7 ps 0.6 lw 1.5 dt {} lc rgb \"{}\" title {}", gp.block(rows), k % 2 == 0 ? 1 : 2,
+                                  color(k), gp_quote(lines[k])));
+    }
+    plot_or_empty(gp, parts, "no timeout in the grid", "");
+  }
+  gp("unset multiplot");
+  out.figure(sw.name, gp, 1200, 500);
+}
+
+// ---------------------------------------------------------------- breaker
+void render_breaker(const StudyData& d, std::size_t si, Out& out) {
+  const SweepSpec& sw = d.spec.sweeps[si];
+  const auto& recs = d.records[si];
+  Table t{sw.name, sw.title + ": circuit breakers during an outage",
+          {"outage", "breaker", "budget", "load multiplier", "success fraction", "tries rejected by the breaker per request", "times opened",
+           "mean latency (ms)", "recovery time (ms)", "recovered"},
+          {}, {}};
+  std::vector<std::string> cats, gkeys, ckeys;
+  for (std::size_t i = 0; i < sw.points.size(); ++i) {
+    const auto& s = sw.points[i].dependency;
+    t.rows.push_back({outage_name(s), breaker_name(s.breaker), budget_name(s.budget), est_of(recs[i], "load_multiplier"),
+                      est_of(recs[i], "success_fraction"), per_request(recs[i], "rejected_by_breaker", 1.0), est_of(recs[i], "breaker_opened"),
+                      est_of(recs[i], "latency"), est_of(recs[i], "recovery_time"), frac_of(recs[i], "recovered")});
+    ckeys.push_back(budget_name(s.budget) == "none" ? breaker_name(s.breaker) : breaker_name(s.breaker) + " + " + budget_name(s.budget));
+    gkeys.push_back(outage_name(s));
+  }
+  cats = distinct(ckeys);
+  const auto groups = distinct(gkeys);
+  const auto& s0 = sw.points.front().dependency;
+  t.notes.push_back(fmt::format("Poisson requests at {} per ms for {} ms; service {} mean {} ms; capacity {}; timeout {} ms; max attempts {}; "
+                                "{} runs per point. hystrix: 10 s window, 20 calls, 50%, open 5 s, one probe; resilience4j: last 100 calls, "
+                                "50%, open 60 s, 10 probes (montecarlo/controls.hpp). Load multiplier: attempts that reached the dependency "
+                                "per request.",
+                                num(s0.rate), num(s0.horizon), to_string(s0.service), num(s0.service_mean),
+                                s0.capacity == 0 ? std::string("unlimited") : std::to_string(s0.capacity), timeout_name(s0.timeout), s0.max_attempts,
+                                sw.runs));
+  out.table(t);
+  Gp gp;
+  gp(layout(3, 3, sw.title + ": per breaker (95% CI)"));
+  gp("set grid; set key top right font \",8\"");
+  for (const char* m : {"load_multiplier", "success_fraction", "recovery_time"}) {
+    std::vector<CatSeries> series;
+    for (const auto& g : groups) {
+      CatSeries cs{g, std::vector<Estimate>(cats.size(), Estimate{nan, nan, nan})};
+      for (std::size_t i = 0; i < sw.points.size(); ++i)
+        if (gkeys[i] == g) {
+          const auto k = static_cast<std::size_t>(std::find(cats.begin(), cats.end(), ckeys[i]) - cats.begin());
+          cs.values[k] = est_of(recs[i], m);
+        }
+      series.push_back(std::move(cs));
+    }
+    const std::string mm = m;
+    cat_panel(gp, cats, series,
+              mm == "load_multiplier" ? "load multiplier (attempts per request)" : mm == "success_fraction" ? "success fraction" : "recovery time",
+              mm == "recovery_time" ? "ms after the outage" : mm == "load_multiplier" ? "attempts per request" : "fraction of requests", false);
+  }
+  gp("unset multiplot");
+  out.figure(sw.name, gp, 1500, 520);
+}
+
 // ---------------------------------------------------------------- figure 1
 void render_figure1(const StudyData& d, Out& out) {
   std::optional<std::size_t> sl, stdy, bu;
@@ -898,6 +1393,11 @@ std::vector<fs::path> render_reports(const StudyData& data, const fs::path& out_
       case SweepKind::burst: render_burst(data, i, out); break;
       case SweepKind::drain: render_drain(data, i, out); break;
       case SweepKind::grid: render_grid(data, i, out); break;
+      case SweepKind::brooker: render_brooker(data, i, out); break;
+      case SweepKind::amplification: render_amplification(data, i, out); break;
+      case SweepKind::budget: render_budget(data, i, out); break;
+      case SweepKind::idempotency: render_idempotency(data, i, out); break;
+      case SweepKind::breaker: render_breaker(data, i, out); break;
     }
   }
   render_figure1(data, out);

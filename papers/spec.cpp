@@ -21,7 +21,52 @@ SpecError::SpecError(std::string key, const std::string& message, std::string fi
 
 namespace {
 
-constexpr std::string_view kind_names[] = {"grid", "checks", "sleep", "classic", "frontier", "steady", "burst", "drain"};
+constexpr std::string_view kind_names[] = {"grid",  "checks",        "sleep",  "classic",     "frontier", "steady", "burst",
+                                           "drain", "brooker", "amplification", "budget", "idempotency", "breaker"};
+constexpr std::string_view kind_list =
+    "grid, checks, sleep, classic, frontier, steady, burst, drain, brooker, amplification, budget, idempotency, breaker";
+
+// Paper 2's kinds: points are not engine Scenarios (papers/kinds.hpp runs them).
+bool is_ext(SweepKind k) { return static_cast<int>(k) >= static_cast<int>(SweepKind::brooker); }
+
+// Their scenario fields, in expansion order (outermost first). A value is parsed into a double
+// (names by index into their list, "none" timeout as +inf); ranges beyond type safety are the
+// simulators' own checks (check_brooker, check_layered, check_dependency), whose InputError is
+// turned into a SpecError naming the key the value came from.
+enum class ExtType { number, integer, strategy, service, idempotency, budget, breaker, timeout };
+struct ExtField {
+  std::string_view name;
+  ExtType type;
+  std::int64_t lo = 0, hi = 0;  // integer fields
+};
+constexpr std::string_view service_names[] = {"deterministic", "exponential", "lognormal"};
+constexpr std::string_view idempotency_names[] = {"none", "per-attempt", "fixed"};
+const std::vector<ExtField> brooker_fields = {
+    {"strategy", ExtType::strategy}, {"base", ExtType::number},    {"cap", ExtType::number},
+    {"window", ExtType::number},     {"clients", ExtType::integer, 1, 100'000'000},
+    {"leg_mean", ExtType::number},   {"leg_sd", ExtType::number}};
+const std::vector<ExtField> layered_fields = {{"layers", ExtType::integer, 1, 1'000'000},
+                                              {"attempts", ExtType::integer, 1, 1'000'000},
+                                              {"failure", ExtType::number},
+                                              {"outage_fraction", ExtType::number},
+                                              {"requests", ExtType::integer, 1, 1'000'000'000'000}};
+const std::vector<ExtField> dependency_fields = {
+    {"rate", ExtType::number},          {"horizon", ExtType::number},
+    {"failure", ExtType::number},       {"outage_start", ExtType::number},
+    {"outage_end", ExtType::number},    {"outage_failure", ExtType::number},
+    {"service", ExtType::service},      {"service_mean", ExtType::number},
+    {"service_sigma", ExtType::number}, {"capacity", ExtType::integer, 0, 1'000'000'000'000},
+    {"timeout", ExtType::timeout},      {"max_attempts", ExtType::integer, 1, 1'000'000'000},
+    {"strategy", ExtType::strategy},    {"base", ExtType::number},
+    {"cap", ExtType::number},           {"window", ExtType::number},
+    {"budget", ExtType::budget},        {"breaker", ExtType::breaker},
+    {"idempotency", ExtType::idempotency}, {"recovery_window", ExtType::number}};
+
+const std::vector<ExtField>& ext_fields(SweepKind k) {
+  if (k == SweepKind::brooker) return brooker_fields;
+  if (k == SweepKind::amplification) return layered_fields;
+  return dependency_fields;
+}
 
 // Scenario fields in expansion order (outermost first).
 constexpr std::string_view field_names[] = {"model", "strategy", "base", "cap", "window", "clients",
@@ -104,16 +149,59 @@ double parse_field_value(const Where& w, const std::string& key, std::string_vie
   fail(w, key, n, "must be a finite number >= 0");
 }
 
-Axis parse_axis(const Where& w, const std::string& key, std::string_view field, const toml::node& n) {
+template <std::size_t N>
+double index_of(const Where& w, const std::string& key, const toml::node& n, const std::string_view (&names)[N]) {
+  if (auto s = n.as_string())
+    for (std::size_t i = 0; i < N; ++i)
+      if (names[i] == s->get()) return static_cast<double>(i);
+  std::string list;
+  for (const auto& a : names) list += (list.empty() ? "" : ", ") + std::string(a);
+  fail(w, key, n, "must be one of " + list);
+}
+
+const ExtField* find_ext_field(SweepKind kind, std::string_view name) {
+  for (const auto& f : ext_fields(kind))
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+double parse_ext_value(const Where& w, const std::string& key, const ExtField& f, const toml::node& n) {
+  switch (f.type) {
+    case ExtType::strategy:
+      if (auto s = n.as_string())
+        if (auto st = parse_strategy(s->get())) return static_cast<double>(static_cast<int>(*st));
+      fail(w, key, n, "must be one of none, nojitter, full, equal, decorrelated, window");
+    case ExtType::service: return index_of(w, key, n, service_names);
+    case ExtType::idempotency: return index_of(w, key, n, idempotency_names);
+    case ExtType::budget: return index_of(w, key, n, montecarlo::budget_preset_names);
+    case ExtType::breaker: return index_of(w, key, n, montecarlo::breaker_preset_names);
+    case ExtType::integer:
+      if (auto i = n.as_integer(); i && i->get() >= f.lo && i->get() <= f.hi) return static_cast<double>(i->get());
+      fail(w, key, n, fmt::format("must be an integer in [{}, {}]", f.lo, f.hi));
+    case ExtType::timeout:
+      if (auto s = n.as_string(); s && s->get() == "none") return std::numeric_limits<double>::infinity();
+      if (auto x = as_number(n); x && std::isfinite(*x) && *x > 0) return *x;
+      fail(w, key, n, "must be a number > 0 (ms) or \"none\"");
+    case ExtType::number:
+      if (auto x = as_number(n); x && std::isfinite(*x)) return *x;
+      fail(w, key, n, "must be a finite number");
+  }
+  fail(w, key, n, "has an unknown field type");
+}
+
+Axis parse_axis(const Where& w, const std::string& key, std::string_view field, const toml::node& n, SweepKind kind) {
   Axis a;
   a.key = key;
   a.line = w.line(n);
+  const ExtField* ext = is_ext(kind) ? find_ext_field(kind, field) : nullptr;
+  auto one = [&](const std::string& k, const toml::node& v) {
+    return ext ? parse_ext_value(w, k, *ext, v) : parse_field_value(w, k, field, v);
+  };
   if (auto arr = n.as_array()) {
     if (arr->empty()) fail(w, key, n, "must be a non-empty array or a single value");
-    for (std::size_t i = 0; i < arr->size(); ++i)
-      a.values.push_back(parse_field_value(w, fmt::format("{}[{}]", key, i), field, *arr->get(i)));
+    for (std::size_t i = 0; i < arr->size(); ++i) a.values.push_back(one(fmt::format("{}[{}]", key, i), *arr->get(i)));
   } else {
-    a.values.push_back(parse_field_value(w, key, field, n));
+    a.values.push_back(one(key, n));
   }
   return a;
 }
@@ -142,6 +230,7 @@ struct Draft {
 };
 
 bool is_field(std::string_view k, SweepKind kind) {
+  if (is_ext(kind)) return find_ext_field(kind, k) != nullptr;
   if (kind == SweepKind::sleep) return std::find(std::begin(sleep_fields), std::end(sleep_fields), k) != std::end(sleep_fields);
   return std::find(std::begin(field_names), std::end(field_names), k) != std::end(field_names);
 }
@@ -179,12 +268,16 @@ void apply(const Where& w, const std::string& prefix, const toml::table& t, Draf
       if (!node.is_table()) fail(w, key, node, "must be a table of overrides");
       continue;  // applied by the caller
     }
+    if (is_ext(d.kind) && (name == "draws" || name == "retry_max" || name == "metrics" || name == "per_run" || name == "thresholds")) {
+      std::string fields;
+      for (const auto& f : ext_fields(d.kind)) fields += ", " + std::string(f.name);
+      fail(w, key, node, fmt::format("is not a key of a {} sweep (kind, title, runs, seed, grid, quick, full{})", to_string(d.kind), fields));
+    }
     if (name == "kind") {
       if (is_scale) fail(w, key, node, "cannot change with the scale");
       auto s = node.as_string();
       auto it = s ? std::find(std::begin(kind_names), std::end(kind_names), s->get()) : std::end(kind_names);
-      if (it == std::end(kind_names))
-        fail(w, key, node, "must be one of grid, checks, sleep, classic, frontier, steady, burst, drain");
+      if (it == std::end(kind_names)) fail(w, key, node, fmt::format("must be one of {}", kind_list));
       d.kind = static_cast<SweepKind>(it - std::begin(kind_names));
     } else if (name == "title") {
       auto s = node.as_string();
@@ -219,7 +312,7 @@ void apply(const Where& w, const std::string& prefix, const toml::table& t, Draf
         for (const auto& [gk, gv] : *gt) {
           const std::string fkey = gkey + "." + std::string(gk.str());
           if (!is_field(gk.str(), d.kind)) fail(w, fkey, gv, "is not a scenario field of this sweep kind");
-          b.fields[std::string(gk.str())] = parse_axis(w, fkey, gk.str(), gv);
+          b.fields[std::string(gk.str())] = parse_axis(w, fkey, gk.str(), gv, d.kind);
         }
         d.grids.push_back(std::move(b));
       };
@@ -229,7 +322,11 @@ void apply(const Where& w, const std::string& prefix, const toml::table& t, Draf
         one(node, key);
       }
     } else if (is_field(name, d.kind)) {
-      d.fields[std::string(name)] = parse_axis(w, key, name, node);
+      d.fields[std::string(name)] = parse_axis(w, key, name, node, d.kind);
+    } else if (is_ext(d.kind)) {
+      std::string fields;
+      for (const auto& f : ext_fields(d.kind)) fields += ", " + std::string(f.name);
+      fail(w, key, node, fmt::format("is not a known key of a {} sweep (kind, title, runs, seed, grid, quick, full{})", to_string(d.kind), fields));
     } else {
       fail(w, key, node, "is not a known key (kind, title, runs, seed, draws, retry_max, metrics, per_run, thresholds, grid, quick, full, or a scenario field)");
     }
@@ -311,6 +408,111 @@ std::vector<SweepPoint> expand(const Where& w, const Draft& d) {
   return points;
 }
 
+// Sets field `name` of the kind's scenario in p (outage fields go to `outage`, assembled by the caller).
+void set_ext(SweepKind kind, std::string_view name, double v, SweepPoint& p, montecarlo::Outage& outage) {
+  auto as_int = [v] { return static_cast<std::int64_t>(v); };
+  if (kind == SweepKind::brooker) {
+    auto& b = p.brooker;
+    if (name == "strategy") b.backoff.strategy = static_cast<Strategy>(as_int());
+    else if (name == "base") b.backoff.base = v;
+    else if (name == "cap") b.backoff.cap = v;
+    else if (name == "window") b.backoff.window = v;
+    else if (name == "clients") b.clients = as_int();
+    else if (name == "leg_mean") b.leg_mean = v;
+    else if (name == "leg_sd") b.leg_sd = v;
+    return;
+  }
+  if (kind == SweepKind::amplification) {
+    auto& l = p.layered;
+    if (name == "layers") l.layers = static_cast<int>(as_int());
+    else if (name == "attempts") l.attempts = static_cast<int>(as_int());
+    else if (name == "failure") l.failure = v;
+    else if (name == "outage_fraction") l.outage_fraction = v;
+    else if (name == "requests") l.requests = as_int();
+    return;
+  }
+  auto& s = p.dependency;
+  if (name == "rate") s.rate = v;
+  else if (name == "horizon") s.horizon = v;
+  else if (name == "failure") s.failure = v;
+  else if (name == "outage_start") outage.start = v;
+  else if (name == "outage_end") outage.end = v;
+  else if (name == "outage_failure") outage.failure = v;
+  else if (name == "service") s.service = static_cast<montecarlo::ServiceDistribution>(as_int());
+  else if (name == "service_mean") s.service_mean = v;
+  else if (name == "service_sigma") s.service_sigma = v;
+  else if (name == "capacity") s.capacity = as_int();
+  else if (name == "timeout") s.timeout = v;
+  else if (name == "max_attempts") s.max_attempts = static_cast<int>(as_int());
+  else if (name == "strategy") s.backoff.strategy = static_cast<Strategy>(as_int());
+  else if (name == "base") s.backoff.base = v;
+  else if (name == "cap") s.backoff.cap = v;
+  else if (name == "window") s.backoff.window = v;
+  else if (name == "budget") s.budget = montecarlo::budget_preset(montecarlo::budget_preset_names[as_int()]);
+  else if (name == "breaker") s.breaker = montecarlo::breaker_preset(montecarlo::breaker_preset_names[as_int()]);
+  else if (name == "idempotency") s.idempotency = static_cast<montecarlo::Idempotency>(as_int());
+  else if (name == "recovery_window") s.recovery_window = v;
+}
+
+// Grid expansion for paper 2's kinds: fields not given keep the simulator's defaults (the scenario
+// structs' initialisers); every point passes its simulator's check.
+std::vector<SweepPoint> expand_ext(const Where& w, const Draft& d) {
+  const auto& fields = ext_fields(d.kind);
+  std::vector<GridBlock> blocks = d.grids;
+  if (blocks.empty()) blocks.push_back(GridBlock{{}, "sweep." + d.name, d.line});
+  std::vector<SweepPoint> points;
+  for (const auto& b : blocks) {
+    std::vector<const Axis*> axes(fields.size(), nullptr);
+    for (std::size_t f = 0; f < fields.size(); ++f) {
+      const std::string fname(fields[f].name);
+      if (auto it = b.fields.find(fname); it != b.fields.end()) axes[f] = &it->second;
+      else if (auto jt = d.fields.find(fname); jt != d.fields.end()) axes[f] = &jt->second;
+    }
+    auto where = [&](std::string_view field) -> std::pair<std::string, std::int64_t> {
+      for (std::size_t f = 0; f < fields.size(); ++f)
+        if (fields[f].name == field && axes[f]) return {axes[f]->key, axes[f]->line};
+      return {b.key, b.line};
+    };
+    std::vector<std::size_t> idx(fields.size(), 0);
+    while (true) {
+      SweepPoint p;
+      montecarlo::Outage outage{0.0, 0.0, 1.0};
+      for (std::size_t f = 0; f < fields.size(); ++f)
+        if (axes[f]) set_ext(d.kind, fields[f].name, axes[f]->values[idx[f]], p, outage);
+      std::string field;
+      try {
+        if (is_dependency_kind(d.kind)) {
+          if (outage.end > 0.0) {
+            p.dependency.outages = {outage};
+          } else if (outage.start != 0.0 || outage.end < 0.0) {
+            field = outage.end < 0.0 ? "outage_end" : "outage_start";
+            throw InputError(field, fmt::format("needs outage_end > outage_start (outage_end = 0: no outage) (got start {}, end {})",
+                                                outage.start, outage.end));
+          }
+          montecarlo::check_dependency(p.dependency);
+        } else if (d.kind == SweepKind::brooker) {
+          montecarlo::check_brooker(p.brooker);
+        } else {
+          montecarlo::check_layered(p.layered);
+        }
+      } catch (const InputError& e) {
+        field = e.field();
+        auto [key, line] = where(field == "outage" ? (axes[4] ? "outage_end" : "outage_start") : field);
+        throw SpecError(key, std::string(e.what()).substr(field.size() + 1), w.file, line);
+      }
+      points.push_back(std::move(p));
+      std::ptrdiff_t f = static_cast<std::ptrdiff_t>(fields.size()) - 1;
+      while (f >= 0 && (!axes[static_cast<std::size_t>(f)] ||
+                        ++idx[static_cast<std::size_t>(f)] == axes[static_cast<std::size_t>(f)]->values.size())) {
+        idx[static_cast<std::size_t>(f)] = 0;
+        --f;
+      }
+      if (f < 0) break;
+    }
+  }
+  return points;
+}
+
 SweepSpec finish(const Where& w, const Draft& d, std::uint64_t study_seed) {
   SweepSpec s;
   s.name = d.name;
@@ -322,7 +524,7 @@ SweepSpec finish(const Where& w, const Draft& d, std::uint64_t study_seed) {
   s.metrics = d.metrics;
   s.per_run = d.per_run;
   s.thresholds = d.thresholds;
-  s.points = expand(w, d);
+  s.points = is_ext(d.kind) ? expand_ext(w, d) : expand(w, d);
   if (s.kind == SweepKind::steady)
     for (const auto& p : s.points)
       for (auto k : s.thresholds)
@@ -354,7 +556,14 @@ std::uint64_t fnv1a(std::string_view text) noexcept {
   return h;
 }
 
+bool is_dependency_kind(SweepKind k) noexcept {
+  return k == SweepKind::budget || k == SweepKind::idempotency || k == SweepKind::breaker;
+}
+
 std::string canonical(const SweepPoint& p, SweepKind kind) {
+  if (kind == SweepKind::brooker) return montecarlo::canonical(p.brooker);
+  if (kind == SweepKind::amplification) return montecarlo::canonical(p.layered);
+  if (is_dependency_kind(kind)) return montecarlo::canonical(p.dependency);
   if (kind == SweepKind::sleep)
     return fmt::format("strategy={} base={} cap={} window={} retry={}", to_string(p.scenario.backoff.strategy),
                        p.scenario.backoff.base, format_cap(p.scenario.backoff.cap), p.scenario.backoff.window, p.retry);
@@ -425,8 +634,7 @@ StudySpec parse_study_text(std::string_view text, const std::string& source_name
     if (auto kn = t.get("kind")) {
       auto s = kn->as_string();
       auto it = s ? std::find(std::begin(kind_names), std::end(kind_names), s->get()) : std::end(kind_names);
-      if (it == std::end(kind_names))
-        fail(w, prefix + ".kind", *kn, "must be one of grid, checks, sleep, classic, frontier, steady, burst, drain");
+      if (it == std::end(kind_names)) fail(w, prefix + ".kind", *kn, fmt::format("must be one of {}", kind_list));
       base.kind = static_cast<SweepKind>(it - std::begin(kind_names));
     }
     apply(w, prefix, t, base, false);

@@ -9,12 +9,22 @@
 //
 // File layout (see papers/cap-is-doing-the-work/study.toml):
 //   [study]  name, title, seed
-//   [sweep.NAME]  kind (grid|checks|sleep|classic|frontier|steady|burst|drain), title, runs, seed,
+//   [sweep.NAME]  kind (grid|checks|sleep|classic|frontier|steady|burst|drain, or one of paper 2's
+//                 brooker|amplification|budget|idempotency|breaker), title, runs, seed,
 //                 metrics = [...] (summaries kept), per_run = [...] (per-run values kept),
 //                 draws, retry_max (sleep), thresholds = [K...] (steady), scenario fields
 //                 (scalar or array: an array is a grid axis)
 //   [[sweep.NAME.grid]]  blocks of scenario fields overriding the sweep's; points = their union
 //   [sweep.NAME.quick] / [sweep.NAME.full]  per-scale overrides of any key above (grid replaces)
+// Paper 2's kinds (papers/kinds.hpp runs them) take kind, title, runs, seed, grid, quick, full and
+// their own scenario fields (none of metrics, per_run, thresholds, draws, retry_max), in this order:
+//   brooker (montecarlo/brooker.hpp, ms): strategy, base, cap, window, clients, leg_mean, leg_sd
+//   amplification (LayeredScenario): layers, attempts, failure, outage_fraction, requests
+//   budget | idempotency | breaker (DependencyScenario, ms): rate, horizon, failure, outage_start,
+//     outage_end, outage_failure (one outage [start, end) when outage_end > 0), service, service_mean,
+//     service_sigma, capacity, timeout ("none" = no timeout), max_attempts, strategy, base, cap,
+//     window, budget (preset), breaker (preset), idempotency, recovery_window
+//   The three dependency kinds differ only in their tables and figures (papers/report.hpp).
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -22,6 +32,8 @@
 #include <vector>
 
 #include "analytic/error.hpp"
+#include "montecarlo/brooker.hpp"
+#include "montecarlo/dependency.hpp"
 #include "montecarlo/scenario.hpp"
 
 namespace retrylab::papers {
@@ -41,13 +53,20 @@ class SpecError : public InputError {
   std::string message_;
 };
 
-enum class SweepKind { grid, checks, sleep, classic, frontier, steady, burst, drain };
+enum class SweepKind { grid, checks, sleep, classic, frontier, steady, burst, drain, brooker, amplification, budget, idempotency, breaker };
 std::string_view to_string(SweepKind k) noexcept;
 
 struct SweepPoint {
   montecarlo::Scenario scenario;  // sleep sweeps: only scenario.backoff is meaningful
   int retry = 0;                  // sleep sweeps: the retry k (>= 1)
+  // Paper 2's kinds: the one matching the sweep kind is meaningful (checked by its simulator's check).
+  montecarlo::BrookerScenario brooker{};        // brooker
+  montecarlo::LayeredScenario layered{};        // amplification
+  montecarlo::DependencyScenario dependency{};  // budget, idempotency, breaker
 };
+
+// True for the kinds whose points are DependencyScenarios (budget, idempotency, breaker).
+bool is_dependency_kind(SweepKind k) noexcept;
 
 // Canonical description of a point, stored with its result so a resume can check it.
 std::string canonical(const SweepPoint& p, SweepKind kind);
