@@ -47,6 +47,41 @@
 
 namespace retrylab::montecarlo::detail {
 
+// Service ends, ordered by (end key, push order). When every job needs the same service (deterministic
+// service, rejections free) end keys are pushed in nondecreasing order (real: t + 1 with t never
+// decreasing; virtual: V + 1 with V never decreasing), so a FIFO ring gives the same order as the heap
+// at O(1): the common case runs at ring speed, the general one on the heap.
+class EndQueue {
+ public:
+  explicit EndQueue(bool fifo) : fifo_(fifo) {}
+  bool empty() const noexcept { return fifo_ ? ring_.empty() : heap_.empty(); }
+  double top_time() noexcept { return fifo_ ? (ring_.empty() ? inf : ring_.front().time) : heap_.top_time(); }
+  std::int32_t top_job() noexcept { return fifo_ ? ring_.front().job : heap_.top().client; }
+  void push(double time, std::int32_t job) {
+    if (fifo_) {
+      ring_.push_back({time, job});
+    } else {
+      heap_.push(time, job);
+    }
+  }
+  void pop() noexcept {
+    if (fifo_) {
+      ring_.pop_front();
+    } else {
+      heap_.pop();
+    }
+  }
+
+ private:
+  struct Entry {
+    double time;
+    std::int32_t job;
+  };
+  bool fifo_;
+  Ring<Entry> ring_;
+  WakeQueue heap_;
+};
+
 template <Model M, class Observer>
 class ServerEngine {
   static constexpr bool virtual_time = M == Model::shared || M == Model::ps;
@@ -94,7 +129,8 @@ class ServerEngine {
         horizon_(effective_horizon(s)),
         warmup_(s.warmup),
         limited_(s.server.limit > 0 || s.server.aimd),
-        limit_(s.server.aimd ? s.server.aimd_params.initial : s.server.limit) {
+        limit_(s.server.aimd ? s.server.aimd_params.initial : s.server.limit),
+        ends_(s.server.service == ServiceDist::deterministic && s.server.reject_cost == 0.0) {
     const auto rows = static_cast<std::size_t>(o_.rows);
     if constexpr (M == Model::collision) {
       row_inflight_.assign(rows, 0);
@@ -315,7 +351,7 @@ class ServerEngine {
     ends_.push(job.end, j);
   }
 
-  double next_end_time() const noexcept {
+  double next_end_time() noexcept {
     if (ends_.empty()) return inf;
     if constexpr (virtual_time) {
       return std::max(t_ + (ends_.top_time() - v_) * static_cast<double>(in_service_), t_);
@@ -351,7 +387,7 @@ class ServerEngine {
     if constexpr (virtual_time) v_ = key;  // snap: the group has received exactly its service
     group_.clear();
     while (!ends_.empty() && ends_.top_time() == key) {
-      group_.push_back(ends_.top().client);
+      group_.push_back(ends_.top_job());
       ends_.pop();
     }
     decide(group_);
@@ -584,7 +620,8 @@ class ServerEngine {
   std::vector<std::int32_t> free_clients_;
   std::vector<Job> jobs_;
   std::vector<std::int32_t> free_jobs_, group_;
-  WakeQueue wakes_, reaches_, responds_, ends_;  // ends_: keyed by real or virtual end
+  WakeQueue wakes_, reaches_, responds_;
+  EndQueue ends_;  // keyed by real (collision, free) or virtual (shared, ps) end
   std::vector<std::int64_t> row_inflight_, mark_, row_count_, row_winner_;
   std::vector<double> last_commit_;
   std::vector<char> row_busy_;
