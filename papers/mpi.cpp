@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -36,6 +37,7 @@ enum Tag : int {
   tag_runs = 3,    // worker -> 0: UnitHeader + RunResult bytes
   tag_record = 4,  // worker -> 0: UnitHeader + CBOR of the point's record
   tag_error = 5,   // worker -> 0: what() of the exception that stopped it
+  tag_alive = 6,   // worker -> 0: still computing (once a second while it holds units)
 };
 
 // One work unit: runs [first, last) of point `point` of sweep `sweep`, or the whole point (last < 0).
@@ -189,6 +191,18 @@ std::vector<UnitHeader> make_units(const StudySpec& spec, const std::vector<Pend
   return units;
 }
 
+// Seconds a rank holding work may stay silent: RETRYLAB_MPI_SILENCE, default 60 (its heartbeat
+// comes every second, so only a rank that is hung, stopped or gone reaches it).
+double silence_limit_seconds() {
+  const char* v = std::getenv("RETRYLAB_MPI_SILENCE");
+  if (v == nullptr || *v == '\0') return 60.0;
+  char* end = nullptr;
+  const double x = std::strtod(v, &end);
+  if (end == v || *end != '\0' || !(x >= 1.0 && x <= 1e6))
+    throw InputError("RETRYLAB_MPI_SILENCE", fmt::format("must be a number of seconds in [1, 1e6] (got {})", v));
+  return x;
+}
+
 [[noreturn]] void abort_job(int rank, const std::string& what, const StudyOptions& opt) {
   std::fprintf(stderr,
                "retrylab: rank %d failed: %s; the points recorded so far stay in %s: run again with --resume\n", rank,
@@ -236,6 +250,9 @@ void run_master(const StudySpec& spec, const std::vector<PendingPoint>& todo, co
   try {
     std::vector<int> outstanding(static_cast<std::size_t>(ranks), 0);
     std::vector<bool> stopped(static_cast<std::size_t>(ranks), false);
+    using clock = std::chrono::steady_clock;
+    std::vector<clock::time_point> heard(static_cast<std::size_t>(ranks), clock::now());
+    const double silence_limit = silence_limit_seconds();
     // Keeps two units queued at each worker, so it starts the next one while rank 0 is between polls.
     auto assign = [&](int w) {
       while (outstanding[static_cast<std::size_t>(w)] < 2) {
@@ -251,7 +268,7 @@ void run_master(const StudySpec& spec, const std::vector<PendingPoint>& todo, co
         std::vector<char> bytes;
         append_bytes(bytes, &h, 1);
         send_bytes(w, tag_unit, bytes);
-        ++outstanding[static_cast<std::size_t>(w)];
+        if (outstanding[static_cast<std::size_t>(w)]++ == 0) heard[static_cast<std::size_t>(w)] = clock::now();
       }
     };
     auto ingest = [&](UnitResult&& r, bool remote) {
@@ -276,6 +293,8 @@ void run_master(const StudySpec& spec, const std::vector<PendingPoint>& todo, co
       Message m;
       while (try_receive(MPI_ANY_SOURCE, m)) {
         busy = true;
+        heard[static_cast<std::size_t>(m.source)] = clock::now();
+        if (m.tag == tag_alive) continue;
         if (m.tag == tag_error) abort_job(m.source, std::string(m.bytes.begin(), m.bytes.end()), opt);
         if (m.tag != tag_runs && m.tag != tag_record)
           throw std::runtime_error(fmt::format("MPI: unexpected message tag {} from rank {}", m.tag, m.source));
@@ -306,6 +325,14 @@ void run_master(const StudySpec& spec, const std::vector<PendingPoint>& todo, co
         }
         ++flushed;
         busy = true;
+      }
+      // A rank holding units that has sent nothing (not even its heartbeat) for the limit is hung or
+      // gone (a rank that dies is usually caught first by mpirun, which ends the job itself).
+      for (int w = 1; w < ranks; ++w) {
+        const double quiet = std::chrono::duration<double>(clock::now() - heard[static_cast<std::size_t>(w)]).count();
+        if (outstanding[static_cast<std::size_t>(w)] > 0 && quiet > silence_limit)
+          abort_job(w, fmt::format("sent nothing for {:.0f} s while holding work (hung, stopped or gone; "
+                                   "RETRYLAB_MPI_SILENCE sets the limit)", quiet), opt);
       }
       if (!busy) std::this_thread::sleep_for(nap);
     }
@@ -397,34 +424,79 @@ void serve(const StudySpec& study, const StudyOptions& options) {
   StudySpec spec = study;  // with --seed applied, as run_study does on rank 0
   if (options.seed)
     for (auto& sw : spec.sweeps) sw.seed = *options.seed;
-  std::deque<UnitHeader> queue;
-  bool stop = false, failed = false;
-  for (;;) {
-    for (Message m;;) {
-      if (try_receive(0, m)) {
+  // The main thread talks to rank 0 (units in; results, errors and a heartbeat every second while it
+  // has work out); a second thread computes, so the heartbeat goes on during a long unit.
+  std::mutex mutex;
+  std::condition_variable wake;
+  std::deque<UnitHeader> queue;                       // units received, not started
+  std::deque<std::pair<int, std::vector<char>>> outbox;  // (tag, bytes) for rank 0
+  bool stop = false, busy = false;
+  std::thread computer([&] {
+    std::unique_lock lock(mutex);
+    for (;;) {
+      wake.wait(lock, [&] { return stop || !queue.empty(); });
+      if (queue.empty()) return;
+      const UnitHeader h = queue.front();
+      queue.pop_front();
+      busy = true;
+      lock.unlock();
+      std::pair<int, std::vector<char>> out;
+      try {
+        out = {h.last < 0 ? tag_record : tag_runs, encode(compute(spec, options, h, {}))};
+      } catch (const std::exception& e) {
+        const std::string what = e.what();  // rank 0 prints it, naming this rank, and ends the job
+        out = {tag_error, std::vector<char>(what.begin(), what.end())};
+      }
+      lock.lock();
+      busy = false;
+      const bool failed = out.first == tag_error;
+      outbox.push_back(std::move(out));
+      if (failed) return;
+    }
+  });
+  auto last_sent = std::chrono::steady_clock::now();
+  try {
+    for (;;) {
+      bool acted = false;
+      for (Message m; try_receive(0, m);) {
+        acted = true;
+        std::lock_guard lock(mutex);
         if (m.tag == tag_stop) stop = true;
         else if (m.tag == tag_unit) queue.push_back(read_header(m.bytes));
         else throw std::runtime_error(fmt::format("MPI: rank {} got unexpected tag {}", me, m.tag));
-        continue;
+        wake.notify_one();
       }
-      if ((!queue.empty() && !failed) || stop) break;
-      std::this_thread::sleep_for(nap);
+      std::deque<std::pair<int, std::vector<char>>> out;
+      bool working = false, done = false;
+      {
+        std::lock_guard lock(mutex);
+        out.swap(outbox);
+        working = busy || !queue.empty();
+        done = stop && !busy && queue.empty();
+      }
+      for (const auto& [tag, bytes] : out) {
+        send_bytes(0, tag, bytes);
+        last_sent = std::chrono::steady_clock::now();
+        acted = true;
+      }
+      if (done && out.empty()) break;
+      if (working && std::chrono::steady_clock::now() - last_sent >= std::chrono::seconds(1)) {
+        send_bytes(0, tag_alive, {});
+        last_sent = std::chrono::steady_clock::now();
+      }
+      if (!acted) std::this_thread::sleep_for(nap);
     }
-    if (stop && (queue.empty() || failed)) return;
-    const UnitHeader h = queue.front();
-    queue.pop_front();
-    std::vector<char> bytes;
-    try {
-      bytes = encode(compute(spec, options, h, {}));
-    } catch (const std::exception& e) {
-      // Rank 0 prints it (naming this rank) and ends the job; wait for that here.
-      const std::string what = e.what();
-      send_bytes(0, tag_error, std::vector<char>(what.begin(), what.end()));
-      failed = true;
-      continue;
+  } catch (...) {
+    {
+      std::lock_guard lock(mutex);
+      stop = true;
+      queue.clear();
     }
-    send_bytes(0, h.last < 0 ? tag_record : tag_runs, bytes);
+    wake.notify_all();
+    computer.join();
+    throw;
   }
+  computer.join();
 }
 
 }  // namespace retrylab::papers::mpi

@@ -8,9 +8,11 @@
 // killed job resumes with any rank count. Ranks > 0 only compute and never touch the output folder.
 // Waits poll (MPI_Iprobe/MPI_Test and a short sleep) instead of Open MPI's busy-waiting, so an idle
 // rank leaves its core to the ranks that compute.
-// Failures: an exception on any rank ends the job with one line on rank 0's stderr naming the rank;
-// a rank killed by a signal is detected by mpirun, which ends the job (see README "Running on a
-// cluster (MPI)"). Either way results.jsonl holds only whole, in-order points: --resume continues.
+// Failures: an exception on any rank, or a rank holding work that sends nothing (not even its
+// once-a-second heartbeat) for RETRYLAB_MPI_SILENCE seconds (default 60: hung, stopped or gone), ends
+// the job with one line on rank 0's stderr naming the rank; a rank killed by a signal is usually
+// caught first by mpirun, which ends the job and names it (README "Running on a cluster (MPI)").
+// Either way results.jsonl holds only whole, in-order points: --resume continues.
 // MPI's own world communicator is the only process-wide state; Session owns its lifetime.
 #include <string>
 

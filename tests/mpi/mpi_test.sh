@@ -91,6 +91,31 @@ kill_resume)
   grep -q "resumed" resumed.err || fail "the restart did not resume"
   same ref-quick killed
   ;;
+hang)
+  # A rank that stops answering (SIGSTOP: alive but silent) is named by rank 0 after
+  # RETRYLAB_MPI_SILENCE seconds; the job ends and a plain single-process --resume finishes it.
+  rm -rf hung; mkdir hung
+  total=$(lines ref-quick/results.jsonl)
+  RETRYLAB_MPI_SILENCE=3 "$mpiexec" -np 2 "$retrylab" run "$spec" --out hung --threads 1 --quiet 2> hung.err &
+  job=$!
+  for _ in $(seq 1 1200); do [ "$(lines hung/results.jsonl)" -ge 13 ] && break; sleep 0.025; done
+  victim=""
+  for child in $(pgrep -P "$job" || true); do
+    if tr '\0' '\n' < "/proc/$child/environ" 2> /dev/null | grep -qx 'OMPI_COMM_WORLD_RANK=1'; then victim=$child; fi
+  done
+  [ -n "$victim" ] || { wait "$job" || true; fail "no rank 1 process to stop (did the job end first?)"; }
+  kill -STOP "$victim"
+  line='^retrylab: rank 1 failed: sent nothing for [0-9]* s while holding work'
+  for _ in $(seq 1 600); do grep -q "$line" hung.err && break; sleep 0.1; done
+  # Whether or not mpirun's SIGTERM reaches a stopped process, it must go now.
+  kill -KILL "$victim" 2> /dev/null || true
+  rc=0; wait "$job" || rc=$?
+  [ "$rc" -ne 0 ] || fail "the job whose rank 1 was stopped exited 0"
+  grep -q "$line" hung.err || { cat hung.err >&2; fail "hung.err has no line naming rank 1"; }
+  [ "$(lines hung/results.jsonl)" -lt "$total" ] || fail "every point was recorded before the stop"
+  "$retrylab" run "$spec" --out hung --threads 2 --resume --quiet
+  same ref-quick hung
+  ;;
 gate)
   rm -rf gate gate-certificates; mkdir gate-certificates
   rc=0
