@@ -1126,7 +1126,7 @@ void render_amplification(const StudyData& d, std::size_t si, Out& out) {
   }
   gp("unset multiplot");
   const std::size_t cols = std::min<std::size_t>(as.size(), 3);
-  out.figure(sw.name, gp, static_cast<int>(480 * cols), static_cast<int>(420 * ((as.size() + cols - 1) / cols) + 40));
+  out.figure(sw.name, gp, std::max(900, static_cast<int>(480 * cols)), static_cast<int>(420 * ((as.size() + cols - 1) / cols) + 40));
 }
 
 // ---------------------------------------------------------------- budget
