@@ -161,8 +161,9 @@ class ServerEngine {
     for (std::int64_t i = 0; i < s_.clients; ++i) {
       send(new_client(0.0, true));
       if (waiting_ >= s_.collapse) return finish(StopReason::collapsed, 0.0);
-      if (const auto why = stopped()) return finish(*why, t_);
     }
+    // Only once the whole burst has arrived (a client rejected at once with retries off has left).
+    if (const auto why = stopped()) return finish(*why, t_);
     for (;;) {
       const double te = next_end_time();
       const double tr = responds_.top_time();

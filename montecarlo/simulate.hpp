@@ -4,7 +4,9 @@
 // order, so every output is byte-identical for any thread count (models.md §6).
 // Both check the scenario (InputError). Internals for tests and tools: montecarlo/engine.hpp
 // (detail::run_engine with an Observer and EngineOptions), random.hpp (Philox streams and the
-// conversions), sampler.hpp (the sleep sampler shared with draw_sleeps).
+// conversions), sampler.hpp (the sleep sampler shared with draw_sleeps). A scenario with server
+// options (Scenario::server: rows, lock, service and delay distributions, concurrency limit,
+// Retry-After, AIMD, mixed population) runs montecarlo/server_engine.hpp; one without, engine.hpp.
 // The planted-fault build (retrylab_montecarlo_faulty) reads RETRYLAB_FAULT in simulate_run,
 // simulate and draw_sleeps (montecarlo/faults.hpp); an unknown name throws InputError.
 #include <cstdint>

@@ -283,6 +283,20 @@ TEST(ServerExact, QueueOverflowServesInOrder) {
   EXPECT_EQ(r.queue_wait, 1.0);
 }
 
+TEST(ServerExact, RetriesOffRejectedClientsLeaveAfterTheWholeBurstArrived) {
+  // 4 clients, limit 1, retries off: c0 served [0,1); c1..c3 rejected at 0 and leave. The run
+  // finishes at 1 with every client arrived, one success.
+  mc::Scenario s = burst(Model::free, 4);
+  s.retries = false;
+  s.server.limit = 1;
+  const mc::RunResult r = mc::simulate_run(s, 1, 0);
+  EXPECT_EQ(r.stop, mc::StopReason::finished);
+  EXPECT_EQ(r.clients_arrived, 4);
+  EXPECT_EQ(r.successes, 1);
+  EXPECT_EQ(r.rejected, 3);
+  EXPECT_EQ(r.stop_time, 1.0);
+}
+
 TEST(ServerExact, ThreadsNeverChangeAResult) {
   mc::Scenario s;
   s.model = Model::shared;
