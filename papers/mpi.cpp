@@ -46,9 +46,20 @@ struct UnitHeader {
 };
 static_assert(std::is_trivially_copyable_v<UnitHeader>);
 
-// How long an idle rank sleeps between polls: short next to any unit's cost, long enough that the
-// poll loop costs a fraction of a percent of a core.
-constexpr auto nap = std::chrono::microseconds(200);
+// Sleeps between polls that found nothing: 50 us, doubling up to 1 ms while nothing happens (a poll
+// is an MPI progress call: thousands a second would take a visible share of the core that the
+// rank's own engine thread computes on), back to 50 us after any message.
+class Napper {
+ public:
+  void idle() {
+    std::this_thread::sleep_for(std::chrono::microseconds(us_));
+    us_ = std::min(2 * us_, 1000);
+  }
+  void reset() { us_ = 50; }
+
+ private:
+  int us_ = 50;
+};
 
 void check(int rc, const char* what) {
   if (rc == MPI_SUCCESS) return;
@@ -66,11 +77,11 @@ bool initialized() noexcept {
 }
 
 void wait_polling(MPI_Request& req) {
-  for (;;) {
+  for (Napper nap;;) {
     int done = 0;
     check(MPI_Test(&req, &done, MPI_STATUS_IGNORE), "MPI_Test");
     if (done) return;
-    std::this_thread::sleep_for(nap);
+    nap.idle();
   }
 }
 
@@ -288,6 +299,7 @@ void run_master(const StudySpec& spec, const std::vector<PendingPoint>& todo, co
     };
     for (int w = 1; w < ranks; ++w) assign(w);
     std::size_t flushed = 0;
+    Napper nap;
     while (flushed < todo.size()) {
       bool busy = false;
       Message m;
@@ -334,7 +346,8 @@ void run_master(const StudySpec& spec, const std::vector<PendingPoint>& todo, co
           abort_job(w, fmt::format("sent nothing for {:.0f} s while holding work (hung, stopped or gone; "
                                    "RETRYLAB_MPI_SILENCE sets the limit)", quiet), opt);
       }
-      if (!busy) std::this_thread::sleep_for(nap);
+      if (busy) nap.reset();
+      else nap.idle();
     }
     for (int w = 1; w < ranks; ++w)
       if (!stopped[static_cast<std::size_t>(w)]) send_bytes(w, tag_stop, {});
@@ -455,6 +468,7 @@ void serve(const StudySpec& study, const StudyOptions& options) {
     }
   });
   auto last_sent = std::chrono::steady_clock::now();
+  Napper nap;
   try {
     for (;;) {
       bool acted = false;
@@ -484,7 +498,8 @@ void serve(const StudySpec& study, const StudyOptions& options) {
         send_bytes(0, tag_alive, {});
         last_sent = std::chrono::steady_clock::now();
       }
-      if (!acted) std::this_thread::sleep_for(nap);
+      if (acted) nap.reset();
+      else nap.idle();
     }
   } catch (...) {
     {
