@@ -123,6 +123,10 @@ struct RunPlan {
   std::int64_t runs = 20;
   std::uint64_t seed = 1;
   int threads = 0;  // 0 = all cores
+  // Run scenarios without server options on the server engine too (issue 8): the same counts and
+  // times as the original loop (tested), work_done equal to rounding, and the metrics only the server
+  // engine tracks (latency_p50/p99, queue_wait) filled in, so baselines compare with mechanisms.
+  bool server_engine = false;
 };
 
 void check_run_plan(const RunPlan& p);

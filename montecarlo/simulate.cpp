@@ -32,7 +32,8 @@ std::vector<RunResult> simulate(const Scenario& s, const RunPlan& plan,
                                 const std::function<void(std::int64_t, std::int64_t)>& progress) {
   check_scenario(s);
   check_run_plan(plan);
-  const detail::EngineOptions options = default_options();  // bad RETRYLAB_FAULT throws here, not in a worker
+  detail::EngineOptions options = default_options();  // bad RETRYLAB_FAULT throws here, not in a worker
+  options.force_server_engine = plan.server_engine;
   const std::int64_t runs = plan.runs;
   std::vector<RunResult> results(static_cast<std::size_t>(runs));
   std::int64_t threads = plan.threads > 0 ? plan.threads : std::max(1u, std::thread::hardware_concurrency());

@@ -680,6 +680,25 @@ TEST(Server, OnLongerRunsOfTheOriginalModelEqualsTheOriginalEngine) {
   }
 }
 
+TEST(Server, RunPlanCanAskForTheServerEngine) {
+  mc::Scenario s;
+  s.model = Model::shared;
+  s.rate = 0.2;
+  s.horizon = 500;
+  mc::RunPlan plain{3, 9, 1};
+  mc::RunPlan forced = plain;
+  forced.server_engine = true;
+  const auto a = mc::simulate(s, plain);
+  const auto b = mc::simulate(s, forced);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].attempts, b[i].attempts);
+    EXPECT_EQ(a[i].goodput, b[i].goodput);
+    EXPECT_TRUE(std::isnan(a[i].latency_p99));  // not tracked by the original loop
+    EXPECT_FALSE(std::isnan(b[i].latency_p99));
+    EXPECT_GE(b[i].latency_p99, b[i].latency_p50);
+  }
+}
+
 // A planted check that the Retry-After property can fail: clients that all ignore it come back
 // earlier than it says (strategy none: at once).
 TEST(Server, IgnoringRetryAfterReturnsEarly) {
