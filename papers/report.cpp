@@ -1098,7 +1098,7 @@ void render_amplification(const StudyData& d, std::size_t si, Out& out) {
   as = distinct_values(as);
   const auto lines = distinct(keys);
   Gp gp;
-  gp(layout(as.size(), 3, sw.title + ": bottom calls per top request (points: simulated; lines: closed form; dashed: a^L)"));
+  gp(layout(as.size(), 3, sw.title + ": simulated (points), closed form (lines)"));
   gp("set grid; set logscale y; set key top left font \",8\"; set xlabel \"layers L\"; set ylabel \"bottom calls per top request\"; set xtics 1");
   for (int a : as) {
     gp(fmt::format("set title {}", gp_quote(fmt::format("a = {} attempts per layer", a))));
@@ -1108,7 +1108,7 @@ void render_amplification(const StudyData& d, std::size_t si, Out& out) {
       if (p.layered.attempts == a) worst.push_back({static_cast<double>(p.layered.layers), std::pow(static_cast<double>(a), p.layered.layers)});
     std::sort(worst.begin(), worst.end());
     worst.erase(std::unique(worst.begin(), worst.end()), worst.end());
-    parts.push_back(fmt::format("{} using 1:2 with lines dt 2 lw 1.5 lc rgb \"black\" title \"a^L\"", gp.block(worst)));
+    parts.push_back(fmt::format("{} using 1:2 with lines dt 2 lw 1.5 lc rgb \"black\" title \"a^L (worst case)\"", gp.block(worst)));
     for (std::size_t k = 0; k < lines.size(); ++k) {
       std::vector<std::vector<double>> rows;
       for (std::size_t i = 0; i < sw.points.size(); ++i)
@@ -1126,7 +1126,7 @@ void render_amplification(const StudyData& d, std::size_t si, Out& out) {
   }
   gp("unset multiplot");
   const std::size_t cols = std::min<std::size_t>(as.size(), 3);
-  out.figure(sw.name, gp, std::max(900, static_cast<int>(480 * cols)), static_cast<int>(420 * ((as.size() + cols - 1) / cols) + 40));
+  out.figure(sw.name, gp, std::max(1000, static_cast<int>(480 * cols)), static_cast<int>(420 * ((as.size() + cols - 1) / cols) + 40));
 }
 
 // ---------------------------------------------------------------- budget

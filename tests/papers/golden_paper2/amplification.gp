@@ -31,16 +31,16 @@ $d5 << EOD
 2 1.8066666666666666 1.99609375
 3 2.106666666666667 1.9999999850988388
 EOD
-set multiplot layout 1,2 title "Amplification: bottom calls per top request (points: simulated; lines: closed form; dashed: a^L)" font ",13"
+set multiplot layout 1,2 title "Amplification: simulated (points), closed form (lines)" font ",13"
 set grid; set logscale y; set key top left font ",8"; set xlabel "layers L"; set ylabel "bottom calls per top request"; set xtics 1
 set title "a = 2 attempts per layer"
-plot $d0 using 1:2 with lines dt 2 lw 1.5 lc rgb "black" title "a^L", \
+plot $d0 using 1:2 with lines dt 2 lw 1.5 lc rgb "black" title "a^L (worst case)", \
      $d1 using 1:3 with lines lw 1.5 lc rgb "#1f77b4" notitle, \
      $d1 using 1:2 with points pt 7 ps 0.9 lc rgb "#1f77b4" title "p = 1", \
      $d2 using 1:3 with lines lw 1.5 lc rgb "#d62728" notitle, \
      $d2 using 1:2 with points pt 7 ps 0.9 lc rgb "#d62728" title "p = 0.5"
 set title "a = 3 attempts per layer"
-plot $d3 using 1:2 with lines dt 2 lw 1.5 lc rgb "black" title "a^L", \
+plot $d3 using 1:2 with lines dt 2 lw 1.5 lc rgb "black" title "a^L (worst case)", \
      $d4 using 1:3 with lines lw 1.5 lc rgb "#1f77b4" notitle, \
      $d4 using 1:2 with points pt 7 ps 0.9 lc rgb "#1f77b4" title "p = 1", \
      $d5 using 1:3 with lines lw 1.5 lc rgb "#d62728" notitle, \
