@@ -10,6 +10,12 @@
 //   cap threshold: the smallest cap of the grid at which every run drained;
 //   frontier: the lowest mean latency over the points where every run finished (a run stopped by
 //     the horizon would bias latency low), best exponential against best window.
+// Paper 2's kinds (papers/kinds.hpp): brooker (work and time per strategy and network; against N
+// when the sweep has several client counts, and then also NAME_models beside the study's first
+// classic sweep at N = 100), amplification (simulated bottom calls per request beside the closed
+// form of analytic/amplification.hpp and a^L), budget, idempotency and breaker (one row per point,
+// presets named by matching their canonical form; counts per request are ratios of run means).
+// A classic sweep with more than 4 client counts is drawn against N (one panel per model).
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
