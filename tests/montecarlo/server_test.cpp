@@ -271,6 +271,16 @@ TEST(ServerExact, RetryAfterHonouredOrIgnored) {
   EXPECT_EQ(mc::simulate_run(s, 1, 0).makespan, 4.0);
 }
 
+TEST(ServerExact, MixedClientsUseTheirOwnBackoff) {
+  // The limit case with every client on nojitter b = 2 (mix = 1): c1, c2 rejected at 0 sleep 2;
+  // t=2: c1 [2,3), c2 rejected, sleeps w2 = 4; served [6,7).
+  mc::Scenario s = burst(Model::collision, 3);
+  s.server.limit = 1;
+  s.server.mix = 1.0;
+  s.server.mix_backoff = {Strategy::nojitter, 2.0, 1000.0, 0.0};
+  EXPECT_EQ(mc::simulate_run(s, 1, 0).makespan, 7.0);
+}
+
 TEST(ServerExact, QueueOverflowServesInOrder) {
   // limit 1, queue: served [0,1), [1,2), [2,3), no rejection, no conflict.
   mc::Scenario s = burst(Model::collision, 3);
