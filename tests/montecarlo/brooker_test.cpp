@@ -188,6 +188,34 @@ TEST(Brooker, OneClientIsOneAttemptOfFourLegs) {
   }
 }
 
+// Two clients, fixed 10 ms legs: both read at 10 and write at 30; one wins, the other learns it at
+// 40, sleeps once (its first sleep, k = 1) and succeeds alone: makespan = 80 + sleep. Brooker's
+// first window is w_1 = min(c, b·2^1) = 2b = 10 ms (b = 5), so the sleep is exactly 10 (nojitter),
+// U(0, 10) (full), 5 + U(0, 5) (equal), U(b, 3b) = U(5, 15) (decorrelated). Checked: the support
+// exactly over 400 runs, and the mean by a two-sided z check at α = 1e-4 each (z = 3.8906, sd of a
+// uniform of width w is w/√12): false-alarm rate 3e-4 for the three jittered strategies.
+TEST(Brooker, FirstSleepIsBrookersExpoOne) {
+  struct Case {
+    Strategy st;
+    double lo, hi;  // support of the sleep (ms)
+  };
+  const std::int64_t runs = 400;
+  for (const Case c : {Case{Strategy::nojitter, 10, 10}, Case{Strategy::full, 0, 10}, Case{Strategy::equal, 5, 10},
+                       Case{Strategy::decorrelated, 5, 15}}) {
+    const auto results = mc::simulate_brooker(scenario(c.st, 2, 0.0), mc::RunPlan{runs, 17, 2});
+    retrylab::MeanAccumulator sleep;
+    for (const auto& r : results) {
+      EXPECT_EQ(r.attempts, 3);
+      EXPECT_GE(r.makespan - 80.0, c.lo) << to_string(c.st);
+      EXPECT_LE(r.makespan - 80.0, c.hi) << to_string(c.st);
+      sleep.add(r.makespan - 80.0);
+    }
+    const double width = c.hi - c.lo;
+    EXPECT_NEAR(sleep.mean(), 0.5 * (c.lo + c.hi), 3.8906 * width / std::sqrt(12.0 * static_cast<double>(runs)))
+        << to_string(c.st);
+  }
+}
+
 // With one client the makespan is the sum of four independent |N(10, 2)| legs: mean 4·E|X| where
 // E|X| = μ(1 − 2Φ(−μ/σ)) + 2σφ(μ/σ) (folded normal) = 10 + O(1e-6) here, variance 4·(σ² + μ² − E|X|²)
 // ≈ 16. 4000 runs, seed fixed; a two-sided z check at α = 1e-4 (z = 3.8906): false-alarm rate 1e-4.
@@ -287,7 +315,7 @@ TEST(Brooker, SummaryReducesInRunIndexOrder) {
   EXPECT_EQ(s.attempts.mean, a.mean());
   EXPECT_EQ(s.makespan.mean, m.mean());
   EXPECT_EQ(s.attempts.n, 9);
-  EXPECT_EQ(s.attempts_per_client.mean, a.mean() / 20.0);
+  EXPECT_DOUBLE_EQ(s.attempts_per_client.mean, a.mean() / 20.0);  // Welford on x/20: rounding may differ
   EXPECT_EQ(s.calls.mean, 2.0 * a.mean());
 }
 
