@@ -314,6 +314,15 @@ void run_master(const StudySpec& spec, const std::vector<PendingPoint>& todo, co
         --outstanding[static_cast<std::size_t>(m.source)];
         assign(m.source);
       }
+      // A rank holding units that has sent nothing (not even its heartbeat) for the limit is hung or
+      // gone (one that dies is usually caught first by mpirun, which ends the job itself). Checked
+      // right after draining the messages, so time rank 0 spends recording points never counts.
+      for (int w = 1; w < ranks; ++w) {
+        const double quiet = std::chrono::duration<double>(clock::now() - heard[static_cast<std::size_t>(w)]).count();
+        if (outstanding[static_cast<std::size_t>(w)] > 0 && quiet > silence_limit)
+          abort_job(w, fmt::format("sent nothing for {:.0f} s while holding work (hung, stopped or gone; "
+                                   "RETRYLAB_MPI_SILENCE sets the limit)", quiet), opt);
+      }
       {
         std::unique_lock lock(mutex);
         if (local_error) std::rethrow_exception(local_error);
@@ -337,14 +346,6 @@ void run_master(const StudySpec& spec, const std::vector<PendingPoint>& todo, co
         }
         ++flushed;
         busy = true;
-      }
-      // A rank holding units that has sent nothing (not even its heartbeat) for the limit is hung or
-      // gone (a rank that dies is usually caught first by mpirun, which ends the job itself).
-      for (int w = 1; w < ranks; ++w) {
-        const double quiet = std::chrono::duration<double>(clock::now() - heard[static_cast<std::size_t>(w)]).count();
-        if (outstanding[static_cast<std::size_t>(w)] > 0 && quiet > silence_limit)
-          abort_job(w, fmt::format("sent nothing for {:.0f} s while holding work (hung, stopped or gone; "
-                                   "RETRYLAB_MPI_SILENCE sets the limit)", quiet), opt);
       }
       if (busy) nap.reset();
       else nap.idle();
