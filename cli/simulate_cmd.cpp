@@ -47,6 +47,11 @@ struct SimulateOptions {
   std::string trace;  // attempt trace file (docs/traces.md); empty = none
   double leg_mean = montecarlo::brooker_default_leg_mean;  // --model brooker only (ms)
   double leg_sd = montecarlo::brooker_default_leg_sd;
+  // Server-side mechanisms (issue 8; montecarlo/scenario.hpp ServerOptions). Enum names as text.
+  montecarlo::ServerOptions server{};
+  bool server_engine = false;
+  std::string service = "deterministic", delay_dist = "fixed", overflow = "reject", retry_after_rule = "fixed";
+  std::string aimd_timeout = "none", mix_strategy = "none", mix_cap = "1000";
   OutputFormat format = OutputFormat::table;
   std::vector<std::string> given;  // the flags given on the command line (--model brooker checks them)
 };
@@ -91,6 +96,54 @@ std::vector<NamedMean> mean_metrics(const montecarlo::Summary& s) {
           {"work_done", "work done (attempt-durations)", &s.work_done}};
 }
 
+// Printed only for scenarios with server options (or --server-engine), so every other output keeps its bytes.
+std::vector<NamedMean> server_metrics(const montecarlo::Summary& s) {
+  return {{"rejected", "rejected attempts (per run)", &s.rejected},
+          {"reject_fraction", "rejected / attempts", &s.reject_fraction},
+          {"queue_wait", "queue wait at the server (attempt-durations)", &s.queue_wait},
+          {"mean_limit", "mean concurrency limit (attempts)", &s.mean_limit},
+          {"latency_p50", "median latency (attempt-durations)", &s.latency_p50},
+          {"latency_p99", "99th percentile latency (attempt-durations)", &s.latency_p99}};
+}
+
+bool shows_server(const montecarlo::Scenario& sc, const montecarlo::RunPlan& plan) {
+  return montecarlo::has_server_features(sc) || plan.server_engine;
+}
+
+nlohmann::ordered_json server_json(const montecarlo::ServerOptions& o) {
+  nlohmann::ordered_json j;
+  j["rows"] = o.rows;
+  j["service"] = std::string(montecarlo::to_string(o.service));
+  j["service_cv"] = o.service_cv;
+  j["delay"] = o.delay;
+  j["delay_dist"] = std::string(montecarlo::to_string(o.delay_dist));
+  j["lock"] = o.lock ? "on" : "off";
+  j["limit"] = o.limit;
+  j["overflow"] = std::string(montecarlo::to_string(o.overflow));
+  j["reject_cost"] = o.reject_cost;
+  j["retry_after"] = o.retry_after;
+  j["retry_after_rule"] = std::string(montecarlo::to_string(o.retry_after_rule));
+  j["ignore_retry_after"] = o.ignore_retry_after;
+  j["aimd"] = o.aimd ? "on" : "off";
+  if (o.aimd) {
+    const auto& a = o.aimd_params;
+    j["aimd_initial"] = a.initial;
+    j["aimd_min"] = a.min;
+    j["aimd_max"] = a.max;
+    j["aimd_backoff"] = a.backoff;
+    j["aimd_timeout"] = std::isinf(a.timeout) ? nlohmann::ordered_json("none") : nlohmann::ordered_json(a.timeout);
+  }
+  j["mix"] = o.mix;
+  if (o.mix > 0.0) {
+    const Backoff& b = o.mix_backoff;
+    j["mix_strategy"] = std::string(to_string(b.strategy));
+    j["mix_base"] = b.base;
+    j["mix_cap"] = std::isinf(b.cap) ? nlohmann::ordered_json("none") : nlohmann::ordered_json(b.cap);
+    j["mix_window"] = b.strategy == Strategy::window ? b.window : 0.0;
+  }
+  return j;
+}
+
 nlohmann::ordered_json scenario_json(const montecarlo::Scenario& sc, const montecarlo::RunPlan& plan) {
   nlohmann::ordered_json j;
   j["model"] = std::string(to_string(sc.model));
@@ -117,7 +170,10 @@ void print_table(const montecarlo::Scenario& sc, const montecarlo::RunPlan& plan
   std::cout << fmt::format("stops: finished {}, drained {}, collapsed {}, horizon {}\n\n", s.stops[0], s.stops[1],
                            s.stops[2], s.stops[3]);
   std::cout << fmt::format("{:<42} {:>12} {:>12} {:>6}  {:<27}\n", "metric", "mean", "sd", "n", "95% interval");
-  for (const auto& m : mean_metrics(s)) {
+  auto rows = mean_metrics(s);
+  if (shows_server(sc, plan))
+    for (const auto& m : server_metrics(s)) rows.push_back(m);
+  for (const auto& m : rows) {
     const MeanSummary& v = *m.value;
     const std::string ci = std::isfinite(v.ci95.lo) ? fmt::format("[{}, {}]", fmt_num(v.ci95.lo), fmt_num(v.ci95.hi)) : "-";
     std::cout << fmt::format("{:<42} {:>12} {:>12} {:>6}  {:<27}\n", m.label, fmt_num(v.mean), fmt_num(v.sd), v.n, ci);
@@ -135,9 +191,12 @@ void print_table(const montecarlo::Scenario& sc, const montecarlo::RunPlan& plan
 
 std::string csv_num(double x) { return std::isfinite(x) ? fmt::format("{}", x) : std::string(); }
 
-void print_csv(const montecarlo::Summary& s) {
+void print_csv(const montecarlo::Summary& s, bool server) {
   std::cout << "metric,mean,sd,n,ci95_lo,ci95_hi,count,fraction\n";
-  for (const auto& m : mean_metrics(s)) {
+  auto rows = mean_metrics(s);
+  if (server)
+    for (const auto& m : server_metrics(s)) rows.push_back(m);
+  for (const auto& m : rows) {
     const MeanSummary& v = *m.value;
     std::cout << fmt::format("{},{},{},{},{},{},,\n", m.key, csv_num(v.mean), csv_num(v.sd), v.n, csv_num(v.ci95.lo),
                              csv_num(v.ci95.hi));
@@ -151,7 +210,13 @@ void print_csv(const montecarlo::Summary& s) {
 // ---- --model brooker: Brooker's classic OCC test (montecarlo/brooker.hpp), times in ms ----------
 
 // The engine's flags that mean nothing to the Brooker test; giving one is an error, not ignored.
-constexpr const char* brooker_foreign_flags[] = {"--rate", "--horizon", "--warmup", "--collapse", "--retries", "--trace"};
+constexpr const char* brooker_foreign_flags[] = {
+    "--rate", "--horizon", "--warmup", "--collapse", "--retries", "--trace",
+    // server-side mechanisms (issue 8): the engine's only
+    "--rows", "--service", "--service-cv", "--delay", "--delay-dist", "--lock", "--limit", "--overflow",
+    "--reject-cost", "--retry-after", "--retry-after-rule", "--ignore-retry-after", "--aimd", "--aimd-initial",
+    "--aimd-min", "--aimd-max", "--aimd-backoff", "--aimd-timeout", "--mix", "--mix-strategy", "--mix-base",
+    "--mix-cap", "--mix-window", "--server-engine"};
 
 struct BrookerMetric {
   const char* key;
@@ -257,6 +322,47 @@ int run_brooker(const SimulateOptions& o) {
   return 0;
 }
 
+montecarlo::ServerOptions server_options(const SimulateOptions& o) {
+  montecarlo::ServerOptions s = o.server;
+  for (const auto& [flag, x] : {std::pair<const char*, double>{"--service-cv", s.service_cv}, {"--delay", s.delay},
+                                {"--reject-cost", s.reject_cost}, {"--retry-after", s.retry_after},
+                                {"--ignore-retry-after", s.ignore_retry_after}, {"--aimd-backoff", s.aimd_params.backoff},
+                                {"--mix", s.mix}, {"--mix-base", s.mix_backoff.base}, {"--mix-window", s.mix_backoff.window}})
+    require_finite(flag, x);
+  const auto service = montecarlo::parse_service_dist(o.service);
+  if (!service) throw InputError("--service", fmt::format("must be deterministic, exponential or lognormal (got {})", o.service));
+  s.service = *service;
+  const auto delay_dist = montecarlo::parse_delay_dist(o.delay_dist);
+  if (!delay_dist) throw InputError("--delay-dist", fmt::format("must be fixed or exponential (got {})", o.delay_dist));
+  s.delay_dist = *delay_dist;
+  const auto overflow = montecarlo::parse_overflow(o.overflow);
+  if (!overflow) throw InputError("--overflow", fmt::format("must be reject or queue (got {})", o.overflow));
+  s.overflow = *overflow;
+  const auto rule = montecarlo::parse_retry_after_rule(o.retry_after_rule);
+  if (!rule) throw InputError("--retry-after-rule", fmt::format("must be fixed or uniform (got {})", o.retry_after_rule));
+  s.retry_after_rule = *rule;
+  if (o.aimd_timeout == "none") {
+    s.aimd_params.timeout = HUGE_VAL;
+  } else {
+    char* end = nullptr;
+    const double v = std::strtod(o.aimd_timeout.c_str(), &end);
+    if (o.aimd_timeout.empty() || *end != '\0' || !(v > 0) || !std::isfinite(v))
+      throw InputError("--aimd-timeout", fmt::format("must be a number > 0 or \"none\" (got {})", o.aimd_timeout));
+    s.aimd_params.timeout = v;
+  }
+  const auto mix_strategy = parse_strategy(o.mix_strategy);
+  if (!mix_strategy)
+    throw InputError("--mix-strategy", fmt::format("must be none, nojitter, full, equal, decorrelated or window (got {})",
+                                                   o.mix_strategy));
+  s.mix_backoff.strategy = *mix_strategy;
+  try {
+    s.mix_backoff.cap = parse_cap(o.mix_cap);
+  } catch (const InputError& e) {
+    throw InputError("--mix-cap", std::string(e.what()).substr(e.field().size() + 1));
+  }
+  return s;
+}
+
 int run_simulate(const SimulateOptions& o) {
   if (o.model == "brooker") return run_brooker(o);
   for (const char* flag : {"--leg-mean", "--leg-sd"})
@@ -282,8 +388,17 @@ int run_simulate(const SimulateOptions& o) {
   sc.warmup = o.warmup;
   sc.collapse = o.collapse;
   sc.retries = o.retries;
-  montecarlo::check_scenario(sc);
+  sc.server = server_options(o);
+  try {
+    montecarlo::check_scenario(sc);
+  } catch (const InputError& e) {
+    // The library names fields with '_' (reject_cost); the flags are spelled with '-' (--reject-cost).
+    std::string flag = e.field();
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    throw InputError("--" + flag, std::string(e.what()).substr(e.field().size() + 1));
+  }
   montecarlo::RunPlan plan{o.runs, o.seed, o.threads};
+  plan.server_engine = o.server_engine;
   montecarlo::check_run_plan(plan);
 
   // A progress line only for people watching a terminal (cli.md "Output formats").
@@ -313,9 +428,15 @@ int run_simulate(const SimulateOptions& o) {
       nlohmann::ordered_json j;
       j["retrylab"] = RETRYLAB_VERSION;
       j["scenario"] = scenario_json(sc, plan);
+      if (shows_server(sc, plan)) {
+        j["scenario"]["server"] = server_json(sc.server);
+        j["scenario"]["server_engine"] = plan.server_engine;
+      }
       j["runs"] = s.runs;
       nlohmann::ordered_json metrics;
       for (const auto& m : mean_metrics(s)) metrics[m.key] = to_json(*m.value);
+      if (shows_server(sc, plan))
+        for (const auto& m : server_metrics(s)) metrics[m.key] = to_json(*m.value);
       metrics["collapsed"] = to_json(s.collapsed);
       metrics["drained"] = to_json(s.drained);
       j["metrics"] = metrics;
@@ -323,7 +444,7 @@ int run_simulate(const SimulateOptions& o) {
       std::cout << j.dump(2) << "\n";
       break;
     }
-    case OutputFormat::csv: print_csv(s); break;
+    case OutputFormat::csv: print_csv(s, shows_server(sc, plan)); break;
     case OutputFormat::table: print_table(sc, plan, s); break;
   }
   return 0;
@@ -376,6 +497,50 @@ void add_simulate_command(CLI::App& app, Action& action) {
   cmd->add_option("--leg-sd", opts->leg_sd,
                   "brooker: sd of each leg in ms (>= 0; 0 = without network delay variance: every leg exactly --leg-mean)")
       ->capture_default_str();
+  // Server-side mechanisms (issue 8, montecarlo/scenario.hpp): every default reproduces the model above.
+  cmd->add_option("--rows", opts->server.rows, "M rows, each attempt on one at random; conflicts only within a row (>= 1)")
+      ->capture_default_str();
+  cmd->add_option("--service", opts->service, "Attempt service time, mean 1: deterministic|exponential|lognormal")
+      ->capture_default_str();
+  cmd->add_option("--service-cv", opts->server.service_cv, "Coefficient of variation of lognormal service (> 0)");
+  cmd->add_option("--delay", opts->server.delay, "One-way network delay each way, client to server and back (>= 0)")
+      ->capture_default_str();
+  cmd->add_option("--delay-dist", opts->delay_dist, "Network delay: fixed, or exponential with mean --delay")
+      ->capture_default_str();
+  cmd->add_option("--lock", opts->server.lock, "on: a FIFO lock per row (attempts wait, then run alone)")
+      ->transform(CLI::CheckedTransformer(on_off))
+      ->default_str("off");
+  cmd->add_option("--limit", opts->server.limit, "Concurrency limit: at most L attempts admitted at once (0 = none)")
+      ->capture_default_str();
+  cmd->add_option("--overflow", opts->overflow, "Above the limit: reject at once, or queue (FIFO)")->capture_default_str();
+  cmd->add_option("--reject-cost", opts->server.reject_cost, "Work of a rejection, fraction of an attempt's [0, 1]")
+      ->capture_default_str();
+  cmd->add_option("--retry-after", opts->server.retry_after, "Retry-After sent with rejections (0 = none)")
+      ->capture_default_str();
+  cmd->add_option("--retry-after-rule", opts->retry_after_rule,
+                  "fixed: exactly --retry-after; uniform: U(0, 2 x --retry-after)")
+      ->capture_default_str();
+  cmd->add_option("--ignore-retry-after", opts->server.ignore_retry_after,
+                  "Fraction of clients that ignore Retry-After [0, 1]")
+      ->capture_default_str();
+  cmd->add_option("--aimd", opts->server.aimd, "on: adaptive concurrency limit (Netflix AIMDLimit rules)")
+      ->transform(CLI::CheckedTransformer(on_off))
+      ->default_str("off");
+  cmd->add_option("--aimd-initial", opts->server.aimd_params.initial, "AIMD initial limit")->capture_default_str();
+  cmd->add_option("--aimd-min", opts->server.aimd_params.min, "AIMD minimum limit")->capture_default_str();
+  cmd->add_option("--aimd-max", opts->server.aimd_params.max, "AIMD maximum limit")->capture_default_str();
+  cmd->add_option("--aimd-backoff", opts->server.aimd_params.backoff, "AIMD decrease ratio [0.5, 1)")
+      ->capture_default_str();
+  cmd->add_option("--aimd-timeout", opts->aimd_timeout, "AIMD: time since admission counted as a drop, or \"none\"")
+      ->capture_default_str();
+  cmd->add_option("--mix", opts->server.mix, "Fraction of clients on --mix-strategy [0, 1]")->capture_default_str();
+  cmd->add_option("--mix-strategy", opts->mix_strategy, "Backoff of the mixed-in clients")->capture_default_str();
+  cmd->add_option("--mix-base", opts->server.mix_backoff.base, "Base of the mixed-in clients' backoff")
+      ->capture_default_str();
+  cmd->add_option("--mix-cap", opts->mix_cap, "Cap of the mixed-in clients' backoff, or \"none\"")->capture_default_str();
+  cmd->add_option("--mix-window", opts->server.mix_backoff.window, "Window of the mixed-in clients (window strategy)");
+  cmd->add_flag("--server-engine", opts->server_engine,
+                "Run on the server engine even without server options (same results; adds latency percentiles)");
   add_format_options(cmd, opts->format);
   cmd->callback([opts, cmd, &action] {
     opts->given.clear();
