@@ -519,6 +519,10 @@ RC_GTEST_PROP(Server, ClientAccountingHolds, ()) {
     if (a.ended) RC_ASSERT(a.heard <= r.stop_time);
   }
   for (const int w : wins) RC_ASSERT(w <= 1);
+  // Work conservation: one unit-rate server in shared/ps (rejections that cost work included).
+  if (c.s.model == Model::shared || c.s.model == Model::ps)
+    RC_ASSERT(std::abs(r.work_done - r.busy_time) <= 1e-9 * std::max(1.0, r.busy_time));
+  RC_ASSERT(r.work_done >= r.busy_time * (1.0 - 1e-12));  // collision/free: >= 1 job at rate 1 when busy
   RC_ASSERT(r.successes == successes);
   RC_ASSERT(r.unfinished == r.clients_arrived - successes - gave_up);
   RC_ASSERT(r.max_waiting <= c.s.collapse);
