@@ -1,6 +1,8 @@
 // `retrylab run SPEC.toml` and `retrylab reproduce papers/NAME` (cli.md, issue 5). Parses flags,
 // applies the validation gate (a passing certificate for this build, or --validate to run the quick
 // catalogue first), then calls papers::run_study. All study logic lives in papers/.
+// Built with RETRYLAB_WITH_MPI and run by mpirun with several ranks: the gate and every output stay
+// on rank 0, which spreads the points over the ranks (papers/mpi.hpp); the others only compute.
 #include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
