@@ -19,8 +19,8 @@
 //   nothing. refund per_success: every success adds
 //   `refund`; cost_paid (botocore): a success on a retry gives back what that retry paid, a success
 //   on a first attempt adds `refund`.
-//   Bound (analytic/budget.hpp max_retries, proofs/Budget.v: token_bucket_bound): per_success:
-//   R <= max_retries(bucket, S); cost_paid: the retries whose cost was kept (retries − successes on a
+//   Bound (analytic/budget.hpp max_retries; proved in proofs/Budget.v: token_bucket_bound).
+//   Refund per_success: R <= max_retries(bucket, S); cost_paid: the retries whose cost was kept (retries − successes on a
 //   retry) <= max_retries(bucket with cost min(retry_cost, timeout_cost), successes on a first attempt).
 //   * `aws-standard`: capacity 500, cost 5, timeout cost 10, refund 1, threshold 0, per_retry,
 //     cost_paid. Source: botocore/retries/standard.py (RetryQuotaChecker: INITIAL_RETRY_TOKENS = 500,
