@@ -16,6 +16,7 @@
 #include "analytic/fluid_cap.hpp"
 #include "analytic/occ.hpp"
 #include "analytic/ps.hpp"
+#include "analytic/rows.hpp"
 #include "analytic/sleep.hpp"
 #include "analytic/stats.hpp"
 #include "montecarlo/dependency.hpp"
@@ -634,6 +635,79 @@ ValidationCase budget_outage_case(std::string_view preset, std::int64_t runs) {
       });
 }
 
+// ---- 10: server-side mechanisms (issue 8) ------------------------------------------------------------
+
+ValidationCase rows_goodput_case(Model model, std::int64_t rows, const SteadyRuns& r) {
+  check_steady(r);
+  if (model != Model::collision && model != Model::free)
+    throw InputError("model", fmt::format("rows goodput has a closed form for collision or free only (got {})", to_string(model)));
+  const bool aloha = model == Model::collision;
+  if (aloha) check_aloha_rows(AlohaRows{r.rate, rows});
+  else check_free_rows(FreeRows{r.rate, rows});
+  return make_case(aloha ? "aloha-rows" : "occ-rows", fmt::format("{} M={}", steady_text("λ", r), rows),
+                   CaseKind::statistical, r.rate * r.horizon * static_cast<double>(r.runs),
+                   [model, rows, r, aloha](const CaseContext& ctx) {
+                     Scenario s = steady_scenario(model, r, false);
+                     s.server.rows = rows;
+                     const auto runs = run(s, r.runs, ctx);
+                     std::vector<double> v;
+                     for (const auto& x : runs) v.push_back(x.goodput);
+                     const double exact = aloha ? goodput(AlohaRows{r.rate, rows}) : goodput(FreeRows{r.rate, rows});
+                     CaseResult out;
+                     out.closed_form = fmt::format("{} = {}", aloha ? "λe^(−2λ/M)" : "λ/(1+λ/M)", g(exact));
+                     // As cases 1 and 2: one success straddling the window's end moves a run's
+                     // goodput by at most 1/(T − T0).
+                     apply_mean_rule(out, v, exact, 1.0 / (r.horizon - r.warmup), "1/(T−T0)", ctx.alpha);
+                     return out;
+                   });
+}
+
+double lock_relaxation_time(double load, double second_moment) {
+  return second_moment / 2.0 * ps_relaxation_time(load);
+}
+
+ValidationCase lock_sojourn_case(Model model, montecarlo::ServiceDist service, double cv, const SteadyRuns& r) {
+  check_steady(r);
+  using montecarlo::ServiceDist;
+  if (service == ServiceDist::lognormal) {
+    if (!(cv > 0.0 && cv <= montecarlo::max_service_cv))
+      throw InputError("service_cv", fmt::format("must be in (0, {}] for lognormal service (got {})", montecarlo::max_service_cv, cv));
+  } else if (cv != 0.0) {
+    throw InputError("service_cv", fmt::format("must be 0 unless the service is lognormal (got {})", cv));
+  }
+  const double m2 = service == ServiceDist::exponential ? service_second_moment_exponential()
+                    : service == ServiceDist::lognormal ? service_second_moment_lognormal(cv)
+                                                        : 1.0;
+  const FifoQueue q{r.rate, m2};
+  check_fifo(q);
+  const char* name = service == ServiceDist::exponential ? "mm1-lock"
+                     : service == ServiceDist::lognormal ? "mg1-lock-lognormal"
+                                                         : "md1-lock";
+  const std::string params = fmt::format("{} {} service {}{}", to_string(model), steady_text("λ", r), to_string(service),
+                                         service == ServiceDist::lognormal ? fmt::format(" cv={}", g(cv)) : "");
+  return make_case(name, params, CaseKind::statistical,
+                   r.rate * r.horizon * static_cast<double>(r.runs) * (1.0 + mean_time(q)) / 2.0,
+                   [model, service, cv, r, q, m2](const CaseContext& ctx) {
+                     Scenario s = steady_scenario(model, r, false);
+                     s.server.lock = true;
+                     s.server.service = service;
+                     s.server.service_cv = cv;
+                     const auto runs = run(s, r.runs, ctx);
+                     std::vector<double> v;
+                     for (const auto& x : runs) v.push_back(x.sojourn);
+                     const double exact = mean_time(q);
+                     CaseResult out;
+                     out.closed_form = service == ServiceDist::exponential
+                                           ? fmt::format("1/(1−λ) = {}", g(exact))
+                                           : fmt::format("1 + λE[S²]/(2(1−λ)), E[S²]={} = {}", g(m2), g(exact));
+                     // The run starts empty: the start-up deficit after the warm-up is taken as
+                     // e^(−T0/τ)·W (as case 3), τ = lock_relaxation_time.
+                     const double tau = lock_relaxation_time(r.rate, m2);
+                     apply_mean_rule(out, v, exact, std::exp(-r.warmup / tau) * exact, "e^(−T0/τ)·W", ctx.alpha);
+                     return out;
+                   });
+}
+
 // ---- the suites ------------------------------------------------------------------------------------
 
 std::vector<ValidationCase> catalogue(Scale scale) {
@@ -697,6 +771,24 @@ std::vector<ValidationCase> catalogue(Scale scale) {
   if (full) cat.push_back(amplification_case(4, 3, 0.3, 20000, runs));
   // 9. retry budgets at a total outage against their token-bucket bounds.
   for (const char* preset : {"aws-standard", "grpc", "finagle"}) cat.push_back(budget_outage_case(preset, full ? 20 : 4));
+  // 10. server-side mechanisms (issue 8): rows and the FIFO lock against their closed forms.
+  // Rows: λ = M/4 and M/2 sit on the rising side and at the peak of λe^(−2λ/M) (peak at M/2).
+  // Full: 100 runs of 50,000 units (their tolerance is still < 1% of each exact value).
+  const std::int64_t server_runs = full ? 100 : runs;
+  const double server_horizon = full ? 50000.0 : horizon;
+  cat.push_back(rows_goodput_case(Model::collision, 4, {1.0, server_horizon, 10.0, server_runs}));
+  cat.push_back(rows_goodput_case(Model::free, 4, {2.0, server_horizon, 20.0, server_runs}));
+  // Locks: warm-up 20 relaxation times (see lock_sojourn_case).
+  auto lock_case = [&](Model model, montecarlo::ServiceDist service, double cv, double load) {
+    const double m2 = service == montecarlo::ServiceDist::exponential ? service_second_moment_exponential()
+                      : service == montecarlo::ServiceDist::lognormal ? service_second_moment_lognormal(cv)
+                                                                      : 1.0;
+    const double warmup = std::ceil(20.0 * lock_relaxation_time(load, m2));
+    cat.push_back(lock_sojourn_case(model, service, cv, {load, warmup + server_horizon, warmup, server_runs}));
+  };
+  lock_case(Model::shared, montecarlo::ServiceDist::exponential, 0.0, 0.5);
+  lock_case(Model::collision, montecarlo::ServiceDist::deterministic, 0.0, 0.6);
+  lock_case(Model::free, montecarlo::ServiceDist::lognormal, 1.5, 0.5);
   // 7. fluid cap estimate (info).
   // Collapse at the default K = 3000 (the paper's); the grid brackets the estimate, finer near it
   // (non-draining caps are the costly runs: they last until the horizon).

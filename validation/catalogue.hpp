@@ -12,6 +12,7 @@
 
 #include "analytic/model.hpp"
 #include "analytic/strategy.hpp"
+#include "montecarlo/scenario.hpp"
 #include "validation/case.hpp"
 
 namespace retrylab::validation {
@@ -80,6 +81,20 @@ ValidationCase amplification_case(int layers, int attempts, double failure, std:
 // <= max_retries(grpc_throttling, 0) = 5; `finagle` (horizon within one ttl) <= finagle_max_retries
 // (requests of the run). Exact (α = 0).
 ValidationCase budget_outage_case(std::string_view preset, std::int64_t runs);
+
+// 10. Server-side mechanisms (issue 8; analytic/rows.hpp), retries off.
+// 10a. M rows (each attempt on one uniformly at random), service exactly 1: `collision` goodput
+// against λe^(−2λ/M) (ALOHA per row, "aloha-rows"), `free` against λ/(1+λ/M) (first-commit-wins per
+// row, "occ-rows"). Floor 1/(T − T0), as cases 1 and 2.
+ValidationCase rows_goodput_case(Model model, std::int64_t rows, const SteadyRuns& r);
+// 10b. A FIFO lock on one row, service of mean 1: mean time in system against Pollaczek–Khinchine
+// 1 + λ·E[S²]/(2(1−λ)): exponential "mm1-lock" (1/(1−λ)), deterministic "md1-lock", lognormal with
+// coefficient of variation cv "mg1-lock-lognormal" (E[S²] = 1 + cv²). Floor e^(−T0/τ)·W (the
+// start-empty transient, as case 3) with τ = lock_relaxation_time: M/M/1's 1/(1−√λ)² scaled by
+// E[S²]/2 (exact for M/M/1; the heavy-traffic scaling otherwise, an approximation: lognormal service
+// has no exponential moment, so the warm-up is taken 20τ).
+ValidationCase lock_sojourn_case(Model model, montecarlo::ServiceDist service, double cv, const SteadyRuns& r);
+double lock_relaxation_time(double load, double second_moment);
 
 // The standard suites.
 std::vector<ValidationCase> catalogue(Scale scale);

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "analytic/error.hpp"
+#include "validation/catalogue.hpp"
 #include "validation/suite.hpp"
 
 namespace rv = retrylab::validation;
@@ -63,4 +64,29 @@ TEST(Suite, CatalogueNamesAreUnique) {
     std::set<std::string> names;
     for (const auto& c : cat) EXPECT_TRUE(names.insert(c.name).second) << c.name;
   }
+}
+
+// Issue 8: every closed form of analytic/rows.hpp is in both suites, as a statistical case.
+TEST(Suite, ServerClosedFormsAreInBothScales) {
+  for (auto scale : {rv::Scale::quick, rv::Scale::full}) {
+    const auto cat = rv::catalogue(scale);
+    for (const char* name : {"aloha-rows", "occ-rows", "mm1-lock", "md1-lock", "mg1-lock-lognormal"}) {
+      const auto it = std::find_if(cat.begin(), cat.end(), [&](const rv::ValidationCase& c) { return c.name == name; });
+      ASSERT_NE(it, cat.end()) << name << " missing at scale " << rv::to_string(scale);
+      EXPECT_EQ(it->kind, rv::CaseKind::statistical) << name;
+    }
+  }
+}
+
+TEST(Suite, ServerCaseConstructorsRejectBadInput) {
+  using retrylab::Model;
+  using retrylab::montecarlo::ServiceDist;
+  const rv::SteadyRuns ok{0.5, 1000.0, 10.0, 4};
+  EXPECT_THROW(rv::rows_goodput_case(Model::ps, 4, ok), retrylab::InputError);         // no closed form
+  EXPECT_THROW(rv::rows_goodput_case(Model::collision, 0, ok), retrylab::InputError);  // rows >= 1
+  EXPECT_THROW(rv::lock_sojourn_case(Model::shared, ServiceDist::exponential, 0.0, {1.0, 1000.0, 10.0, 4}),
+               retrylab::InputError);  // λ < 1
+  EXPECT_THROW(rv::lock_sojourn_case(Model::shared, ServiceDist::lognormal, 0.0, ok), retrylab::InputError);  // cv > 0
+  EXPECT_THROW(rv::lock_sojourn_case(Model::shared, ServiceDist::exponential, 1.5, ok), retrylab::InputError);
+  EXPECT_NO_THROW(rv::lock_sojourn_case(Model::free, ServiceDist::lognormal, 1.5, ok));
 }
