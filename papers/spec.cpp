@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <optional>
@@ -69,9 +70,14 @@ const std::vector<ExtField>& ext_fields(SweepKind k) {
 }
 
 // Scenario fields in expansion order (outermost first).
-constexpr std::string_view field_names[] = {"model", "strategy", "base", "cap", "window", "clients",
-                                            "rate", "horizon", "warmup", "collapse", "retries"};
-constexpr int n_fields = 11;
+// The server fields (issue 8, montecarlo::ServerOptions) follow, named like the CLI's flags with '_'
+// for '-'; a field not given keeps its default, so a spec without them expands as before.
+constexpr std::string_view field_names[] = {
+    "model", "strategy", "base", "cap", "window", "clients", "rate", "horizon", "warmup", "collapse", "retries",
+    "rows", "service", "service_cv", "delay", "delay_dist", "lock", "limit", "overflow", "reject_cost",
+    "retry_after", "retry_after_rule", "ignore_retry_after", "aimd", "aimd_initial", "aimd_min", "aimd_max",
+    "aimd_backoff", "aimd_timeout", "mix", "mix_strategy", "mix_base", "mix_cap", "mix_window"};
+constexpr int n_fields = static_cast<int>(std::size(field_names));
 constexpr std::string_view sleep_fields[] = {"strategy", "base", "cap", "window"};
 
 const std::vector<std::string> per_run_names = {"attempts_per_client", "makespan", "latency", "goodput",
@@ -122,7 +128,43 @@ double parse_field_value(const Where& w, const std::string& key, std::string_vie
       if (auto st = parse_strategy(s->get())) return static_cast<double>(static_cast<int>(*st));
     fail(w, key, n, "must be one of none, nojitter, full, equal, decorrelated, window");
   }
-  if (field == "retries") {
+  if (field == "mix_strategy") {
+    if (auto s = n.as_string())
+      if (auto st = parse_strategy(s->get())) return static_cast<double>(static_cast<int>(*st));
+    fail(w, key, n, "must be one of none, nojitter, full, equal, decorrelated, window");
+  }
+  if (field == "service") {
+    if (auto s = n.as_string())
+      if (auto d = montecarlo::parse_service_dist(s->get())) return static_cast<double>(static_cast<int>(*d));
+    fail(w, key, n, "must be one of deterministic, exponential, lognormal");
+  }
+  if (field == "delay_dist") {
+    if (auto s = n.as_string())
+      if (auto d = montecarlo::parse_delay_dist(s->get())) return static_cast<double>(static_cast<int>(*d));
+    fail(w, key, n, "must be one of fixed, exponential");
+  }
+  if (field == "overflow") {
+    if (auto s = n.as_string())
+      if (auto o = montecarlo::parse_overflow(s->get())) return static_cast<double>(static_cast<int>(*o));
+    fail(w, key, n, "must be one of reject, queue");
+  }
+  if (field == "retry_after_rule") {
+    if (auto s = n.as_string())
+      if (auto r = montecarlo::parse_retry_after_rule(s->get())) return static_cast<double>(static_cast<int>(*r));
+    fail(w, key, n, "must be one of fixed, uniform");
+  }
+  if (field == "rows" || field == "limit" || field == "aimd_initial" || field == "aimd_min" || field == "aimd_max") {
+    const std::int64_t lo = field == "limit" ? 0 : 1;
+    const std::int64_t hi = field == "rows" ? montecarlo::max_rows : montecarlo::max_limit;
+    if (auto i = n.as_integer(); i && i->get() >= lo && i->get() <= hi) return static_cast<double>(i->get());
+    fail(w, key, n, fmt::format("must be an integer in [{}, {}]", lo, hi));
+  }
+  if (field == "aimd_timeout") {
+    if (auto s = n.as_string(); s && s->get() == "none") return std::numeric_limits<double>::infinity();
+    if (number && std::isfinite(*number) && *number > 0) return *number;
+    fail(w, key, n, "must be a number > 0 or \"none\"");
+  }
+  if (field == "retries" || field == "lock" || field == "aimd") {
     if (auto b = n.as_boolean()) return b->get() ? 1.0 : 0.0;
     if (auto s = n.as_string()) {
       if (s->get() == "on") return 1.0;
@@ -130,7 +172,7 @@ double parse_field_value(const Where& w, const std::string& key, std::string_vie
     }
     fail(w, key, n, "must be \"on\" or \"off\"");
   }
-  if (field == "cap") {
+  if (field == "cap" || field == "mix_cap") {
     if (auto s = n.as_string(); s && s->get() == "none") return unbounded_cap;
     if (number && std::isfinite(*number) && *number > 0) return *number;
     fail(w, key, n, "must be a number > 0 or \"none\"");
@@ -141,11 +183,11 @@ double parse_field_value(const Where& w, const std::string& key, std::string_vie
     fail(w, key, n, fmt::format("must be an integer in [{}, 1e8]", lo));
   }
   if (!number || !std::isfinite(*number)) fail(w, key, n, "must be a finite number");
-  if (field == "base" || field == "window" || field == "horizon") {
+  if (field == "base" || field == "window" || field == "horizon" || field == "mix_base") {
     if (*number > 0) return *number;
     fail(w, key, n, "must be a finite number > 0");
   }
-  if (*number >= 0) return *number;  // rate, warmup
+  if (*number >= 0) return *number;  // rate, warmup, and the server's numbers (ranges: check_scenario)
   fail(w, key, n, "must be a finite number >= 0");
 }
 
@@ -346,15 +388,49 @@ montecarlo::Scenario make_scenario(const std::array<double, n_fields>& v) {
   s.warmup = v[8];
   s.collapse = static_cast<std::int64_t>(v[9]);
   s.retries = v[10] != 0.0;
+  auto& o = s.server;
+  o.rows = static_cast<std::int64_t>(v[11]);
+  o.service = static_cast<montecarlo::ServiceDist>(static_cast<int>(v[12]));
+  o.service_cv = v[13];
+  o.delay = v[14];
+  o.delay_dist = static_cast<montecarlo::DelayDist>(static_cast<int>(v[15]));
+  o.lock = v[16] != 0.0;
+  o.limit = static_cast<std::int64_t>(v[17]);
+  o.overflow = static_cast<montecarlo::Overflow>(static_cast<int>(v[18]));
+  o.reject_cost = v[19];
+  o.retry_after = v[20];
+  o.retry_after_rule = static_cast<montecarlo::RetryAfterRule>(static_cast<int>(v[21]));
+  o.ignore_retry_after = v[22];
+  o.aimd = v[23] != 0.0;
+  o.aimd_params.initial = static_cast<std::int64_t>(v[24]);
+  o.aimd_params.min = static_cast<std::int64_t>(v[25]);
+  o.aimd_params.max = static_cast<std::int64_t>(v[26]);
+  o.aimd_params.backoff = v[27];
+  o.aimd_params.timeout = v[28];
+  o.mix = v[29];
+  o.mix_backoff.strategy = static_cast<Strategy>(static_cast<int>(v[30]));
+  o.mix_backoff.base = v[31];
+  o.mix_backoff.cap = v[32];
+  o.mix_backoff.window = v[33];
   return s;
 }
 
+// make_scenario's inverse, for the defaults of fields a sweep does not give.
+std::array<double, n_fields> encode(const montecarlo::Scenario& s) {
+  auto e = [](auto x) { return static_cast<double>(static_cast<int>(x)); };
+  const auto& o = s.server;
+  return {e(s.model), e(s.backoff.strategy), s.backoff.base, s.backoff.cap, s.backoff.window,
+          static_cast<double>(s.clients), s.rate, s.horizon, s.warmup, static_cast<double>(s.collapse),
+          s.retries ? 1.0 : 0.0, static_cast<double>(o.rows), e(o.service), o.service_cv, o.delay, e(o.delay_dist),
+          o.lock ? 1.0 : 0.0, static_cast<double>(o.limit), e(o.overflow), o.reject_cost, o.retry_after,
+          e(o.retry_after_rule), o.ignore_retry_after, o.aimd ? 1.0 : 0.0, static_cast<double>(o.aimd_params.initial),
+          static_cast<double>(o.aimd_params.min), static_cast<double>(o.aimd_params.max), o.aimd_params.backoff,
+          o.aimd_params.timeout, o.mix, e(o.mix_backoff.strategy), o.mix_backoff.base, o.mix_backoff.cap,
+          o.mix_backoff.window};
+}
+
 std::vector<SweepPoint> expand(const Where& w, const Draft& d) {
-  const montecarlo::Scenario defaults;
-  const std::array<double, n_fields> default_values = {
-      static_cast<double>(static_cast<int>(defaults.model)), static_cast<double>(static_cast<int>(defaults.backoff.strategy)),
-      defaults.backoff.base, defaults.backoff.cap, defaults.backoff.window, static_cast<double>(defaults.clients),
-      defaults.rate, defaults.horizon, defaults.warmup, static_cast<double>(defaults.collapse), defaults.retries ? 1.0 : 0.0};
+  const std::array<double, n_fields> default_values = encode(montecarlo::Scenario{});
   std::vector<GridBlock> blocks = d.grids;
   if (blocks.empty()) blocks.push_back(GridBlock{{}, "sweep." + d.name, d.line});
   std::vector<SweepPoint> points;

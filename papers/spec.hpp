@@ -3,8 +3,8 @@
 // points (a Scenario, or a strategy and retry k for sleep sweeps), at one scale (quick or full).
 // Invariants: every point's scenario passed montecarlo::check_scenario; runs >= 1; sweeps keep file
 // order; points are in a fixed order (grid blocks in file order, then fields in the order model,
-// strategy, base, cap, window, clients, rate, horizon, warmup, collapse, retries, last varying
-// fastest), so a point's index names it for the results store.
+// strategy, base, cap, window, clients, rate, horizon, warmup, collapse, retries, then the server
+// fields below, last varying fastest), so a point's index names it for the results store.
 // Any unknown key, wrong type or out-of-range value throws SpecError naming the key and its line.
 //
 // File layout (see papers/cap-is-doing-the-work/study.toml):
@@ -14,6 +14,13 @@
 //                 metrics = [...] (summaries kept), per_run = [...] (per-run values kept),
 //                 draws, retry_max (sleep), thresholds = [K...] (steady), scenario fields
 //                 (scalar or array: an array is a grid axis)
+//   Server fields (issue 8, montecarlo::ServerOptions; the CLI's flags with '_' for '-'), grid
+//   kinds only, defaults as the CLI's: rows, service (deterministic|exponential|lognormal),
+//   service_cv, delay, delay_dist (fixed|exponential), lock (true/false or "on"/"off"), limit,
+//   overflow (reject|queue), reject_cost, retry_after, retry_after_rule (fixed|uniform),
+//   ignore_retry_after, aimd (on/off), aimd_initial, aimd_min, aimd_max, aimd_backoff,
+//   aimd_timeout (number or "none"), mix, mix_strategy, mix_base, mix_cap (number or "none"),
+//   mix_window. Ranges and combinations are check_scenario's, reported against the key given.
 //   [[sweep.NAME.grid]]  blocks of scenario fields overriding the sweep's; points = their union
 //   [sweep.NAME.quick] / [sweep.NAME.full]  per-scale overrides of any key above (grid replaces)
 // Paper 2's kinds (papers/kinds.hpp runs them) take kind, title, runs, seed, grid, quick, full and

@@ -1,0 +1,154 @@
+// Study spec parsing of the server fields (issue 8): every montecarlo::ServerOptions field can be
+// given or swept under its CLI flag's name with '_' for '-'; a spec without them expands to the
+// same points (and canonical strings) as before; a bad value or combination is an error naming the
+// key and its line (expected lines are those of the TOML texts written below).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "papers/spec.hpp"
+
+namespace retrylab::papers {
+namespace {
+
+namespace mc = montecarlo;
+
+const char* const good = R"(
+[study]
+name = "t"
+
+[sweep.lock]
+kind = "steady"
+model = "shared"
+rate = 0.5
+horizon = 100
+rows = [1, 4]
+lock = true
+service = "lognormal"
+service_cv = [0.5, 1.5]
+delay = 0.25
+delay_dist = "exponential"
+
+[sweep.shed]
+kind = "steady"
+model = "shared"
+rate = 0.5
+horizon = 100
+limit = 10
+overflow = "reject"
+reject_cost = 0.05
+retry_after = 5
+retry_after_rule = "uniform"
+ignore_retry_after = 0.1
+mix = 0.1
+mix_strategy = "full"
+mix_base = 2
+mix_cap = "none"
+
+[sweep.aimd]
+kind = "burst"
+model = "collision"
+clients = 10
+aimd = "on"
+aimd_initial = 30
+aimd_min = 10
+aimd_max = 100
+aimd_backoff = 0.75
+aimd_timeout = "none"
+overflow = "queue"
+
+[sweep.plain]
+kind = "steady"
+rate = 0.1
+horizon = 100
+)";
+
+TEST(SpecServer, ServerFieldsReachTheScenario) {
+  const StudySpec st = parse_study_text(good, "good.toml", "quick");
+  ASSERT_EQ(st.sweeps.size(), 4u);
+  const auto& lock = st.sweeps[0].points;
+  ASSERT_EQ(lock.size(), 4u);  // rows x service_cv, the later field fastest
+  EXPECT_EQ(lock[0].scenario.server.rows, 1);
+  EXPECT_DOUBLE_EQ(lock[1].scenario.server.service_cv, 1.5);
+  EXPECT_EQ(lock[2].scenario.server.rows, 4);
+  EXPECT_TRUE(lock[3].scenario.server.lock);
+  EXPECT_EQ(lock[3].scenario.server.service, mc::ServiceDist::lognormal);
+  EXPECT_DOUBLE_EQ(lock[3].scenario.server.delay, 0.25);
+  EXPECT_EQ(lock[3].scenario.server.delay_dist, mc::DelayDist::exponential);
+
+  ASSERT_EQ(st.sweeps[1].points.size(), 1u);
+  const mc::ServerOptions& shed = st.sweeps[1].points[0].scenario.server;
+  EXPECT_EQ(shed.limit, 10);
+  EXPECT_EQ(shed.overflow, mc::Overflow::reject);
+  EXPECT_DOUBLE_EQ(shed.reject_cost, 0.05);
+  EXPECT_DOUBLE_EQ(shed.retry_after, 5.0);
+  EXPECT_EQ(shed.retry_after_rule, mc::RetryAfterRule::uniform);
+  EXPECT_DOUBLE_EQ(shed.ignore_retry_after, 0.1);
+  EXPECT_DOUBLE_EQ(shed.mix, 0.1);
+  EXPECT_EQ(shed.mix_backoff.strategy, Strategy::full);
+  EXPECT_DOUBLE_EQ(shed.mix_backoff.base, 2.0);
+  EXPECT_TRUE(std::isinf(shed.mix_backoff.cap));
+
+  const mc::ServerOptions& aimd = st.sweeps[2].points[0].scenario.server;
+  EXPECT_TRUE(aimd.aimd);
+  EXPECT_EQ(aimd.aimd_params.initial, 30);
+  EXPECT_EQ(aimd.aimd_params.min, 10);
+  EXPECT_EQ(aimd.aimd_params.max, 100);
+  EXPECT_DOUBLE_EQ(aimd.aimd_params.backoff, 0.75);
+  EXPECT_TRUE(std::isinf(aimd.aimd_params.timeout));
+  EXPECT_EQ(aimd.overflow, mc::Overflow::queue);
+
+  // Fields not given keep their defaults: the canonical string (the store's key) has no server part,
+  // exactly as before issue 8; a given field shows in it.
+  const mc::Scenario& plain = st.sweeps[3].points[0].scenario;
+  EXPECT_FALSE(mc::has_server_features(plain));
+  EXPECT_EQ(canonical(st.sweeps[3].points[0], SweepKind::steady).find("rows="), std::string::npos);
+  EXPECT_NE(canonical(lock[2], SweepKind::steady).find("rows=4"), std::string::npos);
+}
+
+// Expects a SpecError whose text names `key` and `file:line`.
+void expect_error(const std::string& text, const std::string& key, int line) {
+  try {
+    parse_study_text(text, "bad.toml", "quick");
+    ADD_FAILURE() << "no error for key " << key;
+  } catch (const SpecError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(key), std::string::npos) << what;
+    EXPECT_EQ(e.line(), line) << what;
+    EXPECT_NE(what.find("bad.toml:" + std::to_string(line) + ":"), std::string::npos) << what;
+  }
+}
+
+const std::string head = "[study]\nname = \"t\"\n[sweep.s]\nkind = \"grid\"\nclients = 3\n";  // lines 1-5
+
+TEST(SpecServer, BadValuesNameTheKeyAndLine) {
+  expect_error(head + "rows = 0\n", "sweep.s.rows", 6);
+  expect_error(head + "rows = [2, 1.5]\n", "sweep.s.rows[1]", 6);
+  expect_error(head + "service = \"weibull\"\n", "sweep.s.service", 6);
+  expect_error(head + "lock = 3\n", "sweep.s.lock", 6);
+  expect_error(head + "limit = -1\n", "sweep.s.limit", 6);
+  expect_error(head + "overflow = \"drop\"\n", "sweep.s.overflow", 6);
+  expect_error(head + "delay_dist = \"gamma\"\n", "sweep.s.delay_dist", 6);
+  expect_error(head + "retry_after_rule = \"random\"\n", "sweep.s.retry_after_rule", 6);
+  expect_error(head + "aimd_timeout = -1\n", "sweep.s.aimd_timeout", 6);
+  expect_error(head + "mix_strategy = \"fancy\"\n", "sweep.s.mix_strategy", 6);
+  expect_error(head + "delay = \"far\"\n", "sweep.s.delay", 6);
+}
+
+TEST(SpecServer, BadCombinationsAreTheEnginesRulesNamingTheKey) {
+  // check_scenario's rules, reported against the key the offending value came from.
+  expect_error(head + "service_cv = 1.5\n", "sweep.s.service_cv", 6);  // lognormal only
+  expect_error(head + "overflow = \"queue\"\n", "sweep.s.overflow", 6);  // needs a limit
+  expect_error(head + "limit = 5\nreject_cost = [0.5, 2]\n", "sweep.s.reject_cost", 7);  // [0, 1]
+  expect_error(head + "mix = 0.5\nmix_strategy = \"full\"\nmix_base = 8\nmix_cap = 4\n", "sweep.s.mix_cap", 9);
+  expect_error(head + "aimd_min = 50\n", "sweep.s.aimd", 3);  // aimd fields without aimd: the block
+}
+
+TEST(SpecServer, ServerFieldsBelongToEngineSweepsOnly) {
+  expect_error("[study]\nname = \"t\"\n[sweep.s]\nkind = \"sleep\"\nrows = 4\n", "sweep.s.rows", 5);
+  expect_error("[study]\nname = \"t\"\n[sweep.s]\nkind = \"amplification\"\nlock = true\n", "sweep.s.lock", 5);
+}
+
+}  // namespace
+}  // namespace retrylab::papers
