@@ -491,11 +491,49 @@ struct Steady {
   struct Line {
     Model model;
     Strategy strategy;
+    std::string server;                          // server_label(): empty for the default server options
     std::vector<std::size_t> idx;                // points, by ascending rate
     std::vector<std::vector<double>> collapsed;  // per K', per point: fraction of runs reaching K'
   };
   std::vector<Line> lines;
 };
+
+// A short name for a scenario's server options (issue 8): empty when they are the defaults (the
+// original model), "none (limit 10^9)" for a limit so large it never binds, else the mechanisms set.
+std::string server_label(const montecarlo::ServerOptions& o) {
+  const montecarlo::ServerOptions def{};
+  std::vector<std::string> parts;
+  if (o.lock) parts.push_back("FIFO lock");
+  if (o.limit >= montecarlo::max_limit) {
+    parts.push_back(o.limit == montecarlo::max_limit ? std::string("none (limit 10^9, never reached)") : fmt::format("none (limit {})", o.limit));
+  } else if (o.limit > 0) {
+    std::string l = fmt::format("limit {}, {}", o.limit, to_string(o.overflow));
+    if (o.reject_cost > 0) l += fmt::format(" (cost {})", num(o.reject_cost));
+    parts.push_back(l);
+  }
+  if (o.aimd) parts.push_back(fmt::format("AIMD limit {}..{}", o.aimd_params.min, o.aimd_params.max));
+  if (o.retry_after > 0) {
+    std::string r = fmt::format("Retry-After {}", num(o.retry_after));
+    if (o.retry_after_rule != def.retry_after_rule) r += fmt::format(" ({})", to_string(o.retry_after_rule));
+    r += o.ignore_retry_after >= 1 ? " ignored" : o.ignore_retry_after > 0 ? fmt::format(" ignored by {}", num(o.ignore_retry_after)) : " honoured";
+    parts.push_back(r);
+  }
+  if (o.rows != def.rows) parts.push_back(fmt::format("{} rows", o.rows));
+  if (o.service != def.service) parts.push_back(std::string(to_string(o.service)) + " service");
+  if (o.delay != def.delay) parts.push_back(fmt::format("delay {}", num(o.delay)));
+  if (o.mix != def.mix) parts.push_back(fmt::format("mix {}", num(o.mix)));
+  std::string out;
+  for (const auto& x : parts) out += (out.empty() ? "" : ", ") + x;
+  return out;
+}
+
+// The canonical form of a scenario's server options alone: equal for equal options, the same string
+// for every scenario with the defaults.
+std::string server_key(const montecarlo::ServerOptions& o) {
+  montecarlo::Scenario s;
+  s.server = o;
+  return montecarlo::canonical(s);
+}
 
 Steady steady_lines(const StudyData& d, std::size_t si) {
   const SweepSpec& sw = d.spec.sweeps[si];
@@ -505,10 +543,11 @@ Steady steady_lines(const StudyData& d, std::size_t si) {
   if (st.ks.empty()) st.ks.push_back(sw.points.front().scenario.collapse);
   std::sort(st.ks.begin(), st.ks.end());
   for (const auto& [key, idx] : group_by(sw, [](const SweepPoint& p) {
-         return fmt::format("{} {} {} {} {}", name(p.scenario.model), name(p.scenario.backoff.strategy), p.scenario.backoff.base,
-                            p.scenario.backoff.cap, p.scenario.collapse);
+         return fmt::format("{} {} {} {} {} {}", name(p.scenario.model), name(p.scenario.backoff.strategy), p.scenario.backoff.base,
+                            p.scenario.backoff.cap, p.scenario.collapse, server_key(p.scenario.server));
        })) {
-    Steady::Line l{sw.points[idx.front()].scenario.model, sw.points[idx.front()].scenario.backoff.strategy, idx, {}};
+    const auto& s0 = sw.points[idx.front()].scenario;
+    Steady::Line l{s0.model, s0.backoff.strategy, server_label(s0.server), idx, {}};
     std::stable_sort(l.idx.begin(), l.idx.end(), [&](auto a, auto b) { return sw.points[a].scenario.rate < sw.points[b].scenario.rate; });
     for (auto k : st.ks) {
       std::vector<double> f;
@@ -542,17 +581,58 @@ std::ptrdiff_t last_surviving(const std::vector<double>& collapsed) {
   return static_cast<std::ptrdiff_t>(collapsed.size());
 }
 
+// Sweeps over server options: per configuration, the sustainable load (last load where most runs
+// survived K) and, at the common loads 0.1, 0.3 and 0.5 when on the grid, what the configuration
+// costs there: collapsed fraction, goodput, rejected fraction of attempts, mean and p99 latency,
+// queue wait (each a run mean; the issue-8 metrics only when the sweep records them).
+void render_steady_cost(const StudyData& d, std::size_t si, const Steady& st, std::size_t kcol, Out& out) {
+  const SweepSpec& sw = d.spec.sweeps[si];
+  const auto& recs = d.records[si];
+  auto rate = [&](std::size_t i) { return sw.points[i].scenario.rate; };
+  auto opt = [&](const json& r, const std::string& m) -> Cell {
+    if (!r["summary"].contains(m)) return std::string("–");
+    return m == "collapsed" ? Cell(frac_of(r, m)) : Cell(mean_of(r, m));
+  };
+  Table t{sw.name + "_cost", sw.title + ": sustainable load and cost per server configuration",
+          {"server", "sustainable load", "load", "collapsed", "goodput", "rejected fraction", "mean latency", "p99 latency", "queue wait"}, {}, {}};
+  for (const auto& l : st.lines) {
+    const auto j = last_surviving(l.collapsed[kcol]);
+    Cell sus = j < 0 ? Cell(fmt::format("< {}", num(rate(l.idx.front()))))
+               : j == static_cast<std::ptrdiff_t>(l.idx.size()) ? Cell(fmt::format("≥ {}", num(rate(l.idx.back()))))
+                                                                : Cell(rate(l.idx[static_cast<std::size_t>(j)]));
+    for (double load : {0.1, 0.3, 0.5}) {
+      for (auto i : l.idx) {
+        if (std::abs(rate(i) - load) > 1e-9) continue;
+        const json& r = recs[i];
+        t.rows.push_back({l.server.empty() ? std::string("–") : l.server, sus, rate(i), opt(r, "collapsed"), opt(r, "goodput"),
+                          opt(r, "reject_fraction"), opt(r, "latency"), opt(r, "latency_p99"), opt(r, "queue_wait")});
+      }
+    }
+  }
+  t.notes.push_back(fmt::format("{} {}, base {}, cap {}; horizon {}, collapse K = {}, {} runs per point. Sustainable load: the last load of the "
+                                "grid before the first where at least half the runs collapsed. Each cost is the mean over runs of a run's "
+                                "value; in collapsed runs latency describes the clients served before the collapse only. Rejected fraction: "
+                                "rejected attempts / attempts. p99 latency: nearest-rank 99th percentile of a run's client latencies.",
+                                name(st.lines.front().model), name(st.lines.front().strategy), num(sw.points.front().scenario.backoff.base),
+                                num(sw.points.front().scenario.backoff.cap), num(sw.points.front().scenario.horizon), st.ks[kcol], sw.runs));
+  out.table(t);
+}
+
 void render_steady(const StudyData& d, std::size_t si, Out& out) {
   const SweepSpec& sw = d.spec.sweeps[si];
   const auto& recs = d.records[si];
   const Steady st = steady_lines(d, si);
   auto rate = [&](std::size_t i) { return sw.points[i].scenario.rate; };
   // Thresholds table.
+  // Sweeps over server options (issue 8) get a "server" column and lines coloured per configuration.
+  const bool by_server = std::any_of(st.lines.begin(), st.lines.end(), [](const auto& l) { return !l.server.empty(); });
   Table th{sw.name + "_thresholds", sw.title + ": collapse thresholds, the last load at which most runs survived, for each K", {"model", "strategy"}, {}, {}};
+  if (by_server) th.columns.push_back("server");
   for (auto k : st.ks) th.columns.push_back(fmt::format("K = {}", k));
   std::vector<std::vector<double>> threshold_values;  // per line, per K
   for (const auto& l : st.lines) {
     std::vector<Cell> row = {name(l.model), name(l.strategy)};
+    if (by_server) row.push_back(l.server.empty() ? std::string("–") : l.server);
     std::vector<double> vals;
     for (std::size_t ki = 0; ki < st.ks.size(); ++ki) {
       const auto j = last_surviving(l.collapsed[ki]);
@@ -576,11 +656,14 @@ void render_steady(const StudyData& d, std::size_t si, Out& out) {
   out.table(th);
   // Full latency table.
   Table lt{sw.name + "_latency", sw.title + ": mean latency and collapsed fraction against load", {"model", "strategy", "load", "latency", "collapsed", "goodput"}, {}, {}};
+  if (by_server) lt.columns.insert(lt.columns.begin() + 2, "server");
   for (const auto& l : st.lines)
     for (std::size_t j = 0; j < l.idx.size(); ++j) {
       const auto i = l.idx[j];
-      lt.rows.push_back({name(l.model), name(l.strategy), rate(i), est_of(recs[i], "latency"), frac_of(recs[i], "collapsed"),
-                         recs[i]["summary"].contains("goodput") ? Cell(mean_of(recs[i], "goodput")) : Cell(std::string("–"))});
+      std::vector<Cell> row = {name(l.model), name(l.strategy), rate(i), est_of(recs[i], "latency"), frac_of(recs[i], "collapsed"),
+                               recs[i]["summary"].contains("goodput") ? Cell(mean_of(recs[i], "goodput")) : Cell(std::string("–"))};
+      if (by_server) row.insert(row.begin() + 2, l.server.empty() ? std::string("–") : l.server);
+      lt.rows.push_back(std::move(row));
     }
   lt.notes.push_back("Latency is the mean over clients that succeeded, averaged over runs; in collapsed runs it describes the clients "
                      "served before the collapse only.");
@@ -595,6 +678,13 @@ void render_steady(const StudyData& d, std::size_t si, Out& out) {
   auto sidx = [&](Strategy s) { return static_cast<std::size_t>(std::find(strategies.begin(), strategies.end(), s) - strategies.begin()); };
   const std::size_t kmain = static_cast<std::size_t>(std::find(st.ks.begin(), st.ks.end(), sw.points.front().scenario.collapse) - st.ks.begin());
   const std::size_t kcol = kmain < st.ks.size() ? kmain : st.ks.size() - 1;
+  if (by_server) render_steady_cost(d, si, st, kcol, out);
+  // Colour and title of a line: per strategy, or per server configuration when the sweep varies it.
+  auto line_color = [&](std::size_t li) { return color(by_server ? li : sidx(st.lines[li].strategy)); };
+  auto line_title = [&](std::size_t li) {
+    const auto& l = st.lines[li];
+    return gp_quote(!by_server ? name(l.strategy) : l.server.empty() ? name(l.strategy) : name(l.strategy) + ", " + l.server);
+  };
   {
     Gp gp;
     gp(layout(models.size(), 3, fmt::format("{}: mean latency against load (loads where most runs survived; × = last such load, K = {})",
@@ -603,7 +693,8 @@ void render_steady(const StudyData& d, std::size_t si, Out& out) {
     for (Model m : models) {
       gp(fmt::format("set title {}", gp_quote(name(m))));
       std::vector<std::string> parts;
-      for (const auto& l : st.lines) {
+      for (std::size_t li = 0; li < st.lines.size(); ++li) {
+        const auto& l = st.lines[li];
         if (l.model != m) continue;
         std::vector<std::vector<double>> rows, mark;
         const auto j = last_surviving(l.collapsed[kcol]);
@@ -614,9 +705,9 @@ void render_steady(const StudyData& d, std::size_t si, Out& out) {
             mark.push_back({rate(l.idx[q]), mean_of(recs[l.idx[q]], "latency")});
         }
         parts.push_back(fmt::format("{} using 1:2 with linespoints pt 7 ps 0.5 lw 1.5 lc rgb \"{}\" title {}", gp.block(rows),
-                                    color(sidx(l.strategy)), gp_quote(name(l.strategy))));
+                                    line_color(li), line_title(li)));
         if (!mark.empty())
-          parts.push_back(fmt::format("{} using 1:2 with points pt 2 ps 2.5 lw 2 lc rgb \"{}\" notitle", gp.block(mark), color(sidx(l.strategy))));
+          parts.push_back(fmt::format("{} using 1:2 with points pt 2 ps 2.5 lw 2 lc rgb \"{}\" notitle", gp.block(mark), line_color(li)));
       }
       plot_or_empty(gp, parts, "no data", "");
     }
@@ -630,12 +721,13 @@ void render_steady(const StudyData& d, std::size_t si, Out& out) {
     for (Model m : models) {
       gp(fmt::format("set title {}", gp_quote(name(m))));
       std::vector<std::string> parts;
-      for (const auto& l : st.lines) {
+      for (std::size_t li = 0; li < st.lines.size(); ++li) {
+        const auto& l = st.lines[li];
         if (l.model != m) continue;
         std::vector<std::vector<double>> rows;
         for (std::size_t q = 0; q < l.idx.size(); ++q) rows.push_back({rate(l.idx[q]), l.collapsed[kcol][q]});
         parts.push_back(fmt::format("{} using 1:2 with linespoints pt 7 ps 0.5 lw 1.5 lc rgb \"{}\" title {}", gp.block(rows),
-                                    color(sidx(l.strategy)), gp_quote(name(l.strategy))));
+                                    line_color(li), line_title(li)));
       }
       plot_or_empty(gp, parts, "no data", "");
     }
@@ -654,7 +746,7 @@ void render_steady(const StudyData& d, std::size_t si, Out& out) {
         std::vector<std::vector<double>> rows;
         for (std::size_t ki = 0; ki < st.ks.size(); ++ki) rows.push_back({static_cast<double>(st.ks[ki]), threshold_values[li][ki]});
         parts.push_back(fmt::format("{} using 1:2 with linespoints pt 7 ps 0.6 lw 1.5 lc rgb \"{}\" title {}", gp.block(rows),
-                                    color(sidx(st.lines[li].strategy)), gp_quote(name(st.lines[li].strategy))));
+                                    line_color(li), line_title(li)));
       }
       plot_or_empty(gp, parts, "no data", "");
     }

@@ -16,6 +16,11 @@
 // form of analytic/amplification.hpp and a^L), budget, idempotency and breaker (one row per point,
 // presets named by matching their canonical form; counts per request are ratios of run means).
 // A classic sweep with more than 4 client counts is drawn against N (one panel per model).
+// A steady sweep whose points differ in server options (issue 8) has one line per (model, strategy,
+// server configuration), a "server" column naming the configuration (montecarlo::ServerOptions set
+// away from their defaults; "–" for the defaults) and a NAME_cost table: sustainable load, and at
+// loads 0.1, 0.3 and 0.5 collapsed fraction, goodput, rejected fraction, mean and p99 latency, queue
+// wait. A steady sweep without server options renders exactly as before.
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>

@@ -49,8 +49,14 @@ json summary_json(const montecarlo::Summary& s, const std::vector<std::string>& 
               {"collapsed", to_json(s.collapsed)},
               {"drained", to_json(s.drained)}};
   if (keep.empty()) return all;
+  // Issue 8's metrics, recorded only when a sweep names them (so specs without them keep their bytes).
+  const json server = {{"rejected", to_json(s.rejected)},
+                       {"reject_fraction", to_json(s.reject_fraction)},
+                       {"queue_wait", to_json(s.queue_wait)},
+                       {"latency_p50", to_json(s.latency_p50)},
+                       {"latency_p99", to_json(s.latency_p99)}};
   json out = json::object();
-  for (const auto& k : keep) out[k] = all.at(k);
+  for (const auto& k : keep) out[k] = all.contains(k) ? all.at(k) : server.at(k);
   return out;
 }
 
