@@ -680,7 +680,14 @@ void render_steady(const StudyData& d, std::size_t si, Out& out) {
   const std::size_t kcol = kmain < st.ks.size() ? kmain : st.ks.size() - 1;
   if (by_server) render_steady_cost(d, si, st, kcol, out);
   // Colour and title of a line: per strategy, or per server configuration when the sweep varies it.
-  auto line_color = [&](std::size_t li) { return color(by_server ? li : sidx(st.lines[li].strategy)); };
+  // Beyond 8 configurations the colours repeat, so the 9th.. are dashed.
+  auto line_color = [&](std::size_t li) {
+    if (!by_server) return std::string(color(sidx(st.lines[li].strategy)));
+    return std::string(color(li)) + (li >= 8 ? "\" dt \"-" : "");
+  };
+  // With a configuration per line the legend goes beside the panels, which widen to leave it room.
+  const std::string key_at = by_server ? "set key outside right top font \",9\"" : "";
+  const int panel_w = by_server ? 950 : 480;
   auto line_title = [&](std::size_t li) {
     const auto& l = st.lines[li];
     return gp_quote(!by_server ? name(l.strategy) : l.server.empty() ? name(l.strategy) : name(l.strategy) + ", " + l.server);
@@ -690,6 +697,7 @@ void render_steady(const StudyData& d, std::size_t si, Out& out) {
     gp(layout(models.size(), 3, fmt::format("{}: mean latency against load (loads where most runs survived; × = last such load, K = {})",
                                             sw.title, st.ks[kcol])));
     gp("set grid; set logscale y; set key top left font \",8\"; set xlabel \"load λ\"; set ylabel \"mean latency (attempt-durations)\"");
+    if (by_server) gp(key_at);
     for (Model m : models) {
       gp(fmt::format("set title {}", gp_quote(name(m))));
       std::vector<std::string> parts;
@@ -712,12 +720,13 @@ void render_steady(const StudyData& d, std::size_t si, Out& out) {
       plot_or_empty(gp, parts, "no data", "");
     }
     gp("unset multiplot");
-    out.figure(sw.name + "_latency", gp, static_cast<int>(480 * std::min<std::size_t>(models.size(), 3)), 500);
+    out.figure(sw.name + "_latency", gp, static_cast<int>(panel_w * std::min<std::size_t>(models.size(), 3)), 500);
   }
   {
     Gp gp;
     gp(layout(models.size(), 3, fmt::format("{}: fraction of runs that collapsed (K = {}) against load", sw.title, st.ks[kcol])));
     gp("set grid; set key bottom right font \",8\"; set xlabel \"load λ\"; set ylabel \"fraction collapsed\"; set yrange [-0.05:1.05]");
+    if (by_server) gp(key_at);
     for (Model m : models) {
       gp(fmt::format("set title {}", gp_quote(name(m))));
       std::vector<std::string> parts;
@@ -732,7 +741,7 @@ void render_steady(const StudyData& d, std::size_t si, Out& out) {
       plot_or_empty(gp, parts, "no data", "");
     }
     gp("unset multiplot");
-    out.figure(sw.name + "_collapsed", gp, static_cast<int>(480 * std::min<std::size_t>(models.size(), 3)), 450);
+    out.figure(sw.name + "_collapsed", gp, static_cast<int>(panel_w * std::min<std::size_t>(models.size(), 3)), 450);
   }
   if (st.ks.size() > 1) {
     Gp gp;
