@@ -2,15 +2,12 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <bit>
 #include <cmath>
-#include <exception>
 #include <fmt/format.h>
-#include <mutex>
-#include <thread>
 
 #include "analytic/error.hpp"
+#include "montecarlo/parallel_runs.hpp"
 #include "montecarlo/sampler.hpp"
 
 namespace retrylab::montecarlo {
@@ -316,41 +313,9 @@ BrookerResult simulate_brooker_run(const BrookerScenario& s, std::uint64_t seed,
 std::vector<BrookerResult> simulate_brooker(const BrookerScenario& s, const RunPlan& plan,
                                             const std::function<void(std::int64_t, std::int64_t)>& progress) {
   check_brooker(s);
-  check_run_plan(plan);
-  const std::int64_t runs = plan.runs;
-  std::vector<BrookerResult> results(static_cast<std::size_t>(runs));
-  std::int64_t threads = plan.threads > 0 ? plan.threads : std::max(1u, std::thread::hardware_concurrency());
-  threads = std::min(threads, runs);
-
   const Ziggurat normal;
-  std::atomic<std::int64_t> next{0}, done{0};
-  std::exception_ptr error;
-  std::mutex error_mutex;
-  auto worker = [&] {
-    try {
-      for (;;) {
-        const std::int64_t i = next.fetch_add(1);
-        if (i >= runs) return;
-        results[static_cast<std::size_t>(i)] = run_brooker(s, normal, plan.seed, static_cast<std::uint64_t>(i));
-        const std::int64_t d = done.fetch_add(1) + 1;
-        if (progress) progress(d, runs);
-      }
-    } catch (...) {
-      const std::lock_guard<std::mutex> lock(error_mutex);
-      if (!error) error = std::current_exception();
-      next.store(runs);
-    }
-  };
-  if (threads == 1) {
-    worker();
-  } else {
-    std::vector<std::thread> pool;
-    pool.reserve(static_cast<std::size_t>(threads));
-    for (std::int64_t t = 0; t < threads; ++t) pool.emplace_back(worker);
-    for (auto& t : pool) t.join();
-  }
-  if (error) std::rethrow_exception(error);
-  return results;
+  return detail::run_in_order<BrookerResult>(
+      plan, [&](std::uint64_t i) { return run_brooker(s, normal, plan.seed, i); }, progress);
 }
 
 BrookerSummary summarize_brooker(const std::vector<BrookerResult>& results) {

@@ -1,17 +1,15 @@
 #include "montecarlo/dependency.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <exception>
 #include <fmt/format.h>
-#include <mutex>
 #include <numbers>
 #include <queue>
-#include <thread>
 
 #include "analytic/amplification.hpp"
 #include "analytic/error.hpp"
+#include "montecarlo/parallel_runs.hpp"
 #include "montecarlo/random.hpp"
 #include "montecarlo/sampler.hpp"
 
@@ -27,45 +25,6 @@ constexpr auto stream_service = static_cast<StreamId>(10);
 constexpr auto stream_failures = static_cast<StreamId>(11);
 constexpr auto stream_throttle = static_cast<StreamId>(12);
 constexpr auto stream_outage = static_cast<StreamId>(13);
-
-// Runs plan.runs pure functions of the run index on plan.threads threads, in run-index order.
-template <typename Result, typename Fn>
-std::vector<Result> run_all(const RunPlan& plan, Fn&& one,
-                            const std::function<void(std::int64_t, std::int64_t)>& progress) {
-  check_run_plan(plan);
-  const std::int64_t runs = plan.runs;
-  std::vector<Result> results(static_cast<std::size_t>(runs));
-  std::int64_t threads = plan.threads > 0 ? plan.threads : std::max(1u, std::thread::hardware_concurrency());
-  threads = std::min(threads, runs);
-  std::atomic<std::int64_t> next{0}, done{0};
-  std::exception_ptr error;
-  std::mutex error_mutex;
-  auto worker = [&] {
-    try {
-      for (;;) {
-        const std::int64_t i = next.fetch_add(1);
-        if (i >= runs) return;
-        results[static_cast<std::size_t>(i)] = one(static_cast<std::uint64_t>(i));
-        const std::int64_t d = done.fetch_add(1) + 1;
-        if (progress) progress(d, runs);
-      }
-    } catch (...) {
-      const std::lock_guard<std::mutex> lock(error_mutex);
-      if (!error) error = std::current_exception();
-      next.store(runs);
-    }
-  };
-  if (threads == 1) {
-    worker();
-  } else {
-    std::vector<std::thread> pool;
-    pool.reserve(static_cast<std::size_t>(threads));
-    for (std::int64_t t = 0; t < threads; ++t) pool.emplace_back(worker);
-    for (auto& t : pool) t.join();
-  }
-  if (error) std::rethrow_exception(error);
-  return results;
-}
 
 void add_finite(MeanAccumulator& acc, double x) {
   if (std::isfinite(x)) acc.add(x);
@@ -464,7 +423,7 @@ DependencyRunResult simulate_dependency_run(const DependencyScenario& s, std::ui
 std::vector<DependencyRunResult> simulate_dependency(const DependencyScenario& s, const RunPlan& plan,
                                                      const std::function<void(std::int64_t, std::int64_t)>& progress) {
   check_dependency(s);
-  return run_all<DependencyRunResult>(
+  return detail::run_in_order<DependencyRunResult>(
       plan, [&](std::uint64_t i) { return DependencyRun(s, plan.seed, i).run(); }, progress);
 }
 
@@ -603,7 +562,7 @@ LayeredRunResult simulate_layered_run(const LayeredScenario& s, std::uint64_t se
 std::vector<LayeredRunResult> simulate_layered(const LayeredScenario& s, const RunPlan& plan,
                                                const std::function<void(std::int64_t, std::int64_t)>& progress) {
   check_layered(s);
-  return run_all<LayeredRunResult>(
+  return detail::run_in_order<LayeredRunResult>(
       plan, [&](std::uint64_t i) { return layered_run(s, plan.seed, i); }, progress);
 }
 

@@ -1,14 +1,10 @@
 #include "montecarlo/simulate.hpp"
 
-#include <algorithm>
-#include <atomic>
-#include <exception>
 #include <fmt/format.h>
-#include <mutex>
-#include <thread>
 
 #include "analytic/error.hpp"
 #include "montecarlo/engine.hpp"
+#include "montecarlo/parallel_runs.hpp"
 
 namespace retrylab::montecarlo {
 
@@ -31,44 +27,15 @@ RunResult simulate_run(const Scenario& s, std::uint64_t seed, std::uint64_t run_
 std::vector<RunResult> simulate(const Scenario& s, const RunPlan& plan,
                                 const std::function<void(std::int64_t, std::int64_t)>& progress) {
   check_scenario(s);
-  check_run_plan(plan);
   detail::EngineOptions options = default_options();  // bad RETRYLAB_FAULT throws here, not in a worker
   options.force_server_engine = plan.server_engine;
-  const std::int64_t runs = plan.runs;
-  std::vector<RunResult> results(static_cast<std::size_t>(runs));
-  std::int64_t threads = plan.threads > 0 ? plan.threads : std::max(1u, std::thread::hardware_concurrency());
-  threads = std::min(threads, runs);
-
-  std::atomic<std::int64_t> next{0}, done{0};
-  std::exception_ptr error;
-  std::mutex error_mutex;
-  auto worker = [&] {
-    try {
-      for (;;) {
-        const std::int64_t i = next.fetch_add(1);
-        if (i >= runs) return;
+  return detail::run_in_order<RunResult>(
+      plan,
+      [&](std::uint64_t i) {
         detail::NullObserver observer;
-        results[static_cast<std::size_t>(i)] =
-            detail::run_engine(s, plan.seed, static_cast<std::uint64_t>(i), options, observer);
-        const std::int64_t d = done.fetch_add(1) + 1;
-        if (progress) progress(d, runs);
-      }
-    } catch (...) {
-      const std::lock_guard<std::mutex> lock(error_mutex);
-      if (!error) error = std::current_exception();
-      next.store(runs);
-    }
-  };
-  if (threads == 1) {
-    worker();
-  } else {
-    std::vector<std::thread> pool;
-    pool.reserve(static_cast<std::size_t>(threads));
-    for (std::int64_t t = 0; t < threads; ++t) pool.emplace_back(worker);
-    for (auto& t : pool) t.join();
-  }
-  if (error) std::rethrow_exception(error);
-  return results;
+        return detail::run_engine(s, plan.seed, i, options, observer);
+      },
+      progress);
 }
 
 std::vector<double> draw_sleeps(const Backoff& backoff, int k, std::int64_t n, std::uint64_t seed) {

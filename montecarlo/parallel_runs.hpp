@@ -1,0 +1,59 @@
+#pragma once
+// run_in_order: plan.runs independent runs, each a pure function of its run index, on plan.threads
+// threads (0 = all cores), returned in run-index order, so the result never depends on the thread
+// count or on scheduling (models.md §6). The first exception thrown by any run stops the others and
+// is rethrown. progress(done, total) is called from worker threads as runs finish (may be empty).
+// Shared by the engine (simulate.cpp), Brooker's test and the failing-dependency simulators.
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "montecarlo/scenario.hpp"  // RunPlan, check_run_plan
+
+namespace retrylab::montecarlo::detail {
+
+template <typename Result, typename Fn>
+std::vector<Result> run_in_order(const RunPlan& plan, Fn&& one,
+                                 const std::function<void(std::int64_t, std::int64_t)>& progress) {
+  check_run_plan(plan);
+  const std::int64_t runs = plan.runs;
+  std::vector<Result> results(static_cast<std::size_t>(runs));
+  std::int64_t threads = plan.threads > 0 ? plan.threads : std::max(1u, std::thread::hardware_concurrency());
+  threads = std::min(threads, runs);
+
+  std::atomic<std::int64_t> next{0}, done{0};
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  auto worker = [&] {
+    try {
+      for (;;) {
+        const std::int64_t i = next.fetch_add(1);
+        if (i >= runs) return;
+        results[static_cast<std::size_t>(i)] = one(static_cast<std::uint64_t>(i));
+        const std::int64_t d = done.fetch_add(1) + 1;
+        if (progress) progress(d, runs);
+      }
+    } catch (...) {
+      const std::lock_guard<std::mutex> lock(error_mutex);
+      if (!error) error = std::current_exception();
+      next.store(runs);
+    }
+  };
+  if (threads <= 1) {
+    worker();
+  } else {
+    std::vector<std::thread> pool;
+    pool.reserve(static_cast<std::size_t>(threads));
+    for (std::int64_t t = 0; t < threads; ++t) pool.emplace_back(worker);
+    for (auto& t : pool) t.join();
+  }
+  if (error) std::rethrow_exception(error);
+  return results;
+}
+
+}  // namespace retrylab::montecarlo::detail
