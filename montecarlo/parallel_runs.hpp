@@ -11,19 +11,21 @@
 #include <functional>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "montecarlo/scenario.hpp"  // RunPlan, check_run_plan
 
 namespace retrylab::montecarlo::detail {
 
+// The same for `count` runs indexed 0 … count−1 (count >= 0), without a RunPlan: one(i) for each.
 template <typename Result, typename Fn>
-std::vector<Result> run_in_order(const RunPlan& plan, Fn&& one,
+std::vector<Result> run_in_order(std::int64_t count, int requested_threads, Fn&& one,
                                  const std::function<void(std::int64_t, std::int64_t)>& progress) {
-  check_run_plan(plan);
-  const std::int64_t runs = plan.runs;
+  const std::int64_t runs = count;
   std::vector<Result> results(static_cast<std::size_t>(runs));
-  std::int64_t threads = plan.threads > 0 ? plan.threads : std::max(1u, std::thread::hardware_concurrency());
+  std::int64_t threads =
+      requested_threads > 0 ? requested_threads : std::max(1u, std::thread::hardware_concurrency());
   threads = std::min(threads, runs);
 
   std::atomic<std::int64_t> next{0}, done{0};
@@ -54,6 +56,13 @@ std::vector<Result> run_in_order(const RunPlan& plan, Fn&& one,
   }
   if (error) std::rethrow_exception(error);
   return results;
+}
+
+template <typename Result, typename Fn>
+std::vector<Result> run_in_order(const RunPlan& plan, Fn&& one,
+                                 const std::function<void(std::int64_t, std::int64_t)>& progress) {
+  check_run_plan(plan);
+  return run_in_order<Result>(plan.runs, plan.threads, std::forward<Fn>(one), progress);
 }
 
 }  // namespace retrylab::montecarlo::detail

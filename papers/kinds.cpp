@@ -1,26 +1,16 @@
 #include "papers/kinds.hpp"
 
-#include <cmath>
 #include <stdexcept>
 
 #include "montecarlo/brooker.hpp"
 #include "montecarlo/dependency.hpp"
+#include "papers/summary_json.hpp"
 
 namespace retrylab::papers {
 
 using nlohmann::json;
 
 namespace {
-
-json number(double x) { return std::isfinite(x) ? json(x) : json(nullptr); }
-
-json to_json(const MeanSummary& s) {
-  return {{"mean", number(s.mean)}, {"sd", number(s.sd)}, {"n", s.n}, {"ci95", {number(s.ci95.lo), number(s.ci95.hi)}}};
-}
-
-json to_json(const ProportionSummary& s) {
-  return {{"count", s.count}, {"fraction", number(s.fraction)}, {"n", s.n}, {"ci95", {number(s.ci95.lo), number(s.ci95.hi)}}};
-}
 
 json brooker_summary(const montecarlo::BrookerSummary& s) {
   return {{"attempts", to_json(s.attempts)},   {"reads", to_json(s.reads)},

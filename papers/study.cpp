@@ -1,18 +1,15 @@
 #include "papers/study.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <cmath>
-#include <exception>
 #include <memory>
-#include <mutex>
 #include <stdexcept>
-#include <thread>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "montecarlo/parallel_runs.hpp"
 #include "montecarlo/simulate.hpp"
+#include "papers/summary_json.hpp"
 #include "papers/kinds.hpp"
 #include "papers/progress.hpp"
 #include "papers/report.hpp"
@@ -24,16 +21,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-json number(double x) { return std::isfinite(x) ? json(x) : json(nullptr); }
-
-json to_json(const MeanSummary& s) {
-  return {{"mean", number(s.mean)}, {"sd", number(s.sd)}, {"n", s.n}, {"ci95", {number(s.ci95.lo), number(s.ci95.hi)}}};
-}
-
-json to_json(const ProportionSummary& s) {
-  return {{"count", s.count}, {"fraction", number(s.fraction)}, {"n", s.n}, {"ci95", {number(s.ci95.lo), number(s.ci95.hi)}}};
-}
 
 json summary_json(const montecarlo::Summary& s, const std::vector<std::string>& keep) {
   json all = {{"attempts_per_client", to_json(s.attempts_per_client)},
@@ -143,37 +130,14 @@ std::vector<montecarlo::RunResult> run_range(const SweepSpec& sw, std::int64_t p
     throw std::logic_error(fmt::format("run_range: no runs [{}, {}) of point {} of sweep {}", first, last, point, sw.name));
   const montecarlo::Scenario& s = sw.points[static_cast<std::size_t>(point)].scenario;
   const std::int64_t n = last - first;
-  std::vector<montecarlo::RunResult> results(static_cast<std::size_t>(n));
-  std::int64_t t = threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
-  t = std::max<std::int64_t>(1, std::min(t, n));
-  std::atomic<std::int64_t> next{0};
-  std::exception_ptr error;
-  std::mutex error_mutex;
-  auto worker = [&] {
-    try {
-      for (;;) {
-        const std::int64_t i = next.fetch_add(1);
-        if (i >= n) return;
-        // simulate_run is a pure function of (scenario, seed, run index): the same result that
-        // montecarlo::simulate puts at index first + i.
-        results[static_cast<std::size_t>(i)] = montecarlo::simulate_run(s, sw.seed, static_cast<std::uint64_t>(first + i));
+  // simulate_run is a pure function of (scenario, seed, run index): the same result that
+  // montecarlo::simulate puts at index first + i.
+  return montecarlo::detail::run_in_order<montecarlo::RunResult>(
+      n, threads,
+      [&](std::uint64_t i) { return montecarlo::simulate_run(s, sw.seed, static_cast<std::uint64_t>(first) + i); },
+      [&run_done](std::int64_t, std::int64_t) {
         if (run_done) run_done();
-      }
-    } catch (...) {
-      const std::lock_guard<std::mutex> lock(error_mutex);
-      if (!error) error = std::current_exception();
-      next.store(n);
-    }
-  };
-  if (t == 1) {
-    worker();
-  } else {
-    std::vector<std::thread> pool;
-    for (std::int64_t k = 0; k < t; ++k) pool.emplace_back(worker);
-    for (auto& th : pool) th.join();
-  }
-  if (error) std::rethrow_exception(error);
-  return results;
+      });
 }
 
 json point_record(const SweepSpec& sw, std::int64_t point, const std::string& certificate_id,
