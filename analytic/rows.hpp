@@ -15,7 +15,24 @@
 //   with coefficient of variation c: m2 = 1 + c². With M rows and a lock per row, `collision` and
 //   `free` rows are independent M/G/1 queues of rate λ/M (each row has its own unit-rate service);
 //   `shared` rows share one server and are not covered.
-// Not yet proved: no theorem in proofs/ backs these yet (a candidate for proofs/Rows.v).
+// Cited, not proved: Poisson thinning (the rows are independent streams of rate λ/M, so the
+// one-row results of Aloha.v and Occ.v apply per row); Little's law Lq = λ·Wq and, by PASTA, the
+// mean residual service λ·m2/2 (hypotheses of pk_mean_value, not axioms); the normal moments
+// E[e^(kX)] = e^(kμ + k²σ²/2) behind lognormal_second_moment.
+// Proof: proofs/Rows.v: aloha_rows_goodput
+// Proof: proofs/Rows.v: aloha_rows_max
+// Proof: proofs/Rows.v: aloha_rows_monotone
+// Proof: proofs/Rows.v: occ_rows_goodput
+// Proof: proofs/Rows.v: occ_rows_bounds
+// Proof: proofs/Rows.v: occ_rows_monotone
+// Proof: proofs/Rows.v: occ_rows_increasing
+// Proof: proofs/Rows.v: pk_mean_value
+// Proof: proofs/Rows.v: pk_mean_time
+// Proof: proofs/Rows.v: pk_mm1
+// Proof: proofs/Rows.v: pk_md1
+// Proof: proofs/Rows.v: pk_monotone
+// Proof: proofs/Rows.v: exp_second_moment
+// Proof: proofs/Rows.v: lognormal_second_moment
 #include <cstdint>
 
 namespace retrylab {
