@@ -16,9 +16,9 @@
 //   `free` rows are independent M/G/1 queues of rate λ/M (each row has its own unit-rate service);
 //   `shared` rows share one server and are not covered.
 // Cited, not proved: Poisson thinning (the rows are independent streams of rate λ/M, so the
-// one-row results of Aloha.v and Occ.v apply per row); Little's law Lq = λ·Wq and, by PASTA, the
-// mean residual service λ·m2/2 (hypotheses of pk_mean_value, not axioms); the normal moments
-// E[e^(kX)] = e^(kμ + k²σ²/2) behind lognormal_second_moment.
+// one-row results of Aloha.v, Occ.v and the lock's P–K apply per row); Little's law Lq = λ·Wq
+// and, by PASTA, the mean residual service λ·m2/2 (hypotheses of pk_mean_value, not axioms); the
+// normal moments E[e^(kX)] = e^(kμ + k²σ²/2) behind lognormal_second_moment.
 // Proof: proofs/Rows.v: aloha_rows_goodput
 // Proof: proofs/Rows.v: aloha_rows_max
 // Proof: proofs/Rows.v: aloha_rows_monotone
