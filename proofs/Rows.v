@@ -7,6 +7,7 @@
       W = 1 + λ m2/(2(1−λ)), by the mean-value argument. Its premises are hypotheses of the
       theorems, not axioms: Little's law for the queue (Lq = λ Wq) and, by PASTA, the mean residual
       service seen by an arrival, λ E[S²]/2 (cited: Kleinrock, "Queueing Systems" vol. 1, 1975, §5.6).
+    - Exponential service of mean 1: ∫ t e^(−t) = 1 and ∫ t² e^(−t) = 2 over [0, ∞) (proved).
     - Lognormal service of the engine (σ = √ln(1+cv²), μ = −σ²/2): from the moment formula
       E[e^(kX)] = e^(kμ + k²σ²/2) for X normal (cited), mean 1 and E[S²] = 1 + cv².
     Backs analytic goodput(AlohaRows), goodput(FreeRows), mean_wait/mean_time(FifoQueue),
@@ -163,18 +164,18 @@ Qed.
 (** * FIFO lock: M/G/1 FIFO, Pollaczek–Khinchine *)
 
 (** The mean-value derivation, E[S] = 1, E[S²] = m2. An arrival waits for the Lq jobs queued
-    ahead of it (each needs E[S] = 1) plus the residual service R of the job in service:
-    Wq = Lq·1 + R. Premises: Little's law for the queue, Lq = λ Wq, and the mean residual service
-    seen by a Poisson arrival (PASTA), R = λ m2/2. Then Wq = λ m2/(2(1−λ)); and the formula does
+    ahead of it (each needs E[S] = 1) plus the residual service Res of the job in service:
+    Wq = Lq·1 + Res. Premises: Little's law for the queue, Lq = λ Wq, and the mean residual service
+    seen by a Poisson arrival (PASTA), Res = λ m2/2. Then Wq = λ m2/(2(1−λ)); and the formula does
     satisfy the premises (so they are consistent). *)
-Theorem pk_mean_value : forall lambda m2 Wq Lq R,
+Theorem pk_mean_value : forall lambda m2 Wq Lq Res : R,
   0 <= lambda < 1 -> 1 <= m2 ->
-  Lq = lambda * Wq -> R = lambda * m2 / 2 -> Wq = Lq * 1 + R ->
+  Lq = lambda * Wq -> Res = lambda * m2 / 2 -> Wq = Lq * 1 + Res ->
   Wq = pk_wait lambda m2 /\
   pk_wait lambda m2 = (lambda * pk_wait lambda m2) * 1 + lambda * m2 / 2.
 Proof.
-  intros lambda m2 Wq Lq R Hl Hm HLq HR HWq. unfold pk_wait. split.
-  - subst Lq R. apply (Rmult_eq_reg_r (2 * (1 - lambda))); [| lra].
+  intros lambda m2 Wq Lq Res Hl Hm HLq HRes HWq. unfold pk_wait. split.
+  - subst Lq Res. apply (Rmult_eq_reg_r (2 * (1 - lambda))); [| lra].
     unfold Rdiv. rewrite Rmult_assoc, Rinv_l, Rmult_1_r by lra.
     replace (Wq * (2 * (1 - lambda))) with (2 * Wq - 2 * (lambda * Wq)) by ring.
     rewrite Rmult_1_r in HWq. lra.
@@ -182,13 +183,13 @@ Proof.
 Qed.
 
 (** Mean time in system: W = E[S] + Wq = 1 + λ m2/(2(1−λ)). *)
-Theorem pk_mean_time : forall lambda m2 Wq Lq R W,
+Theorem pk_mean_time : forall lambda m2 Wq Lq Res W : R,
   0 <= lambda < 1 -> 1 <= m2 ->
-  Lq = lambda * Wq -> R = lambda * m2 / 2 -> Wq = Lq * 1 + R -> W = 1 + Wq ->
+  Lq = lambda * Wq -> Res = lambda * m2 / 2 -> Wq = Lq * 1 + Res -> W = 1 + Wq ->
   W = pk_time lambda m2 /\ pk_time lambda m2 = 1 + lambda * m2 / (2 * (1 - lambda)).
 Proof.
-  intros lambda m2 Wq Lq R W Hl Hm HLq HR HWq HW.
-  destruct (pk_mean_value lambda m2 Wq Lq R Hl Hm HLq HR HWq) as [HWq' _].
+  intros lambda m2 Wq Lq Res W Hl Hm HLq HRes HWq HW.
+  destruct (pk_mean_value lambda m2 Wq Lq Res Hl Hm HLq HRes HWq) as [HWq' _].
   split; [unfold pk_time; rewrite HW, HWq'; reflexivity | reflexivity].
 Qed.
 
