@@ -511,7 +511,13 @@ std::string server_label(const montecarlo::ServerOptions& o) {
     if (o.reject_cost > 0) l += fmt::format(" (cost {})", num(o.reject_cost));
     parts.push_back(l);
   }
-  if (o.aimd) parts.push_back(fmt::format("AIMD limit {}..{}", o.aimd_params.min, o.aimd_params.max));
+  if (o.aimd) {
+    std::string a = fmt::format("AIMD limit {}..{}", o.aimd_params.min, o.aimd_params.max);
+    if (o.aimd_params.initial != o.aimd_params.min) a += fmt::format(" from {}", o.aimd_params.initial);
+    a += fmt::format(", {}", to_string(o.overflow));
+    if (o.reject_cost > 0) a += fmt::format(" (cost {})", num(o.reject_cost));
+    parts.push_back(a);
+  }
   if (o.retry_after > 0) {
     std::string r = fmt::format("Retry-After {}", num(o.retry_after));
     if (o.retry_after_rule != def.retry_after_rule) r += fmt::format(" ({})", to_string(o.retry_after_rule));
@@ -519,9 +525,12 @@ std::string server_label(const montecarlo::ServerOptions& o) {
     parts.push_back(r);
   }
   if (o.rows != def.rows) parts.push_back(fmt::format("{} rows", o.rows));
-  if (o.service != def.service) parts.push_back(std::string(to_string(o.service)) + " service");
-  if (o.delay != def.delay) parts.push_back(fmt::format("delay {}", num(o.delay)));
-  if (o.mix != def.mix) parts.push_back(fmt::format("mix {}", num(o.mix)));
+  if (o.service != def.service)
+    parts.push_back(std::string(to_string(o.service)) + " service" +
+                    (o.service == montecarlo::ServiceDist::lognormal ? fmt::format(" (cv {})", num(o.service_cv)) : std::string()));
+  if (o.delay != def.delay)
+    parts.push_back(fmt::format("delay {}{}", num(o.delay), o.delay_dist != def.delay_dist ? fmt::format(" ({})", to_string(o.delay_dist)) : std::string()));
+  if (o.mix != def.mix) parts.push_back(fmt::format("mix {} on {}", num(o.mix), name(o.mix_backoff.strategy)));
   std::string out;
   for (const auto& x : parts) out += (out.empty() ? "" : ", ") + x;
   return out;
@@ -584,7 +593,13 @@ std::ptrdiff_t last_surviving(const std::vector<double>& collapsed) {
 // Sweeps over server options: per configuration, the sustainable load (last load where most runs
 // survived K) and, at the common loads 0.1, 0.3 and 0.5 when on the grid, what the configuration
 // costs there: collapsed fraction, goodput, rejected fraction of attempts, mean and p99 latency,
-// queue wait (each a run mean; the issue-8 metrics only when the sweep records them).
+// queue wait (each a run mean; the issue-8 metrics only when the sweep records them). A sweep over
+// several models or strategies gets model and strategy columns; one that records lost_fraction
+// (client retry limits) gets the lost fraction and the last load with lost fraction <= 1%.
+bool records(const std::vector<json>& recs, const std::string& m) {
+  return std::any_of(recs.begin(), recs.end(), [&](const json& r) { return r.contains("summary") && r["summary"].contains(m); });
+}
+
 void render_steady_cost(const StudyData& d, std::size_t si, const Steady& st, std::size_t kcol, Out& out) {
   const SweepSpec& sw = d.spec.sweeps[si];
   const auto& recs = d.records[si];
@@ -593,28 +608,68 @@ void render_steady_cost(const StudyData& d, std::size_t si, const Steady& st, st
     if (!r["summary"].contains(m)) return std::string("–");
     return m == "collapsed" ? Cell(frac_of(r, m)) : Cell(mean_of(r, m));
   };
-  Table t{sw.name + "_cost", sw.title + ": sustainable load and cost per server configuration",
-          {"server", "sustainable load", "load", "collapsed", "goodput", "rejected fraction", "mean latency", "p99 latency", "queue wait"}, {}, {}};
+  bool many = false;
+  for (const auto& l : st.lines) many = many || l.model != st.lines.front().model || l.strategy != st.lines.front().strategy;
+  const bool lost = records(recs, "lost_fraction");
+  Table t{sw.name + "_cost", sw.title + ": sustainable load and cost per server configuration", {}, {}, {}};
+  if (many) t.columns = {"model", "strategy"};
+  t.columns.insert(t.columns.end(), {"server", "sustainable load"});
+  if (lost) t.columns.push_back("last load with lost fraction ≤ 1%");
+  t.columns.insert(t.columns.end(), {"load", "collapsed", "goodput", "rejected fraction"});
+  if (lost) t.columns.push_back("lost fraction");
+  const bool p50 = records(recs, "latency_p50");
+  t.columns.push_back("mean latency");
+  if (p50) t.columns.push_back("p50 latency");
+  t.columns.insert(t.columns.end(), {"p99 latency", "queue wait"});
+  auto load_cell = [&](const Steady::Line& l, std::ptrdiff_t j) {
+    return j < 0 ? Cell(fmt::format("< {}", num(rate(l.idx.front()))))
+           : j == static_cast<std::ptrdiff_t>(l.idx.size()) ? Cell(fmt::format("≥ {}", num(rate(l.idx.back()))))
+                                                            : Cell(rate(l.idx[static_cast<std::size_t>(j)]));
+  };
   for (const auto& l : st.lines) {
-    const auto j = last_surviving(l.collapsed[kcol]);
-    Cell sus = j < 0 ? Cell(fmt::format("< {}", num(rate(l.idx.front()))))
-               : j == static_cast<std::ptrdiff_t>(l.idx.size()) ? Cell(fmt::format("≥ {}", num(rate(l.idx.back()))))
-                                                                : Cell(rate(l.idx[static_cast<std::size_t>(j)]));
+    const Cell sus = load_cell(l, last_surviving(l.collapsed[kcol]));
+    Cell low_loss = std::string("–");
+    if (lost) {
+      // The first load where the mean lost fraction exceeds 1% (an undefined one: no request ended,
+      // counts as exceeding) or most runs collapsed; the last load before it.
+      std::vector<double> bad;
+      for (std::size_t q = 0; q < l.idx.size(); ++q) {
+        const double lf = recs[l.idx[q]]["summary"].contains("lost_fraction") ? mean_of(recs[l.idx[q]], "lost_fraction") : 0.0;
+        bad.push_back(!(lf <= 0.01) || l.collapsed[kcol][q] >= 0.5 ? 1.0 : 0.0);
+      }
+      low_loss = load_cell(l, last_surviving(bad));
+    }
     for (double load : {0.1, 0.3, 0.5}) {
       for (auto i : l.idx) {
         if (std::abs(rate(i) - load) > 1e-9) continue;
         const json& r = recs[i];
-        t.rows.push_back({l.server.empty() ? std::string("–") : l.server, sus, rate(i), opt(r, "collapsed"), opt(r, "goodput"),
-                          opt(r, "reject_fraction"), opt(r, "latency"), opt(r, "latency_p99"), opt(r, "queue_wait")});
+        std::vector<Cell> row;
+        if (many) row = {name(l.model), name(l.strategy)};
+        row.insert(row.end(), {l.server.empty() ? Cell(std::string("–")) : Cell(l.server), sus});
+        if (lost) row.push_back(low_loss);
+        row.insert(row.end(), {rate(i), opt(r, "collapsed"), opt(r, "goodput"), opt(r, "reject_fraction")});
+        if (lost) row.push_back(opt(r, "lost_fraction"));
+        row.push_back(opt(r, "latency"));
+        if (p50) row.push_back(opt(r, "latency_p50"));
+        row.insert(row.end(), {opt(r, "latency_p99"), opt(r, "queue_wait")});
+        t.rows.push_back(std::move(row));
       }
     }
   }
-  t.notes.push_back(fmt::format("{} {}, base {}, cap {}; horizon {}, collapse K = {}, {} runs per point. Sustainable load: the last load of the "
+  const std::string who = many ? std::string("Each line's model and strategy as named")
+                               : fmt::format("{} {}", name(st.lines.front().model), name(st.lines.front().strategy));
+  t.notes.push_back(fmt::format("{}, base {}, cap {}; horizon {}, collapse K = {}, {} runs per point. Sustainable load: the last load of the "
                                 "grid before the first where at least half the runs collapsed. Each cost is the mean over runs of a run's "
                                 "value; in collapsed runs latency describes the clients served before the collapse only. Rejected fraction: "
-                                "rejected attempts / attempts. p99 latency: nearest-rank 99th percentile of a run's client latencies.",
-                                name(st.lines.front().model), name(st.lines.front().strategy), num(sw.points.front().scenario.backoff.base),
-                                num(sw.points.front().scenario.backoff.cap), num(sw.points.front().scenario.horizon), st.ks[kcol], sw.runs));
+                                "rejected attempts / attempts. {}: nearest-rank {} of a run's client latencies.",
+                                who, num(sw.points.front().scenario.backoff.base), num(sw.points.front().scenario.backoff.cap),
+                                num(sw.points.front().scenario.horizon), st.ks[kcol], sw.runs, p50 ? "p50 and p99 latency" : "p99 latency",
+                                p50 ? "50th and 99th percentiles" : "99th percentile"));
+  if (lost)
+    t.notes.push_back("Lost fraction: clients that gave up at their retry limit / (clients that succeeded + clients that gave up), per "
+                      "run, averaged over runs (undefined in a run where no request ended). With a retry limit a run need not collapse: "
+                      "clients give up instead. Last load with lost fraction ≤ 1%: the last load of the grid before the first where the "
+                      "mean lost fraction exceeded 0.01 (or was undefined) or at least half the runs collapsed.");
   out.table(t);
 }
 
@@ -681,29 +736,85 @@ void render_steady(const StudyData& d, std::size_t si, Out& out) {
   if (by_server) render_steady_cost(d, si, st, kcol, out);
   // Colour and title of a line: per strategy, or per server configuration when the sweep varies it.
   // Beyond 8 configurations the colours repeat, so the 9th.. are dashed.
+  // A sweep over server configurations AND several strategies (paper 3's limits_lifted) draws one
+  // panel per (model, configuration), a line per strategy coloured as without server options.
+  const bool split = by_server && strategies.size() > 1;
+  struct Panel {
+    Model model;
+    std::string server;
+  };
+  std::vector<Panel> panels;
+  for (const auto& l : st.lines)
+    if (std::none_of(panels.begin(), panels.end(), [&](const Panel& p) { return p.model == l.model && (!split || p.server == l.server); }))
+      panels.push_back({l.model, split ? l.server : std::string()});
+  std::size_t servers_per_model = 1;
+  if (split) {
+    std::vector<std::string> sv;
+    for (const auto& l : st.lines) sv.push_back(l.server);
+    servers_per_model = distinct(sv).size();
+  }
+  auto in_panel = [&](const Steady::Line& l, const Panel& p) { return l.model == p.model && (!split || l.server == p.server); };
+  auto panel_title = [&](const Panel& p) {
+    return gp_quote(!split ? name(p.model) : name(p.model) + ": " + (p.server.empty() ? std::string("default server (paper 1's model)") : p.server));
+  };
+  if (split) {
+    // The thresholds of every (model, strategy) side by side, one column per configuration: does a
+    // ranking of strategies survive each configuration?
+    std::vector<std::string> sv;
+    for (const auto& l : st.lines) sv.push_back(l.server);
+    sv = distinct(sv);
+    Table pt{sw.name + "_by_server", fmt::format("{}: sustainable load (last load where most runs survived, K = {}) per configuration", sw.title, st.ks[kcol]),
+             {"model", "strategy"}, {}, {}};
+    for (const auto& x : sv) pt.columns.push_back(x.empty() ? std::string("default (paper 1's model)") : x);
+    std::vector<std::pair<Model, Strategy>> ms;
+    for (const auto& l : st.lines)
+      if (std::find(ms.begin(), ms.end(), std::make_pair(l.model, l.strategy)) == ms.end()) ms.push_back({l.model, l.strategy});
+    for (const auto& [m, stg] : ms) {
+      std::vector<Cell> row = {name(m), name(stg)};
+      for (const auto& x : sv) {
+        Cell c = std::string("–");
+        for (std::size_t li = 0; li < st.lines.size(); ++li) {
+          const auto& l = st.lines[li];
+          if (l.model != m || l.strategy != stg || l.server != x) continue;
+          const auto j = last_surviving(l.collapsed[kcol]);
+          c = j < 0 ? Cell(fmt::format("< {}", num(rate(l.idx.front()))))
+              : j == static_cast<std::ptrdiff_t>(l.idx.size()) ? Cell(fmt::format("≥ {}", num(rate(l.idx.back()))))
+                                                               : Cell(rate(l.idx[static_cast<std::size_t>(j)]));
+        }
+        row.push_back(c);
+      }
+      pt.rows.push_back(std::move(row));
+    }
+    pt.notes.push_back(fmt::format("The last load of the grid before the first where at least half the runs collapsed (K = {}); horizon {}, "
+                                   "{} runs per load. \"< x\": the first load already collapsed most runs; \"≥ x\": no load of the grid did.",
+                                   st.ks[kcol], num(sw.points.front().scenario.horizon), sw.runs));
+    out.table(pt);
+  }
+  const std::size_t pcols = split ? servers_per_model : 3;
+  const std::size_t prows = (panels.size() + std::min(panels.size(), pcols) - 1) / std::min(panels.size(), pcols);
   auto line_color = [&](std::size_t li) {
-    if (!by_server) return std::string(color(sidx(st.lines[li].strategy)));
+    if (!by_server || split) return std::string(color(sidx(st.lines[li].strategy)));
     return std::string(color(li)) + (li >= 8 ? "\" dt \"-" : "");
   };
   // With a configuration per line the legend goes beside the panels, which widen to leave it room.
-  const std::string key_at = by_server ? "set key outside right top font \",9\"" : "";
-  const int panel_w = by_server ? 950 : 480;
+  const std::string key_at = by_server && !split ? "set key outside right top font \",9\"" : "";
+  const int panel_w = by_server && !split ? 950 : 480;
   auto line_title = [&](std::size_t li) {
     const auto& l = st.lines[li];
-    return gp_quote(!by_server ? name(l.strategy) : l.server.empty() ? name(l.strategy) : name(l.strategy) + ", " + l.server);
+    return gp_quote(!by_server || split ? name(l.strategy) : l.server.empty() ? name(l.strategy) : name(l.strategy) + ", " + l.server);
   };
   {
     Gp gp;
-    gp(layout(models.size(), 3, fmt::format("{}: mean latency against load (loads where most runs survived; × = last such load, K = {})",
+    gp(layout(panels.size(), pcols, fmt::format("{}: mean latency against load (loads where most runs survived; × = last such load, K = {})",
                                             sw.title, st.ks[kcol])));
     gp("set grid; set logscale y; set key top left font \",8\"; set xlabel \"load λ\"; set ylabel \"mean latency (attempt-durations)\"");
     if (by_server) gp(key_at);
-    for (Model m : models) {
-      gp(fmt::format("set title {}", gp_quote(name(m))));
+    for (const Panel& pn : panels) {
+      gp(fmt::format("set title {}", panel_title(pn)));
       std::vector<std::string> parts;
       for (std::size_t li = 0; li < st.lines.size(); ++li) {
         const auto& l = st.lines[li];
-        if (l.model != m) continue;
+        if (!in_panel(l, pn)) continue;
         std::vector<std::vector<double>> rows, mark;
         const auto j = last_surviving(l.collapsed[kcol]);
         for (std::size_t q = 0; q < l.idx.size(); ++q) {
@@ -720,19 +831,20 @@ void render_steady(const StudyData& d, std::size_t si, Out& out) {
       plot_or_empty(gp, parts, "no data", "");
     }
     gp("unset multiplot");
-    out.figure(sw.name + "_latency", gp, static_cast<int>(panel_w * std::min<std::size_t>(models.size(), 3)), 500);
+    out.figure(sw.name + "_latency", gp, static_cast<int>(panel_w * std::min<std::size_t>(panels.size(), pcols)),
+               static_cast<int>(split ? 420 * prows + 40 : 500));
   }
   {
     Gp gp;
-    gp(layout(models.size(), 3, fmt::format("{}: fraction of runs that collapsed (K = {}) against load", sw.title, st.ks[kcol])));
+    gp(layout(panels.size(), pcols, fmt::format("{}: fraction of runs that collapsed (K = {}) against load", sw.title, st.ks[kcol])));
     gp("set grid; set key bottom right font \",8\"; set xlabel \"load λ\"; set ylabel \"fraction collapsed\"; set yrange [-0.05:1.05]");
     if (by_server) gp(key_at);
-    for (Model m : models) {
-      gp(fmt::format("set title {}", gp_quote(name(m))));
+    for (const Panel& pn : panels) {
+      gp(fmt::format("set title {}", panel_title(pn)));
       std::vector<std::string> parts;
       for (std::size_t li = 0; li < st.lines.size(); ++li) {
         const auto& l = st.lines[li];
-        if (l.model != m) continue;
+        if (!in_panel(l, pn)) continue;
         std::vector<std::vector<double>> rows;
         for (std::size_t q = 0; q < l.idx.size(); ++q) rows.push_back({rate(l.idx[q]), l.collapsed[kcol][q]});
         parts.push_back(fmt::format("{} using 1:2 with linespoints pt 7 ps 0.5 lw 1.5 lc rgb \"{}\" title {}", gp.block(rows),
@@ -741,7 +853,8 @@ void render_steady(const StudyData& d, std::size_t si, Out& out) {
       plot_or_empty(gp, parts, "no data", "");
     }
     gp("unset multiplot");
-    out.figure(sw.name + "_collapsed", gp, static_cast<int>(panel_w * std::min<std::size_t>(models.size(), 3)), 450);
+    out.figure(sw.name + "_collapsed", gp, static_cast<int>(panel_w * std::min<std::size_t>(panels.size(), pcols)),
+               static_cast<int>(split ? 380 * prows + 40 : 450));
   }
   if (st.ks.size() > 1) {
     Gp gp;
@@ -777,16 +890,18 @@ struct BurstLine {
   double base, rate;
   std::int64_t clients;
   std::vector<std::size_t> idx;  // ascending cap
+  std::string server;            // server_label(): empty for the default server options
+  std::string server_key;        // server_key(): equal for equal options
 };
 
 std::vector<BurstLine> burst_lines(const SweepSpec& sw) {
   std::vector<BurstLine> out;
   for (const auto& [key, idx] : group_by(sw, [](const SweepPoint& p) {
-         return fmt::format("{} {} {} {} {}", name(p.scenario.model), name(p.scenario.backoff.strategy), p.scenario.backoff.base,
-                            p.scenario.rate, p.scenario.clients);
+         return fmt::format("{} {} {} {} {} {}", name(p.scenario.model), name(p.scenario.backoff.strategy), p.scenario.backoff.base,
+                            p.scenario.rate, p.scenario.clients, server_key(p.scenario.server));
        })) {
     const auto& s = sw.points[idx.front()].scenario;
-    BurstLine l{s.model, s.backoff.strategy, s.backoff.base, s.rate, s.clients, idx};
+    BurstLine l{s.model, s.backoff.strategy, s.backoff.base, s.rate, s.clients, idx, server_label(s.server), server_key(s.server)};
     std::stable_sort(l.idx.begin(), l.idx.end(), [&](auto a, auto b) { return sw.points[a].scenario.backoff.cap < sw.points[b].scenario.backoff.cap; });
     out.push_back(std::move(l));
   }
@@ -798,37 +913,67 @@ void render_burst(const StudyData& d, std::size_t si, Out& out) {
   const auto& recs = d.records[si];
   const auto lines = burst_lines(sw);
   auto cap = [&](std::size_t i) { return sw.points[i].scenario.backoff.cap; };
+  // Sweeps over server options (issue 8): a "server" column, and panels per configuration too.
+  const bool by_server = std::any_of(lines.begin(), lines.end(), [](const BurstLine& l) { return !l.server.empty(); });
+  const bool lost = records(recs, "lost_fraction");
+  auto server_cell = [](const BurstLine& l) { return Cell(l.server.empty() ? std::string("–") : l.server); };
   Table ct{sw.name + "_caps", sw.title + ": cap thresholds, the smallest cap at which every run drained",
            {"model", "strategy", "steady load", "burst B", "cap threshold", "threshold / B", "fluid estimate", "drained at smallest cap", "drained at largest cap"},
            {}, {}};
+  if (by_server) ct.columns.insert(ct.columns.begin() + 2, "server");
+  if (lost) ct.columns.push_back("lost fraction at threshold");
   for (const auto& l : lines) {
-    Cell thr = std::string("none of the grid"), ratio = std::string("–");
+    Cell thr = std::string("none of the grid"), ratio = std::string("–"), lost_at = std::string("–");
     for (auto i : l.idx)
       if (frac_of(recs[i], "drained") == 1.0) {
         thr = cap(i);
         ratio = cap(i) / static_cast<double>(l.clients);
+        if (lost && recs[i]["summary"].contains("lost_fraction")) lost_at = mean_of(recs[i], "lost_fraction");
         break;
       }
-    ct.rows.push_back({name(l.model), name(l.strategy), l.rate, static_cast<double>(l.clients), thr, ratio,
-                       fluid_estimate(l.model, l.strategy, l.base, l.clients, l.rate), frac_of(recs[l.idx.front()], "drained"),
-                       frac_of(recs[l.idx.back()], "drained")});
+    std::vector<Cell> row = {name(l.model), name(l.strategy), l.rate, static_cast<double>(l.clients), thr, ratio,
+                             fluid_estimate(l.model, l.strategy, l.base, l.clients, l.rate), frac_of(recs[l.idx.front()], "drained"),
+                             frac_of(recs[l.idx.back()], "drained")};
+    if (by_server) row.insert(row.begin() + 2, server_cell(l));
+    if (lost) row.push_back(lost_at);
+    ct.rows.push_back(std::move(row));
   }
   ct.notes.push_back(fmt::format("Burst of B clients at t = 0 on steady Poisson traffic; horizon {}, collapse K = {}, {} runs per point. "
                                  "Fluid estimate: analytic/fluid_cap.hpp (collision only; an estimate, not a bound).",
                                  num(sw.points.front().scenario.horizon), sw.points.front().scenario.collapse, sw.runs));
+  if (by_server)
+    ct.notes.push_back("Server: the server options set away from their defaults (\"–\": paper 1's model).");
+  if (lost)
+    ct.notes.push_back("With a retry limit a burst client that gives up has left: drained = every burst client succeeded or gave up, so "
+                       "read drained with the lost fraction (clients that gave up / clients whose request ended, run mean).");
   out.table(ct);
   Table dt{sw.name + "_drain", sw.title + ": drained fraction and drain times (last burst client; 99% of the burst)",
            {"model", "strategy", "steady load", "burst B", "cap", "drained", "drain time (last)", "drain time (99%)"}, {}, {}};
+  if (by_server) dt.columns.insert(dt.columns.begin() + 2, "server");
+  const bool unfinished = records(recs, "unfinished") && by_server;
+  if (unfinished) dt.columns.push_back("unfinished");
+  if (lost) dt.columns.push_back("lost fraction");
   for (const auto& l : lines)
-    for (auto i : l.idx)
-      dt.rows.push_back({name(l.model), name(l.strategy), l.rate, static_cast<double>(l.clients), format_cap(cap(i)),
-                         frac_of(recs[i], "drained"), est_of(recs[i], "drain_time"), est_of(recs[i], "drain_time_p99")});
+    for (auto i : l.idx) {
+      std::vector<Cell> row = {name(l.model), name(l.strategy), l.rate, static_cast<double>(l.clients), format_cap(cap(i)),
+                               frac_of(recs[i], "drained"), est_of(recs[i], "drain_time"), est_of(recs[i], "drain_time_p99")};
+      if (by_server) row.insert(row.begin() + 2, server_cell(l));
+      if (unfinished) row.push_back(est_of(recs[i], "unfinished"));
+      if (lost) row.push_back(recs[i]["summary"].contains("lost_fraction") ? Cell(est_of(recs[i], "lost_fraction")) : Cell(std::string("–")));
+      dt.rows.push_back(std::move(row));
+    }
   dt.notes.push_back("Drain time (last): when the last burst client succeeded, over drained runs. Drain time (99%): when 99% of the "
                      "burst had succeeded, over runs where that happened.");
+  if (unfinished) dt.notes.push_back("Unfinished: clients still waiting when the run stopped (horizon or collapse), run mean.");
   out.table(dt);
-  // Panels: one per (model, rate, strategy); lines per burst size.
-  const auto panels = group_by(sw, [](const SweepPoint& p) {
-    return fmt::format("{} | {} | load {}", name(p.scenario.model), name(p.scenario.backoff.strategy), num(p.scenario.rate));
+  // Panels: one per (model, rate, strategy) and, over server options, per configuration; lines per burst size.
+  const auto panels = group_by(sw, [&](const SweepPoint& p) {
+    std::string k = fmt::format("{} | {} | load {}", name(p.scenario.model), name(p.scenario.backoff.strategy), num(p.scenario.rate));
+    if (by_server) {
+      const std::string l = server_label(p.scenario.server);
+      k += " | " + (l.empty() ? std::string("paper 1's model") : l);
+    }
+    return k;
   });
   std::vector<std::string> bs;
   for (const auto& l : lines) bs.push_back(std::to_string(l.clients));
@@ -848,7 +993,7 @@ void render_burst(const StudyData& d, std::size_t si, Out& out) {
       std::vector<std::string> parts;
       for (const auto& l : lines) {
         const auto& s0 = sw.points[idx.front()].scenario;
-        if (l.model != s0.model || l.strategy != s0.backoff.strategy || l.rate != s0.rate) continue;
+        if (l.model != s0.model || l.strategy != s0.backoff.strategy || l.rate != s0.rate || l.server_key != server_key(s0.server)) continue;
         std::vector<std::vector<double>> rows;
         for (auto i : l.idx)
           rows.push_back({cap(i) / static_cast<double>(l.clients), frac_of(recs[i], "drained"), mean_of(recs[i], "drain_time"),
