@@ -51,7 +51,7 @@ struct SimulateOptions {
   montecarlo::ServerOptions server{};
   bool server_engine = false;
   std::string service = "deterministic", delay_dist = "fixed", overflow = "reject", retry_after_rule = "fixed";
-  std::string aimd_timeout = "none", mix_strategy = "none", mix_cap = "1000";
+  std::string aimd_timeout = "none", mix_strategy = "none", mix_cap = "1000", timeout = "none";
   OutputFormat format = OutputFormat::table;
   std::vector<std::string> given;  // the flags given on the command line (--model brooker checks them)
 };
@@ -103,7 +103,10 @@ std::vector<NamedMean> server_metrics(const montecarlo::Summary& s) {
           {"queue_wait", "queue wait at the server (attempt-durations)", &s.queue_wait},
           {"mean_limit", "mean concurrency limit (attempts)", &s.mean_limit},
           {"latency_p50", "median latency (attempt-durations)", &s.latency_p50},
-          {"latency_p99", "99th percentile latency (attempt-durations)", &s.latency_p99}};
+          {"latency_p99", "99th percentile latency (attempt-durations)", &s.latency_p99},
+          {"lost", "clients that gave up (per run)", &s.lost},
+          {"lost_fraction", "lost / (successes + lost)", &s.lost_fraction},
+          {"timed_out", "attempts timed out (per run)", &s.timed_out}};
 }
 
 bool shows_server(const montecarlo::Scenario& sc, const montecarlo::RunPlan& plan) {
@@ -141,6 +144,8 @@ nlohmann::ordered_json server_json(const montecarlo::ServerOptions& o) {
     j["mix_cap"] = std::isinf(b.cap) ? nlohmann::ordered_json("none") : nlohmann::ordered_json(b.cap);
     j["mix_window"] = b.strategy == Strategy::window ? b.window : 0.0;
   }
+  j["timeout"] = std::isinf(o.timeout) ? nlohmann::ordered_json("none") : nlohmann::ordered_json(o.timeout);
+  j["max_attempts"] = o.max_attempts;
   return j;
 }
 
@@ -216,7 +221,7 @@ constexpr const char* brooker_foreign_flags[] = {
     "--rows", "--service", "--service-cv", "--delay", "--delay-dist", "--lock", "--limit", "--overflow",
     "--reject-cost", "--retry-after", "--retry-after-rule", "--ignore-retry-after", "--aimd", "--aimd-initial",
     "--aimd-min", "--aimd-max", "--aimd-backoff", "--aimd-timeout", "--mix", "--mix-strategy", "--mix-base",
-    "--mix-cap", "--mix-window", "--server-engine"};
+    "--mix-cap", "--mix-window", "--timeout", "--max-attempts", "--server-engine"};
 
 struct BrookerMetric {
   const char* key;
@@ -341,6 +346,13 @@ montecarlo::ServerOptions server_options(const SimulateOptions& o) {
   const auto rule = montecarlo::parse_retry_after_rule(o.retry_after_rule);
   if (!rule) throw InputError("--retry-after-rule", fmt::format("must be fixed or uniform (got {})", o.retry_after_rule));
   s.retry_after_rule = *rule;
+  if (o.timeout != "none") {
+    char* end = nullptr;
+    const double v = std::strtod(o.timeout.c_str(), &end);
+    if (o.timeout.empty() || *end != '\0' || !(v > 0) || !std::isfinite(v))
+      throw InputError("--timeout", fmt::format("must be a number > 0 (attempt-durations) or \"none\" (got {})", o.timeout));
+    s.timeout = v;
+  }
   if (o.aimd_timeout == "none") {
     s.aimd_params.timeout = HUGE_VAL;
   } else {
@@ -539,6 +551,12 @@ void add_simulate_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   cmd->add_option("--mix-cap", opts->mix_cap, "Cap of the mixed-in clients' backoff, or \"none\"")->capture_default_str();
   cmd->add_option("--mix-window", opts->server.mix_backoff.window, "Window of the mixed-in clients (window strategy)");
+  cmd->add_option("--timeout", opts->timeout,
+                  "Client timeout per attempt (attempt-durations), or \"none\"; the server still does the work")
+      ->capture_default_str();
+  cmd->add_option("--max-attempts", opts->server.max_attempts,
+                  "Retry limit: a client gives up (lost) after this many attempts fail (0 = unlimited)")
+      ->capture_default_str();
   cmd->add_flag("--server-engine", opts->server_engine,
                 "Run on the server engine even without server options (same results; adds latency percentiles)");
   add_format_options(cmd, opts->format);

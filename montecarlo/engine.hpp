@@ -544,6 +544,7 @@ class Engine {
     r.work_done = work_;
     r.served = attempts_;  // every attempt is served: no admission control here
     r.reject_fraction = attempts_ > 0 ? 0.0 : nan;
+    r.lost_fraction = r.successes > 0 ? 0.0 : nan;
     return r;
   }
 

@@ -22,7 +22,7 @@ struct Acc {
 Summary summarize(const std::vector<RunResult>& results) {
   Acc apc, makespan, latency, goodput, attempt_rate, sojourn, drain_time, drain_p99, unfinished, max_waiting,
       mean_waiting, mean_time_waiting, arrival_rate, busy, work, rejected, reject_fraction, queue_wait, mean_limit,
-      latency_p50, latency_p99;
+      latency_p50, latency_p99, lost, lost_fraction, timed_out;
   std::int64_t collapsed = 0, drained = 0, with_burst = 0;
   Summary s;
   for (const RunResult& r : results) {
@@ -47,6 +47,9 @@ Summary summarize(const std::vector<RunResult>& results) {
     mean_limit.add(r.mean_limit);
     latency_p50.add(r.latency_p50);
     latency_p99.add(r.latency_p99);
+    lost.add(static_cast<double>(r.lost));
+    lost_fraction.add(r.lost_fraction);
+    timed_out.add(static_cast<double>(r.timed_out));
     collapsed += r.collapsed;
     if (r.burst_clients > 0) {
       ++with_burst;
@@ -76,6 +79,9 @@ Summary summarize(const std::vector<RunResult>& results) {
   s.mean_limit = mean_limit.summary();
   s.latency_p50 = latency_p50.summary();
   s.latency_p99 = latency_p99.summary();
+  s.lost = lost.summary();
+  s.lost_fraction = lost_fraction.summary();
+  s.timed_out = timed_out.summary();
   s.collapsed = summarize_proportion(collapsed, s.runs);
   s.drained = summarize_proportion(drained, with_burst);
   return s;

@@ -52,6 +52,12 @@ struct RunResult {
                                                                   // the window (fixed or AIMD); NaN without one
   double latency_p50 = std::numeric_limits<double>::quiet_NaN();  // nearest-rank percentiles of
   double latency_p99 = std::numeric_limits<double>::quiet_NaN();  // (success − arrival); NaN if none
+  // Client timeouts and retry limits (issue 8, server engine), additive. The original event loop has
+  // neither: there lost = timed_out = 0 and lost_fraction = 0 when a client succeeded (else NaN).
+  std::int64_t lost = 0;              // clients that gave up at their retry limit (whole run)
+  double lost_fraction = 0.0;         // lost / (successes + lost): of the requests that ended, the share
+                                      // lost; NaN if none ended
+  std::int64_t timed_out = 0;         // attempts whose client stopped waiting at its timeout (whole run)
 };
 // Notes on the window (engine): events processed at the stop instant count as inside it (the
 // finishing success of a burst is counted in goodput); events at or after the horizon are never
@@ -69,6 +75,7 @@ struct Summary {
   std::int64_t stops[4] = {0, 0, 0, 0};
   // Added for the server-side mechanisms (issue 8), additive.
   MeanSummary rejected, reject_fraction, queue_wait, mean_limit, latency_p50, latency_p99;
+  MeanSummary lost, lost_fraction, timed_out;  // client timeouts and retry limits (issue 8), additive
 };
 
 std::string_view to_string(StopReason r) noexcept;

@@ -87,6 +87,10 @@ void check_server(const ServerOptions& o) {
   if (!in_unit(o.mix)) throw InputError("mix", fmt::format("must be in [0, 1] (got {})", o.mix));
   if (o.mix == 0.0 && !same_backoff(o.mix_backoff, ServerOptions{}.mix_backoff))
     throw InputError("mix", "must be > 0 for the mixed population's strategy, base, cap or window to apply");
+  if (!(o.timeout > 0.0))
+    throw InputError("timeout", fmt::format("must be > 0 (attempt-durations) or +inf for none (got {})", o.timeout));
+  if (o.max_attempts < 0 || o.max_attempts > max_limit)
+    throw InputError("max_attempts", fmt::format("must be in [1, {}], or 0 for unlimited (got {})", max_limit, o.max_attempts));
   if (o.mix > 0.0) {
     try {
       check_backoff(o.mix_backoff);
@@ -120,7 +124,7 @@ bool has_server_features(const Scenario& s) noexcept {
          o.delay_dist != d.delay_dist || o.lock != d.lock || o.limit != d.limit || o.overflow != d.overflow ||
          o.reject_cost != d.reject_cost || o.retry_after != d.retry_after ||
          o.retry_after_rule != d.retry_after_rule || o.ignore_retry_after != d.ignore_retry_after ||
-         o.aimd != d.aimd || o.mix != d.mix;
+         o.aimd != d.aimd || o.mix != d.mix || o.timeout != d.timeout || o.max_attempts != d.max_attempts;
 }
 
 void check_scenario(const Scenario& s) {
@@ -148,6 +152,9 @@ void check_scenario(const Scenario& s) {
       rejects && o.reject_cost == 0.0 && o.delay == 0.0 && !(o.retry_after > 0.0 && o.ignore_retry_after == 0.0);
   const bool some_none = (s.backoff.strategy == Strategy::none && o.mix < 1.0) ||
                          (o.mix > 0.0 && o.mix_backoff.strategy == Strategy::none);
+  if (!s.retries && (o.timeout != ServerOptions{}.timeout || o.max_attempts != 0))
+    throw InputError(o.max_attempts != 0 ? "max_attempts" : "timeout",
+                     "needs retries on (with retries off every client makes exactly one attempt)");
   if (instant_reject && some_none && s.retries)
     throw InputError("reject_cost", "must be > 0 (or delay > 0, or a Retry-After every client honours) when clients "
                                     "on strategy none can be rejected: they would retry at one instant forever");
@@ -187,6 +194,8 @@ std::string canonical_server(const ServerOptions& o) {
     out += fmt::format(" mix={} mix_strategy={} mix_base={} mix_cap={} mix_window={}", o.mix, to_string(b.strategy),
                        b.base, format_cap(b.cap), window);
   }
+  if (o.timeout != d.timeout) out += fmt::format(" timeout={}", o.timeout);
+  if (o.max_attempts != d.max_attempts) out += fmt::format(" max_attempts={}", o.max_attempts);
   return out;
 }
 }  // namespace

@@ -83,6 +83,13 @@ struct ServerOptions {
   Aimd aimd_params{};
   double mix = 0.0;                            // fraction of clients on mix_backoff, [0, 1]
   Backoff mix_backoff{Strategy::none, 1.0, 1000.0, 0.0};
+  // Client side (issue 8: "collapse can mean lost requests"). A client stops waiting for an attempt
+  // `timeout` after sending it: the attempt counts as failed (backoff, retry); the server still does
+  // its work and its late outcome is discarded. A client makes at most `max_attempts` attempts; when
+  // the last fails or times out it gives up: the request is lost (it leaves; a burst client that
+  // gives up counts toward `drained`, read it with `lost`).
+  double timeout = std::numeric_limits<double>::infinity();  // > 0 (+inf = none); needs retries on
+  std::int64_t max_attempts = 0;               // [1, max_limit], 0 = unlimited; needs retries on
 };
 
 struct Scenario {

@@ -26,15 +26,23 @@
 //    (conflict) or its time since admission > timeout; inflight = admitted count at its admission.
 //  - Mixed population: each arriving client is on mix_backoff with probability `mix`, and ignores
 //    Retry-After with probability ignore_retry_after (independent draws, population stream).
-// Simultaneous events at one instant: service ends, then responses reaching clients, then
-// attempts reaching the server, then sends (arrivals before wake-ups, as in engine.hpp); each queue
-// in (time, sequence) order. Random numbers: the original streams for arrivals, sleeps and
+//  - Client timeout τ: at send + τ a client still waiting for that attempt's outcome stops waiting:
+//    the attempt is failed for it (on_end(…, send + τ, false), backoff without Retry-After) and
+//    orphaned: the server carries on (it holds its limit slot, row lock and share of the server, its
+//    commit still dooms others), and its outcome, when it comes, is discarded (not a success).
+//  - Retry limit A: when a client's A-th attempt fails (or times out) it gives up: the request is
+//    lost, the client leaves (a burst client counts toward `drained`: it has left).
+// Simultaneous events at one instant: service ends, then responses reaching clients, then client
+// timeouts, then attempts reaching the server, then sends (arrivals before wake-ups, as in
+// engine.hpp); each queue in (time, sequence) order. Random numbers: the original streams for arrivals, sleeps and
 // tie-breaks; new streams (random.hpp) for service, delay, population, rows and Retry-After, each
 // drawn only when its feature is on.
 // Optional observer hooks besides engine.hpp's: on_admit(t, admitted, limit) after each admission;
-// on_reject(client serial, t, retry_after) at each rejection (t = when the server rejects);
+// on_reject(attempt, client serial, t, retry_after) at each rejection (t = when the server rejects);
 // on_service_start(attempt, row, t) and on_service(attempt, row, start, end, success) when an
-// admitted attempt's service starts and ends (server view).
+// admitted attempt's service starts and ends (server view); on_timeout(attempt, client serial, t)
+// just before the on_end of an attempt its client stopped waiting for; on_give_up(client serial, t)
+// when a client gives up (retry limit).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -103,6 +111,13 @@ class ServerEngine {
     std::int64_t inflight = 0;
     std::int32_t client = 0, row = 0, next = -1;
     bool rejected = false, success = false;
+    bool orphaned = false;  // its client timed out: the outcome is discarded
+  };
+  // A pending client timeout: job slot and attempt id (a slot whose id differs was delivered and reused).
+  struct Timeout {
+    double time;
+    std::int64_t id;
+    std::int32_t job;
   };
   // Intrusive FIFO of job slots (row locks, the limit queue).
   struct Fifo {
@@ -129,6 +144,7 @@ class ServerEngine {
         horizon_(effective_horizon(s)),
         warmup_(s.warmup),
         limited_(s.server.limit > 0 || s.server.aimd),
+        timeout_(s.server.timeout < inf),
         limit_(s.server.aimd ? s.server.aimd_params.initial : s.server.limit),
         ends_(s.server.service == ServiceDist::deterministic && s.server.reject_cost == 0.0) {
     const auto rows = static_cast<std::size_t>(o_.rows);
@@ -167,9 +183,10 @@ class ServerEngine {
     for (;;) {
       const double te = next_end_time();
       const double tr = responds_.top_time();
+      const double tt = next_timeout_time();
       const double th = reaches_.top_time();
       const double tw = wakes_.top_time();
-      const double t = std::min({te, tr, th, tw, next_arrival_});
+      const double t = std::min({te, tr, tt, th, tw, next_arrival_});
       if (!(t < horizon_)) break;
       advance(t);
       if (te == t) {
@@ -178,6 +195,10 @@ class ServerEngine {
         const std::int32_t j = responds_.top().client;
         responds_.pop();
         deliver(j);
+      } else if (tt == t) {
+        const std::int32_t j = timeouts_.front().job;
+        timeouts_.pop_front();
+        time_out(j);
       } else if (th == t) {
         const std::int32_t j = reaches_.top().client;
         reaches_.pop();
@@ -269,6 +290,7 @@ class ServerEngine {
     job.sent = t_;
     job.row = o_.rows > 1 ? static_cast<std::int32_t>(rows_.index(static_cast<std::uint64_t>(o_.rows))) : 0;
     observer_.on_start(job.id, clients_[c].serial, t_);
+    if (timeout_) timeouts_.push_back({t_ + o_.timeout, job.id, j});  // nondecreasing times: a FIFO
     if (o_.delay > 0.0) {
       reaches_.push(t_ + draw_delay(), j);
     } else {
@@ -315,8 +337,8 @@ class ServerEngine {
     if (o_.retry_after > 0.0)
       job.retry_after = o_.retry_after_rule == RetryAfterRule::fixed ? o_.retry_after
                                                                      : 2.0 * o_.retry_after * retry_after_.uniform();
-    if constexpr (requires { observer_.on_reject(std::int64_t{0}, t_, job.retry_after); })
-      observer_.on_reject(clients_[job.client].serial, t_, job.retry_after);
+    if constexpr (requires { observer_.on_reject(std::int64_t{0}, std::int64_t{0}, t_, job.retry_after); })
+      observer_.on_reject(job.id, clients_[job.client].serial, t_, job.retry_after);
     if (o_.reject_cost > 0.0) {
       start_service(j, o_.reject_cost);  // the server's work of saying no
     } else {
@@ -493,10 +515,12 @@ class ServerEngine {
     }
   }
 
-  // The outcome reaches the client.
+  // The outcome reaches the client (unless it timed out: then it is discarded).
   void deliver(std::int32_t j) {
     const Job job = jobs_[j];
+    jobs_[j].id = -1;  // dead: a pending timeout for it no longer applies
     free_jobs_.push_back(j);
+    if (job.orphaned) return;
     Client& c = clients_[job.client];
     const double t = t_;
     observer_.on_end(job.id, c.serial, job.sent, t, job.success);
@@ -519,17 +543,61 @@ class ServerEngine {
         burst_left_client(t);
       }
       release_client(job.client);
-    } else if (!s_.retries) {
-      if (c.burst) burst_left_client(t);
-      release_client(job.client);
     } else {
-      if (c.failures < std::numeric_limits<std::int32_t>::max()) ++c.failures;
-      double sleep = (c.mixed ? mix_sampler_ : sampler_).sleep(c.failures, c.prev, sleeps_);
-      if (job.rejected && !c.ignores) sleep = std::max(sleep, job.retry_after);
-      if constexpr (requires { observer_.on_sleep(c.serial, c.failures, sleep); })
-        observer_.on_sleep(c.serial, c.failures, sleep);
-      wakes_.push(t + sleep, job.client);
+      fail(job.client, job.rejected && !c.ignores ? job.retry_after : 0.0);
     }
+  }
+
+  // The earliest pending client timeout that still applies (stale ones are dropped here).
+  double next_timeout_time() noexcept {
+    while (!timeouts_.empty()) {
+      const Timeout& x = timeouts_.front();
+      const Job& job = jobs_[x.job];
+      if (job.id == x.id && !job.orphaned) return x.time;
+      timeouts_.pop_front();
+    }
+    return inf;
+  }
+
+  // The client stops waiting for attempt j: failed for it, orphaned at the server.
+  void time_out(std::int32_t j) {
+    Job& job = jobs_[j];
+    job.orphaned = true;
+    ++timed_out_;
+    const Client& c = clients_[job.client];
+    if constexpr (requires { observer_.on_timeout(std::int64_t{0}, std::int64_t{0}, 0.0); })
+      observer_.on_timeout(job.id, c.serial, t_);
+    observer_.on_end(job.id, c.serial, job.sent, t_, false);
+    if (t_ >= warmup_) {
+      sojourn_sum_ += t_ - job.sent;
+      ++sojourn_n_;
+    }
+    fail(job.client, 0.0);
+  }
+
+  // Client c's attempt failed (or timed out) now: it leaves (retries off, or its retry limit is
+  // reached: lost), or sleeps max(backoff sleep, retry_after) and retries.
+  void fail(std::int32_t ci, double retry_after) {
+    Client& c = clients_[ci];
+    const double t = t_;
+    if (!s_.retries) {
+      if (c.burst) burst_left_client(t);
+      release_client(ci);
+      return;
+    }
+    if (c.failures < std::numeric_limits<std::int32_t>::max()) ++c.failures;
+    if (o_.max_attempts > 0 && c.failures >= o_.max_attempts) {
+      ++lost_;
+      if constexpr (requires { observer_.on_give_up(std::int64_t{0}, 0.0); }) observer_.on_give_up(c.serial, t);
+      if (c.burst) burst_left_client(t);
+      release_client(ci);
+      return;
+    }
+    double sleep = (c.mixed ? mix_sampler_ : sampler_).sleep(c.failures, c.prev, sleeps_);
+    sleep = std::max(sleep, retry_after);
+    if constexpr (requires { observer_.on_sleep(c.serial, c.failures, sleep); })
+      observer_.on_sleep(c.serial, c.failures, sleep);
+    wakes_.push(t + sleep, ci);
   }
 
   void release_client(std::int32_t c) {
@@ -591,6 +659,9 @@ class ServerEngine {
     r.reject_fraction = attempts_ > 0 ? static_cast<double>(rejected_) / static_cast<double>(attempts_) : nan;
     r.queue_wait = queue_wait_n_ > 0 ? queue_wait_sum_ / static_cast<double>(queue_wait_n_) : nan;
     r.mean_limit = limited_ && has_window ? area_limit_ / span : nan;
+    r.lost = lost_;
+    r.lost_fraction = successes_ + lost_ > 0 ? static_cast<double>(lost_) / static_cast<double>(successes_ + lost_) : nan;
+    r.timed_out = timed_out_;
     r.latency_p50 = percentile(0.50);
     r.latency_p99 = percentile(0.99);
     return r;
@@ -614,6 +685,7 @@ class ServerEngine {
   Stream arrivals_, sleeps_, ties_, service_, delay_, population_, rows_, retry_after_;
   double horizon_, warmup_;
   bool limited_;
+  bool timeout_;
   std::int64_t limit_;  // the concurrency limit in force (fixed, or AIMD's current value)
   double mu_ = 0.0, sigma_ = 0.0;
 
@@ -628,11 +700,12 @@ class ServerEngine {
   std::vector<char> row_busy_;
   std::vector<Fifo> row_queue_;
   Fifo limit_queue_;
+  Ring<Timeout> timeouts_;
   std::vector<double> latencies_;
 
   double t_ = 0.0, v_ = 0.0, next_arrival_ = inf;
   std::int64_t service_seq_ = 0, in_service_ = 0, admitted_ = 0;
-  std::int64_t arrived_ = 0, attempts_ = 0, successes_ = 0, rejected_ = 0, served_ = 0;
+  std::int64_t arrived_ = 0, attempts_ = 0, successes_ = 0, rejected_ = 0, served_ = 0, lost_ = 0, timed_out_ = 0;
   std::int64_t waiting_ = 0, max_waiting_ = 0;
   std::int64_t window_arrivals_ = 0, window_attempts_ = 0, window_successes_ = 0;
   std::int64_t burst_successes_ = 0, burst_left_ = 0, p99_target_ = 0;

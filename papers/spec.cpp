@@ -76,7 +76,8 @@ constexpr std::string_view field_names[] = {
     "model", "strategy", "base", "cap", "window", "clients", "rate", "horizon", "warmup", "collapse", "retries",
     "rows", "service", "service_cv", "delay", "delay_dist", "lock", "limit", "overflow", "reject_cost",
     "retry_after", "retry_after_rule", "ignore_retry_after", "aimd", "aimd_initial", "aimd_min", "aimd_max",
-    "aimd_backoff", "aimd_timeout", "mix", "mix_strategy", "mix_base", "mix_cap", "mix_window"};
+    "aimd_backoff", "aimd_timeout", "mix", "mix_strategy", "mix_base", "mix_cap", "mix_window", "timeout",
+    "max_attempts"};
 constexpr int n_fields = static_cast<int>(std::size(field_names));
 constexpr std::string_view sleep_fields[] = {"strategy", "base", "cap", "window"};
 
@@ -159,7 +160,11 @@ double parse_field_value(const Where& w, const std::string& key, std::string_vie
     if (auto i = n.as_integer(); i && i->get() >= lo && i->get() <= hi) return static_cast<double>(i->get());
     fail(w, key, n, fmt::format("must be an integer in [{}, {}]", lo, hi));
   }
-  if (field == "aimd_timeout") {
+  if (field == "max_attempts") {
+    if (auto i = n.as_integer(); i && i->get() >= 0 && i->get() <= montecarlo::max_limit) return static_cast<double>(i->get());
+    fail(w, key, n, fmt::format("must be an integer in [1, {}], or 0 for unlimited", montecarlo::max_limit));
+  }
+  if (field == "aimd_timeout" || field == "timeout") {
     if (auto s = n.as_string(); s && s->get() == "none") return std::numeric_limits<double>::infinity();
     if (number && std::isfinite(*number) && *number > 0) return *number;
     fail(w, key, n, "must be a number > 0 or \"none\"");
@@ -412,6 +417,8 @@ montecarlo::Scenario make_scenario(const std::array<double, n_fields>& v) {
   o.mix_backoff.base = v[31];
   o.mix_backoff.cap = v[32];
   o.mix_backoff.window = v[33];
+  o.timeout = v[34];
+  o.max_attempts = static_cast<std::int64_t>(v[35]);
   return s;
 }
 
@@ -426,7 +433,7 @@ std::array<double, n_fields> encode(const montecarlo::Scenario& s) {
           e(o.retry_after_rule), o.ignore_retry_after, o.aimd ? 1.0 : 0.0, static_cast<double>(o.aimd_params.initial),
           static_cast<double>(o.aimd_params.min), static_cast<double>(o.aimd_params.max), o.aimd_params.backoff,
           o.aimd_params.timeout, o.mix, e(o.mix_backoff.strategy), o.mix_backoff.base, o.mix_backoff.cap,
-          o.mix_backoff.window};
+          o.mix_backoff.window, o.timeout, static_cast<double>(o.max_attempts)};
 }
 
 std::vector<SweepPoint> expand(const Where& w, const Draft& d) {
@@ -621,7 +628,7 @@ const std::vector<std::string>& metric_names() {
       "attempts_per_client", "makespan", "latency", "goodput", "attempt_rate", "sojourn", "drain_time",
       "drain_time_p99", "unfinished", "max_waiting", "collapsed", "drained",
       // issue 8 (server engine); recorded only when named
-      "rejected", "reject_fraction", "queue_wait", "latency_p50", "latency_p99"};
+      "rejected", "reject_fraction", "queue_wait", "latency_p50", "latency_p99", "lost", "lost_fraction", "timed_out"};
   return names;
 }
 

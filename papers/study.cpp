@@ -41,7 +41,10 @@ json summary_json(const montecarlo::Summary& s, const std::vector<std::string>& 
                        {"reject_fraction", to_json(s.reject_fraction)},
                        {"queue_wait", to_json(s.queue_wait)},
                        {"latency_p50", to_json(s.latency_p50)},
-                       {"latency_p99", to_json(s.latency_p99)}};
+                       {"latency_p99", to_json(s.latency_p99)},
+                       {"lost", to_json(s.lost)},
+                       {"lost_fraction", to_json(s.lost_fraction)},
+                       {"timed_out", to_json(s.timed_out)}};
   json out = json::object();
   for (const auto& k : keep) out[k] = all.contains(k) ? all.at(k) : server.at(k);
   return out;

@@ -77,6 +77,12 @@ TEST(ServerScenario, EachOptionIsAppendedOnlyWhenSet) {
       {[](auto& o) { o.aimd = true; },
        " aimd=on aimd_initial=20 aimd_min=20 aimd_max=200 aimd_backoff=0.9 aimd_timeout=none"},
       {[](auto& o) { o.mix = 0.1; }, " mix=0.1 mix_strategy=none mix_base=1 mix_cap=1000 mix_window=0"},
+      {[](auto& o) { o.timeout = 2.5; }, " timeout=2.5"},
+      {[](auto& o) {
+         o.timeout = 4;
+         o.max_attempts = 3;
+       },
+       " timeout=4 max_attempts=3"},
   };
   for (const auto& [set, suffix] : cases) {
     mc::Scenario s = documented();
@@ -178,6 +184,21 @@ TEST(ServerScenario, BadValuesNameTheirField) {
          s.server.limit = 3;
        },
        "reject_cost"},
+      {[](auto& s) { s.server.timeout = 0; }, "timeout"},
+      {[](auto& s) { s.server.timeout = -1; }, "timeout"},
+      {[](auto& s) { s.server.timeout = NAN; }, "timeout"},
+      {[](auto& s) { s.server.max_attempts = -1; }, "max_attempts"},
+      {[](auto& s) { s.server.max_attempts = mc::max_limit + 1; }, "max_attempts"},
+      {[](auto& s) {
+         s.retries = false;
+         s.server.max_attempts = 2;
+       },
+       "max_attempts"},
+      {[](auto& s) {
+         s.retries = false;
+         s.server.timeout = 2;
+       },
+       "timeout"},
   };
   for (const auto& [set, field] : cases) {
     mc::Scenario s = documented();
@@ -358,12 +379,12 @@ struct ServerTrace {
   struct Attempt {
     std::int64_t client;
     double sent, heard = -1.0;
-    bool ended = false, success = false;
+    bool ended = false, success = false, timed_out = false;
   };
   std::vector<Attempt> attempts;
   std::map<std::int64_t, Served> served;  // by attempt id
   std::vector<std::pair<std::int64_t, std::int64_t>> admits;  // (admitted, limit)
-  std::map<std::int64_t, double> pending_retry_after;         // client -> Retry-After of its rejection
+  std::map<std::int64_t, double> pending_retry_after;         // attempt -> Retry-After of its rejection
   std::map<std::int64_t, double> earliest_return;             // client -> may not send before
   std::vector<double> sleeps;
   std::int64_t rejects = 0;
@@ -386,23 +407,33 @@ struct ServerTrace {
     a.heard = t;
     a.ended = true;
     a.success = success;
-    const auto it = pending_retry_after.find(c);
-    if (it != pending_retry_after.end()) {
+    // The client honours a Retry-After only if it heard the rejection (not when it timed out first).
+    const auto it = pending_retry_after.find(id);
+    if (it != pending_retry_after.end() && !a.timed_out) {
       earliest_return[c] = t + it->second;
-      pending_retry_after.erase(it);
     } else {
       earliest_return.erase(c);
     }
+    if (it != pending_retry_after.end()) pending_retry_after.erase(it);
   }
+  void on_timeout(std::int64_t id, std::int64_t c, double t) {
+    Attempt& a = attempts.at(static_cast<std::size_t>(id));
+    if (a.client != c || a.ended || t < a.sent) bad = true;
+    a.timed_out = true;
+    ++timeouts;
+  }
+  void on_give_up(std::int64_t c, double) { gave_up.push_back(c); }
+  std::int64_t timeouts = 0;
+  std::vector<std::int64_t> gave_up;
   void on_sleep(std::int64_t, std::int32_t, double sleep) { sleeps.push_back(sleep); }
   void on_admit(double t, std::int64_t admitted, std::int64_t limit) {
     admits.emplace_back(admitted, limit);
     admit_log.emplace_back(t, admitted, limit);
   }
   std::vector<std::tuple<double, std::int64_t, std::int64_t>> admit_log;
-  void on_reject(std::int64_t c, double, double retry_after) {
+  void on_reject(std::int64_t id, std::int64_t, double, double retry_after) {
     ++rejects;
-    if (retry_after > 0.0) pending_retry_after[c] = retry_after;
+    if (retry_after > 0.0) pending_retry_after[id] = retry_after;
   }
   void on_service_start(std::int64_t id, std::int32_t row, double t) {
     if (served.count(id)) bad = true;
@@ -467,6 +498,10 @@ rc::Gen<Case> gen_case() {
         }
       }
     }
+    if (s.retries) {  // client timeouts and retry limits (they need retries on)
+      o.timeout = *rc::gen::element(INFINITY, INFINITY, 0.75, 3.0);
+      o.max_attempts = *rc::gen::element<std::int64_t>(0, 0, 1, 3);
+    }
     o.mix = *rc::gen::element(0.0, 0.5, 1.0);
     if (o.mix > 0.0) o.mix_backoff = {*rc::gen::element(Strategy::none, Strategy::full), 0.5, 8.0, 0.0};
     // Clients on `none` must not be rejected in no time (check_scenario refuses it): cost it.
@@ -524,7 +559,10 @@ RC_GTEST_PROP(Server, ClientAccountingHolds, ()) {
     RC_ASSERT(std::abs(r.work_done - r.busy_time) <= 1e-9 * std::max(1.0, r.busy_time));
   RC_ASSERT(r.work_done >= r.busy_time * (1.0 - 1e-12));  // collision/free: >= 1 job at rate 1 when busy
   RC_ASSERT(r.successes == successes);
-  RC_ASSERT(r.unfinished == r.clients_arrived - successes - gave_up);
+  const auto lost = static_cast<std::int64_t>(t.gave_up.size());
+  RC_ASSERT(r.lost == lost);
+  RC_ASSERT(r.timed_out == t.timeouts);
+  RC_ASSERT(r.unfinished == r.clients_arrived - successes - gave_up - lost);
   RC_ASSERT(r.max_waiting <= c.s.collapse);
 }
 
@@ -581,6 +619,37 @@ RC_GTEST_PROP(Server, ConflictsOnlyWithinARow, ()) {
   }
 }
 
+// Client timeouts and retry limits: no client makes more than max_attempts attempts, one that gives
+// up made exactly that many and none succeeded; a client hears of every attempt by send + timeout,
+// exactly then when it timed out; a timed-out attempt is never a success for its client.
+RC_GTEST_PROP(Server, RetryLimitAndTimeoutHold, ()) {
+  const Case c = *gen_case();
+  const Run x = run(c);
+  const auto& o = c.s.server;
+  std::map<std::int64_t, std::int64_t> made, won;
+  for (const auto& a : x.t.attempts) {
+    ++made[a.client];
+    if (a.ended && a.success) ++won[a.client];
+    if (a.ended) RC_ASSERT(a.heard <= a.sent + o.timeout);
+    if (a.timed_out) {
+      RC_ASSERT(std::isfinite(o.timeout));
+      RC_ASSERT(a.ended && !a.success);
+      RC_ASSERT(a.heard == a.sent + o.timeout);
+    }
+  }
+  if (o.max_attempts > 0)
+    for (const auto& [client, n] : made) RC_ASSERT(n <= o.max_attempts);
+  for (const std::int64_t client : x.t.gave_up) {
+    RC_ASSERT(o.max_attempts > 0);
+    RC_ASSERT(made[client] == o.max_attempts);
+    RC_ASSERT(won[client] == 0);
+  }
+  if (o.max_attempts == 0) RC_ASSERT(x.t.gave_up.empty());
+  if (std::isinf(o.timeout)) RC_ASSERT(x.t.timeouts == 0);
+  const std::int64_t ended = x.r.successes + x.r.lost;
+  if (ended > 0) RC_ASSERT(x.r.lost_fraction == static_cast<double>(x.r.lost) / static_cast<double>(ended));
+}
+
 RC_GTEST_PROP(Server, ConcurrencyLimitNeverExceeded, ()) {
   const Case c = *gen_case();
   const Run x = run(c);
@@ -613,6 +682,55 @@ RC_GTEST_PROP(Server, MixedNoneClientsNeverSleep, ()) {
   mc::check_scenario(c.s);
   const Run x = run(c);
   for (const double s : x.t.sleeps) RC_ASSERT(s == 0.0);
+}
+
+TEST(ServerExact, TimeoutOrphansTheAttemptAndTheRetryLimitLosesTheClient) {
+  // ps, one client on strategy none, timeout 0.5, at most 3 attempts: sent at 0, 0.5, 1; each times
+  // out (service 1 alone would end at 1, but the server shares itself with the orphans); at 1.5 the
+  // third times out and the client gives up: lost. The server kept working on the orphans: busy
+  // [0, 1.5], so work done 1.5. Nothing succeeded, so no makespan; the burst has left: drained.
+  mc::Scenario s = burst(Model::ps, 1, Strategy::none);
+  s.server.timeout = 0.5;
+  s.server.max_attempts = 3;
+  const mc::RunResult r = mc::simulate_run(s, 1, 0);
+  EXPECT_EQ(r.stop, mc::StopReason::finished);
+  EXPECT_EQ(r.attempts, 3);
+  EXPECT_EQ(r.timed_out, 3);
+  EXPECT_EQ(r.successes, 0);
+  EXPECT_EQ(r.lost, 1);
+  EXPECT_EQ(r.lost_fraction, 1.0);
+  EXPECT_EQ(r.stop_time, 1.5);
+  EXPECT_TRUE(r.drained);
+  EXPECT_EQ(r.drain_time, 1.5);
+  EXPECT_TRUE(std::isnan(r.makespan));
+  EXPECT_EQ(r.work_done, 1.5);
+  EXPECT_EQ(r.sojourn, 0.5);  // the client's view: each attempt lasted its timeout
+}
+
+TEST(ServerExact, AResponseAtTheTimeoutCounts) {
+  // ps, one client, service 1, timeout exactly 1: the outcome and the timeout fall at t = 1, and
+  // responses come before timeouts at one instant, so the attempt succeeds.
+  mc::Scenario s = burst(Model::ps, 1, Strategy::none);
+  s.server.timeout = 1.0;
+  const mc::RunResult r = mc::simulate_run(s, 1, 0);
+  EXPECT_EQ(r.successes, 1);
+  EXPECT_EQ(r.timed_out, 0);
+  EXPECT_EQ(r.makespan, 1.0);
+  EXPECT_EQ(r.lost_fraction, 0.0);
+}
+
+TEST(ServerExact, RetryLimitOnCollidingClients) {
+  // collision, 2 clients on strategy none, at most 4 attempts: they collide at 0, 1, 2, 3 and both
+  // give up at 4: 8 attempts, 2 lost, the burst has left at 4.
+  mc::Scenario s = burst(Model::collision, 2, Strategy::none);
+  s.server.max_attempts = 4;
+  const mc::RunResult r = mc::simulate_run(s, 1, 0);
+  EXPECT_EQ(r.attempts, 8);
+  EXPECT_EQ(r.successes, 0);
+  EXPECT_EQ(r.lost, 2);
+  EXPECT_EQ(r.timed_out, 0);
+  EXPECT_EQ(r.drain_time, 4.0);
+  EXPECT_EQ(r.unfinished, 0);
 }
 
 TEST(ServerExact, AimdHalvesOnConflictsAndGrowsOnSuccess) {
