@@ -2,7 +2,8 @@
 // jitter, N = 100 and N = 100,000), steady `shared` at 15% load and steady `collision` at 10%, both
 // with full jitter, against an "ideal loop" that does only the unavoidable work per attempt: one
 // random draw and one priority-queue operation (pop + push) on a queue of the same size. After the
-// run it prints the ratios engine / ideal loop and N = 100 / N = 100,000.
+// run it prints the ratios engine / ideal loop and N = 100 / N = 100,000, and the server engine's
+// (issue 8) against the original loop on the same steady `shared` scenario.
 //   bench/engine_bench --benchmark_min_time=0.5
 #include <benchmark/benchmark.h>
 
@@ -61,6 +62,54 @@ void BM_SteadyCollisionFull10(benchmark::State& state) {
 }
 BENCHMARK(BM_SteadyCollisionFull10)->Unit(benchmark::kMillisecond);
 
+// The same steady `shared` scenario on the server engine (montecarlo/server_engine.hpp, forced:
+// same counts and times as the original loop), and on it with a concurrency limit and with client
+// timeouts and retry limits (issue 8). Ratios against the original loop are printed after the table.
+void run_forced(benchmark::State& state, const mc::Scenario& s) {
+  mc::detail::EngineOptions options;
+  options.force_server_engine = true;
+  mc::detail::NullObserver none;
+  std::uint64_t run = 0;
+  std::int64_t attempts = 0;
+  for (auto _ : state) {
+    const mc::RunResult r = mc::detail::run_engine(s, 1, run++, options, none);
+    attempts += r.attempts;
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["attempts/s"] = benchmark::Counter(static_cast<double>(attempts), benchmark::Counter::kIsRate);
+  state.counters["attempts/run"] = static_cast<double>(attempts) / static_cast<double>(run);
+}
+
+mc::Scenario steady_shared(double rate) {
+  mc::Scenario s;
+  s.model = Model::shared;
+  s.backoff = {Strategy::full, 1.0, 1000.0, 0.0};
+  s.rate = rate;
+  s.horizon = 1e6;
+  return s;
+}
+
+void BM_ServerSteadySharedFull15(benchmark::State& state) { run_forced(state, steady_shared(0.15)); }
+BENCHMARK(BM_ServerSteadySharedFull15)->Unit(benchmark::kMillisecond);
+
+void BM_ServerSharedLimit2At50(benchmark::State& state) {
+  mc::Scenario s = steady_shared(0.5);
+  s.horizon = 2e5;
+  s.server.limit = 2;
+  s.server.reject_cost = 0.05;
+  s.server.retry_after = 2;
+  run_forced(state, s);
+}
+BENCHMARK(BM_ServerSharedLimit2At50)->Unit(benchmark::kMillisecond);
+
+void BM_ServerSharedTimeoutAt15(benchmark::State& state) {
+  mc::Scenario s = steady_shared(0.15);
+  s.server.timeout = 20;
+  s.server.max_attempts = 5;
+  run_forced(state, s);
+}
+BENCHMARK(BM_ServerSharedTimeoutAt15)->Unit(benchmark::kMillisecond);
+
 // The unavoidable work per attempt: one uniform draw, one pop and one push on a wake-up queue
 // holding N entries (the engine's own WakeQueue and Stream). Also the event queue's own benchmark.
 void BM_IdealLoop(benchmark::State& state) {
@@ -114,6 +163,8 @@ int main(int argc, char** argv) {
   print_ratio(rep, "engine/ideal, classic N=100000", "BM_ClassicFreeFull/100000", "BM_IdealLoop/100000");
   print_ratio(rep, "classic N=100 / N=100000 (engine)", "BM_ClassicFreeFull/100", "BM_ClassicFreeFull/100000");
   print_ratio(rep, "ideal N=100 / N=100000", "BM_IdealLoop/100", "BM_IdealLoop/100000");
+  print_ratio(rep, "server engine / original, shared 15%", "BM_ServerSteadySharedFull15", "BM_SteadySharedFull15");
+  print_ratio(rep, "server + timeout 20 / original, shared 15%", "BM_ServerSharedTimeoutAt15", "BM_SteadySharedFull15");
   benchmark::Shutdown();
   return 0;
 }
