@@ -16,9 +16,14 @@ Fault parse_fault(std::string_view name) {
   if (name == "shared_doomed_leave_at_commit") return Fault::shared_doomed_leave_at_commit;
   if (name == "decorrelated_uncapped_growth") return Fault::decorrelated_uncapped_growth;
   if (name == "biased_uniform") return Fault::biased_uniform;
+  if (name == "rows_ignored") return Fault::rows_ignored;
+  if (name == "lognormal_sigma_is_cv") return Fault::lognormal_sigma_is_cv;
+  if (name == "exponential_service_rate") return Fault::exponential_service_rate;
+  if (name == "lock_released_early") return Fault::lock_released_early;
   throw InputError("RETRYLAB_FAULT",
                    fmt::format("must be one of window_exponent, free_ties_all_fail, shared_doomed_leave_at_commit, "
-                               "decorrelated_uncapped_growth, biased_uniform or empty (got {})",
+                               "decorrelated_uncapped_growth, biased_uniform, rows_ignored, lognormal_sigma_is_cv, "
+                               "exponential_service_rate, lock_released_early or empty (got {})",
                                name));
 }
 

@@ -7,6 +7,11 @@
 //   shared_doomed_leave_at_commit in `shared`, doomed attempts leave the server at the winning commit
 //   decorrelated_uncapped_growth  decorrelated jitter grows from the uncapped draw
 //   biased_uniform                every uniform variate u becomes u^1.05 (mean 1/2.05, not 1/2)
+// In the server engine (montecarlo/server_engine.hpp; issue 8), which the faults above leave alone:
+//   rows_ignored                  each attempt draws its row, then the server puts it on row 0: as if M = 1
+//   lognormal_sigma_is_cv         lognormal service with σ = cv, not sqrt(ln(1+cv²)) (mean still 1)
+//   exponential_service_rate      exponential service of mean 1/2 (rate 2), not 1
+//   lock_released_early           a row's lock passes on when service starts, so attempts never wait
 // Unset or empty: no fault. Any other value: InputError.
 #if RETRYLAB_PLANTED_FAULTS
 #include <string_view>
@@ -14,7 +19,8 @@
 namespace retrylab::montecarlo {
 
 enum class Fault { none, window_exponent, free_ties_all_fail, shared_doomed_leave_at_commit,
-                   decorrelated_uncapped_growth, biased_uniform };
+                   decorrelated_uncapped_growth, biased_uniform, rows_ignored, lognormal_sigma_is_cv,
+                   exponential_service_rate, lock_released_early };
 
 Fault parse_fault(std::string_view name);  // throws InputError("RETRYLAB_FAULT", ...)
 Fault fault_from_env();

@@ -43,6 +43,9 @@
 // admitted attempt's service starts and ends (server view); on_timeout(attempt, client serial, t)
 // just before the on_end of an attempt its client stopped waiting for; on_give_up(client serial, t)
 // when a client gives up (retry limit).
+// EngineOptions: only the planted-fault build reads it here (its `fault`, montecarlo/faults.hpp:
+// rows_ignored, lognormal_sigma_is_cv, exponential_service_rate, lock_released_early); the real
+// build has no fault field and no hook, as in engine.hpp.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -126,7 +129,8 @@ class ServerEngine {
   };
 
  public:
-  ServerEngine(const Scenario& s, std::uint64_t seed, std::uint64_t run_index, Observer& observer)
+  ServerEngine(const Scenario& s, std::uint64_t seed, std::uint64_t run_index,
+               [[maybe_unused]] const EngineOptions& options, Observer& observer)
       : s_(s),
         o_(s.server),
         observer_(observer),
@@ -147,6 +151,9 @@ class ServerEngine {
         timeout_(s.server.timeout < inf),
         limit_(s.server.aimd ? s.server.aimd_params.initial : s.server.limit),
         ends_(s.server.service == ServiceDist::deterministic && s.server.reject_cost == 0.0) {
+#if RETRYLAB_PLANTED_FAULTS
+    fault_ = options.fault;
+#endif
     const auto rows = static_cast<std::size_t>(o_.rows);
     if constexpr (M == Model::collision) {
       row_inflight_.assign(rows, 0);
@@ -167,6 +174,9 @@ class ServerEngine {
     if (o_.service == ServiceDist::lognormal) {
       const double cv = o_.service_cv;
       sigma_ = std::sqrt(std::log1p(cv * cv));
+#if RETRYLAB_PLANTED_FAULTS
+      if (fault_ == Fault::lognormal_sigma_is_cv) sigma_ = cv;  // planted fault: σ taken to be the CV
+#endif
       mu_ = -0.5 * sigma_ * sigma_;  // E[S] = exp(μ + σ²/2) = 1
     }
     p99_target_ = (99 * s.clients + 99) / 100;  // ceil(0.99·N)
@@ -269,7 +279,11 @@ class ServerEngine {
   double draw_service() noexcept {
     switch (o_.service) {
       case ServiceDist::deterministic: return 1.0;
-      case ServiceDist::exponential: return service_.exponential();
+      case ServiceDist::exponential:
+#if RETRYLAB_PLANTED_FAULTS
+        if (fault_ == Fault::exponential_service_rate) return service_.exponential() / 2.0;  // planted fault: mean 1/2
+#endif
+        return service_.exponential();
       case ServiceDist::lognormal: {
         // Box–Muller (the cosine half): z ~ N(0, 1) from two uniforms in (0, 1).
         const double u1 = service_.uniform(), u2 = service_.uniform();
@@ -289,6 +303,9 @@ class ServerEngine {
     job.client = c;
     job.sent = t_;
     job.row = o_.rows > 1 ? static_cast<std::int32_t>(rows_.index(static_cast<std::uint64_t>(o_.rows))) : 0;
+#if RETRYLAB_PLANTED_FAULTS
+    if (fault_ == Fault::rows_ignored) job.row = 0;  // planted fault: the row is drawn, then every attempt is on row 0
+#endif
     observer_.on_start(job.id, clients_[c].serial, t_);
     if (timeout_) timeouts_.push_back({t_ + o_.timeout, job.id, j});  // nondecreasing times: a FIFO
     if (o_.delay > 0.0) {
@@ -326,6 +343,9 @@ class ServerEngine {
         return;
       }
       row_busy_[r] = 1;
+#if RETRYLAB_PLANTED_FAULTS
+      if (fault_ == Fault::lock_released_early) row_busy_[r] = 0;  // planted fault: the lock passes on at service start
+#endif
     }
     start_service(j, draw_service());
   }
@@ -688,6 +708,9 @@ class ServerEngine {
   bool timeout_;
   std::int64_t limit_;  // the concurrency limit in force (fixed, or AIMD's current value)
   double mu_ = 0.0, sigma_ = 0.0;
+#if RETRYLAB_PLANTED_FAULTS
+  Fault fault_ = Fault::none;
+#endif
 
   std::vector<Client> clients_;
   std::vector<std::int32_t> free_clients_;
@@ -717,12 +740,12 @@ class ServerEngine {
 
 template <class Observer>
 RunResult run_server_engine(const Scenario& s, std::uint64_t seed, std::uint64_t run_index,
-                            const EngineOptions& /*options*/, Observer& observer) {
+                            const EngineOptions& options, Observer& observer) {
   switch (s.model) {
-    case Model::collision: return ServerEngine<Model::collision, Observer>(s, seed, run_index, observer).run();
-    case Model::free: return ServerEngine<Model::free, Observer>(s, seed, run_index, observer).run();
-    case Model::shared: return ServerEngine<Model::shared, Observer>(s, seed, run_index, observer).run();
-    case Model::ps: return ServerEngine<Model::ps, Observer>(s, seed, run_index, observer).run();
+    case Model::collision: return ServerEngine<Model::collision, Observer>(s, seed, run_index, options, observer).run();
+    case Model::free: return ServerEngine<Model::free, Observer>(s, seed, run_index, options, observer).run();
+    case Model::shared: return ServerEngine<Model::shared, Observer>(s, seed, run_index, options, observer).run();
+    case Model::ps: return ServerEngine<Model::ps, Observer>(s, seed, run_index, options, observer).run();
   }
   return {};
 }

@@ -3,6 +3,7 @@
 // check is deterministic (fixed seeds) and states why the real engine could not pass it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <numeric>
@@ -23,6 +24,14 @@ struct FaultEnv {
   explicit FaultEnv(const char* name) { ::setenv("RETRYLAB_FAULT", name, 1); }
   ~FaultEnv() { ::unsetenv("RETRYLAB_FAULT"); }
 };
+
+TEST(Faults, EveryNameParses) {
+  for (const char* name : {"window_exponent", "free_ties_all_fail", "shared_doomed_leave_at_commit",
+                           "decorrelated_uncapped_growth", "biased_uniform", "rows_ignored", "lognormal_sigma_is_cv",
+                           "exponential_service_rate", "lock_released_early"})
+    EXPECT_NE(mc::parse_fault(name), mc::Fault::none) << name;
+  EXPECT_EQ(mc::parse_fault(""), mc::Fault::none);
+}
 
 TEST(Faults, UnknownNameIsAnInputError) {
   FaultEnv f("no_such_fault");
@@ -89,6 +98,93 @@ TEST(Faults, SharedDoomedLeaveAtCommit) {
   EXPECT_TRUE(short_attempt);
   FaultEnv f("shared_doomed_leave_at_commit");
   EXPECT_NO_THROW(mc::simulate(s, mc::RunPlan{1, 1, 1}));
+}
+
+// ---- the server engine's faults (issue 8): each changes the server loop as named; the real engine
+// (fault none, the same faulty library) is shown beside it. Fixed seeds, so each check is exact.
+
+// Retries off, steady Poisson arrivals at `rate` on [0, horizon): the server engine's view of one run.
+mc::Scenario steady_off(Model m, double rate, double horizon) {
+  mc::Scenario s;
+  s.model = m;
+  s.rate = rate;
+  s.horizon = horizon;
+  s.retries = false;
+  return s;
+}
+
+// Durations (client view = service: no delay, no lock, free serves every attempt at rate 1).
+std::vector<double> durations(const mc::Scenario& s, mc::Fault fault) {
+  mc::detail::EngineOptions o;
+  o.fault = fault;
+  mc::testing::TraceObserver t;
+  mc::detail::run_engine(s, 7, 0, o, t);
+  std::vector<double> d;
+  for (const auto& a : t.attempts)
+    if (a.ended) d.push_back(a.end - a.start);
+  return d;
+}
+
+double median(std::vector<double> xs) {
+  std::nth_element(xs.begin(), xs.begin() + static_cast<std::ptrdiff_t>(xs.size() / 2), xs.end());
+  return xs[xs.size() / 2];
+}
+
+TEST(Faults, RowsIgnoredPutsEveryAttemptOnOneRow) {
+  // collision over M = 4 rows at λ = 1 (retries off): goodput λe^(−2λ/M) = 0.607 (analytic/rows.hpp),
+  // as if M = 1: λe^(−2λ) = 0.135. 2000 units: a run's goodput has sd < 0.02, so the thresholds sit
+  // > 5 sd from both. Through simulate(), so RETRYLAB_FAULT reaches the server engine.
+  mc::Scenario s = steady_off(Model::collision, 1.0, 2000);
+  s.server.rows = 4;
+  ::unsetenv("RETRYLAB_FAULT");
+  EXPECT_GT(mc::simulate(s, mc::RunPlan{1, 1, 1})[0].goodput, 0.5);
+  FaultEnv f("rows_ignored");
+  EXPECT_LT(mc::simulate(s, mc::RunPlan{1, 1, 1})[0].goodput, 0.25);
+}
+
+TEST(Faults, LognormalSigmaIsCvKeepsTheMeanButNotTheShape) {
+  // Lognormal, mean 1, cv 1.5: median e^(−σ²/2) = 0.555 with σ² = ln(1+cv²); 0.325 with σ = cv.
+  // ~4000 services: the sample median's sd is < 0.02.
+  mc::Scenario s = steady_off(Model::free, 0.2, 20000);
+  s.server.service = mc::ServiceDist::lognormal;
+  s.server.service_cv = 1.5;
+  const auto real = durations(s, mc::Fault::none);
+  const auto faulty = durations(s, mc::Fault::lognormal_sigma_is_cv);
+  ASSERT_GT(real.size(), 3000u);
+  ASSERT_GT(faulty.size(), 3000u);
+  EXPECT_GT(median(real), 0.45);
+  EXPECT_LT(median(faulty), 0.42);
+}
+
+TEST(Faults, ExponentialServiceRateHalvesTheMean) {
+  // Exponential service: mean 1 really, 1/2 with the fault; ~4000 services, sd of the mean < 0.02.
+  mc::Scenario s = steady_off(Model::free, 0.2, 20000);
+  s.server.service = mc::ServiceDist::exponential;
+  const auto mean = [](const std::vector<double>& xs) {
+    return std::accumulate(xs.begin(), xs.end(), 0.0) / static_cast<double>(xs.size());
+  };
+  EXPECT_GT(mean(durations(s, mc::Fault::none)), 0.9);
+  EXPECT_LT(mean(durations(s, mc::Fault::exponential_service_rate)), 0.6);
+}
+
+TEST(Faults, LockReleasedEarlyLetsTwoCollide) {
+  // Two clients at t = 0 on one locked row (collision, retries off): really the second waits for the
+  // first, so both succeed (ends 1 and 2); with the lock passed on at service start both are served
+  // at once and collide: no success.
+  mc::Scenario s;
+  s.model = Model::collision;
+  s.clients = 2;
+  s.retries = false;
+  s.server.lock = true;
+  mc::detail::EngineOptions o;
+  mc::detail::NullObserver n;
+  const auto real = mc::detail::run_engine(s, 1, 0, o, n);
+  EXPECT_EQ(real.successes, 2);
+  EXPECT_EQ(real.stop_time, 2.0);
+  o.fault = mc::Fault::lock_released_early;
+  const auto faulty = mc::detail::run_engine(s, 1, 0, o, n);
+  EXPECT_EQ(faulty.successes, 0);
+  EXPECT_EQ(faulty.stop_time, 1.0);
 }
 
 }  // namespace
