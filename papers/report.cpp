@@ -531,6 +531,8 @@ std::string server_label(const montecarlo::ServerOptions& o) {
   if (o.delay != def.delay)
     parts.push_back(fmt::format("delay {}{}", num(o.delay), o.delay_dist != def.delay_dist ? fmt::format(" ({})", to_string(o.delay_dist)) : std::string()));
   if (o.mix != def.mix) parts.push_back(fmt::format("mix {} on {}", num(o.mix), name(o.mix_backoff.strategy)));
+  if (o.timeout != def.timeout) parts.push_back(fmt::format("timeout {}", num(o.timeout)));
+  if (o.max_attempts != def.max_attempts) parts.push_back(fmt::format("at most {} attempts", o.max_attempts));
   std::string out;
   for (const auto& x : parts) out += (out.empty() ? "" : ", ") + x;
   return out;
@@ -747,6 +749,14 @@ void render_steady(const StudyData& d, std::size_t si, Out& out) {
   for (const auto& l : st.lines)
     if (std::none_of(panels.begin(), panels.end(), [&](const Panel& p) { return p.model == l.model && (!split || p.server == l.server); }))
       panels.push_back({l.model, split ? l.server : std::string()});
+  if (split) {  // a row of panels per model
+    std::vector<Model> order;
+    for (const auto& p : panels)
+      if (std::find(order.begin(), order.end(), p.model) == order.end()) order.push_back(p.model);
+    std::stable_sort(panels.begin(), panels.end(), [&](const Panel& a, const Panel& b) {
+      return std::find(order.begin(), order.end(), a.model) < std::find(order.begin(), order.end(), b.model);
+    });
+  }
   std::size_t servers_per_model = 1;
   if (split) {
     std::vector<std::string> sv;
@@ -763,7 +773,10 @@ void render_steady(const StudyData& d, std::size_t si, Out& out) {
     std::vector<std::string> sv;
     for (const auto& l : st.lines) sv.push_back(l.server);
     sv = distinct(sv);
-    Table pt{sw.name + "_by_server", fmt::format("{}: sustainable load (last load where most runs survived, K = {}) per configuration", sw.title, st.ks[kcol]),
+    const bool lost = records(recs, "lost_fraction");
+    Table pt{sw.name + "_by_server",
+             fmt::format("{}: sustainable load (last load where most runs survived, K = {}{}) per configuration", sw.title, st.ks[kcol],
+                         lost ? ", and at most 1% of requests were lost" : ""),
              {"model", "strategy"}, {}, {}};
     for (const auto& x : sv) pt.columns.push_back(x.empty() ? std::string("default (paper 1's model)") : x);
     std::vector<std::pair<Model, Strategy>> ms;
@@ -776,7 +789,16 @@ void render_steady(const StudyData& d, std::size_t si, Out& out) {
         for (std::size_t li = 0; li < st.lines.size(); ++li) {
           const auto& l = st.lines[li];
           if (l.model != m || l.strategy != stg || l.server != x) continue;
-          const auto j = last_surviving(l.collapsed[kcol]);
+          // With retry limits a run need not collapse (clients give up): then a load counts as lost
+          // when most runs collapsed or the mean lost fraction exceeded 1%.
+          std::vector<double> bad = l.collapsed[kcol];
+          if (lost)
+            for (std::size_t q = 0; q < l.idx.size(); ++q) {
+              const json& r = recs[l.idx[q]];
+              const double lf = r["summary"].contains("lost_fraction") ? mean_of(r, "lost_fraction") : 0.0;
+              if (!(lf <= 0.01)) bad[q] = 1.0;
+            }
+          const auto j = last_surviving(bad);
           c = j < 0 ? Cell(fmt::format("< {}", num(rate(l.idx.front()))))
               : j == static_cast<std::ptrdiff_t>(l.idx.size()) ? Cell(fmt::format("≥ {}", num(rate(l.idx.back()))))
                                                                : Cell(rate(l.idx[static_cast<std::size_t>(j)]));
@@ -788,6 +810,10 @@ void render_steady(const StudyData& d, std::size_t si, Out& out) {
     pt.notes.push_back(fmt::format("The last load of the grid before the first where at least half the runs collapsed (K = {}); horizon {}, "
                                    "{} runs per load. \"< x\": the first load already collapsed most runs; \"≥ x\": no load of the grid did.",
                                    st.ks[kcol], num(sw.points.front().scenario.horizon), sw.runs));
+    if (lost)
+      pt.notes.push_back("The sweep records lost requests (client retry limits): a load also counts as not sustained when the mean lost "
+                         "fraction (clients that gave up / clients whose request ended) exceeded 0.01 or was undefined; without a retry "
+                         "limit nothing is lost and the threshold is the collapse threshold.");
     out.table(pt);
   }
   const std::size_t pcols = split ? servers_per_model : 3;
@@ -798,7 +824,8 @@ void render_steady(const StudyData& d, std::size_t si, Out& out) {
   };
   // With a configuration per line the legend goes beside the panels, which widen to leave it room.
   const std::string key_at = by_server && !split ? "set key outside right top font \",9\"" : "";
-  const int panel_w = by_server && !split ? 950 : 480;
+  // Many configurations (paper 3's ceiling sweep: 22) have a legend as wide as the panel again.
+  const int panel_w = by_server && !split ? (st.lines.size() > 12 ? 1500 : 950) : 480;
   auto line_title = [&](std::size_t li) {
     const auto& l = st.lines[li];
     return gp_quote(!by_server || split ? name(l.strategy) : l.server.empty() ? name(l.strategy) : name(l.strategy) + ", " + l.server);
@@ -979,16 +1006,18 @@ void render_burst(const StudyData& d, std::size_t si, Out& out) {
   for (const auto& l : lines) bs.push_back(std::to_string(l.clients));
   bs = distinct(bs);
   auto bidx = [&](std::int64_t c) { return static_cast<std::size_t>(std::find(bs.begin(), bs.end(), std::to_string(c)) - bs.begin()); };
-  const std::size_t cols = std::min<std::size_t>(panels.size(), 4);
-  const int w = static_cast<int>(400 * cols), h = static_cast<int>(360 * ((panels.size() + cols - 1) / cols) + 40);
+  // Panel titles naming a server configuration are long: three wider panels per row.
+  const std::size_t max_cols = by_server ? 3 : 4;
+  const std::size_t cols = std::min<std::size_t>(panels.size(), max_cols);
+  const int w = static_cast<int>((by_server ? 560 : 400) * cols), h = static_cast<int>(360 * ((panels.size() + cols - 1) / cols) + 40);
   for (int which = 0; which < 2; ++which) {
     Gp gp;
-    gp(layout(panels.size(), 4, which == 0 ? sw.title + ": fraction of runs drained against cap / B (dotted: fluid estimate)"
+    gp(layout(panels.size(), max_cols, which == 0 ? sw.title + ": fraction of runs drained against cap / B (dotted: fluid estimate)"
                                            : sw.title + ": drain time against cap / B (solid: last client, dashed: 99%)"));
     gp(which == 0 ? "set grid; set logscale x; set key bottom right font \",8\"; set xlabel \"cap / B\"; set ylabel \"fraction drained\"; set yrange [-0.05:1.05]"
                   : "set grid; set logscale x; set logscale y; set key top left font \",8\"; set xlabel \"cap / B\"; set ylabel \"drain time (attempt-durations)\"");
     for (const auto& [key, idx] : panels) {
-      gp(fmt::format("set title {}", gp_quote(key)));
+      gp(fmt::format("set title {}{}", gp_quote(key), by_server ? " font \",9\"" : ""));
       gp("unset arrow");
       std::vector<std::string> parts;
       for (const auto& l : lines) {
