@@ -1,5 +1,7 @@
 #include "montecarlo/trace.hpp"
 
+#include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -18,26 +20,61 @@ TraceFormat trace_format_for(std::string_view path) noexcept {
                                                                                    : TraceFormat::csv;
 }
 
+std::vector<std::pair<std::string, std::string>> trace_server_fields(const Scenario& s) {
+  // canonical(s) is canonical(s without server options) followed by " key=value" for each server
+  // option that differs from its default (scenario.hpp): one spelling of the options everywhere.
+  Scenario plain = s;
+  plain.server = ServerOptions{};
+  const std::string all = canonical(s);
+  const std::string base = canonical(plain);
+  std::vector<std::pair<std::string, std::string>> out;
+  std::string_view rest = std::string_view(all).substr(base.size());
+  while (!rest.empty()) {
+    rest.remove_prefix(1);  // the space before each field
+    const std::size_t end = std::min(rest.find(' '), rest.size());
+    const std::string_view field = rest.substr(0, end);
+    const std::size_t eq = field.find('=');
+    out.emplace_back(std::string(field.substr(0, eq)), std::string(field.substr(eq + 1)));
+    rest.remove_prefix(end);
+  }
+  return out;
+}
+
+namespace {
+// A header value as JSON: a number when it reads as a finite one, else a string ("on", "none", ...).
+std::string json_value(const std::string& v) {
+  double x = 0;
+  const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+  if (ec == std::errc() && p == v.data() + v.size() && std::isfinite(x)) return v;
+  return fmt::format("\"{}\"", v);
+}
+}  // namespace
+
 std::string trace_header(const Scenario& s, std::uint64_t seed, std::int64_t runs, TraceFormat f) {
+  const auto server = trace_server_fields(s);
+  const int version = server.empty() ? trace_format_version : trace_server_format_version;
   const double window = s.backoff.strategy == Strategy::window ? s.backoff.window : 0.0;
   if (f == TraceFormat::csv) {
-    std::string h = fmt::format("# retrylab-trace version={}\n", trace_format_version);
+    std::string h = fmt::format("# retrylab-trace version={}\n", version);
     h += fmt::format("# model={}\n# strategy={}\n# base={}\n# cap={}\n# window={}\n", to_string(s.model),
                      to_string(s.backoff.strategy), s.backoff.base, format_cap(s.backoff.cap), window);
     h += fmt::format("# clients={}\n# rate={}\n# horizon={}\n# warmup={}\n# collapse={}\n# retries={}\n", s.clients,
                      s.rate, effective_horizon(s), s.warmup, s.collapse, s.retries ? "on" : "off");
+    for (const auto& [key, value] : server) h += fmt::format("# {}={}\n", key, value);
     h += fmt::format("# time_unit=attempt-duration\n# seed={}\n# runs={}\n# order=end\n", seed, runs);
     h += trace_csv_columns;
     h += '\n';
     return h;
   }
   const std::string cap = std::isinf(s.backoff.cap) ? std::string("\"none\"") : fmt::format("{}", s.backoff.cap);
+  std::string fields;
+  for (const auto& [key, value] : server) fields += fmt::format(",\"{}\":{}", key, json_value(value));
   return fmt::format(
       "{{\"retrylab_trace\":{},\"model\":\"{}\",\"strategy\":\"{}\",\"base\":{},\"cap\":{},\"window\":{},"
-      "\"clients\":{},\"rate\":{},\"horizon\":{},\"warmup\":{},\"collapse\":{},\"retries\":\"{}\","
+      "\"clients\":{},\"rate\":{},\"horizon\":{},\"warmup\":{},\"collapse\":{},\"retries\":\"{}\"{},"
       "\"time_unit\":\"attempt-duration\",\"seed\":{},\"runs\":{},\"order\":\"end\"}}\n",
-      trace_format_version, to_string(s.model), to_string(s.backoff.strategy), s.backoff.base, cap, window, s.clients,
-      s.rate, effective_horizon(s), s.warmup, s.collapse, s.retries ? "on" : "off", seed, runs);
+      version, to_string(s.model), to_string(s.backoff.strategy), s.backoff.base, cap, window, s.clients,
+      s.rate, effective_horizon(s), s.warmup, s.collapse, s.retries ? "on" : "off", fields, seed, runs);
 }
 
 std::string trace_line(const TraceRow& r, TraceFormat f) {
@@ -100,6 +137,8 @@ class TraceObserver {
     sink_.put(trace_line({run_, client, c.arrival, start, end, success, c.retry, c.sleep, c.burst}, format_));
     if (success || !retries_) clients_.erase(it);
   }
+  // Server engine (retry limit): a client that gives up leaves; its state goes with it.
+  void on_give_up(std::int64_t client, double /*t*/) { clients_.erase(client); }
 
  private:
   struct State {

@@ -2,7 +2,8 @@
 // Attempt traces (docs/traces.md): one row per attempt, written when the attempt ENDS, so within a
 // run rows are ordered by end time (ties in the engine's processing order); runs follow each other
 // in index order. A header declares the format version, model, strategy and its parameters, the
-// traffic, retries, the time unit and the seed; after each run a run_end record gives why and when
+// traffic, retries, the server options that differ from their defaults (version 2, below), the
+// time unit and the seed; after each run a run_end record gives why and when
 // it stopped. Two encodings with the same fields: CSV (`#` key=value header lines, a column line)
 // and JSON Lines (a header object, then one object per row).
 // Invariants: the writer never holds a run's trace in memory (only the clients in flight: arrival,
@@ -11,12 +12,20 @@
 #include <cstdio>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "montecarlo/scenario.hpp"
 
 namespace retrylab::montecarlo {
 
 inline constexpr int trace_format_version = 1;
+// A trace of a scenario with server options (issue 8) declares version 2: the same columns, plus a
+// header key for every server option that differs from its default (trace_server_fields), and rows
+// in the client's view (start = send, end = when the outcome or the client's timeout came). A reader
+// of version 1 would check such a trace against rules that do not hold there, so it must refuse it.
+// Traces without server options are version 1, byte for byte as before.
+inline constexpr int trace_server_format_version = 2;
 
 enum class TraceFormat { csv, jsonl };
 
@@ -39,6 +48,10 @@ struct TraceRow {
   double sleep = 0.0;
   bool burst = false;
 };
+
+// The server options of s that differ from their defaults, as (key, value) in canonical(s)'s order
+// and spelling (scenario.hpp: "rows"="4", "lock"="on", "timeout"="3", ...); empty without any.
+std::vector<std::pair<std::string, std::string>> trace_server_fields(const Scenario& s);
 
 // The header text (every line newline-terminated; CSV ends with the column line).
 std::string trace_header(const Scenario& s, std::uint64_t seed, std::int64_t runs, TraceFormat f);

@@ -17,6 +17,7 @@
 #include "analytic/error.hpp"
 #include "analytic/occ.hpp"
 #include "analytic/ps.hpp"
+#include "analytic/rows.hpp"
 #include "analytic/sleep.hpp"
 #include "analytic/stats.hpp"
 #include "montecarlo/trace.hpp"
@@ -92,8 +93,67 @@ std::int64_t need_int(std::string_view s, std::int64_t line, const char* field) 
 // The header as key=value strings (CSV comments or the JSON header object), then a Scenario.
 struct Header {
   std::map<std::string, std::string> kv;
+  std::map<std::string, std::int64_t> key_line;  // where each key was given (CSV: its own line)
   std::int64_t line = 1;
 };
+
+// The server option keys a version-2 header may carry (montecarlo::trace_server_fields: the
+// spelling of canonical(), scenario.hpp).
+constexpr std::array<const char*, 25> server_keys = {
+    "rows", "service", "service_cv", "delay", "delay_dist", "lock", "limit", "overflow", "reject_cost", "retry_after",
+    "retry_after_rule", "ignore_retry_after", "aimd", "aimd_initial", "aimd_min", "aimd_max", "aimd_backoff",
+    "aimd_timeout", "mix", "mix_strategy", "mix_base", "mix_cap", "mix_window", "timeout", "max_attempts"};
+
+// Reads the server options of a version-2 header into o; each error names the key and its line.
+void declared_server(const Header& h, montecarlo::ServerOptions& o, bool version2) {
+  using namespace montecarlo;
+  for (const char* key : server_keys) {
+    const auto it = h.kv.find(key);
+    if (it == h.kv.end()) continue;
+    const std::int64_t line = h.key_line.count(key) ? h.key_line.at(key) : h.line;
+    const std::string& v = it->second;
+    if (!version2)
+      malformed(line, key, "is a server option: the header must declare version=2 (version 1 traces have none)");
+    const std::string k = key;
+    const auto on_off = [&]() {
+      if (v != "on" && v != "off") malformed(line, key, fmt::format("must be on or off (got \"{}\")", v.substr(0, 40)));
+      return v == "on";
+    };
+    const auto count = [&]() { return need_int(v, line, key); };
+    const auto number = [&]() { return need_double(v, line, key); };
+    const auto number_or_none = [&]() { return v == "none" ? std::numeric_limits<double>::infinity() : number(); };
+    const auto name = [&](auto parsed, const char* allowed) {
+      if (!parsed) malformed(line, key, fmt::format("must be {} (got \"{}\")", allowed, v.substr(0, 40)));
+      return *parsed;
+    };
+    if (k == "rows") o.rows = count();
+    else if (k == "service") o.service = name(parse_service_dist(v), "deterministic, exponential or lognormal");
+    else if (k == "service_cv") o.service_cv = number();
+    else if (k == "delay") o.delay = number();
+    else if (k == "delay_dist") o.delay_dist = name(parse_delay_dist(v), "fixed or exponential");
+    else if (k == "lock") o.lock = on_off();
+    else if (k == "limit") o.limit = count();
+    else if (k == "overflow") o.overflow = name(parse_overflow(v), "reject or queue");
+    else if (k == "reject_cost") o.reject_cost = number();
+    else if (k == "retry_after") o.retry_after = number();
+    else if (k == "retry_after_rule") o.retry_after_rule = name(parse_retry_after_rule(v), "fixed or uniform");
+    else if (k == "ignore_retry_after") o.ignore_retry_after = number();
+    else if (k == "aimd") o.aimd = on_off();
+    else if (k == "aimd_initial") o.aimd_params.initial = count();
+    else if (k == "aimd_min") o.aimd_params.min = count();
+    else if (k == "aimd_max") o.aimd_params.max = count();
+    else if (k == "aimd_backoff") o.aimd_params.backoff = number();
+    else if (k == "aimd_timeout") o.aimd_params.timeout = number_or_none();
+    else if (k == "mix") o.mix = number();
+    else if (k == "mix_strategy")
+      o.mix_backoff.strategy = name(parse_strategy(v), "none, nojitter, full, equal, decorrelated or window");
+    else if (k == "mix_base") o.mix_backoff.base = number();
+    else if (k == "mix_cap") o.mix_backoff.cap = v == "none" ? unbounded_cap : number();
+    else if (k == "mix_window") o.mix_backoff.window = number();
+    else if (k == "timeout") o.timeout = number_or_none();
+    else if (k == "max_attempts") o.max_attempts = count();
+  }
+}
 
 montecarlo::Scenario declared_scenario(const Header& h, std::uint64_t& seed) {
   const auto get = [&](const char* key) -> std::optional<std::string> {
@@ -110,7 +170,9 @@ montecarlo::Scenario declared_scenario(const Header& h, std::uint64_t& seed) {
     const auto v = get(key);
     return v ? need_double(*v, h.line, key) : fallback;
   };
-  if (need("version") != "1") malformed(h.line, "version", fmt::format("must be 1 (got \"{}\")", need("version")));
+  const std::string version = need("version");
+  if (version != "1" && version != "2")
+    malformed(h.line, "version", fmt::format("must be 1, or 2 with server options (got \"{}\")", version));
   montecarlo::Scenario s;
   const auto model = parse_model(need("model"));
   if (!model) malformed(h.line, "model", fmt::format("must be collision, free, shared or ps (got \"{}\")", need("model")));
@@ -146,10 +208,12 @@ montecarlo::Scenario declared_scenario(const Header& h, std::uint64_t& seed) {
       malformed(h.line, "seed", fmt::format("must be an integer >= 0 (got \"{}\")", seed_text->substr(0, 40)));
     seed = x;
   }
+  declared_server(h, s.server, version == "2");
   try {
     montecarlo::check_scenario(s);
   } catch (const InputError& e) {
-    malformed(h.line, e.field(), std::string(e.what()).substr(e.field().size() + 1));
+    const auto at = h.key_line.find(e.field());
+    malformed(at == h.key_line.end() ? h.line : at->second, e.field(), std::string(e.what()).substr(e.field().size() + 1));
   }
   return s;
 }
@@ -301,14 +365,104 @@ struct Overlap {
   std::int64_t line;
 };
 
+// What the declared server options (issue 8; montecarlo/server_engine.hpp) do to the rules: which
+// hold as they are, which hold in a generalised form, and which do not hold (the reason is shown as
+// "n/a"). Rows are the client's view: start = send, end = when the outcome (or the client's
+// timeout) reached the client. Without server options every field below gives the version-1 rules.
+struct ServerRules {
+  explicit ServerRules(const montecarlo::Scenario& s) {
+    using montecarlo::DelayDist;
+    using montecarlo::Overflow;
+    using montecarlo::ServiceDist;
+    const montecarlo::ServerOptions& o = s.server;
+    any = montecarlo::has_server_features(s);
+    const bool limited = o.limit > 0 || o.aimd;
+    rejects = limited && o.overflow == Overflow::reject;
+    const bool queues = limited && o.overflow == Overflow::queue;
+    instant_reject = rejects && o.reject_cost == 0.0 && o.delay == 0.0;
+    deterministic = o.service == ServiceDist::deterministic;
+    const double d = o.delay_dist == DelayDist::fixed ? o.delay : 0.0;  // the least one-way delay
+    timeout = o.timeout;
+    max_attempts = o.max_attempts;
+    // Durations: a served attempt takes 2d + its service (>= 1 when deterministic: rate <= 1); a
+    // rejection 2d + reject_cost (its work, at rate <= 1); a timed-out one exactly the timeout.
+    const double served = 2 * d + (deterministic ? 1.0 : 0.0);
+    success_min = served;
+    failure_min = std::min(timeout, rejects ? 2 * d + (deterministic ? std::min(1.0, o.reject_cost) : 0.0) : served);
+    // collision/free serve every attempt at rate 1: with deterministic service, fixed delay and no
+    // waiting (lock, queue) the durations take known values.
+    exact = (s.model == Model::collision || s.model == Model::free) && deterministic && o.delay_dist == DelayDist::fixed &&
+            !o.lock && !queues;
+    if (exact) {
+      success_value = 1 + 2 * d;
+      failure_values.push_back(std::min(1 + 2 * d, timeout));
+      if (rejects) failure_values.push_back(std::min(2 * d + o.reject_cost, timeout));
+      if (std::isfinite(timeout)) failure_values.push_back(timeout);
+      max_duration = *std::max_element(failure_values.begin(), failure_values.end());
+    }
+    if (!exact && success_min <= 0 && failure_min <= 0)
+      duration_na = fmt::format("{} service{}: no positive least duration to check", to_string(o.service),
+                                o.delay > 0 ? fmt::format(" and {} network delay", to_string(o.delay_dist)) : "");
+    // collision: a success overlaps no other attempt, in service time; rows show it only when a
+    // row's interval is its service interval and a conflict can be with any attempt.
+    if (o.rows > 1) overlap_na = fmt::format("conflicts are per row (rows={}) and rows do not record their row", o.rows);
+    else if (o.delay > 0) overlap_na = "with network delay a row's interval (send to receipt) is not its service interval";
+    else if (o.lock) overlap_na = "with the lock an attempt waits inside its row's interval, then runs alone";
+    else if (limited) overlap_na = "a rejected or queued attempt's interval is not a service interval";
+    // free/shared: successful commits at least 1 apart on a row (deterministic service); a fixed
+    // delay shifts every end equally.
+    if (o.rows > 1) spacing_na = fmt::format("commits are spaced per row only (rows={}) and rows do not record their row", o.rows);
+    else if (!deterministic) spacing_na = fmt::format("{} service: an attempt can commit less than 1 after the previous commit", to_string(o.service));
+    else if (o.delay > 0 && o.delay_dist != DelayDist::fixed) spacing_na = "exponential network delay: responses reach clients in other order and spacing than the commits";
+    // free/shared: a failure saw a commit during its service (any row's commit: weaker, still true
+    // with rows); ps never fails. Rejections and timeouts fail without one.
+    if (rejects) idle_na = "a rejected attempt fails with no commit (a limit with overflow=reject)";
+    else if (std::isfinite(timeout)) idle_na = "an attempt its client stopped waiting for (timeout) fails with no commit";
+    else if (o.delay > 0) idle_na = "with network delay the commit that dooms an attempt is not inside its row's interval";
+    // Sleeps: Retry-After can only lengthen one (sleep = max(backoff, Retry-After)); a mixed
+    // population draws from one of two strategies.
+    retry_after_max = o.retry_after > 0 ? (o.retry_after_rule == montecarlo::RetryAfterRule::fixed ? o.retry_after : 2 * o.retry_after) : 0.0;
+    retry_after_fixed = o.retry_after_rule == montecarlo::RetryAfterRule::fixed;
+    if (o.mix > 0) strategies_mix = true;
+    if (o.mix > 0)
+      ks_na = fmt::format("mix={}: the sleeps are a mixture of two strategies' laws ({} and {})", o.mix,
+                          to_string(s.backoff.strategy), to_string(o.mix_backoff.strategy));
+    else if (o.retry_after > 0)
+      ks_na = "Retry-After lengthens some sleeps (sleep = max(backoff, Retry-After))";
+    // Closed forms: goodput with rows only (analytic/rows.hpp); none with any other option.
+    montecarlo::Scenario plain = s;
+    plain.server.rows = 1;
+    only_rows = any && !montecarlo::has_server_features(plain);
+    fields = montecarlo::canonical(s).substr(montecarlo::canonical(without_server(s)).size());
+    if (!fields.empty()) fields.erase(0, 1);
+  }
+  static montecarlo::Scenario without_server(const montecarlo::Scenario& s) {
+    montecarlo::Scenario p = s;
+    p.server = montecarlo::ServerOptions{};
+    return p;
+  }
+
+  bool any = false, rejects = false, instant_reject = false, deterministic = true, exact = false;
+  bool strategies_mix = false, retry_after_fixed = true, only_rows = false;
+  double timeout = inf;
+  std::int64_t max_attempts = 0;
+  double success_min = 1, failure_min = 1, success_value = 1, max_duration = inf, retry_after_max = 0;
+  std::vector<double> failure_values;
+  std::string duration_na, overlap_na, spacing_na, idle_na, ks_na;
+  std::string fields;  // the server options as canonical() writes them, "rows=4 lock=on"
+};
+
 class Checker {
  public:
   explicit Checker(const montecarlo::Scenario& s)
       : s_(s),
-        order_("time order", "invariant", "arrival <= start < end; a first attempt starts at its arrival"),
-        duration_("attempt duration", "invariant",
-                  s.model == Model::collision || s.model == Model::free ? "end - start = 1 (one attempt-duration)"
-                                                                       : "end - start >= 1 (one unit of service at rate <= 1)"),
+        sv_(s),
+        order_("time order", "invariant",
+               sv_.instant_reject ? "arrival <= start <= end (a rejection with no cost and no delay takes no time); a first attempt starts at its arrival"
+                                  : "arrival <= start < end; a first attempt starts at its arrival"),
+        duration_("attempt duration", "invariant", duration_text(s, sv_)),
+        timeout_("attempt timeout", "invariant",
+                 fmt::format("end - start <= timeout {} (the client stops waiting then)", s.server.timeout)),
         overlap_("overlapping success", "invariant", "collision: a success overlaps no other attempt"),
         spacing_("success spacing", "invariant", "free/shared: successful commits at least 1 apart"),
         idle_("failure on idle resource", "invariant",
@@ -316,25 +470,35 @@ class Checker {
         sequence_("retry sequence", "invariant",
                   s.retries ? "per client: retry 0, 1, 2, ... each after the previous failure; start = previous end + sleep"
                             : "retries off: one attempt per client (retry 0)"),
-        support_("sleep support", "invariant", support_text(s.backoff)),
+        limit_("retry limit", "invariant",
+               fmt::format("at most max_attempts = {} attempts per client (retry <= {})", s.server.max_attempts,
+                           s.server.max_attempts - 1)),
+        support_("sleep support", "invariant", support_text(s, sv_)),
         vanish_("vanished clients", "invariant",
-                "a client whose last attempt failed retries before the run stops (see docs/traces.md)") {}
+                s.server.max_attempts > 0
+                    ? "a client whose last attempt failed retries before the run stops, unless it was its max_attempts-th (see docs/traces.md)"
+                    : "a client whose last attempt failed retries before the run stops (see docs/traces.md)") {}
 
   void row(const Row& r, std::int64_t line, std::string_view text) {
     ++rows_;
     ++run_attempts_;
     // time order
     ++order_n_;
-    if (!(r.arrival <= r.start + tol(r.start)) || !(r.start < r.end) || (r.retry == 0 && std::fabs(r.start - r.arrival) > tol(r.start)))
+    if (!(r.arrival <= r.start + tol(r.start)) || !(sv_.instant_reject ? r.start <= r.end : r.start < r.end) ||
+        (r.retry == 0 && std::fabs(r.start - r.arrival) > tol(r.start)))
       order_.add(line, text);
     // duration
     const double d = r.end - r.start;
-    const bool fixed = s_.model == Model::collision || s_.model == Model::free;
-    if (fixed ? std::fabs(d - 1.0) > tol(r.end) : d < 1.0 - tol(r.end)) duration_.add(line, text, fmt::format("duration {}", d));
+    if (sv_.duration_na.empty() && !duration_ok(r, d)) duration_.add(line, text, fmt::format("duration {}", d));
+    if (std::isfinite(sv_.timeout) && d > sv_.timeout + tol(r.end))
+      timeout_.add(line, text, fmt::format("duration {} > timeout {}", d, sv_.timeout));
+    if (sv_.max_attempts > 0 && r.retry >= sv_.max_attempts)
+      limit_.add(line, text, fmt::format("attempt {} of a client allowed {}", r.retry + 1, sv_.max_attempts));
     // model invariants
-    if (s_.model == Model::collision) collision(r, line, text);
-    if (s_.model == Model::free || s_.model == Model::shared) tie_group(r, line, text);
-    if (s_.model == Model::ps) {
+    if (s_.model == Model::collision && sv_.overlap_na.empty()) collision(r, line, text);
+    if ((s_.model == Model::free || s_.model == Model::shared) && (sv_.spacing_na.empty() || sv_.idle_na.empty()))
+      tie_group(r, line, text);
+    if (s_.model == Model::ps && sv_.idle_na.empty()) {
       ++idle_n_;
       if (!r.success) idle_.add(line, text, "failure under ps");
     }
@@ -360,11 +524,12 @@ class Checker {
     for (const auto& [id, c] : clients_) {
       // only clients whose last attempt failed are left here (a success erases its client)
       if (!s_.retries) continue;
+      if (sv_.max_attempts > 0 && c.retry + 1 >= sv_.max_attempts) continue;  // it gave up: lost, not vanished
       ++vanish_n_;
       bool vanished = reason == "finished" || (reason == "drained" && c.burst);
-      if (!vanished && (s_.model == Model::collision || s_.model == Model::free)) {
-        const double hi = max_sleep(c.retry + 1, c.prev_sleep);
-        vanished = std::isfinite(hi) && c.last_end + hi + 1.0 < stop_time - tol(stop_time);
+      if (!vanished && sv_.exact) {
+        const double hi = max_sleep_any(c.retry + 1, c.prev_sleep);
+        vanished = std::isfinite(hi) && c.last_end + hi + sv_.max_duration < stop_time - tol(stop_time);
       }
       if (vanished)
         vanish_.add(c.last_line, c.last_text,
@@ -398,11 +563,14 @@ class Checker {
   std::vector<TraceCheck> finish() {
     std::vector<TraceCheck> out;
     out.push_back(order_.finish(order_n_, "rows"));
-    out.push_back(duration_.finish(rows_, "rows"));
-    if (s_.model == Model::collision) out.push_back(overlap_.finish(rows_, "rows"));
-    if (s_.model == Model::free || s_.model == Model::shared) out.push_back(spacing_.finish(successes_seen_, "successes"));
-    if (s_.model != Model::collision) out.push_back(idle_.finish(idle_n_, "rows"));
+    out.push_back(applies(duration_, sv_.duration_na, rows_, "rows"));
+    if (std::isfinite(sv_.timeout)) out.push_back(timeout_.finish(rows_, "rows"));
+    if (s_.model == Model::collision) out.push_back(applies(overlap_, sv_.overlap_na, rows_, "rows"));
+    if (s_.model == Model::free || s_.model == Model::shared)
+      out.push_back(applies(spacing_, sv_.spacing_na, successes_seen_, "successes"));
+    if (s_.model != Model::collision) out.push_back(applies(idle_, sv_.idle_na, idle_n_, "rows"));
     out.push_back(sequence_.finish(rows_, "rows"));
+    if (sv_.max_attempts > 0) out.push_back(limit_.finish(rows_, "rows"));
     out.push_back(support_.finish(support_n_, "sleeps"));
     out.push_back(vanish_.finish(vanish_n_, "clients left failed at a run's end"));
     statistics(out);
@@ -410,6 +578,43 @@ class Checker {
   }
 
  private:
+  // A rule that holds under the declared options is checked; one that does not is reported as
+  // not applicable with the reason (never as passed).
+  static TraceCheck applies(Finding& f, const std::string& why_not, std::int64_t checked, const std::string& unit) {
+    if (why_not.empty()) return f.finish(checked, unit);
+    TraceCheck c = f.check();
+    c.verdict = CheckVerdict::not_applicable;
+    c.count = 0;  // what it would have flagged is no finding
+    c.lines.clear();
+    c.rows.clear();
+    c.observed = "not applicable: " + why_not;
+    return c;
+  }
+
+  static std::string duration_text(const montecarlo::Scenario& s, const ServerRules& sv) {
+    if (!sv.any)
+      return s.model == Model::collision || s.model == Model::free ? "end - start = 1 (one attempt-duration)"
+                                                                  : "end - start >= 1 (one unit of service at rate <= 1)";
+    if (sv.exact) {
+      std::string failures;
+      for (double v : sv.failure_values) failures += fmt::format("{}{}", failures.empty() ? "" : " or ", v);
+      return fmt::format("success: end - start = {} (2*delay + 1); failure: {} (served{}{})", sv.success_value, failures,
+                         sv.rejects ? ", rejected" : "", std::isfinite(sv.timeout) ? ", timed out" : "");
+    }
+    return fmt::format("end - start >= {} for a success, >= {} for a failure (2*delay + service{}{})", sv.success_min,
+                       sv.failure_min, sv.rejects ? "; a rejection 2*delay + reject_cost" : "",
+                       std::isfinite(sv.timeout) ? "; at most the timeout" : "");
+  }
+
+  static std::string support_text(const montecarlo::Scenario& s, const ServerRules& sv) {
+    std::string t = support_text(s.backoff);
+    if (sv.strategies_mix) t += fmt::format("; or, for the mixed population ({}): {}", to_string(s.server.mix_backoff.strategy), support_text(s.server.mix_backoff));
+    if (sv.retry_after_max > 0)
+      t += sv.retry_after_fixed ? fmt::format("; Retry-After can only lengthen it: or exactly {}", sv.retry_after_max)
+                                : fmt::format("; Retry-After can only lengthen it: or up to {}", sv.retry_after_max);
+    return t;
+  }
+
   static std::string support_text(const Backoff& b) {
     switch (b.strategy) {
       case Strategy::none: return "sleep = 0";
@@ -422,21 +627,54 @@ class Checker {
     return "";
   }
 
-  double width(std::int64_t k) const {
-    return window_width(s_.backoff, static_cast<int>(std::min<std::int64_t>(k, 100000)));
+  double width(std::int64_t k) const { return width(s_.backoff, k); }
+  static double width(const Backoff& b, std::int64_t k) {
+    return window_width(b, static_cast<int>(std::min<std::int64_t>(k, 100000)));
+  }
+
+  // The sleep bounds [lo, hi] of strategy b before retry k (prev: the previous sleep, NaN before
+  // the first: then b's base, decorrelated jitter's s_0).
+  static std::pair<double, double> sleep_bounds(const Backoff& b, std::int64_t k, double prev) {
+    if (std::isnan(prev)) prev = b.base;
+    switch (b.strategy) {
+      case Strategy::none: return {0.0, 0.0};
+      case Strategy::nojitter: return {width(b, k), width(b, k)};
+      case Strategy::full: return {0.0, width(b, k)};
+      case Strategy::equal: return {width(b, k) / 2, width(b, k)};
+      case Strategy::decorrelated: return {b.base, std::min(b.cap, 3.0 * prev)};
+      case Strategy::window: return {0.0, b.window};
+    }
+    return {0.0, inf};
   }
 
   // The largest sleep the strategy can choose before retry k (prev: the previous sleep).
-  double max_sleep(std::int64_t k, double prev) const {
-    switch (s_.backoff.strategy) {
-      case Strategy::none: return 0.0;
-      case Strategy::nojitter:
-      case Strategy::full:
-      case Strategy::equal: return width(k);
-      case Strategy::decorrelated: return std::min(s_.backoff.cap, 3.0 * prev);
-      case Strategy::window: return s_.backoff.window;
+  double max_sleep(std::int64_t k, double prev) const { return sleep_bounds(s_.backoff, k, prev).second; }
+
+  // The largest sleep any declared client can take before retry k (mixed population, Retry-After).
+  double max_sleep_any(std::int64_t k, double prev) const {
+    double hi = max_sleep(k, prev);
+    if (sv_.strategies_mix) hi = std::max(hi, sleep_bounds(s_.server.mix_backoff, k, prev).second);
+    return std::max(hi, sv_.retry_after_max);
+  }
+
+  // The sleep x is allowed for strategy b: inside its bounds, or lengthened by a Retry-After.
+  bool sleep_allowed(const Backoff& b, std::int64_t k, double prev, double x) const {
+    const double eps = 1e-12;
+    const auto [lo, hi] = sleep_bounds(b, k, prev);
+    if (x < lo - eps * std::max(1.0, lo)) return false;
+    if (x <= hi + eps * std::max(1.0, hi)) return true;
+    if (sv_.retry_after_max <= 0) return false;
+    const double ra = sv_.retry_after_max;
+    return sv_.retry_after_fixed ? std::fabs(x - ra) <= eps * std::max(1.0, ra) : x <= ra + eps * std::max(1.0, ra);
+  }
+
+  bool duration_ok(const Row& r, double d) const {
+    const double t = tol(r.end);
+    if (sv_.exact) {
+      if (r.success) return std::fabs(d - sv_.success_value) <= t;
+      return std::any_of(sv_.failure_values.begin(), sv_.failure_values.end(), [&](double v) { return std::fabs(d - v) <= t; });
     }
-    return inf;
+    return d >= (r.success ? sv_.success_min : sv_.failure_min) - t;
   }
 
   void collision(const Row& r, std::int64_t line, std::string_view text) {
@@ -504,7 +742,7 @@ class Checker {
     }
     if (bad) sequence_.add(line, text, why);
 
-    double prev = s_.backoff.base;
+    double prev = std::nan("");  // none before the first retry: each strategy starts from its own base
     if (c) prev = c->prev_sleep;
     if (s_.retries && r.retry >= 1 && r.has_sleep) sleep_check(r, prev, line, text);
 
@@ -513,7 +751,7 @@ class Checker {
       return;
     }
     ClientState& st = c ? *c : clients_[r.client];
-    if (!c) st.prev_sleep = s_.backoff.base;
+    if (!c) st.prev_sleep = std::nan("");
     st.arrival = r.arrival;
     st.last_end = r.end;
     st.retry = r.retry;
@@ -528,19 +766,20 @@ class Checker {
     const double x = r.sleep;
     const Backoff& b = s_.backoff;
     const double eps = 1e-12;
-    double lo = 0, hi = 0;
-    switch (b.strategy) {
-      case Strategy::none: lo = hi = 0; break;
-      case Strategy::nojitter: lo = hi = width(r.retry); break;
-      case Strategy::full: hi = width(r.retry); break;
-      case Strategy::equal: hi = width(r.retry), lo = hi / 2; break;
-      case Strategy::decorrelated: lo = b.base, hi = std::min(b.cap, 3.0 * prev); break;
-      case Strategy::window: hi = b.window; break;
-    }
-    if (x < lo - eps * std::max(1.0, lo) || x > hi + eps * std::max(1.0, hi)) {
-      support_.add(line, text, fmt::format("retry {}: sleep {} outside [{}, {}]", r.retry, x, lo, hi));
+    const auto [lo, hi] = sleep_bounds(b, r.retry, prev);
+    if (!sleep_allowed(b, r.retry, prev, x) &&
+        !(sv_.strategies_mix && sleep_allowed(s_.server.mix_backoff, r.retry, prev, x))) {
+      std::string also;
+      if (sv_.strategies_mix) {
+        const auto [mlo, mhi] = sleep_bounds(s_.server.mix_backoff, r.retry, prev);
+        also += fmt::format(" and the mixed population's [{}, {}]", mlo, mhi);
+      }
+      if (sv_.retry_after_max > 0) also += fmt::format(", not a Retry-After of {}{}", sv_.retry_after_fixed ? "" : "at most ", sv_.retry_after_max);
+      support_.add(line, text, fmt::format("retry {}: sleep {} outside [{}, {}]{}", r.retry, x, lo, hi, also));
       return;
     }
+    if (!sv_.ks_na.empty()) return;  // no law to test the sleeps against
+    if (std::isnan(prev)) prev = b.base;
     // probability integral transform: U(0,1) under the declared law (conditional on the previous
     // sleep for decorrelated jitter; randomized at its atom at the cap)
     if (!std::isfinite(hi)) return;  // cap none and a width past every double: no law to test against
@@ -577,9 +816,8 @@ class Checker {
   }
 
   void flush_ks(bool finished, double stop_time) {
-    const bool fixed = s_.model == Model::collision || s_.model == Model::free;
     for (const auto& p : pending_ks_) {
-      if (!finished && !(fixed && p.latest_start + 1.0 < stop_time - tol(stop_time))) continue;
+      if (!finished && !(sv_.exact && p.latest_start + sv_.max_duration < stop_time - tol(stop_time))) continue;
       auto& bucket = ks_[static_cast<std::size_t>(p.bucket)];
       if (bucket.size() < static_cast<std::size_t>(ks_sample_cap)) bucket.push_back(p.u);
       if (ks_all_.size() < static_cast<std::size_t>(ks_sample_cap)) ks_all_.push_back(p.u);
@@ -606,8 +844,12 @@ class Checker {
   void statistics(std::vector<TraceCheck>& out) {
     std::vector<Stat> stats;
     // KS of sleeps per retry index, and pooled
-    if (s_.retries && (s_.backoff.strategy == Strategy::full || s_.backoff.strategy == Strategy::equal ||
-                       s_.backoff.strategy == Strategy::window || s_.backoff.strategy == Strategy::decorrelated)) {
+    const bool jittered = s_.backoff.strategy == Strategy::full || s_.backoff.strategy == Strategy::equal ||
+                          s_.backoff.strategy == Strategy::window || s_.backoff.strategy == Strategy::decorrelated;
+    if (s_.retries && jittered && !sv_.ks_na.empty())
+      stats.push_back({not_applicable("sleep distribution", "KS against the exact sleep CDF (analytic/sleep.hpp)", sv_.ks_na),
+                       std::nan("")});
+    if (s_.retries && jittered && sv_.ks_na.empty()) {
       const auto uniform = [](double x) { return std::clamp(x, 0.0, 1.0); };
       for (std::size_t k = 0; k < ks_.size(); ++k) {
         if (ks_[k].size() < 20) continue;
@@ -628,18 +870,40 @@ class Checker {
     const bool steady_only = s_.clients == 0 && s_.rate > 0;
     // goodput with retries off: ALOHA and the M/D/1/1 loss system
     if (steady_only && !s_.retries && (s_.model == Model::collision || s_.model == Model::free) && goodput_.size() >= 2) {
-      const double expect = s_.model == Model::collision ? goodput(PureAloha{s_.rate}) : goodput(OccFree{s_.rate});
-      stats.push_back(mean_check("goodput (retries off)",
-                                 s_.model == Model::collision ? "lambda*exp(-2*lambda) (proofs/Aloha.v)" : "lambda/(1+lambda) (proofs/Occ.v)",
-                                 goodput_, expect));
+      if (!sv_.any) {
+        const double expect = s_.model == Model::collision ? goodput(PureAloha{s_.rate}) : goodput(OccFree{s_.rate});
+        stats.push_back(mean_check("goodput (retries off)",
+                                   s_.model == Model::collision ? "lambda*exp(-2*lambda) (proofs/Aloha.v)" : "lambda/(1+lambda) (proofs/Occ.v)",
+                                   goodput_, expect));
+      } else if (sv_.only_rows) {
+        const std::int64_t m = s_.server.rows;
+        const double expect = s_.model == Model::collision ? goodput(AlohaRows{s_.rate, m}) : goodput(FreeRows{s_.rate, m});
+        stats.push_back(mean_check("goodput (retries off)",
+                                   s_.model == Model::collision ? "lambda*exp(-2*lambda/M) (proofs/Rows.v: aloha_rows_goodput)"
+                                                                : "lambda/(1+lambda/M) (proofs/Rows.v: occ_rows_goodput)",
+                                   goodput_, expect));
+      } else {
+        stats.push_back({not_applicable("goodput (retries off)", "the ALOHA / first-commit-wins closed forms (rows only)",
+                                        fmt::format("no closed form with {}", sv_.fields)),
+                         std::nan("")});
+      }
     }
     if (steady_only && s_.model == Model::ps && s_.rate < 1 && sojourn_.size() >= 2) {
-      stats.push_back(mean_check("time in system (ps)", "1/(1-rho) (proofs/Ps.v: ps_mean_time)", sojourn_,
-                                 mean_time(ProcessorSharing{s_.rate, 1.0})));
+      if (!sv_.any)
+        stats.push_back(mean_check("time in system (ps)", "1/(1-rho) (proofs/Ps.v: ps_mean_time)", sojourn_,
+                                   mean_time(ProcessorSharing{s_.rate, 1.0})));
+      else
+        stats.push_back({not_applicable("time in system (ps)", "1/(1-rho) (proofs/Ps.v: ps_mean_time)",
+                                        fmt::format("no closed form with {}", sv_.fields)),
+                         std::nan("")});
     }
     // classic test: exact
     std::optional<ClassicResult> classic_form;
-    if (s_.rate == 0 && s_.clients >= 1 && s_.retries && has_classic_closed_form(s_.model, s_.backoff.strategy)) {
+    if (sv_.any && s_.rate == 0 && s_.clients >= 1 && s_.retries && has_classic_closed_form(s_.model, s_.backoff.strategy))
+      stats.push_back({not_applicable("classic test (exact)", "attempts per client and makespan (proofs/Classic.v)",
+                                      fmt::format("the classic closed forms assume no server options (here {})", sv_.fields)),
+                       std::nan("")});
+    else if (s_.rate == 0 && s_.clients >= 1 && s_.retries && has_classic_closed_form(s_.model, s_.backoff.strategy)) {
       try {
         classic_form = classic(ClassicTest{s_.model, s_.backoff, s_.clients});
       } catch (const InputError&) {
@@ -692,6 +956,10 @@ class Checker {
     }
   }
 
+  static TraceCheck not_applicable(const std::string& name, const std::string& form, const std::string& why) {
+    return {name, "statistic", form, "not applicable: " + why, CheckVerdict::not_applicable, 0, {}, {}};
+  }
+
   // Two-sided t-test of the run means against the closed form; the p-value from Student's t.
   static Stat mean_check(const std::string& name, const std::string& form, const std::vector<double>& xs, double expect) {
     const MeanSummary m = summarize_mean(xs);
@@ -730,7 +998,8 @@ class Checker {
   };
 
   const montecarlo::Scenario& s_;
-  Finding order_, duration_, overlap_, spacing_, idle_, sequence_, support_, vanish_;
+  ServerRules sv_;
+  Finding order_, duration_, timeout_, overlap_, spacing_, idle_, sequence_, limit_, support_, vanish_;
   std::int64_t rows_ = 0, order_n_ = 0, idle_n_ = 0, support_n_ = 0, vanish_n_ = 0, successes_seen_ = 0, runs_ = 0;
   std::int64_t run_ = 0, run_line_ = 0;
   std::unordered_map<std::int64_t, ClientState> clients_;
@@ -761,6 +1030,7 @@ std::string to_string(CheckVerdict v) {
     case CheckVerdict::pass: return "pass";
     case CheckVerdict::fail: return "FAIL";
     case CheckVerdict::skipped: return "skipped";
+    case CheckVerdict::not_applicable: return "n/a";
   }
   return "";
 }
@@ -818,6 +1088,7 @@ TraceReport check_trace(std::istream& in) {
       for (auto& [k, v] : comment_pairs(line)) {
         if (k == "retrylab-trace") continue;
         header.kv[k] = v;
+        header.key_line[k] = n;
       }
       header.line = n;
       if (!read_line()) malformed(n + 1, "header", "ends before the column line");

@@ -20,7 +20,9 @@ namespace retrylab::validation {
 inline constexpr std::int64_t ks_sample_cap = 200000;
 inline constexpr double trace_alpha_total = 1e-3;
 
-enum class CheckVerdict { pass, fail, skipped };
+// not_applicable: the rule does not hold under the declared server options (issue 8); `observed`
+// says why. Like skipped, it never fails a trace, and it is never reported as passed.
+enum class CheckVerdict { pass, fail, skipped, not_applicable };
 
 struct TraceCheck {
   std::string name;      // e.g. "sleep support"

@@ -1,5 +1,5 @@
 # ctest driver: make a trace with COMMAND (arguments joined by '|'; RETRYLAB_FAULT=FAULT if given), then run
-# `CHECK check TRACE` and require exit status RC and, if given, REGEX in its output.
+# `CHECK check TRACE` and require exit status RC and, if given, REGEX in its output (stdout, then stderr).
 string(REPLACE "|" ";" COMMAND "${COMMAND}")
 if(FAULT)
   set(ENV{RETRYLAB_FAULT} ${FAULT})
@@ -14,7 +14,7 @@ file(REMOVE ${TRACE})
 if(NOT rc EQUAL RC)
   message(FATAL_ERROR "retrylab check exited ${rc}, expected ${RC}\n${out}\n${err}")
 endif()
-if(REGEX AND NOT out MATCHES "${REGEX}")
-  message(FATAL_ERROR "output does not match '${REGEX}':\n${out}")
+if(REGEX AND NOT "${out}${err}" MATCHES "${REGEX}")
+  message(FATAL_ERROR "output does not match '${REGEX}':\n${out}${err}")
 endif()
 message(STATUS "${out}")

@@ -175,7 +175,7 @@ TEST(Traces, MalformedNamesLineAndField) {
   const std::pair<std::string, std::string> cases[] = {
       {"", "line 1: header"},
       {"# retrylab-trace version=1\n# model=free strategy=full retries=on\nrun,client\n", "line 3: header"},
-      {"# retrylab-trace version=2\n# model=free strategy=full retries=on\n" + free_header.substr(free_header.find("run,")),
+      {"# retrylab-trace version=3\n# model=free strategy=full retries=on\n" + free_header.substr(free_header.find("run,")),
        "line 2: version"},
       {"# retrylab-trace version=1\n# model=lake strategy=full retries=on\nrun,client,arrival,start,end,outcome,retry,sleep\n",
        "line 2: model"},
@@ -186,6 +186,197 @@ TEST(Traces, MalformedNamesLineAndField) {
       {"{\"retrylab_trace\":1,\"model\":\"free\",\"strategy\":\"full\",\"retries\":\"on\",\"clients\":2}\n{\"run\":0}\n",
        "line 2: client"},
       {"{\"retrylab_trace\":1,\"model\":\"free\",\"strategy\":\"full\",\"retries\":\"on\",\"rate\":1}\n", "line 1: horizon"},
+  };
+  for (const auto& [text, field] : cases) {
+    try {
+      check_text(text);
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.field(), field) << e.what();
+    }
+  }
+}
+
+// ---- server scenarios (issue 8): version-2 headers, rules that hold and rules that do not --------
+
+using retrylab::montecarlo::canonical;
+using retrylab::montecarlo::ServiceDist;
+using retrylab::montecarlo::trace_header;
+using retrylab::montecarlo::TraceFormat;
+
+TEST(ServerTraces, HeaderRecordsEveryServerOptionAndPlainHeadersKeepTheirBytes) {
+  // Plain scenario: the version-1 header exactly as docs/traces.md shows it (same scenario).
+  Scenario plain = scenario(Model::free, Strategy::full, 5, 0, 0);
+  EXPECT_EQ(trace_header(plain, 1, 1, TraceFormat::csv),
+            "# retrylab-trace version=1\n# model=free\n# strategy=full\n# base=1\n# cap=1000\n# window=0\n# clients=5\n"
+            "# rate=0\n# horizon=10000000\n# warmup=0\n# collapse=3000\n# retries=on\n# time_unit=attempt-duration\n"
+            "# seed=1\n# runs=1\n# order=end\nrun,client,arrival,start,end,outcome,retry,sleep,burst\n");
+  EXPECT_EQ(trace_header(plain, 1, 1, TraceFormat::jsonl),
+            "{\"retrylab_trace\":1,\"model\":\"free\",\"strategy\":\"full\",\"base\":1,\"cap\":1000,\"window\":0,"
+            "\"clients\":5,\"rate\":0,\"horizon\":10000000,\"warmup\":0,\"collapse\":3000,\"retries\":\"on\","
+            "\"time_unit\":\"attempt-duration\",\"seed\":1,\"runs\":1,\"order\":\"end\"}\n");
+  // Every server option away from its default comes back from the header (CSV and JSON Lines):
+  // the checker's declared scenario has the same canonical description, so the same RNG key.
+  Scenario a = scenario(Model::shared, Strategy::equal, 30, 0, 0);
+  a.server.rows = 2;
+  a.server.service = ServiceDist::lognormal;
+  a.server.service_cv = 0.5;
+  a.server.delay = 0.125;
+  a.server.delay_dist = retrylab::montecarlo::DelayDist::exponential;
+  a.server.aimd = true;
+  a.server.aimd_params.initial = 3;
+  a.server.aimd_params.min = 2;
+  a.server.aimd_params.max = 9;
+  a.server.aimd_params.backoff = 0.75;
+  a.server.aimd_params.timeout = 4;
+  a.server.reject_cost = 0.05;
+  a.server.retry_after = 2;
+  a.server.retry_after_rule = retrylab::montecarlo::RetryAfterRule::uniform;
+  a.server.ignore_retry_after = 0.25;
+  a.server.mix = 0.2;
+  a.server.mix_backoff = {Strategy::window, 1.0, retrylab::unbounded_cap, 3.0};
+  a.server.timeout = 6;
+  a.server.max_attempts = 5;
+  Scenario b = scenario(Model::collision, Strategy::full, 20, 0, 0);
+  b.server.lock = true;
+  b.server.limit = 4;
+  b.server.overflow = retrylab::montecarlo::Overflow::queue;
+  for (const Scenario& s : {a, b}) {
+    for (const char* file : {"srv.csv", "srv.jsonl"}) {
+      const std::string text = write(s, 2, 2, file);
+      EXPECT_EQ(text.rfind(std::string(file).ends_with("csv") ? "# retrylab-trace version=2\n" : "{\"retrylab_trace\":2,", 0), 0u);
+      const TraceReport r = check_text(text);
+      EXPECT_EQ(canonical(r.declared), canonical(s)) << file;
+      EXPECT_TRUE(r.passed()) << file << "\n" << failures(r);
+    }
+  }
+}
+
+// Engine traces of server scenarios pass; the rules that do not hold there say so (n/a, with the
+// reason), never "pass". Statistical checks: budget 0.001 per trace, fixed seeds.
+TEST(ServerTraces, EngineServerTracesPassAndSayWhatDoesNotApply) {
+  struct Case {
+    Scenario s;
+    const char* file;
+    std::vector<std::string> not_applicable;
+    std::vector<std::string> applied;  // must pass (checked something)
+  };
+  Scenario rows = scenario(Model::collision, Strategy::full, 60, 0, 0);
+  rows.server.rows = 4;
+  Scenario lock = scenario(Model::free, Strategy::full, 40, 0.2, 300);
+  lock.server.lock = true;
+  Scenario limit = scenario(Model::shared, Strategy::full, 60, 0, 0);
+  limit.server.limit = 2;
+  limit.server.reject_cost = 0.05;
+  limit.server.retry_after = 3;
+  Scenario delay = scenario(Model::free, Strategy::equal, 60, 0, 0);
+  delay.server.delay = 0.25;
+  Scenario expo = scenario(Model::free, Strategy::full, 60, 0, 0);
+  expo.server.service = ServiceDist::exponential;
+  Scenario limits = scenario(Model::shared, Strategy::full, 80, 0, 0);
+  limits.server.timeout = 3;
+  limits.server.max_attempts = 4;
+  Scenario mix = scenario(Model::free, Strategy::decorrelated, 80, 0, 0);
+  mix.server.mix = 0.1;
+  Scenario coll_timeout = scenario(Model::collision, Strategy::full, 40, 0, 0);
+  coll_timeout.server.timeout = 0.5;  // every attempt times out: collision stays exact (durations 0.5)
+  coll_timeout.server.max_attempts = 3;
+  Scenario off_rows = scenario(Model::collision, Strategy::full, 0, 1.0, 1500, false);
+  off_rows.warmup = 10;
+  off_rows.server.rows = 4;
+  const Case cases[] = {
+      {rows, "r.csv", {"overlapping success"}, {"attempt duration", "sleep support", "sleep distribution, all retries"}},
+      {lock, "l.jsonl", {}, {"attempt duration", "success spacing", "retry sequence"}},
+      {limit, "m.csv", {"failure on idle resource", "sleep distribution"}, {"attempt duration", "success spacing", "sleep support"}},
+      {delay, "d.csv", {"failure on idle resource"}, {"attempt duration", "success spacing", "sleep distribution, all retries"}},
+      {expo, "e.csv", {"attempt duration", "success spacing"}, {"failure on idle resource", "sleep support"}},
+      {limits, "t.csv", {"failure on idle resource"}, {"attempt timeout", "retry limit", "sleep support"}},
+      {mix, "x.jsonl", {"sleep distribution"}, {"sleep support", "success spacing"}},
+      {coll_timeout, "c.csv", {}, {"attempt duration", "attempt timeout", "retry limit", "overlapping success"}},
+      {off_rows, "o.csv", {}, {"goodput (retries off)"}},
+  };
+  for (const auto& c : cases) {
+    const TraceReport r = check_text(write(c.s, 4, 4, c.file));
+    EXPECT_TRUE(r.passed()) << c.file << "\n" << failures(r);
+    for (const auto& name : c.not_applicable) {
+      const auto* k = find(r, name);
+      ASSERT_NE(k, nullptr) << c.file << ": " << name;
+      EXPECT_EQ(k->verdict, CheckVerdict::not_applicable) << c.file << ": " << name;
+      EXPECT_EQ(k->observed.rfind("not applicable: ", 0), 0u) << k->observed;
+      EXPECT_TRUE(k->lines.empty());
+    }
+    for (const auto& name : c.applied) {
+      const auto* k = find(r, name);
+      ASSERT_NE(k, nullptr) << c.file << ": " << name;
+      EXPECT_EQ(k->verdict, CheckVerdict::pass) << c.file << ": " << name << ": " << k->observed;
+    }
+  }
+  // The limits trace really exercised its rules: some attempts timed out, some clients gave up.
+  const std::string t = write(limits, 4, 4, "t2.csv");
+  EXPECT_NE(t.find(",3,failure,"), std::string::npos);  // a 4th attempt (retry 3) failed: that client gave up
+}
+
+// Tampered server traces fail on the rule that still applies.
+TEST(ServerTraces, TamperedTracesFailOnTheRuleThatStillApplies) {
+  Scenario limits = scenario(Model::shared, Strategy::full, 80, 0, 0);
+  limits.server.timeout = 3;
+  limits.server.max_attempts = 4;
+  const std::string real = write(limits, 4, 4, "tamper.csv");
+  ASSERT_TRUE(check_text(real).passed());
+  const auto replaced = [&](const std::string& from, const std::string& to) {
+    std::string t = real;
+    const std::size_t at = t.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return t.replace(at, from.size(), to);
+  };
+  // Declaring fewer attempts than clients made: their 4th attempts break the retry limit.
+  const TraceReport fewer = check_text(replaced("# max_attempts=4\n", "# max_attempts=3\n"));
+  EXPECT_EQ(find(fewer, "retry limit")->verdict, CheckVerdict::fail);
+  // Declaring a shorter timeout than the one that cut attempts at 3: they outlast it.
+  const TraceReport shorter = check_text(replaced("# timeout=3\n", "# timeout=2.5\n"));
+  EXPECT_EQ(find(shorter, "attempt timeout")->verdict, CheckVerdict::fail);
+
+  // Hand-made: equal jitter (b = 1: w_1 = 1, sleep in [0.5, 1]) with a fixed Retry-After of 5 that
+  // honouring clients sleep instead when longer; limit 1 rejects (free, no cost: instant).
+  const std::string header =
+      "# retrylab-trace version=2\n# model=free strategy=equal clients=3 retries=on\n# limit=1\n# retry_after=5\n"
+      "# max_attempts=2\n# timeout=4\nrun,client,arrival,start,end,outcome,retry,sleep,burst\n";  // lines 1-7
+  const std::string rows =
+      "0,1,0,0,0,failure,0,,1\n"      // 8: rejected at once (allowed: start <= end with instant rejections)
+      "0,2,0,0,0,failure,0,,1\n"      // 9: rejected
+      "0,0,0,0,1,success,0,,1\n"      // 10
+      "0,2,0,0.2,5,failure,1,0.2,1\n" // 11: sleep 0.2 < w_1/2 = 0.5 (Retry-After only lengthens); lasts 4.8 > timeout 4
+      "0,1,0,5,6,success,1,5,1\n"     // 12: slept the Retry-After (5 > w_1): allowed
+      "0,2,0,8,9,success,2,3,1\n"     // 13: a 3rd attempt with max_attempts = 2; sleep 3 neither in [w_2/2, w_2] = [1, 2] nor 5
+      "# run_end run=0 stop=finished stop_time=9\n";
+  const TraceReport r = check_text(header + rows);
+  EXPECT_EQ(find(r, "time order")->verdict, CheckVerdict::pass);
+  EXPECT_EQ(find(r, "retry sequence")->verdict, CheckVerdict::pass) << find(r, "retry sequence")->observed;
+  EXPECT_EQ(find(r, "sleep support")->lines, (std::vector<std::int64_t>{11, 13}));
+  EXPECT_EQ(find(r, "attempt timeout")->lines, (std::vector<std::int64_t>{11}));
+  EXPECT_EQ(find(r, "retry limit")->lines, (std::vector<std::int64_t>{13}));
+  EXPECT_EQ(find(r, "failure on idle resource")->verdict, CheckVerdict::not_applicable);
+  EXPECT_EQ(find(r, "success spacing")->verdict, CheckVerdict::pass);
+}
+
+TEST(ServerTraces, MalformedServerFieldsNameLineAndField) {
+  const std::string v2 = "# retrylab-trace version=2\n# model=free strategy=full clients=2 retries=on\n";
+  const std::string cols = "run,client,arrival,start,end,outcome,retry,sleep,burst\n";
+  const std::pair<std::string, std::string> cases[] = {
+      {v2 + "# rows=0\n" + cols, "line 3: rows"},
+      {v2 + "# rows=four\n" + cols, "line 3: rows"},
+      {v2 + "# service=weibull\n" + cols, "line 3: service"},
+      {v2 + "# lock=maybe\n" + cols, "line 3: lock"},
+      {v2 + "# timeout=-1\n" + cols, "line 3: timeout"},
+      {v2 + "# max_attempts=x\n" + cols, "line 3: max_attempts"},
+      {v2 + "# limit=2\n# reject_cost=7\n" + cols, "line 4: reject_cost"},
+      {v2 + "# reject_cost=0.1\n" + cols, "line 3: reject_cost"},
+      {v2 + "# mix=0.5\n# mix_strategy=none\n# mix_base=-1\n" + cols, "line 5: mix_base"},
+      {"# retrylab-trace version=1\n# model=free strategy=full clients=2 retries=on\n# rows=4\n" + cols, "line 3: rows"},
+      {"{\"retrylab_trace\":2,\"model\":\"free\",\"strategy\":\"full\",\"retries\":\"on\",\"clients\":2,\"rows\":\"four\"}\n",
+       "line 1: rows"},
+      {"{\"retrylab_trace\":2,\"model\":\"free\",\"strategy\":\"full\",\"retries\":\"off\",\"clients\":2,\"timeout\":3}\n",
+       "line 1: timeout"},
   };
   for (const auto& [text, field] : cases) {
     try {
