@@ -419,6 +419,11 @@ struct ServerRules {
     if (rejects) idle_na = "a rejected attempt fails with no commit (a limit with overflow=reject)";
     else if (std::isfinite(timeout)) idle_na = "an attempt its client stopped waiting for (timeout) fails with no commit";
     else if (o.delay > 0) idle_na = "with network delay the commit that dooms an attempt is not inside its row's interval";
+    // The lock: an admitted attempt waits, then runs alone on its row, so it cannot fail; only a
+    // rejection or a timeout can.
+    lock = o.lock;
+    if (o.lock && rejects) lock_na = "a rejected attempt fails without reaching the lock";
+    else if (o.lock && std::isfinite(timeout)) lock_na = "an attempt its client stopped waiting for (timeout) fails";
     // Sleeps: Retry-After can only lengthen one (sleep = max(backoff, Retry-After)); a mixed
     // population draws from one of two strategies.
     retry_after_max = o.retry_after > 0 ? (o.retry_after_rule == montecarlo::RetryAfterRule::fixed ? o.retry_after : 2 * o.retry_after) : 0.0;
@@ -443,12 +448,12 @@ struct ServerRules {
   }
 
   bool any = false, rejects = false, instant_reject = false, deterministic = true, exact = false;
-  bool strategies_mix = false, retry_after_fixed = true, only_rows = false;
+  bool strategies_mix = false, retry_after_fixed = true, only_rows = false, lock = false;
   double timeout = inf;
   std::int64_t max_attempts = 0;
   double success_min = 1, failure_min = 1, success_value = 1, max_duration = inf, retry_after_max = 0;
   std::vector<double> failure_values;
-  std::string duration_na, overlap_na, spacing_na, idle_na, ks_na;
+  std::string duration_na, overlap_na, spacing_na, idle_na, lock_na, ks_na;
   std::string fields;  // the server options as canonical() writes them, "rows=4 lock=on"
 };
 
@@ -467,6 +472,8 @@ class Checker {
         spacing_("success spacing", "invariant", "free/shared: successful commits at least 1 apart"),
         idle_("failure on idle resource", "invariant",
               "free/shared: a failed attempt [s, e] saw a successful commit in (s, e]; ps: no failures"),
+        lock_("failure under the lock", "invariant",
+              "with the lock every admitted attempt runs alone on its row: it never fails (only a rejection or a timeout can)"),
         sequence_("retry sequence", "invariant",
                   s.retries ? "per client: retry 0, 1, 2, ... each after the previous failure; start = previous end + sleep"
                             : "retries off: one attempt per client (retry 0)"),
@@ -492,6 +499,10 @@ class Checker {
     if (sv_.duration_na.empty() && !duration_ok(r, d)) duration_.add(line, text, fmt::format("duration {}", d));
     if (std::isfinite(sv_.timeout) && d > sv_.timeout + tol(r.end))
       timeout_.add(line, text, fmt::format("duration {} > timeout {}", d, sv_.timeout));
+    if (sv_.lock && sv_.lock_na.empty()) {
+      ++lock_n_;
+      if (!r.success) lock_.add(line, text, "a failure under the lock");
+    }
     if (sv_.max_attempts > 0 && r.retry >= sv_.max_attempts)
       limit_.add(line, text, fmt::format("attempt {} of a client allowed {}", r.retry + 1, sv_.max_attempts));
     // model invariants
@@ -569,6 +580,7 @@ class Checker {
     if (s_.model == Model::free || s_.model == Model::shared)
       out.push_back(applies(spacing_, sv_.spacing_na, successes_seen_, "successes"));
     if (s_.model != Model::collision) out.push_back(applies(idle_, sv_.idle_na, idle_n_, "rows"));
+    if (sv_.lock) out.push_back(applies(lock_, sv_.lock_na, lock_n_, "rows"));
     out.push_back(sequence_.finish(rows_, "rows"));
     if (sv_.max_attempts > 0) out.push_back(limit_.finish(rows_, "rows"));
     out.push_back(support_.finish(support_n_, "sleeps"));
@@ -888,6 +900,21 @@ class Checker {
                          std::nan("")});
       }
     }
+    // The FIFO lock with retries off: M/G/1 FIFO per row (each row sees λ/M by thinning; `shared`
+    // and `ps` share one server between rows, so one row only there); mean time in system by
+    // Pollaczek–Khinchine. No delay, no limit (it would add to or cut the queue).
+    const montecarlo::ServerOptions& so = s_.server;
+    if (steady_only && !s_.retries && so.lock && so.delay == 0 && so.limit == 0 && !so.aimd &&
+        (so.rows == 1 || s_.model == Model::collision || s_.model == Model::free) &&
+        s_.rate / static_cast<double>(so.rows) < 1 && sojourn_.size() >= 2) {
+      const double m2 = so.service == montecarlo::ServiceDist::exponential ? service_second_moment_exponential()
+                        : so.service == montecarlo::ServiceDist::lognormal ? service_second_moment_lognormal(so.service_cv)
+                                                                           : 1.0;
+      stats.push_back(mean_check("time in system (lock)",
+                                 fmt::format("1 + lambda*E[S^2]/(2(1-lambda)), lambda = {} per row, E[S^2] = {} "
+                                             "(proofs/Rows.v: pk_mean_time)", s_.rate / static_cast<double>(so.rows), m2),
+                                 sojourn_, mean_time(FifoQueue{s_.rate / static_cast<double>(so.rows), m2})));
+    }
     if (steady_only && s_.model == Model::ps && s_.rate < 1 && sojourn_.size() >= 2) {
       if (!sv_.any)
         stats.push_back(mean_check("time in system (ps)", "1/(1-rho) (proofs/Ps.v: ps_mean_time)", sojourn_,
@@ -999,7 +1026,8 @@ class Checker {
 
   const montecarlo::Scenario& s_;
   ServerRules sv_;
-  Finding order_, duration_, timeout_, overlap_, spacing_, idle_, sequence_, limit_, support_, vanish_;
+  Finding order_, duration_, timeout_, overlap_, spacing_, idle_, lock_, sequence_, limit_, support_, vanish_;
+  std::int64_t lock_n_ = 0;
   std::int64_t rows_ = 0, order_n_ = 0, idle_n_ = 0, support_n_ = 0, vanish_n_ = 0, successes_seen_ = 0, runs_ = 0;
   std::int64_t run_ = 0, run_line_ = 0;
   std::unordered_map<std::int64_t, ClientState> clients_;

@@ -266,6 +266,7 @@ TEST(ServerTraces, EngineServerTracesPassAndSayWhatDoesNotApply) {
   Scenario lock = scenario(Model::free, Strategy::full, 40, 0.2, 300);
   lock.server.lock = true;
   Scenario limit = scenario(Model::shared, Strategy::full, 60, 0, 0);
+  limit.server.lock = true;
   limit.server.limit = 2;
   limit.server.reject_cost = 0.05;
   limit.server.retry_after = 3;
@@ -286,8 +287,9 @@ TEST(ServerTraces, EngineServerTracesPassAndSayWhatDoesNotApply) {
   off_rows.server.rows = 4;
   const Case cases[] = {
       {rows, "r.csv", {"overlapping success"}, {"attempt duration", "sleep support", "sleep distribution, all retries"}},
-      {lock, "l.jsonl", {}, {"attempt duration", "success spacing", "retry sequence"}},
-      {limit, "m.csv", {"failure on idle resource", "sleep distribution"}, {"attempt duration", "success spacing", "sleep support"}},
+      {lock, "l.jsonl", {}, {"attempt duration", "success spacing", "retry sequence", "failure under the lock"}},
+      {limit, "m.csv", {"failure on idle resource", "sleep distribution", "failure under the lock"},
+       {"attempt duration", "success spacing", "sleep support"}},
       {delay, "d.csv", {"failure on idle resource"}, {"attempt duration", "success spacing", "sleep distribution, all retries"}},
       {expo, "e.csv", {"attempt duration", "success spacing"}, {"failure on idle resource", "sleep support"}},
       {limits, "t.csv", {"failure on idle resource"}, {"attempt timeout", "retry limit", "sleep support"}},
