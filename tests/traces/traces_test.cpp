@@ -390,17 +390,26 @@ TEST(ServerTraces, MalformedServerFieldsNameLineAndField) {
   }
 }
 
-// 10,000 mutations of valid traces (CSV and JSON Lines), seed 20261130: every one either checks
+// 10,000 mutations of valid traces (CSV and JSON Lines, version 1 and 2), seed 20261130: every one either checks
 // (verdicts) or throws InputError; anything else (another exception, a crash, an ASan report) fails.
 TEST(Traces, FuzzReaderSurvivesMutations) {
   const Scenario s = scenario(Model::free, Strategy::decorrelated, 12, 0.05, 60);
-  const std::string seeds[] = {write(s, 1, 2, "fz.csv"), write(s, 1, 2, "fz.jsonl")};
+  Scenario server = s;  // a version-2 header with server keys of every kind (numbers, names, on/off, none)
+  server.server.lock = true;
+  server.server.limit = 2;
+  server.server.retry_after = 1.5;
+  server.server.mix = 0.25;
+  server.server.mix_backoff.cap = retrylab::unbounded_cap;
+  server.server.timeout = 4;
+  server.server.max_attempts = 6;
+  const std::string seeds[] = {write(s, 1, 2, "fz.csv"), write(s, 1, 2, "fz.jsonl"), write(server, 1, 2, "fzs.csv"),
+                               write(server, 1, 2, "fzs.jsonl")};
   const char* tokens[] = {"nan", "inf", "-1", "1e999", "9223372036854775808", "", ",", "\n", "{", "[[[[", "\"", "#",
                           "# run_end run=0 stop=finished stop_time=1", "success", "failure", "0", "1e-320", "\r", "\0"};
   std::mt19937_64 rng(20261130);
   std::int64_t accepted = 0, rejected = 0;
   for (int i = 0; i < 10000; ++i) {
-    std::string t = seeds[i % 2];
+    std::string t = seeds[i % 4];
     const int edits = 1 + static_cast<int>(rng() % 4);
     for (int e = 0; e < edits && !t.empty(); ++e) {
       const std::size_t at = rng() % t.size();
