@@ -628,8 +628,16 @@ void render_steady_cost(const StudyData& d, std::size_t si, const Steady& st, st
            : j == static_cast<std::ptrdiff_t>(l.idx.size()) ? Cell(fmt::format("≥ {}", num(rate(l.idx.back()))))
                                                             : Cell(rate(l.idx[static_cast<std::size_t>(j)]));
   };
+  // Per line, for the ceiling figure: the load (0 when even the first load failed) and whether
+  // it is only a lower bound (no load of the grid failed).
+  auto load_value = [&](const Steady::Line& l, std::ptrdiff_t j) {
+    return j < 0 ? 0.0 : rate(l.idx[static_cast<std::size_t>(std::min<std::ptrdiff_t>(j, static_cast<std::ptrdiff_t>(l.idx.size()) - 1))]);
+  };
+  std::vector<std::vector<double>> bars;  // y, sustainable, bound?, lost <= 1%, bound?
   for (const auto& l : st.lines) {
-    const Cell sus = load_cell(l, last_surviving(l.collapsed[kcol]));
+    const auto js = last_surviving(l.collapsed[kcol]);
+    const Cell sus = load_cell(l, js);
+    bars.push_back({static_cast<double>(bars.size()), load_value(l, js), js == static_cast<std::ptrdiff_t>(l.idx.size()) ? 1.0 : 0.0, nan, 0.0});
     Cell low_loss = std::string("–");
     if (lost) {
       // The first load where the mean lost fraction exceeds 1% (an undefined one: no request ended,
@@ -639,7 +647,10 @@ void render_steady_cost(const StudyData& d, std::size_t si, const Steady& st, st
         const double lf = recs[l.idx[q]]["summary"].contains("lost_fraction") ? mean_of(recs[l.idx[q]], "lost_fraction") : 0.0;
         bad.push_back(!(lf <= 0.01) || l.collapsed[kcol][q] >= 0.5 ? 1.0 : 0.0);
       }
-      low_loss = load_cell(l, last_surviving(bad));
+      const auto jl = last_surviving(bad);
+      low_loss = load_cell(l, jl);
+      bars.back()[3] = load_value(l, jl);
+      bars.back()[4] = jl == static_cast<std::ptrdiff_t>(l.idx.size()) ? 1.0 : 0.0;
     }
     for (double load : {0.1, 0.3, 0.5}) {
       for (auto i : l.idx) {
@@ -673,6 +684,28 @@ void render_steady_cost(const StudyData& d, std::size_t si, const Steady& st, st
                       "clients give up instead. Last load with lost fraction ≤ 1%: the last load of the grid before the first where the "
                       "mean lost fraction exceeded 0.01 (or was undefined) or at least half the runs collapsed.");
   out.table(t);
+  // The ceiling figure (one model and strategy, several configurations): each configuration's
+  // sustainable load as a bar, the last load with at most 1% lost as a point when recorded.
+  if (many || st.lines.size() < 2) return;
+  Gp gp;
+  const double top = rate(st.lines.front().idx.back());
+  std::string yt = "set ytics (";
+  for (std::size_t i = 0; i < st.lines.size(); ++i)
+    yt += fmt::format("{}{} {}", i ? ", " : "", gp_quote(st.lines[i].server.empty() ? std::string("default (paper 1's model)") : st.lines[i].server), i);
+  gp(yt + ") font \",9\"");
+  gp(fmt::format("set title {} font \",12\"", gp_quote(fmt::format("{}: sustainable load per configuration (K = {})", sw.title, st.ks[kcol]))));
+  gp(fmt::format("set yrange [{}:-0.7] noreverse; set xrange [0:{}]; set grid x; set key below vertical maxrows 3 font \",9\"; set xlabel \"load λ\"",
+                 static_cast<double>(st.lines.size()) - 0.3, top * 1.08));
+  const std::string blk = gp.block(bars);
+  std::vector<std::string> parts = {
+      fmt::format("{} using ($2/2):1:($2/2):(0.32) with boxxyerror fs solid 0.5 lc rgb \"{}\" title \"last load where most runs survived\"", blk, color(0)),
+      fmt::format("{} using ($3 > 0 ? $2 : NaN):1 with points pt 9 ps 1.6 lc rgb \"{}\" title \"no load of the grid collapsed most runs\"", blk,
+                  color(0))};
+  if (lost) {
+    parts.push_back(fmt::format("{} using 4:1 with points pt 7 ps 1.3 lc rgb \"{}\" title \"last load with at most 1% of requests lost\"", blk, color(1)));
+  }
+  gp(plot_join(parts));
+  out.figure(sw.name + "_ceiling", gp, 1400, static_cast<int>(28 * st.lines.size() + 240));
 }
 
 void render_steady(const StudyData& d, std::size_t si, Out& out) {

@@ -2,7 +2,8 @@
 // get a "server" column and one line and figure panel per configuration (lines of different
 // configurations are never merged); a sweep that records lost_fraction (client retry limits) gets the
 // lost-fraction columns in its cost and burst tables; a steady sweep over several strategies and
-// configurations gets the NAME_by_server table; every output has the same bytes on 1 and 2 threads.
+// configurations gets the NAME_by_server table, one over configurations only the NAME_ceiling figure;
+// every output has the same bytes on 1 and 2 threads.
 // Paper 1 and 2 outputs are pinned by the golden tests of test_study.cpp and test_paper2.cpp.
 // About 2 s (two runs of a tiny study, gnuplot included).
 #include <gtest/gtest.h>
@@ -61,6 +62,20 @@ metrics = ["latency", "collapsed", "goodput", "reject_fraction", "latency_p99", 
   limit = 1000000000
   timeout = 5
   max_attempts = 3
+
+[sweep.c]
+kind = "steady"
+runs = 2
+model = "shared"
+strategy = "full"
+rate = [0.1, 0.9]
+horizon = 300
+collapse = 50
+metrics = ["latency", "collapsed", "goodput"]
+  [[sweep.c.grid]]
+  limit = 1000000000
+  [[sweep.c.grid]]
+  lock = true
 )";
 
 std::string slurp(const fs::path& p) {
@@ -186,6 +201,12 @@ TEST_F(Ceiling, SteadyCostTableHasTheLostColumns) {
     }
   }
   EXPECT_EQ(baseline_rows, 2) << csv;  // equal and full at load 0.1
+  // The ceiling figure: only for one model and strategy over several configurations (sweep c, not s).
+  EXPECT_FALSE(fs::exists(*one_ / "s_ceiling.gp"));
+  ASSERT_TRUE(fs::exists(*one_ / "c_ceiling.gp"));
+  const std::string cg = slurp(*one_ / "c_ceiling.gp");
+  EXPECT_NE(cg.find("set ytics (\"none (limit 10^9, never reached)\" 0, \"FIFO lock\" 1)"), std::string::npos) << cg;
+  EXPECT_EQ(cg.find("at most 1% of requests lost"), std::string::npos);  // c records no lost_fraction
   // Several strategies and configurations: the side-by-side thresholds table.
   const std::string by = slurp(*one_ / "s_by_server.md");
   EXPECT_NE(by.find("| model | strategy | none (limit 10^9, never reached) |"), std::string::npos) << by;
