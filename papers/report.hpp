@@ -20,7 +20,14 @@
 // server configuration), a "server" column naming the configuration (montecarlo::ServerOptions set
 // away from their defaults; "–" for the defaults) and a NAME_cost table: sustainable load, and at
 // loads 0.1, 0.3 and 0.5 collapsed fraction, goodput, rejected fraction, mean and p99 latency, queue
-// wait. A steady sweep without server options renders exactly as before.
+// wait. A steady sweep without server options renders exactly as before. Paper 3 (issue 8) adds,
+// only for sweeps that need them: model and strategy columns in NAME_cost when they vary; p50
+// latency when recorded; when lost_fraction is recorded (client retry limits), a lost-fraction column
+// and "last load with lost fraction <= 1%"; NAME_by_server (thresholds per (model, strategy) x
+// configuration) and one figure panel per (model, configuration) when strategies vary too; the
+// figure NAME_ceiling (sustainable load per configuration) for one model and strategy. A burst
+// sweep over server options gets a "server" column, a line and a panel per configuration, and the
+// lost fraction when recorded.
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
