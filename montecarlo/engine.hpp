@@ -161,6 +161,49 @@ class WakeQueue {
   std::uint32_t seq_ = 0;
 };
 
+// What both event loops (this one and server_engine.hpp) count for RunResult (models.md §5), and
+// the part of the result made from the counts alone. Window counts and integrals cover [warmup, stop).
+struct Tally {
+  std::int64_t arrived = 0, attempts = 0, successes = 0;
+  std::int64_t waiting = 0, max_waiting = 0;
+  std::int64_t window_arrivals = 0, window_attempts = 0, window_successes = 0;
+  std::int64_t burst_successes = 0, burst_left = 0, p99_target = 0;
+  double last_success = nan, drain_time = nan, drain_p99 = nan;
+  double latency_sum = 0.0, waiting_time_sum = 0.0, sojourn_sum = 0.0;
+  std::int64_t latency_n = 0, waiting_time_n = 0, sojourn_n = 0;
+  double area_waiting = 0.0, busy = 0.0, work = 0.0;
+
+  RunResult result(std::int64_t burst_clients, StopReason why, double stop, double warmup) const {
+    RunResult r;
+    r.stop = why;
+    r.stop_time = stop;
+    r.clients_arrived = arrived;
+    r.attempts = attempts;
+    r.successes = successes;
+    r.burst_clients = burst_clients;
+    r.attempts_per_client = arrived > 0 ? static_cast<double>(attempts) / static_cast<double>(arrived) : nan;
+    r.makespan = why == StopReason::finished && successes > 0 ? last_success : nan;
+    r.latency = latency_n > 0 ? latency_sum / static_cast<double>(latency_n) : nan;
+    const double span = stop - warmup;
+    const bool has_window = span > 0.0;
+    r.goodput = has_window ? static_cast<double>(window_successes) / span : nan;
+    r.attempt_rate = has_window ? static_cast<double>(window_attempts) / span : nan;
+    r.sojourn = sojourn_n > 0 ? sojourn_sum / static_cast<double>(sojourn_n) : nan;
+    r.collapsed = why == StopReason::collapsed;
+    r.drained = burst_clients > 0 && burst_left == burst_clients;
+    r.drain_time = r.drained ? drain_time : nan;
+    r.drain_time_p99 = burst_clients > 0 && burst_successes >= p99_target ? drain_p99 : nan;
+    r.unfinished = waiting;
+    r.max_waiting = max_waiting;
+    r.mean_waiting = has_window ? area_waiting / span : nan;
+    r.mean_time_waiting = waiting_time_n > 0 ? waiting_time_sum / static_cast<double>(waiting_time_n) : nan;
+    r.arrival_rate = has_window ? static_cast<double>(window_arrivals) / span : nan;
+    r.busy_time = busy;
+    r.work_done = work;
+    return r;
+  }
+};
+
 template <Model M, class Observer>
 class Engine {
   static constexpr bool virtual_time = M == Model::shared || M == Model::ps;
@@ -207,14 +250,14 @@ class Engine {
     clients_.reserve(expected);
     free_slots_.reserve(expected);
     wakes_.reserve(expected);
-    p99_target_ = (99 * s.clients + 99) / 100;  // ceil(0.99·N)
+    tally_.p99_target = (99 * s.clients + 99) / 100;  // ceil(0.99·N)
   }
 
   RunResult run() {
     if (s_.rate > 0.0) schedule_next_arrival(0.0);
     for (std::int64_t i = 0; i < s_.clients; ++i) {
       start_attempt(new_client(0.0, true), 0.0);
-      if (waiting_ >= s_.collapse) return finish(StopReason::collapsed, 0.0);
+      if (tally_.waiting >= s_.collapse) return finish(StopReason::collapsed, 0.0);
     }
     if (options_.lockstep_shortcut && M == Model::collision && s_.rate == 0.0 && s_.retries &&
         sampler_.deterministic() && s_.clients >= 2)
@@ -228,8 +271,8 @@ class Engine {
         if (te >= horizon_) break;
         advance(te);
         end_group(te);
-        if (waiting_ == 0 && s_.rate == 0.0) return finish(StopReason::finished, t_);
-        if (s_.rate > 0.0 && s_.clients > 0 && burst_left_ == s_.clients) return finish(StopReason::drained, t_);
+        if (tally_.waiting == 0 && s_.rate == 0.0) return finish(StopReason::finished, t_);
+        if (s_.rate > 0.0 && s_.clients > 0 && tally_.burst_left == s_.clients) return finish(StopReason::drained, t_);
       } else {
         if (ts >= horizon_) break;
         advance(ts);
@@ -237,7 +280,7 @@ class Engine {
           const std::int32_t c = new_client(ts, false);
           start_attempt(c, ts);
           schedule_next_arrival(ts);
-          if (waiting_ >= s_.collapse) return finish(StopReason::collapsed, ts);
+          if (tally_.waiting >= s_.collapse) return finish(StopReason::collapsed, ts);
         } else {
           const std::int32_t c = wakes_.top().client;
           wakes_.pop();
@@ -263,17 +306,17 @@ class Engine {
       slot = static_cast<std::int32_t>(clients_.size());
       clients_.push_back({});
     }
-    clients_[slot] = {t, s_.backoff.base, arrived_, 0, burst};
-    observer_.on_arrival(arrived_, t, burst);
-    ++arrived_;
-    if (t >= warmup_) ++window_arrivals_;
-    ++waiting_;
-    max_waiting_ = std::max(max_waiting_, waiting_);
+    clients_[slot] = {t, s_.backoff.base, tally_.arrived, 0, burst};
+    observer_.on_arrival(tally_.arrived, t, burst);
+    ++tally_.arrived;
+    if (t >= warmup_) ++tally_.window_arrivals;
+    ++tally_.waiting;
+    tally_.max_waiting = std::max(tally_.max_waiting, tally_.waiting);
     return slot;
   }
 
   void release(std::int32_t slot) {
-    --waiting_;
+    --tally_.waiting;
     free_slots_.push_back(slot);
   }
 
@@ -294,8 +337,8 @@ class Engine {
     if (t > warmup_) {
       const double from = t_ > warmup_ ? t_ : warmup_;
       const double dt = t - from;
-      area_waiting_ += static_cast<double>(waiting_) * dt;
-      if (n > 0) busy_ += dt;
+      tally_.area_waiting += static_cast<double>(tally_.waiting) * dt;
+      if (n > 0) tally_.busy += dt;
     }
     if constexpr (virtual_time) {
       if (t_ < warmup_ && warmup_ <= t) v_warmup_ = n > 0 ? v_ + (warmup_ - t_) / n : v_;
@@ -305,8 +348,8 @@ class Engine {
   }
 
   void start_attempt(std::int32_t c, double t) {
-    const std::int64_t id = attempts_++;
-    if (t >= warmup_) ++window_attempts_;
+    const std::int64_t id = tally_.attempts++;
+    if (t >= warmup_) ++tally_.window_attempts;
     if constexpr (M == Model::collision) {
       if (!fifo_.empty()) collision_mark_ = id;  // every attempt in flight and this one overlap
     }
@@ -390,22 +433,22 @@ class Engine {
     Client& c = clients_[a.client];
     observer_.on_end(a.id, c.serial, a.start, te, success);
     if (te >= warmup_) {
-      sojourn_sum_ += te - a.start;
-      ++sojourn_n_;
-      work_ += service_in_window(a, service_end);
+      tally_.sojourn_sum += te - a.start;
+      ++tally_.sojourn_n;
+      tally_.work += service_in_window(a, service_end);
     }
     if (success) {
-      ++successes_;
-      if (te >= warmup_) ++window_successes_;
-      latency_sum_ += te - c.arrival;
-      ++latency_n_;
+      ++tally_.successes;
+      if (te >= warmup_) ++tally_.window_successes;
+      tally_.latency_sum += te - c.arrival;
+      ++tally_.latency_n;
       if (c.arrival >= warmup_) {
-        waiting_time_sum_ += te - c.arrival;
-        ++waiting_time_n_;
+        tally_.waiting_time_sum += te - c.arrival;
+        ++tally_.waiting_time_n;
       }
-      last_success_ = te;
+      tally_.last_success = te;
       if (c.burst) {
-        if (++burst_successes_ == p99_target_) drain_p99_ = te;
+        if (++tally_.burst_successes == tally_.p99_target) tally_.drain_p99 = te;
         burst_left_client(te);
       }
       release(a.client);
@@ -424,7 +467,7 @@ class Engine {
   }
 
   void burst_left_client(double te) {
-    if (++burst_left_ == s_.clients) drain_time_ = te;
+    if (++tally_.burst_left == s_.clients) tally_.drain_time = te;
   }
 
   // collision + none/nojitter + pure burst of N >= 2: every round is N simultaneous attempts that
@@ -442,9 +485,9 @@ class Engine {
       const double end = start + 1.0;
       if (end >= horizon_) break;
       advance_lockstep(end, n, true);
-      sojourn_sum_ += nd * (end - start) * (end >= warmup_);
-      sojourn_n_ += n * (end >= warmup_);
-      if (end > warmup_) work_ += nd * (end - std::max(start, warmup_));
+      tally_.sojourn_sum += nd * (end - start) * (end >= warmup_);
+      tally_.sojourn_n += n * (end >= warmup_);
+      if (end > warmup_) tally_.work += nd * (end - std::max(start, warmup_));
       if (k < std::numeric_limits<int>::max()) ++k;
       const double sleep = sampler_.sleep(k, prev, sleeps_);
       const double next = end + sleep;
@@ -453,8 +496,8 @@ class Engine {
         break;
       }
       advance_lockstep(next, n, false);
-      attempts_ += n;
-      if (next >= warmup_) window_attempts_ += n;
+      tally_.attempts += n;
+      if (next >= warmup_) tally_.window_attempts += n;
       start = next;
       // Once the sleep is constant (none; nojitter at its cap) the rounds are periodic with period
       // P = 1 + sleep: skip whole cycles (an end, then the next start) that lie inside the window
@@ -465,13 +508,13 @@ class Engine {
         const double cycles = std::floor((horizon_ - start) / period) - 2.0;
         if (cycles >= 1.0) {
           const auto c = static_cast<std::int64_t>(cycles);
-          busy_ += cycles;                                   // each round [s, s + 1) is busy
-          area_waiting_ += nd * cycles * period;             // n clients wait throughout
-          sojourn_sum_ += nd * cycles;                       // each attempt lasts exactly 1
-          sojourn_n_ += n * c;
-          work_ += nd * cycles;
-          attempts_ += n * c;
-          window_attempts_ += n * c;
+          tally_.busy += cycles;                                   // each round [s, s + 1) is busy
+          tally_.area_waiting += nd * cycles * period;             // n clients wait throughout
+          tally_.sojourn_sum += nd * cycles;                       // each attempt lasts exactly 1
+          tally_.sojourn_n += n * c;
+          tally_.work += nd * cycles;
+          tally_.attempts += n * c;
+          tally_.window_attempts += n * c;
           start += cycles * period;
           t_ = start;
           k = static_cast<int>(std::min<std::int64_t>(k + c, std::numeric_limits<int>::max()));
@@ -480,7 +523,7 @@ class Engine {
     }
     if (in_flight) {
       advance_lockstep(horizon_, n, true);
-      if (horizon_ > warmup_) work_ += nd * (horizon_ - std::max(start, warmup_));
+      if (horizon_ > warmup_) tally_.work += nd * (horizon_ - std::max(start, warmup_));
     } else {
       advance_lockstep(horizon_, n, false);
     }
@@ -496,8 +539,8 @@ class Engine {
     if (t > warmup_) {
       const double from = t_ > warmup_ ? t_ : warmup_;
       const double dt = t - from;
-      area_waiting_ += static_cast<double>(waiting_) * dt;
-      if (busy) busy_ += dt;
+      tally_.area_waiting += static_cast<double>(tally_.waiting) * dt;
+      if (busy) tally_.busy += dt;
     }
     t_ = t;
   }
@@ -507,43 +550,18 @@ class Engine {
     // Service received by the attempts still in flight at the stop.
     for (std::size_t i = 0; i < fifo_.size(); ++i) {
       if constexpr (virtual_time) {
-        work_ += service_in_window(fifo_[i], v_);
+        tally_.work += service_in_window(fifo_[i], v_);
       } else {
-        work_ += service_in_window(fifo_[i], stop);
+        tally_.work += service_in_window(fifo_[i], stop);
       }
     }
     return result(why, stop);
   }
 
   RunResult result(StopReason why, double stop) const {
-    RunResult r;
-    r.stop = why;
-    r.stop_time = stop;
-    r.clients_arrived = arrived_;
-    r.attempts = attempts_;
-    r.successes = successes_;
-    r.burst_clients = s_.clients;
-    r.attempts_per_client = arrived_ > 0 ? static_cast<double>(attempts_) / static_cast<double>(arrived_) : nan;
-    r.makespan = why == StopReason::finished && successes_ > 0 ? last_success_ : nan;
-    r.latency = latency_n_ > 0 ? latency_sum_ / static_cast<double>(latency_n_) : nan;
-    const double span = stop - warmup_;
-    const bool has_window = span > 0.0;
-    r.goodput = has_window ? static_cast<double>(window_successes_) / span : nan;
-    r.attempt_rate = has_window ? static_cast<double>(window_attempts_) / span : nan;
-    r.sojourn = sojourn_n_ > 0 ? sojourn_sum_ / static_cast<double>(sojourn_n_) : nan;
-    r.collapsed = why == StopReason::collapsed;
-    r.drained = s_.clients > 0 && burst_left_ == s_.clients;
-    r.drain_time = r.drained ? drain_time_ : nan;
-    r.drain_time_p99 = s_.clients > 0 && burst_successes_ >= p99_target_ ? drain_p99_ : nan;
-    r.unfinished = waiting_;
-    r.max_waiting = max_waiting_;
-    r.mean_waiting = has_window ? area_waiting_ / span : nan;
-    r.mean_time_waiting = waiting_time_n_ > 0 ? waiting_time_sum_ / static_cast<double>(waiting_time_n_) : nan;
-    r.arrival_rate = has_window ? static_cast<double>(window_arrivals_) / span : nan;
-    r.busy_time = busy_;
-    r.work_done = work_;
-    r.served = attempts_;  // every attempt is served: no admission control here
-    r.reject_fraction = attempts_ > 0 ? 0.0 : nan;
+    RunResult r = tally_.result(s_.clients, why, stop, warmup_);
+    r.served = tally_.attempts;  // every attempt is served: no admission control here
+    r.reject_fraction = tally_.attempts > 0 ? 0.0 : nan;
     r.lost_fraction = r.successes > 0 ? 0.0 : nan;
     return r;
   }
@@ -568,14 +586,7 @@ class Engine {
   double last_commit_ = -inf;
   std::int64_t collision_mark_ = -1;  // attempts with id <= mark overlapped another
 
-  std::int64_t arrived_ = 0, attempts_ = 0, successes_ = 0;
-  std::int64_t waiting_ = 0, max_waiting_ = 0;
-  std::int64_t window_arrivals_ = 0, window_attempts_ = 0, window_successes_ = 0;
-  std::int64_t burst_successes_ = 0, burst_left_ = 0, p99_target_ = 0;
-  double last_success_ = nan, drain_time_ = nan, drain_p99_ = nan;
-  double latency_sum_ = 0.0, waiting_time_sum_ = 0.0, sojourn_sum_ = 0.0;
-  std::int64_t latency_n_ = 0, waiting_time_n_ = 0, sojourn_n_ = 0;
-  double area_waiting_ = 0.0, busy_ = 0.0, work_ = 0.0;
+  Tally tally_;
 };
 
 // The server engine (montecarlo/server_engine.hpp, included at the end of this file): scenarios

@@ -179,14 +179,14 @@ class ServerEngine {
 #endif
       mu_ = -0.5 * sigma_ * sigma_;  // E[S] = exp(μ + σ²/2) = 1
     }
-    p99_target_ = (99 * s.clients + 99) / 100;  // ceil(0.99·N)
+    tally_.p99_target = (99 * s.clients + 99) / 100;  // ceil(0.99·N)
   }
 
   RunResult run() {
     if (s_.rate > 0.0) schedule_next_arrival(0.0);
     for (std::int64_t i = 0; i < s_.clients; ++i) {
       send(new_client(0.0, true));
-      if (waiting_ >= s_.collapse) return finish(StopReason::collapsed, 0.0);
+      if (tally_.waiting >= s_.collapse) return finish(StopReason::collapsed, 0.0);
     }
     // Only once the whole burst has arrived (a client rejected at once with retries off has left).
     if (const auto why = stopped()) return finish(*why, t_);
@@ -217,7 +217,7 @@ class ServerEngine {
         const std::int32_t c = new_client(t, false);
         schedule_next_arrival(t);
         send(c);
-        if (waiting_ >= s_.collapse) return finish(StopReason::collapsed, t);
+        if (tally_.waiting >= s_.collapse) return finish(StopReason::collapsed, t);
       } else {
         const std::int32_t c = wakes_.top().client;
         wakes_.pop();
@@ -230,8 +230,8 @@ class ServerEngine {
 
  private:
   std::optional<StopReason> stopped() const noexcept {
-    if (waiting_ == 0 && s_.rate == 0.0) return StopReason::finished;
-    if (s_.rate > 0.0 && s_.clients > 0 && burst_left_ == s_.clients) return StopReason::drained;
+    if (tally_.waiting == 0 && s_.rate == 0.0) return StopReason::finished;
+    if (s_.rate > 0.0 && s_.clients > 0 && tally_.burst_left == s_.clients) return StopReason::drained;
     return std::nullopt;
   }
 
@@ -252,12 +252,12 @@ class ServerEngine {
     const bool mixed = o_.mix > 0.0 && population_.uniform() < o_.mix;
     const bool ignores = o_.ignore_retry_after > 0.0 && population_.uniform() < o_.ignore_retry_after;
     const double base = mixed ? o_.mix_backoff.base : s_.backoff.base;
-    clients_[slot] = {t, base, arrived_, 0, burst, mixed, ignores};
-    observer_.on_arrival(arrived_, t, burst);
-    ++arrived_;
-    if (t >= warmup_) ++window_arrivals_;
-    ++waiting_;
-    max_waiting_ = std::max(max_waiting_, waiting_);
+    clients_[slot] = {t, base, tally_.arrived, 0, burst, mixed, ignores};
+    observer_.on_arrival(tally_.arrived, t, burst);
+    ++tally_.arrived;
+    if (t >= warmup_) ++tally_.window_arrivals;
+    ++tally_.waiting;
+    tally_.max_waiting = std::max(tally_.max_waiting, tally_.waiting);
     return slot;
   }
 
@@ -298,8 +298,8 @@ class ServerEngine {
   void send(std::int32_t c) {
     const std::int32_t j = new_job();
     Job& job = jobs_[j];
-    job.id = attempts_++;
-    if (t_ >= warmup_) ++window_attempts_;
+    job.id = tally_.attempts++;
+    if (t_ >= warmup_) ++tally_.window_attempts;
     job.client = c;
     job.sent = t_;
     job.row = o_.rows > 1 ? static_cast<std::int32_t>(rows_.index(static_cast<std::uint64_t>(o_.rows))) : 0;
@@ -408,12 +408,12 @@ class ServerEngine {
     const auto n = static_cast<double>(in_service_);
     if (t > warmup_) {
       const double dt = t - (t_ > warmup_ ? t_ : warmup_);
-      area_waiting_ += static_cast<double>(waiting_) * dt;
-      if (n > 0) busy_ += dt;
+      tally_.area_waiting += static_cast<double>(tally_.waiting) * dt;
+      if (n > 0) tally_.busy += dt;
       if constexpr (virtual_time) {
-        if (n > 0) work_ += dt;  // one server at rate 1
+        if (n > 0) tally_.work += dt;  // one server at rate 1
       } else {
-        work_ += n * dt;         // every job served at rate 1
+        tally_.work += n * dt;         // every job served at rate 1
       }
       area_limit_ += static_cast<double>(limit_) * dt;
     }
@@ -545,21 +545,22 @@ class ServerEngine {
     const double t = t_;
     observer_.on_end(job.id, c.serial, job.sent, t, job.success);
     if (t >= warmup_) {
-      sojourn_sum_ += t - job.sent;
-      ++sojourn_n_;
+      tally_.sojourn_sum += t - job.sent;
+      ++tally_.sojourn_n;
     }
     if (job.success) {
-      ++successes_;
-      if (t >= warmup_) ++window_successes_;
+      ++tally_.successes;
+      if (t >= warmup_) ++tally_.window_successes;
       latencies_.push_back(t - c.arrival);
-      latency_sum_ += t - c.arrival;
+      tally_.latency_sum += t - c.arrival;
+      ++tally_.latency_n;
       if (c.arrival >= warmup_) {
-        waiting_time_sum_ += t - c.arrival;
-        ++waiting_time_n_;
+        tally_.waiting_time_sum += t - c.arrival;
+        ++tally_.waiting_time_n;
       }
-      last_success_ = t;
+      tally_.last_success = t;
       if (c.burst) {
-        if (++burst_successes_ == p99_target_) drain_p99_ = t;
+        if (++tally_.burst_successes == tally_.p99_target) tally_.drain_p99 = t;
         burst_left_client(t);
       }
       release_client(job.client);
@@ -589,8 +590,8 @@ class ServerEngine {
       observer_.on_timeout(job.id, c.serial, t_);
     observer_.on_end(job.id, c.serial, job.sent, t_, false);
     if (t_ >= warmup_) {
-      sojourn_sum_ += t_ - job.sent;
-      ++sojourn_n_;
+      tally_.sojourn_sum += t_ - job.sent;
+      ++tally_.sojourn_n;
     }
     fail(job.client, 0.0);
   }
@@ -621,12 +622,12 @@ class ServerEngine {
   }
 
   void release_client(std::int32_t c) {
-    --waiting_;
+    --tally_.waiting;
     free_clients_.push_back(c);
   }
 
   void burst_left_client(double t) {
-    if (++burst_left_ == s_.clients) drain_time_ = t;
+    if (++tally_.burst_left == s_.clients) tally_.drain_time = t;
   }
 
   void push(Fifo& q, std::int32_t j) noexcept {
@@ -647,40 +648,15 @@ class ServerEngine {
 
   RunResult finish(StopReason why, double stop) {
     advance(stop);
-    RunResult r;
-    r.stop = why;
-    r.stop_time = stop;
-    r.clients_arrived = arrived_;
-    r.attempts = attempts_;
-    r.successes = successes_;
-    r.burst_clients = s_.clients;
-    r.attempts_per_client = arrived_ > 0 ? static_cast<double>(attempts_) / static_cast<double>(arrived_) : nan;
-    r.makespan = why == StopReason::finished && successes_ > 0 ? last_success_ : nan;
-    const auto n_lat = static_cast<std::int64_t>(latencies_.size());
-    r.latency = n_lat > 0 ? latency_sum_ / static_cast<double>(n_lat) : nan;
-    const double span = stop - warmup_;
-    const bool has_window = span > 0.0;
-    r.goodput = has_window ? static_cast<double>(window_successes_) / span : nan;
-    r.attempt_rate = has_window ? static_cast<double>(window_attempts_) / span : nan;
-    r.sojourn = sojourn_n_ > 0 ? sojourn_sum_ / static_cast<double>(sojourn_n_) : nan;
-    r.collapsed = why == StopReason::collapsed;
-    r.drained = s_.clients > 0 && burst_left_ == s_.clients;
-    r.drain_time = r.drained ? drain_time_ : nan;
-    r.drain_time_p99 = s_.clients > 0 && burst_successes_ >= p99_target_ ? drain_p99_ : nan;
-    r.unfinished = waiting_;
-    r.max_waiting = max_waiting_;
-    r.mean_waiting = has_window ? area_waiting_ / span : nan;
-    r.mean_time_waiting = waiting_time_n_ > 0 ? waiting_time_sum_ / static_cast<double>(waiting_time_n_) : nan;
-    r.arrival_rate = has_window ? static_cast<double>(window_arrivals_) / span : nan;
-    r.busy_time = busy_;
-    r.work_done = work_;
+    RunResult r = tally_.result(s_.clients, why, stop, warmup_);
+    const bool has_window = stop - warmup_ > 0.0;
     r.rejected = rejected_;
     r.served = served_;
-    r.reject_fraction = attempts_ > 0 ? static_cast<double>(rejected_) / static_cast<double>(attempts_) : nan;
+    r.reject_fraction = tally_.attempts > 0 ? static_cast<double>(rejected_) / static_cast<double>(tally_.attempts) : nan;
     r.queue_wait = queue_wait_n_ > 0 ? queue_wait_sum_ / static_cast<double>(queue_wait_n_) : nan;
-    r.mean_limit = limited_ && has_window ? area_limit_ / span : nan;
+    r.mean_limit = limited_ && has_window ? area_limit_ / (stop - warmup_) : nan;
     r.lost = lost_;
-    r.lost_fraction = successes_ + lost_ > 0 ? static_cast<double>(lost_) / static_cast<double>(successes_ + lost_) : nan;
+    r.lost_fraction = tally_.successes + lost_ > 0 ? static_cast<double>(lost_) / static_cast<double>(tally_.successes + lost_) : nan;
     r.timed_out = timed_out_;
     r.latency_p50 = percentile(0.50);
     r.latency_p99 = percentile(0.99);
@@ -728,14 +704,10 @@ class ServerEngine {
 
   double t_ = 0.0, v_ = 0.0, next_arrival_ = inf;
   std::int64_t service_seq_ = 0, in_service_ = 0, admitted_ = 0;
-  std::int64_t arrived_ = 0, attempts_ = 0, successes_ = 0, rejected_ = 0, served_ = 0, lost_ = 0, timed_out_ = 0;
-  std::int64_t waiting_ = 0, max_waiting_ = 0;
-  std::int64_t window_arrivals_ = 0, window_attempts_ = 0, window_successes_ = 0;
-  std::int64_t burst_successes_ = 0, burst_left_ = 0, p99_target_ = 0;
-  double last_success_ = nan, drain_time_ = nan, drain_p99_ = nan;
-  double latency_sum_ = 0.0, waiting_time_sum_ = 0.0, sojourn_sum_ = 0.0, queue_wait_sum_ = 0.0;
-  std::int64_t waiting_time_n_ = 0, sojourn_n_ = 0, queue_wait_n_ = 0;
-  double area_waiting_ = 0.0, busy_ = 0.0, work_ = 0.0, area_limit_ = 0.0;
+  Tally tally_;  // the counts both event loops share (engine.hpp)
+  std::int64_t rejected_ = 0, served_ = 0, lost_ = 0, timed_out_ = 0;
+  double queue_wait_sum_ = 0.0, area_limit_ = 0.0;
+  std::int64_t queue_wait_n_ = 0;
 };
 
 template <class Observer>
