@@ -45,10 +45,31 @@ struct StudyFlags {
   bool no_validate = false;
 };
 
+// A study reusing certificate c: its tables (kept beside it by `validate`) replace OUT/validation, so
+// the table beside the results is the one of the certificate they name. Certificates written before
+// tables were kept have none: then OUT/validation is left alone, and the user is told.
+void copy_certified_tables(const validation::Certificate& c, const fs::path& out, bool quiet) {
+  const fs::path from = validation::certificate_tables_dir(c);
+  std::error_code ec;
+  if (!fs::is_regular_file(from / "validation.md", ec)) {
+    std::fprintf(stderr,
+                 "retrylab: the validation table of certificate %s is not stored (written by an older retrylab): %s is "
+                 "not refreshed; `retrylab validate --out %s` rewrites it\n",
+                 c.id.c_str(), (out / "validation").string().c_str(), (out / "validation").string().c_str());
+    return;
+  }
+  fs::create_directories(out / "validation");
+  for (const char* name : {"validation.md", "validation.tex", "validation.csv"})
+    if (fs::is_regular_file(from / name, ec))
+      fs::copy_file(from / name, out / "validation" / name, fs::copy_options::overwrite_existing);
+  if (!quiet) std::fprintf(stderr, "retrylab: its table copied to %s\n", (out / "validation").string().c_str());
+}
+
 // The certificate id the results will rest on, or nullopt (after saying why) when the gate refuses.
 std::optional<std::string> pass_gate(bool validate, const StudyFlags& f, const fs::path& out) {
   if (auto c = validation::find_passing_certificate()) {
     if (!f.quiet) std::fprintf(stderr, "retrylab: results rest on validation certificate %s\n", c->id.c_str());
+    copy_certified_tables(*c, out, f.quiet);
     return c->id;
   }
   if (!validate) {
@@ -64,6 +85,7 @@ std::optional<std::string> pass_gate(bool validate, const StudyFlags& f, const f
   const auto result = validation::run_suite(opt);
   validation::write_reports(result, out / "validation");
   const auto cert = validation::make_certificate(result, RETRYLAB_VERSION);
+  validation::write_reports(result, validation::certificate_tables_dir(cert));
   validation::write_certificate(cert);
   if (!result.passed) {
     std::fprintf(stderr, "retrylab: validation failed (certificate %s, table in %s): no study runs on this build\n",

@@ -80,6 +80,7 @@ int run_validate(const ValidateOptions& o) {
   // A filtered run is not the catalogue: it certifies nothing.
   if (!result.filtered) {
     const auto cert = validation::make_certificate(result, RETRYLAB_VERSION);
+    validation::write_reports(result, validation::certificate_tables_dir(cert));  // for studies that reuse it
     const auto path = validation::write_certificate(cert);
     if (!o.quiet)
       std::fprintf(stderr, "retrylab: certificate %s (%s) written to %s\n", cert.id.c_str(),

@@ -65,6 +65,8 @@ std::filesystem::path certificate_dir() {
   return self_exe().parent_path() / "certificates";
 }
 
+std::filesystem::path certificate_tables_dir(const Certificate& c) { return certificate_dir() / c.id; }
+
 std::filesystem::path write_certificate(const Certificate& c) {
   const auto dir = certificate_dir();
   std::filesystem::create_directories(dir);

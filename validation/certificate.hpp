@@ -31,6 +31,11 @@ struct Certificate {
 std::string current_build_id();
 std::filesystem::path certificate_dir();
 
+// Where the validation tables (validation.md, .tex, .csv) of the run that wrote certificate c are
+// kept: certificate_dir()/<id>/. A study that reuses the certificate copies them into its output
+// folder, so the table beside the results is always the certified one.
+std::filesystem::path certificate_tables_dir(const Certificate& c);
+
 // Writes the certificate (atomically: temporary name, then rename) and returns its path.
 std::filesystem::path write_certificate(const Certificate& c);
 

@@ -26,3 +26,27 @@ file(WRITE ${WORK_DIR}/bad.toml "[study]\nname = \"b\"\n[sweep.s]\nkind = \"grid
 expect_exit(2 "bad.toml:5: sweep.s.runz is not a known key" run ${WORK_DIR}/bad.toml --quiet)
 expect_exit(2 "--scale" run ${WORK_DIR}/bad.toml --scale huge)
 expect_exit(2 "PAPER must be a paper folder" reproduce ${WORK_DIR}/nowhere --quiet)
+
+# A study reusing a certificate gets that certificate's validation table (kept beside it by
+# `validate`), never a stale one: OUT/validation is replaced by the certified table.
+expect_exit(0 "certificate" validate --quick --threads 2)
+file(GLOB certs ${WORK_DIR}/certificates/*.json)
+list(LENGTH certs n_certs)
+if(NOT n_certs EQUAL 1)
+  message(FATAL_ERROR "expected one certificate, found: ${certs}")
+endif()
+get_filename_component(cert_id ${certs} NAME_WE)
+file(MAKE_DIRECTORY ${WORK_DIR}/out2/validation)
+file(WRITE ${WORK_DIR}/out2/validation/validation.md "a stale table of another build\n")
+expect_exit(0 "copied to" run ${TEST_DIR}/tiny_study.toml --out ${WORK_DIR}/out2 --threads 2)
+file(READ ${WORK_DIR}/out2/validation/validation.md copied)
+file(READ ${WORK_DIR}/certificates/${cert_id}/validation.md kept)
+if(NOT copied STREQUAL kept OR copied MATCHES "stale")
+  message(FATAL_ERROR "OUT/validation/validation.md is not the table of certificate ${cert_id}")
+endif()
+# A certificate without stored tables (an older retrylab): OUT/validation is left alone, and said so.
+file(REMOVE_RECURSE ${WORK_DIR}/certificates/${cert_id})
+expect_exit(0 "is not stored" run ${TEST_DIR}/tiny_study.toml --out ${WORK_DIR}/out3 --quiet)
+if(EXISTS ${WORK_DIR}/out3/validation/validation.md)
+  message(FATAL_ERROR "a table appeared for a certificate without stored tables")
+endif()
