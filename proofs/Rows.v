@@ -10,8 +10,11 @@
     - Exponential service of mean 1: ∫ t e^(−t) = 1 and ∫ t² e^(−t) = 2 over [0, ∞) (proved).
     - Lognormal service of the engine (σ = √ln(1+cv²), μ = −σ²/2): from the moment formula
       E[e^(kX)] = e^(kμ + k²σ²/2) for X normal (cited), mean 1 and E[S²] = 1 + cv².
+    - Client timeout τ behind the lock, exponential service (one attempt per client): the M/M/1
+      FIFO time in system is Exp(1 − λ) (cited), so P(lost) = ∫_τ^∞ (1−λ)e^(−(1−λ)t) dt
+      = e^(−(1−λ)τ) (improper integral, proved), in (0, 1], decreasing in τ, increasing in λ.
     Backs analytic goodput(AlohaRows), goodput(FreeRows), mean_wait/mean_time(FifoQueue),
-    service_second_moment_* (validation cases aloha-rows, occ-rows, mm1-lock, md1-lock,
+    loss_probability(FifoTimeout), service_second_moment_* (validation cases aloha-rows, occ-rows, mm1-lock, md1-lock,
     mg1-lock-lognormal). *)
 From Coq Require Import Reals Lra.
 From Coquelicot Require Import Coquelicot.
@@ -324,4 +327,89 @@ Proof.
     rewrite E. apply exp_0.
   - assert (E : 2 * (- sigma ^ 2 / 2) + 2 * 2 * sigma ^ 2 / 2 = ln (1 + cv ^ 2)) by lra.
     rewrite E. apply exp_ln, Hpos.
+Qed.
+
+(** * FIFO lock with a client timeout: M/M/1 FIFO, P(W > τ) *)
+
+(** The M/M/1 FIFO time in system W (exponential service of mean 1, arrival rate λ < 1, every job
+    served, whether its client is still waiting or not) is exponential with rate 1 − λ: an arrival
+    finding n jobs (P = (1−λ)λ^n by PASTA, Ps.v's mm1_pi) stays for n + 1 Exp(1) services
+    (memorylessness), and a geometric sum of exponentials is exponential. That fact is **cited**
+    (Kleinrock, "Queueing Systems" vol. 1, 1975, ch. 5, the M/G/1 system time with exponential
+    service), not proved: the density below is a definition. The loss probability is the code's
+    form (analytic/rows.cpp): exp(-(1 - rate) * timeout). *)
+Definition mm1_sojourn_density (lambda t : R) : R := (1 - lambda) * exp (- (1 - lambda) * t).
+Definition mm1_loss (lambda tau : R) : R := exp (- (1 - lambda) * tau).
+
+(** The antiderivative of the sojourn density. *)
+Definition mm1_sojourn_primitive (lambda t : R) : R := - exp (- (1 - lambda) * t).
+
+Lemma mm1_sojourn_primitive_derive : forall lambda t,
+  is_derive (mm1_sojourn_primitive lambda) t (mm1_sojourn_density lambda t).
+Proof.
+  intros lambda t. unfold mm1_sojourn_primitive, mm1_sojourn_density.
+  auto_derive; [exact I | ring].
+Qed.
+
+Lemma mm1_sojourn_primitive_lim : forall lambda, lambda < 1 ->
+  is_lim (mm1_sojourn_primitive lambda) p_infty 0.
+Proof.
+  intros lambda Hl.
+  pose proof (lim_scale (fun y => / exp y) 0 (1 - lambda) ltac:(lra) lim_inv_exp) as H.
+  pose proof (is_lim_opp _ _ _ H) as H'. simpl Rbar_opp in H'. rewrite Ropp_0 in H'.
+  refine (is_lim_ext _ _ _ _ _ H').
+  intro t. cbv beta. unfold mm1_sojourn_primitive.
+  replace (- (1 - lambda) * t) with (- ((1 - lambda) * t)) by ring.
+  rewrite exp_Ropp. reflexivity.
+Qed.
+
+(** A client with timeout τ is lost iff W > τ: P(W > τ) = ∫_τ^∞ (1−λ) e^(−(1−λ)t) dt
+    = e^(−(1−λ)τ) (improper integral at +∞), what loss_probability(FifoTimeout) returns. *)
+Theorem mm1_timeout_loss : forall lambda tau, 0 <= lambda < 1 -> 0 <= tau ->
+  is_RInt_gen (mm1_sojourn_density lambda) (at_point tau) (Rbar_locally p_infty)
+    (mm1_loss lambda tau).
+Proof.
+  intros lambda tau Hl Ht.
+  assert (Hd : is_RInt_gen (Derive (mm1_sojourn_primitive lambda)) (at_point tau)
+                 (Rbar_locally p_infty) (0 - mm1_sojourn_primitive lambda tau)).
+  { apply is_RInt_gen_Derive.
+    - exists (fun _ => True) (fun _ => True); try easy. exists 0. easy.
+      intros a b _ _ x _. eexists. apply mm1_sojourn_primitive_derive.
+    - exists (fun _ => True) (fun _ => True); try easy. exists 0. easy.
+      intros a b _ _ x _.
+      apply (continuous_ext_loc _ (mm1_sojourn_density lambda)).
+      + apply filter_forall. intro y. symmetry.
+        apply is_derive_unique, mm1_sojourn_primitive_derive.
+      + unfold mm1_sojourn_density.
+        apply (ex_derive_continuous (V := R_NormedModule)). auto_derive. exact I.
+    - apply filterlim_at_point_self.
+    - apply mm1_sojourn_primitive_lim. lra. }
+  replace (mm1_loss lambda tau) with (0 - mm1_sojourn_primitive lambda tau)
+    by (unfold mm1_loss, mm1_sojourn_primitive; ring).
+  refine (is_RInt_gen_ext _ _ _ _ Hd).
+  exists (fun _ => True) (fun _ => True); try easy. exists 0. easy.
+  intros a b _ _ x _. apply is_derive_unique, mm1_sojourn_primitive_derive.
+Qed.
+
+Lemma exp_le_mono : forall x y, x <= y -> exp x <= exp y.
+Proof.
+  intros x y [Hlt | Heq]; [left; apply exp_increasing, Hlt | right; rewrite Heq; reflexivity].
+Qed.
+
+(** 0 < P(lost) <= 1 (< 1 for τ > 0; τ = 0 gives e^0 = 1), strictly decreasing in τ,
+    nondecreasing in λ on [0, 1) and strictly increasing in λ when τ > 0. *)
+Theorem mm1_timeout_loss_bounds : forall lambda tau, 0 <= lambda < 1 -> 0 <= tau ->
+  0 < mm1_loss lambda tau <= 1 /\
+  (0 < tau -> mm1_loss lambda tau < 1) /\
+  (forall tau', tau < tau' -> mm1_loss lambda tau' < mm1_loss lambda tau) /\
+  (forall lambda', lambda <= lambda' < 1 -> mm1_loss lambda tau <= mm1_loss lambda' tau) /\
+  (0 < tau -> forall lambda', lambda < lambda' < 1 -> mm1_loss lambda tau < mm1_loss lambda' tau).
+Proof.
+  intros lambda tau Hl Ht. unfold mm1_loss.
+  split; [split; [apply exp_pos |] | split; [| split; [| split]]].
+  - apply (Rle_trans _ (exp 0)); [apply exp_le_mono; nra | rewrite exp_0; lra].
+  - intro Hp. apply (Rlt_le_trans _ (exp 0)); [apply exp_increasing; nra | rewrite exp_0; lra].
+  - intros tau' Htt. apply exp_increasing. nra.
+  - intros lambda' Hll. apply exp_le_mono. nra.
+  - intros Hp lambda' Hll. apply exp_increasing. nra.
 Qed.
