@@ -44,6 +44,18 @@ double mean_wait(const FifoQueue& m) {
 
 double mean_time(const FifoQueue& m) { return 1.0 + mean_wait(m); }
 
+void check_fifo_timeout(const FifoTimeout& m) {
+  if (!(m.rate >= 0.0) || !(m.rate < 1.0))
+    throw InputError("rate", fmt::format("must be in [0, 1) for a stable queue (got {})", m.rate));
+  if (!(m.timeout > 0.0) || !std::isfinite(m.timeout))
+    throw InputError("timeout", fmt::format("must be a finite number > 0 (got {})", m.timeout));
+}
+
+double loss_probability(const FifoTimeout& m) {
+  check_fifo_timeout(m);
+  return std::exp(-(1.0 - m.rate) * m.timeout);
+}
+
 double service_second_moment_exponential() noexcept { return 2.0; }
 
 double service_second_moment_lognormal(double cv) {

@@ -15,10 +15,15 @@
 //   with coefficient of variation c: m2 = 1 + c². With M rows and a lock per row, `collision` and
 //   `free` rows are independent M/G/1 queues of rate λ/M (each row has its own unit-rate service);
 //   `shared` rows share one server and are not covered.
+//  Client timeout τ behind the lock, exponential service (M/M/1 FIFO), one attempt per client
+//   (retries on, max_attempts = 1): the server serves every attempt, orphaned or not, so the queue
+//   is M/M/1 FIFO whatever the clients do, and a client is lost iff its time in system W exceeds
+//   τ. W is exponential with rate 1 − λ, so P(lost) = e^(−(1−λ)τ).
 // Cited, not proved: Poisson thinning (the rows are independent streams of rate λ/M, so the
 // one-row results of Aloha.v, Occ.v and the lock's P–K apply per row); Little's law Lq = λ·Wq
 // and, by PASTA, the mean residual service λ·m2/2 (hypotheses of pk_mean_value, not axioms); the
-// normal moments E[e^(kX)] = e^(kμ + k²σ²/2) behind lognormal_second_moment.
+// normal moments E[e^(kX)] = e^(kμ + k²σ²/2) behind lognormal_second_moment; the M/M/1 FIFO time
+// in system is exponential with rate 1 − λ (the density integrated by mm1_timeout_loss).
 // Proof: proofs/Rows.v: aloha_rows_goodput
 // Proof: proofs/Rows.v: aloha_rows_max
 // Proof: proofs/Rows.v: aloha_rows_monotone
@@ -33,6 +38,8 @@
 // Proof: proofs/Rows.v: pk_monotone
 // Proof: proofs/Rows.v: exp_second_moment
 // Proof: proofs/Rows.v: lognormal_second_moment
+// Proof: proofs/Rows.v: mm1_timeout_loss
+// Proof: proofs/Rows.v: mm1_timeout_loss_bounds
 #include <cstdint>
 
 namespace retrylab {
@@ -57,6 +64,15 @@ struct FifoQueue {
 };
 double mean_wait(const FifoQueue& m);            // λ·m2 / (2(1−λ))
 double mean_time(const FifoQueue& m);            // 1 + mean_wait
+
+// M/M/1 FIFO (the lock, exponential service, unit mean) with a client timeout τ: the probability
+// that a client's time in system exceeds τ, e^(−(1−λ)τ).
+struct FifoTimeout {
+  double rate = 0.0;     // λ in [0, 1)
+  double timeout = 1.0;  // τ, finite, > 0
+};
+double loss_probability(const FifoTimeout& m);   // e^(−(1−λ)τ)
+void check_fifo_timeout(const FifoTimeout& m);
 
 // E[S²] of the engine's service distributions with mean 1: deterministic 1, exponential 2,
 // lognormal 1 + cv².

@@ -20,10 +20,11 @@ Fault parse_fault(std::string_view name) {
   if (name == "lognormal_sigma_is_cv") return Fault::lognormal_sigma_is_cv;
   if (name == "exponential_service_rate") return Fault::exponential_service_rate;
   if (name == "lock_released_early") return Fault::lock_released_early;
+  if (name == "retry_limit_off_by_one") return Fault::retry_limit_off_by_one;
   throw InputError("RETRYLAB_FAULT",
                    fmt::format("must be one of window_exponent, free_ties_all_fail, shared_doomed_leave_at_commit, "
                                "decorrelated_uncapped_growth, biased_uniform, rows_ignored, lognormal_sigma_is_cv, "
-                               "exponential_service_rate, lock_released_early or empty (got {})",
+                               "exponential_service_rate, lock_released_early, retry_limit_off_by_one or empty (got {})",
                                name));
 }
 

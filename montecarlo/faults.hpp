@@ -12,6 +12,7 @@
 //   lognormal_sigma_is_cv         lognormal service with σ = cv, not sqrt(ln(1+cv²)) (mean still 1)
 //   exponential_service_rate      exponential service of mean 1/2 (rate 2), not 1
 //   lock_released_early           a row's lock passes on when service starts, so attempts never wait
+//   retry_limit_off_by_one        a client gives up after max_attempts + 1 attempts, not max_attempts
 // Unset or empty: no fault. Any other value: InputError.
 #if RETRYLAB_PLANTED_FAULTS
 #include <string_view>
@@ -20,7 +21,7 @@ namespace retrylab::montecarlo {
 
 enum class Fault { none, window_exponent, free_ties_all_fail, shared_doomed_leave_at_commit,
                    decorrelated_uncapped_growth, biased_uniform, rows_ignored, lognormal_sigma_is_cv,
-                   exponential_service_rate, lock_released_early };
+                   exponential_service_rate, lock_released_early, retry_limit_off_by_one };
 
 Fault parse_fault(std::string_view name);  // throws InputError("RETRYLAB_FAULT", ...)
 Fault fault_from_env();

@@ -607,7 +607,11 @@ class ServerEngine {
       return;
     }
     if (c.failures < std::numeric_limits<std::int32_t>::max()) ++c.failures;
-    if (o_.max_attempts > 0 && c.failures >= o_.max_attempts) {
+    std::int64_t limit = o_.max_attempts;
+#if RETRYLAB_PLANTED_FAULTS
+    if (fault_ == Fault::retry_limit_off_by_one && limit > 0) ++limit;  // planted fault: one attempt too many
+#endif
+    if (limit > 0 && c.failures >= limit) {
       ++lost_;
       if constexpr (requires { observer_.on_give_up(std::int64_t{0}, 0.0); }) observer_.on_give_up(c.serial, t);
       if (c.burst) burst_left_client(t);

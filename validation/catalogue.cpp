@@ -708,6 +708,38 @@ ValidationCase lock_sojourn_case(Model model, montecarlo::ServiceDist service, d
                    });
 }
 
+// Client timeout τ behind the lock with exponential service, one attempt per client (max_attempts 1):
+// the server serves every attempt (an orphan too), so the queue is M/M/1 FIFO and a client is lost iff
+// its time in system exceeds τ: lost fraction e^(−(1−λ)τ) (analytic/rows.hpp).
+ValidationCase lock_timeout_case(double timeout, const SteadyRuns& r) {
+  check_steady(r);
+  const FifoTimeout q{r.rate, timeout};
+  check_fifo_timeout(q);
+  return make_case("mm1-lock-timeout",
+                   fmt::format("shared {} service exponential τ={} max_attempts=1", steady_text("λ", r), g(timeout)),
+                   CaseKind::statistical, r.rate * r.horizon * static_cast<double>(r.runs) * (1.0 + 1.0 / (1.0 - r.rate)) / 2.0,
+                   [r, q](const CaseContext& ctx) {
+                     Scenario s = steady_scenario(Model::shared, r, true);  // retry limits need retries on
+                     s.server.lock = true;
+                     s.server.service = montecarlo::ServiceDist::exponential;
+                     s.server.timeout = q.timeout;
+                     s.server.max_attempts = 1;
+                     const auto runs = run(s, r.runs, ctx);
+                     std::vector<double> v;
+                     for (const auto& x : runs) v.push_back(x.lost_fraction);
+                     const double exact = loss_probability(q);
+                     CaseResult out;
+                     out.closed_form = fmt::format("P(W > τ) = e^(−(1−λ)τ) = {}", g(exact));
+                     // A run's lost fraction covers every request that ended: the run starts empty
+                     // (about λ·τ_r requests see a lighter queue, τ_r = lock_relaxation_time) and
+                     // the requests still waiting at the stop (fewer than λ·τ) are left out, each
+                     // moving the fraction by at most 1/(λT): bias at most (τ_r + τ)/T.
+                     const double floor = (lock_relaxation_time(r.rate, service_second_moment_exponential()) + q.timeout) / r.horizon;
+                     apply_mean_rule(out, v, exact, floor, "(τ_r+τ)/T", ctx.alpha);
+                     return out;
+                   });
+}
+
 // ---- the suites ------------------------------------------------------------------------------------
 
 std::vector<ValidationCase> catalogue(Scale scale) {
@@ -789,6 +821,8 @@ std::vector<ValidationCase> catalogue(Scale scale) {
   lock_case(Model::shared, montecarlo::ServiceDist::exponential, 0.0, 0.5);
   lock_case(Model::collision, montecarlo::ServiceDist::deterministic, 0.0, 0.6);
   lock_case(Model::free, montecarlo::ServiceDist::lognormal, 1.5, 0.5);
+  // Client timeout behind the lock: τ = 2 at λ = 1/2 loses e^−1 of the clients.
+  cat.push_back(lock_timeout_case(2.0, {0.5, server_horizon, 0.0, server_runs}));
   // 7. fluid cap estimate (info).
   // Collapse at the default K = 3000 (the paper's); the grid brackets the estimate, finer near it
   // (non-draining caps are the costly runs: they last until the horizon).

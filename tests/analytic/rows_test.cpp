@@ -49,6 +49,15 @@ RC_GTEST_PROP(Rows, MRowsAtRateIsMRowsOfOneAtRateOverM, ()) {
   RC_ASSERT(std::abs(goodput(FreeRows{rate, rows}) - m * goodput(OccFree{per_row})) <= 8 * eps * std::max(1.0, rate));
 }
 
+TEST(Rows, TimeoutLossIsTheExponentialTailOfTheMm1Sojourn) {
+  // P(W > τ) for W ~ Exp(1−λ): the tail at the mean 1/(1−λ) is e^−1; at λ = 0 the service tail e^−τ.
+  for (const double rate : {0.0, 0.5, 0.9}) expect_close(loss_probability(FifoTimeout{rate, 1.0 / (1.0 - rate)}), std::exp(-1.0));
+  expect_close(loss_probability(FifoTimeout{0.0, 3.0}), std::exp(-3.0));
+  // Longer timeouts lose fewer; more load loses more.
+  EXPECT_LT(loss_probability(FifoTimeout{0.5, 4.0}), loss_probability(FifoTimeout{0.5, 2.0}));
+  EXPECT_GT(loss_probability(FifoTimeout{0.8, 2.0}), loss_probability(FifoTimeout{0.5, 2.0}));
+}
+
 TEST(Rows, BadInputNamesTheField) {
   auto field = [](auto&& f) {
     try {
@@ -64,6 +73,9 @@ TEST(Rows, BadInputNamesTheField) {
   EXPECT_EQ(field([] { mean_time(FifoQueue{1.0, 1.0}); }), "rate");
   EXPECT_EQ(field([] { mean_time(FifoQueue{0.5, 0.5}); }), "second_moment");
   EXPECT_EQ(field([] { service_second_moment_lognormal(-1.0); }), "cv");
+  EXPECT_EQ(field([] { loss_probability(FifoTimeout{1.0, 2.0}); }), "rate");
+  EXPECT_EQ(field([] { loss_probability(FifoTimeout{0.5, 0.0}); }), "timeout");
+  EXPECT_EQ(field([] { loss_probability(FifoTimeout{0.5, INFINITY}); }), "timeout");
 }
 
 }  // namespace

@@ -28,7 +28,7 @@ struct FaultEnv {
 TEST(Faults, EveryNameParses) {
   for (const char* name : {"window_exponent", "free_ties_all_fail", "shared_doomed_leave_at_commit",
                            "decorrelated_uncapped_growth", "biased_uniform", "rows_ignored", "lognormal_sigma_is_cv",
-                           "exponential_service_rate", "lock_released_early"})
+                           "exponential_service_rate", "lock_released_early", "retry_limit_off_by_one"})
     EXPECT_NE(mc::parse_fault(name), mc::Fault::none) << name;
   EXPECT_EQ(mc::parse_fault(""), mc::Fault::none);
 }
@@ -165,6 +165,27 @@ TEST(Faults, ExponentialServiceRateHalvesTheMean) {
   };
   EXPECT_GT(mean(durations(s, mc::Fault::none)), 0.9);
   EXPECT_LT(mean(durations(s, mc::Fault::exponential_service_rate)), 0.6);
+}
+
+TEST(Faults, RetryLimitOffByOneMakesOneAttemptTooMany) {
+  // Two clients at t = 0 on collision with no backoff and at most 2 attempts: they collide at 0 and 1
+  // and give up at 2 (4 attempts); with the fault they try a third time (6 attempts, lost at 3).
+  mc::Scenario s;
+  s.model = Model::collision;
+  s.backoff = {Strategy::none, 1.0, 1000.0, 0.0};
+  s.clients = 2;
+  s.server.max_attempts = 2;
+  mc::detail::EngineOptions o;
+  mc::detail::NullObserver n;
+  const auto real = mc::detail::run_engine(s, 1, 0, o, n);
+  EXPECT_EQ(real.attempts, 4);
+  EXPECT_EQ(real.lost, 2);
+  EXPECT_EQ(real.stop_time, 2.0);
+  o.fault = mc::Fault::retry_limit_off_by_one;
+  const auto faulty = mc::detail::run_engine(s, 1, 0, o, n);
+  EXPECT_EQ(faulty.attempts, 6);
+  EXPECT_EQ(faulty.lost, 2);
+  EXPECT_EQ(faulty.stop_time, 3.0);
 }
 
 TEST(Faults, LockReleasedEarlyLetsTwoCollide) {
