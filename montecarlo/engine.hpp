@@ -173,6 +173,42 @@ struct Tally {
   std::int64_t latency_n = 0, waiting_time_n = 0, sojourn_n = 0;
   double area_waiting = 0.0, busy = 0.0, work = 0.0;
 
+  // A client arrives at t: returns its serial (arrival order).
+  std::int64_t arrive(double t, double warmup) noexcept {
+    if (t >= warmup) ++window_arrivals;
+    ++waiting;
+    max_waiting = std::max(max_waiting, waiting);
+    return arrived++;
+  }
+  // An attempt sent at `sent` ends, for its client, at t.
+  void attempt_ended(double sent, double t, double warmup) noexcept {
+    if (t >= warmup) {
+      sojourn_sum += t - sent;
+      ++sojourn_n;
+    }
+  }
+  // A client that arrived at `arrival` succeeds at t (it then leaves: see leave()).
+  void succeed(double arrival, double t, bool burst, double warmup, std::int64_t burst_clients) noexcept {
+    ++successes;
+    if (t >= warmup) ++window_successes;
+    latency_sum += t - arrival;
+    ++latency_n;
+    if (arrival >= warmup) {
+      waiting_time_sum += t - arrival;
+      ++waiting_time_n;
+    }
+    last_success = t;
+    if (burst) {
+      if (++burst_successes == p99_target) drain_p99 = t;
+      burst_left_at(t, burst_clients);
+    }
+  }
+  // A burst client leaves at t (succeeded, or gave up); the last one sets the drain time.
+  void burst_left_at(double t, std::int64_t burst_clients) noexcept {
+    if (++burst_left == burst_clients) drain_time = t;
+  }
+  void leave() noexcept { --waiting; }
+
   RunResult result(std::int64_t burst_clients, StopReason why, double stop, double warmup) const {
     RunResult r;
     r.stop = why;
@@ -306,17 +342,14 @@ class Engine {
       slot = static_cast<std::int32_t>(clients_.size());
       clients_.push_back({});
     }
-    clients_[slot] = {t, s_.backoff.base, tally_.arrived, 0, burst};
-    observer_.on_arrival(tally_.arrived, t, burst);
-    ++tally_.arrived;
-    if (t >= warmup_) ++tally_.window_arrivals;
-    ++tally_.waiting;
-    tally_.max_waiting = std::max(tally_.max_waiting, tally_.waiting);
+    const std::int64_t serial = tally_.arrive(t, warmup_);
+    clients_[slot] = {t, s_.backoff.base, serial, 0, burst};
+    observer_.on_arrival(serial, t, burst);
     return slot;
   }
 
   void release(std::int32_t slot) {
-    --tally_.waiting;
+    tally_.leave();
     free_slots_.push_back(slot);
   }
 
@@ -432,28 +465,16 @@ class Engine {
   void end_attempt(const Attempt& a, double te, double service_end, bool success) {
     Client& c = clients_[a.client];
     observer_.on_end(a.id, c.serial, a.start, te, success);
-    if (te >= warmup_) {
+    if (te >= warmup_) {  // tally_.attempt_ended, with the work in the same branch (hot path)
       tally_.sojourn_sum += te - a.start;
       ++tally_.sojourn_n;
       tally_.work += service_in_window(a, service_end);
     }
     if (success) {
-      ++tally_.successes;
-      if (te >= warmup_) ++tally_.window_successes;
-      tally_.latency_sum += te - c.arrival;
-      ++tally_.latency_n;
-      if (c.arrival >= warmup_) {
-        tally_.waiting_time_sum += te - c.arrival;
-        ++tally_.waiting_time_n;
-      }
-      tally_.last_success = te;
-      if (c.burst) {
-        if (++tally_.burst_successes == tally_.p99_target) tally_.drain_p99 = te;
-        burst_left_client(te);
-      }
+      tally_.succeed(c.arrival, te, c.burst, warmup_, s_.clients);
       release(a.client);
     } else if (!s_.retries) {
-      if (c.burst) burst_left_client(te);
+      if (c.burst) tally_.burst_left_at(te, s_.clients);
       release(a.client);
     } else {
       if (c.failures < std::numeric_limits<std::int32_t>::max()) ++c.failures;
@@ -464,10 +485,6 @@ class Engine {
         observer_.on_sleep(c.serial, c.failures, sleep);
       wakes_.push(te + sleep, a.client);
     }
-  }
-
-  void burst_left_client(double te) {
-    if (++tally_.burst_left == s_.clients) tally_.drain_time = te;
   }
 
   // collision + none/nojitter + pure burst of N >= 2: every round is N simultaneous attempts that

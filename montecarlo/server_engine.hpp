@@ -252,12 +252,9 @@ class ServerEngine {
     const bool mixed = o_.mix > 0.0 && population_.uniform() < o_.mix;
     const bool ignores = o_.ignore_retry_after > 0.0 && population_.uniform() < o_.ignore_retry_after;
     const double base = mixed ? o_.mix_backoff.base : s_.backoff.base;
-    clients_[slot] = {t, base, tally_.arrived, 0, burst, mixed, ignores};
-    observer_.on_arrival(tally_.arrived, t, burst);
-    ++tally_.arrived;
-    if (t >= warmup_) ++tally_.window_arrivals;
-    ++tally_.waiting;
-    tally_.max_waiting = std::max(tally_.max_waiting, tally_.waiting);
+    const std::int64_t serial = tally_.arrive(t, warmup_);
+    clients_[slot] = {t, base, serial, 0, burst, mixed, ignores};
+    observer_.on_arrival(serial, t, burst);
     return slot;
   }
 
@@ -544,25 +541,10 @@ class ServerEngine {
     Client& c = clients_[job.client];
     const double t = t_;
     observer_.on_end(job.id, c.serial, job.sent, t, job.success);
-    if (t >= warmup_) {
-      tally_.sojourn_sum += t - job.sent;
-      ++tally_.sojourn_n;
-    }
+    tally_.attempt_ended(job.sent, t, warmup_);
     if (job.success) {
-      ++tally_.successes;
-      if (t >= warmup_) ++tally_.window_successes;
       latencies_.push_back(t - c.arrival);
-      tally_.latency_sum += t - c.arrival;
-      ++tally_.latency_n;
-      if (c.arrival >= warmup_) {
-        tally_.waiting_time_sum += t - c.arrival;
-        ++tally_.waiting_time_n;
-      }
-      tally_.last_success = t;
-      if (c.burst) {
-        if (++tally_.burst_successes == tally_.p99_target) tally_.drain_p99 = t;
-        burst_left_client(t);
-      }
+      tally_.succeed(c.arrival, t, c.burst, warmup_, s_.clients);
       release_client(job.client);
     } else {
       fail(job.client, job.rejected && !c.ignores ? job.retry_after : 0.0);
@@ -589,10 +571,7 @@ class ServerEngine {
     if constexpr (requires { observer_.on_timeout(std::int64_t{0}, std::int64_t{0}, 0.0); })
       observer_.on_timeout(job.id, c.serial, t_);
     observer_.on_end(job.id, c.serial, job.sent, t_, false);
-    if (t_ >= warmup_) {
-      tally_.sojourn_sum += t_ - job.sent;
-      ++tally_.sojourn_n;
-    }
+    tally_.attempt_ended(job.sent, t_, warmup_);
     fail(job.client, 0.0);
   }
 
@@ -602,7 +581,7 @@ class ServerEngine {
     Client& c = clients_[ci];
     const double t = t_;
     if (!s_.retries) {
-      if (c.burst) burst_left_client(t);
+      if (c.burst) tally_.burst_left_at(t, s_.clients);
       release_client(ci);
       return;
     }
@@ -614,7 +593,7 @@ class ServerEngine {
     if (limit > 0 && c.failures >= limit) {
       ++lost_;
       if constexpr (requires { observer_.on_give_up(std::int64_t{0}, 0.0); }) observer_.on_give_up(c.serial, t);
-      if (c.burst) burst_left_client(t);
+      if (c.burst) tally_.burst_left_at(t, s_.clients);
       release_client(ci);
       return;
     }
@@ -626,12 +605,8 @@ class ServerEngine {
   }
 
   void release_client(std::int32_t c) {
-    --tally_.waiting;
+    tally_.leave();
     free_clients_.push_back(c);
-  }
-
-  void burst_left_client(double t) {
-    if (++tally_.burst_left == s_.clients) tally_.drain_time = t;
   }
 
   void push(Fifo& q, std::int32_t j) noexcept {
