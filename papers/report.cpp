@@ -1438,6 +1438,36 @@ void render_amplification(const StudyData& d, std::size_t si, Out& out) {
 }
 
 // ---------------------------------------------------------------- budget
+// The three-panel figure of the failing-dependency sweeps (budget, breaker): load multiplier, success
+// fraction and recovery time per category (ckeys[i]: point i's category), one series per group
+// (gkeys[i]), categories and groups in order of first appearance.
+void dependency_figure(const SweepSpec& sw, const std::vector<json>& recs, const std::vector<std::string>& ckeys,
+                       const std::vector<std::string>& gkeys, const std::string& per, Out& out) {
+  const auto cats = distinct(ckeys);
+  const auto groups = distinct(gkeys);
+  Gp gp;
+  gp(layout(3, 3, sw.title + ": per " + per + " (95% CI)"));
+  gp("set grid; set key top right font \",8\"");
+  for (const char* m : {"load_multiplier", "success_fraction", "recovery_time"}) {
+    std::vector<CatSeries> series;
+    for (const auto& g : groups) {
+      CatSeries cs{g, std::vector<Estimate>(cats.size(), Estimate{nan, nan, nan})};
+      for (std::size_t i = 0; i < sw.points.size(); ++i)
+        if (gkeys[i] == g) {
+          const auto k = static_cast<std::size_t>(std::find(cats.begin(), cats.end(), ckeys[i]) - cats.begin());
+          cs.values[k] = est_of(recs[i], m);
+        }
+      series.push_back(std::move(cs));
+    }
+    const std::string mm = m;
+    cat_panel(gp, cats, series,
+              mm == "load_multiplier" ? "load multiplier (attempts per request)" : mm == "success_fraction" ? "success fraction" : "recovery time",
+              mm == "recovery_time" ? "ms after the outage" : mm == "load_multiplier" ? "attempts per request" : "fraction of requests", false);
+  }
+  gp("unset multiplot");
+  out.figure(sw.name, gp, 1500, 520);
+}
+
 void render_budget(const StudyData& d, std::size_t si, Out& out) {
   const SweepSpec& sw = d.spec.sweeps[si];
   const auto& recs = d.records[si];
@@ -1445,7 +1475,7 @@ void render_budget(const StudyData& d, std::size_t si, Out& out) {
           {"outage", "max attempts", "budget", "load multiplier", "retries per success", "success fraction", "retries refused per request",
            "p99 latency (ms)", "recovery time (ms)", "recovered"},
           {}, {}};
-  std::vector<std::string> budgets, groups, gkeys;
+  std::vector<std::string> budgets, gkeys;  // per point: its budget, its group
   for (std::size_t i = 0; i < sw.points.size(); ++i) {
     const auto& s = sw.points[i].dependency;
     t.rows.push_back({outage_name(s), static_cast<double>(s.max_attempts), budget_name(s.budget), est_of(recs[i], "load_multiplier"),
@@ -1454,8 +1484,6 @@ void render_budget(const StudyData& d, std::size_t si, Out& out) {
     budgets.push_back(budget_name(s.budget));
     gkeys.push_back(fmt::format("{}, max attempts {}", outage_name(s), s.max_attempts));
   }
-  budgets = distinct(budgets);
-  groups = distinct(gkeys);
   const auto& s0 = sw.points.front().dependency;
   t.notes.push_back(fmt::format("Poisson requests at {} per ms for {} ms; service {} with mean {} ms; dependency capacity {} attempts in flight "
                                 "({}); timeout {} ms; backoff {} base {} ms cap {} ms; {} runs per point. Load multiplier: attempts that "
@@ -1468,27 +1496,7 @@ void render_budget(const StudyData& d, std::size_t si, Out& out) {
                     "then 1 more per success; grpc at most 5 + 0.1 per success; finagle at most 10/s·10 s + 0.2 per request in any 10 s; "
                     "sre-adaptive has no bound on retries, it rejects attempts locally.");
   out.table(t);
-  Gp gp;
-  gp(layout(3, 3, sw.title + ": per budget (95% CI)"));
-  gp("set grid; set key top right font \",8\"");
-  for (const char* m : {"load_multiplier", "success_fraction", "recovery_time"}) {
-    std::vector<CatSeries> series;
-    for (const auto& g : groups) {
-      CatSeries cs{g, std::vector<Estimate>(budgets.size(), Estimate{nan, nan, nan})};
-      for (std::size_t i = 0; i < sw.points.size(); ++i)
-        if (gkeys[i] == g) {
-          const auto k = static_cast<std::size_t>(std::find(budgets.begin(), budgets.end(), budget_name(sw.points[i].dependency.budget)) - budgets.begin());
-          cs.values[k] = est_of(recs[i], m);
-        }
-      series.push_back(std::move(cs));
-    }
-    const std::string mm = m;
-    cat_panel(gp, budgets, series,
-              mm == "load_multiplier" ? "load multiplier (attempts per request)" : mm == "success_fraction" ? "success fraction" : "recovery time",
-              mm == "recovery_time" ? "ms after the outage" : mm == "load_multiplier" ? "attempts per request" : "fraction of requests", false);
-  }
-  gp("unset multiplot");
-  out.figure(sw.name, gp, 1500, 520);
+  dependency_figure(sw, recs, budgets, gkeys, "budget", out);
 }
 
 // ---------------------------------------------------------------- idempotency
@@ -1551,7 +1559,7 @@ void render_breaker(const StudyData& d, std::size_t si, Out& out) {
           {"outage", "breaker", "budget", "load multiplier", "success fraction", "tries rejected by the breaker per request", "times opened",
            "mean latency (ms)", "recovery time (ms)", "recovered"},
           {}, {}};
-  std::vector<std::string> cats, gkeys, ckeys;
+  std::vector<std::string> gkeys, ckeys;  // per point: its group, its category
   for (std::size_t i = 0; i < sw.points.size(); ++i) {
     const auto& s = sw.points[i].dependency;
     t.rows.push_back({outage_name(s), breaker_name(s.breaker), budget_name(s.budget), est_of(recs[i], "load_multiplier"),
@@ -1560,8 +1568,6 @@ void render_breaker(const StudyData& d, std::size_t si, Out& out) {
     ckeys.push_back(budget_name(s.budget) == "none" ? breaker_name(s.breaker) : breaker_name(s.breaker) + " + " + budget_name(s.budget));
     gkeys.push_back(outage_name(s));
   }
-  cats = distinct(ckeys);
-  const auto groups = distinct(gkeys);
   const auto& s0 = sw.points.front().dependency;
   t.notes.push_back(fmt::format("Poisson requests at {} per ms for {} ms; service {} mean {} ms; capacity {}; timeout {} ms; max attempts {}; "
                                 "{} runs per point. hystrix: 10 s window, 20 calls, 50%, open 5 s, one probe; resilience4j: last 100 calls, "
@@ -1571,27 +1577,7 @@ void render_breaker(const StudyData& d, std::size_t si, Out& out) {
                                 s0.capacity == 0 ? std::string("unlimited") : std::to_string(s0.capacity), timeout_name(s0.timeout), s0.max_attempts,
                                 sw.runs));
   out.table(t);
-  Gp gp;
-  gp(layout(3, 3, sw.title + ": per breaker (95% CI)"));
-  gp("set grid; set key top right font \",8\"");
-  for (const char* m : {"load_multiplier", "success_fraction", "recovery_time"}) {
-    std::vector<CatSeries> series;
-    for (const auto& g : groups) {
-      CatSeries cs{g, std::vector<Estimate>(cats.size(), Estimate{nan, nan, nan})};
-      for (std::size_t i = 0; i < sw.points.size(); ++i)
-        if (gkeys[i] == g) {
-          const auto k = static_cast<std::size_t>(std::find(cats.begin(), cats.end(), ckeys[i]) - cats.begin());
-          cs.values[k] = est_of(recs[i], m);
-        }
-      series.push_back(std::move(cs));
-    }
-    const std::string mm = m;
-    cat_panel(gp, cats, series,
-              mm == "load_multiplier" ? "load multiplier (attempts per request)" : mm == "success_fraction" ? "success fraction" : "recovery time",
-              mm == "recovery_time" ? "ms after the outage" : mm == "load_multiplier" ? "attempts per request" : "fraction of requests", false);
-  }
-  gp("unset multiplot");
-  out.figure(sw.name, gp, 1500, 520);
+  dependency_figure(sw, recs, ckeys, gkeys, "breaker", out);
 }
 
 // ---------------------------------------------------------------- figure 1
