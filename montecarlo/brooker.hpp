@@ -64,7 +64,7 @@ inline constexpr std::int64_t brooker_max_clients = 1'000'000;
 inline constexpr double brooker_max_time = 1e12;          // ms: bound on base, cap, window, leg mean and sd
 
 // The network legs' stream (not one of the engine's: the key already differs by scenario hash).
-inline constexpr StreamId brooker_network_stream = static_cast<StreamId>(16);
+inline constexpr StreamId brooker_network_stream = StreamId::brooker_network;
 
 struct BrookerScenario {
   Backoff backoff{Strategy::full, brooker_default_base, brooker_default_cap, 0.0};  // ms

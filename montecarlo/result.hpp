@@ -58,6 +58,12 @@ struct RunResult {
   double lost_fraction = 0.0;         // lost / (successes + lost): of the requests that ended, the share
                                       // lost; NaN if none ended
   std::int64_t timed_out = 0;         // attempts whose client stopped waiting at its timeout (whole run)
+  // Client-side controls, deadlines and injected failures (server engine; 0 elsewhere), whole run.
+  std::int64_t retries_denied = 0;    // retries the budget refused (each ends its request: lost)
+  std::int64_t breaker_rejected = 0;  // calls the breaker rejected locally (unsent)
+  std::int64_t throttled = 0;         // calls adaptive throttling rejected locally (unsent)
+  std::int64_t injected = 0;          // attempts failed by injection (failure_prob, outage)
+  std::int64_t deadline_lost = 0;     // requests given up at their deadline (lost)
 };
 // Notes on the window (engine): events processed at the stop instant count as inside it (the
 // finishing success of a burst is counted in goodput); events at or after the horizon are never
@@ -75,7 +81,8 @@ struct Summary {
   std::int64_t stops[4] = {0, 0, 0, 0};
   // Added for the server-side mechanisms (issue 8), additive.
   MeanSummary rejected, reject_fraction, queue_wait, mean_limit, latency_p50, latency_p99;
-  MeanSummary lost, lost_fraction, timed_out;  // client timeouts and retry limits (issue 8), additive
+  MeanSummary lost, lost_fraction, timed_out;
+  MeanSummary retries_denied, breaker_rejected, throttled, injected, deadline_lost;  // client timeouts and retry limits (issue 8), additive
 };
 
 std::string_view to_string(StopReason r) noexcept;

@@ -90,7 +90,25 @@ struct ServerOptions {
   // gives up counts toward `drained`, read it with `lost`).
   double timeout = std::numeric_limits<double>::infinity();  // > 0 (+inf = none); needs retries on
   std::int64_t max_attempts = 0;               // [1, max_limit], 0 = unlimited; needs retries on
+  // A request's deadline: a client starts no attempt later than arrival + deadline; when its backoff
+  // would wake it later, it gives up at once (lost). +inf = none.
+  double deadline = std::numeric_limits<double>::infinity();
+  // Injected failures: an attempt the server completes that would succeed fails instead, with
+  // probability failure_prob, or outage_fraction inside the outage window [outage_start, outage_end).
+  // A failed attempt commits nothing (it dooms no other).
+  double failure_prob = 0.0;
+  double outage_start = 0.0, outage_end = 0.0, outage_fraction = 1.0;
+  // Client-side controls (montecarlo/controls.hpp): a retry budget and a circuit breaker, by preset
+  // name (index into budget_preset_names / breaker_preset_names). Their windows are in ms: attempt_ms
+  // (milliseconds per attempt-duration) must be > 0 for the presets that keep time (finagle,
+  // sre-adaptive, hystrix, resilience4j); the CLI sets it from --unit/--attempt-duration.
+  int budget = 0;
+  int breaker = 0;
+  double attempt_ms = 0.0;
 };
+
+// True when the scenario uses a control whose windows keep time (it needs attempt_ms > 0).
+bool needs_clock(const ServerOptions& o) noexcept;
 
 struct Scenario {
   Model model = Model::collision;
