@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Parallel efficiency of the MPI split (issue 9): paper 1 (papers/cap-is-doing-the-work) reproduced
+# Parallel efficiency of the MPI split: paper 1 (papers/cap-is-doing-the-work) reproduced
 # by one process with one engine thread, then by `mpirun -np 2` with one engine thread per rank
 # (rank 0 hands out the work and computes too); prints both wall times, the speed-up T1/T2 and the
 # efficiency T1/(2·T2), and checks that the two output folders hold the same bytes.

@@ -1,4 +1,4 @@
-// `retrylab analytic`: the closed forms of analytic/ (cli.md). Parses, calls the library, formats;
+// `retrylab analytic`: the closed forms of analytic/ (docs/cli.md). Parses, calls the library, formats;
 // every range check lives in the library, which names the field (= the flag without "--").
 #include <cmath>
 #include <cstdio>
@@ -209,10 +209,10 @@ int run_sleep(const Options& o) {
   doc["accuracy"] = d.exact() ? Json(nullptr) : Json(decorrelated_accuracy(b, o.retry));
   std::string formula, proof;
   switch (b.strategy) {
-    case Strategy::none: formula = "sleep = 0"; proof = "definition (models.md §2): point mass at 0"; break;
+    case Strategy::none: formula = "sleep = 0"; proof = "definition (docs/models.md §2): point mass at 0"; break;
     case Strategy::nojitter:
       formula = "sleep = w_k = min(cap, base·2^(k−1))";
-      proof = "definition (models.md §2): point mass at w_k";
+      proof = "definition (docs/models.md §2): point mass at w_k";
       break;
     case Strategy::full:
       formula = "sleep ~ U(0, w_k), w_k = min(cap, base·2^(k−1)); mean w_k/2, quantile q·w_k";
@@ -318,7 +318,7 @@ int run_amplification(const Options& o) {
   return print(doc, o.format);
 }
 
-// Finagle's RetryBudget (added by issue 7): not a token bucket (deposits and withdrawals expire after
+// Finagle's RetryBudget: not a token bucket (deposits and withdrawals expire after
 // ttl), so it has its own bound and takes --requests instead of the bucket's flags.
 int run_finagle_budget(const Options& o) {
   const char* bucket_only = o.capacity ? "--capacity" : o.cost ? "--cost" : o.refund ? "--refund" : o.threshold ? "--threshold" : nullptr;

@@ -1,4 +1,4 @@
-// `retrylab simulate`: one scenario, many runs (cli.md). Parses flags into a Scenario and a RunPlan,
+// `retrylab simulate`: one scenario, many runs (docs/cli.md). Parses flags into a Scenario and a RunPlan,
 // calls montecarlo::simulate, prints the summary as a table, JSON or CSV. The JSON's "scenario" is
 // every input, canonical; the thread count is not in it (it never changes a byte of the output).
 #include <unistd.h>
@@ -47,7 +47,7 @@ struct SimulateOptions {
   std::string trace;  // attempt trace file (docs/traces.md); empty = none
   double leg_mean = montecarlo::brooker_default_leg_mean;  // --model brooker only (ms)
   double leg_sd = montecarlo::brooker_default_leg_sd;
-  // Server-side mechanisms (issue 8; montecarlo/scenario.hpp ServerOptions). Enum names as text.
+  // Server-side mechanisms (montecarlo/scenario.hpp ServerOptions). Enum names as text.
   montecarlo::ServerOptions server{};
   bool server_engine = false;
   std::string service = "deterministic", delay_dist = "fixed", overflow = "reject", retry_after_rule = "fixed";
@@ -217,7 +217,7 @@ void print_csv(const montecarlo::Summary& s, bool server) {
 // The engine's flags that mean nothing to the Brooker test; giving one is an error, not ignored.
 constexpr const char* brooker_foreign_flags[] = {
     "--rate", "--horizon", "--warmup", "--collapse", "--retries", "--trace",
-    // server-side mechanisms (issue 8): the engine's only
+    // server-side mechanisms: the engine's only
     "--rows", "--service", "--service-cv", "--delay", "--delay-dist", "--lock", "--limit", "--overflow",
     "--reject-cost", "--retry-after", "--retry-after-rule", "--ignore-retry-after", "--aimd", "--aimd-initial",
     "--aimd-min", "--aimd-max", "--aimd-backoff", "--aimd-timeout", "--mix", "--mix-strategy", "--mix-base",
@@ -413,7 +413,7 @@ int run_simulate(const SimulateOptions& o) {
   plan.server_engine = o.server_engine;
   montecarlo::check_run_plan(plan);
 
-  // A progress line only for people watching a terminal (cli.md "Output formats").
+  // A progress line only for people watching a terminal (docs/cli.md "Output formats").
   const bool show_progress = !o.quiet && isatty(fileno(stderr));
   std::mutex progress_mutex;
   std::int64_t shown_percent = -1;
@@ -509,7 +509,7 @@ void add_simulate_command(CLI::App& app, Action& action) {
   cmd->add_option("--leg-sd", opts->leg_sd,
                   "brooker: sd of each leg in ms (>= 0; 0 = without network delay variance: every leg exactly --leg-mean)")
       ->capture_default_str();
-  // Server-side mechanisms (issue 8, montecarlo/scenario.hpp): every default reproduces the model above.
+  // Server-side mechanisms (montecarlo/scenario.hpp): every default reproduces the model above.
   cmd->add_option("--rows", opts->server.rows, "M rows, each attempt on one at random; conflicts only within a row (>= 1)")
       ->capture_default_str();
   cmd->add_option("--service", opts->service, "Attempt service time, mean 1: deterministic|exponential|lognormal")

@@ -1,4 +1,4 @@
-// `retrylab run SPEC.toml` and `retrylab reproduce papers/NAME` (cli.md, issue 5). Parses flags,
+// `retrylab run SPEC.toml` and `retrylab reproduce papers/NAME` (docs/cli.md). Parses flags,
 // applies the validation gate (a passing certificate for this build, or --validate to run the quick
 // catalogue first), then calls papers::run_study. All study logic lives in papers/.
 // Built with RETRYLAB_WITH_MPI and run by mpirun with several ranks: the gate and every output stay

@@ -70,7 +70,7 @@ const std::vector<ExtField>& ext_fields(SweepKind k) {
 }
 
 // Scenario fields in expansion order (outermost first).
-// The server fields (issue 8, montecarlo::ServerOptions) follow, named like the CLI's flags with '_'
+// The server fields (montecarlo::ServerOptions) follow, named like the CLI's flags with '_'
 // for '-'; a field not given keeps its default, so a spec without them expands as before.
 constexpr std::string_view field_names[] = {
     "model", "strategy", "base", "cap", "window", "clients", "rate", "horizon", "warmup", "collapse", "retries",
@@ -627,7 +627,7 @@ const std::vector<std::string>& metric_names() {
   static const std::vector<std::string> names = {
       "attempts_per_client", "makespan", "latency", "goodput", "attempt_rate", "sojourn", "drain_time",
       "drain_time_p99", "unfinished", "max_waiting", "collapsed", "drained",
-      // issue 8 (server engine); recorded only when named
+      // server engine; recorded only when named
       "rejected", "reject_fraction", "queue_wait", "latency_p50", "latency_p99", "lost", "lost_fraction", "timed_out"};
   return names;
 }

@@ -1,5 +1,5 @@
 // `retrylab analytic` as a user sees it: exit status, one-line errors naming the flag, the JSON keys of
-// cli.md, and values identical to the library's (the CLI is a thin layer: it must not compute).
+// docs/cli.md, and values identical to the library's (the CLI is a thin layer: it must not compute).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -181,7 +181,7 @@ TEST(AnalyticJson, GrowthFluidCapAmplificationBudget) {
   expect_common_keys(b, "budget");
   EXPECT_EQ(b.at("value").get<double>(), 100.0);  // AWS standard: 500/5
   EXPECT_EQ(run_json("budget --preset grpc").at("value").get<double>(), 5.0);
-  // Finagle RetryBudget defaults: 10/s·10 s reserve + 0.2 per request (issue 7).
+  // Finagle RetryBudget defaults: 10/s·10 s reserve + 0.2 per request.
   EXPECT_EQ(run_json("budget --preset finagle --requests 50").at("value").get<double>(), 110.0);
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The MPI split (issue 9), end to end through the CLI: one case per ctest test.
+# The MPI split, end to end through the CLI: one case per ctest test.
 #   mpi_test.sh CASE RETRYLAB MPIEXEC WORK_DIR TESTS_DIR
 # Cases: certificate (validate --quick into the test's certificate folder), single (no launcher:
 # the reference outputs, and the tiny study's golden bytes of tests/papers), np2, np3 (the same bytes
