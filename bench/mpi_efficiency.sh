@@ -48,11 +48,11 @@ rm -rf "$one" "$many"
 echo "mpi_efficiency: $paper at scale $scale; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 rm -f "$work/times.raw"
 fresh "$paper_out"
-timed "$retrylab" reproduce "$paper_out" --scale "$scale" --threads 1 --no-validate --quiet
+timed "$retrylab" reproduce "$paper_out" --out "$paper_out" --scale "$scale" --threads 1 --no-validate --quiet
 mv "$paper_out" "$one"
 fresh "$paper_out"
 # shellcheck disable=SC2086
-timed mpirun -np "$ranks" ${MPIEXEC_FLAGS:-} "$retrylab" reproduce "$paper_out" --scale "$scale" --threads 1 --no-validate --quiet
+timed mpirun -np "$ranks" ${MPIEXEC_FLAGS:-} "$retrylab" reproduce "$paper_out" --out "$paper_out" --scale "$scale" --threads 1 --no-validate --quiet
 mv "$paper_out" "$many"
 
 if diff -r "$one" "$many" > "$work/diff.txt"; then same=yes; else same=NO; fi
