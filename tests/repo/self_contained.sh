@@ -1,6 +1,6 @@
 #!/bin/sh
 # The repository stands on its own: no tracked text file points outside it (to a sibling
-# "shared" folder or its spec directory) or names a feature by an issue number. Features are named
+# "shared" folder, by a relative or an absolute path, or its spec directory) or names a feature by an issue number. Features are named
 # by what they are; definitions live in docs/.
 # Usage: self_contained.sh <repository root>. Lists every offending line (file:line:text) and exits 1
 # if there is one, 0 otherwise. Files: `git ls-files` when the root is a git checkout, else every
@@ -16,7 +16,7 @@ if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 else
   find . \( -path ./.git -o -path ./build -o -path ./out \) -prune -o -type f -print0 >"$list"
 fi
-pattern='[.][.]/shared|shared[/]spec|\b[Ii][Ss][Ss][Uu][Ee][Ss]?[ ]+#?[0-9]|\b[Ii]ssue[-_][0-9]'
+pattern='[.][.]/shared|[/]work[/]shared|shared[/]spec|\b[Ii][Ss][Ss][Uu][Ee][Ss]?[ ]+#?[0-9]|\b[Ii]ssue[-_][0-9]'
 # xargs -0 -r: NUL-separated names, nothing to do for an empty list. grep exits 1 where a batch
 # matches nothing (xargs then says 123); anything else is an error, not a pass.
 status=0

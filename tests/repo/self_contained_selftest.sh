@@ -13,7 +13,7 @@ printf 'see ../%s/spec/models.md\n' shared >"$dir/build/ignored.txt"  # build/ i
 sh "$check" "$dir" >/dev/null || { echo "selftest: a clean folder failed" >&2; exit 1; }
 n=0
 sh_=shared
-for line in "see ../$sh_/x" "rules in $sh_/spec/models.md" "$(printf 'added by issue %d' 8)" \
+for line in "see ../$sh_/x" "see /work/$sh_/seeds/a.txt" "rules in $sh_/spec/models.md" "$(printf 'added by issue %d' 8)" \
             "$(printf "Issue %d's metrics" 8)" "$(printf '(issues %d and 9)' 4)" "$(printf 'tagged issue-%d' 8)"; do
   printf 'int x;  // %s\n' "$line" >"$dir/planted.cpp"
   status=0
