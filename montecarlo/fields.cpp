@@ -165,7 +165,7 @@ std::string rule_text(const Field& f) {
     case FieldKind::number:
       if (f.lo == 0.0 && std::isinf(f.hi)) return f.lo_open ? "must be a finite number > 0" : "must be a finite number >= 0";
       return "must be in " + range_text_of(f);
-    case FieldKind::integer: return "must be in " + range_text_of(f);
+    case FieldKind::integer: return "must be an integer in " + range_text_of(f);
   }
   return "is invalid";
 }

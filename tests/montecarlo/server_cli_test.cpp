@@ -79,7 +79,7 @@ TEST(ServerCli, SameBytesWithOneAndTwoThreads) {
 
 TEST(ServerCli, BadInputNamesTheFlag) {
   const std::pair<const char*, const char*> cases[] = {
-      {"--rows 0", "retrylab: --rows must be in [1, 1000000] (got 0)\n"},
+      {"--rows 0", "retrylab: --rows must be an integer in [1, 1000000] (got 0)\n"},
       {"--limit 1 --reject-cost 2", "retrylab: --reject-cost must be in [0, 1] (got 2)\n"},
       {"--service lognormal", "retrylab: --service-cv must be in (0, 100] for lognormal service (got 0)\n"},
       {"--service gamma", "retrylab: --service must be deterministic, exponential or lognormal (got gamma)\n"},
