@@ -1,4 +1,4 @@
-// `retrylab simulate`: one scenario, many runs (cli.md). Parses flags into a Scenario and a RunPlan,
+// `retrylab simulate`: one scenario, many runs (docs/cli.md). Parses flags into a Scenario and a RunPlan,
 // calls montecarlo::simulate, prints the summary as a table, JSON or CSV. The JSON's "scenario" is
 // every input, canonical; the thread count is not in it (it never changes a byte of the output).
 #include <unistd.h>
@@ -481,7 +481,7 @@ int run_simulate(const SimulateOptions& o) {
   plan.server_engine = o.server_engine;
   montecarlo::check_run_plan(plan);
 
-  // A progress line only for people watching a terminal (cli.md "Output formats").
+  // A progress line only for people watching a terminal (docs/cli.md "Output formats").
   const bool show_progress = !o.quiet && isatty(fileno(stderr));
   std::mutex progress_mutex;
   std::int64_t shown_percent = -1;

@@ -1,9 +1,9 @@
 #pragma once
 // The server engine (internal; simulate_run is the public face): one run of a scenario that sets any
-// server option (Scenario::server, issue 8), models.md §1–§5 generalised. Scenarios without them
+// server option (Scenario::server), docs/models.md §1–§5 generalised. Scenarios without them
 // run the original event loop (engine.hpp), untouched, so their results stay byte-identical.
 //
-// What is simulated (time unit: the MEAN attempt duration; defaults reproduce models.md):
+// What is simulated (time unit: the MEAN attempt duration; defaults reproduce docs/models.md):
 //  - A client sends an attempt; it reaches the server after a network delay d1 (0 by default), is
 //    admitted or not (concurrency limit), waits for its row's lock if there is one, is served for
 //    its service requirement S (deterministic 1, exponential, lognormal), and its outcome reaches
