@@ -478,7 +478,7 @@ void add_simulate_command(CLI::App& app, Action& action) {
                   "--base 5 --cap 2000 --clients 100 unless given)")
       ->required()
       ->check(CLI::IsMember(models));
-  cmd->add_option("--strategy", opts->strategy, "Backoff: none|nojitter|full|equal|decorrelated|window")
+  cmd->add_option("--strategy", opts->strategy, "Backoff: none|nojitter|full|equal|decorrelated|window|memoryless")
       ->required()
       ->check(CLI::IsMember(strategies));
   cmd->add_option("--base", opts->base, "Base b of the backoff (> 0)")->capture_default_str();
