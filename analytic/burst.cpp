@@ -17,32 +17,54 @@ namespace retrylab {
 namespace {
 
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
-using State = Eigen::VectorXd;  // x_1..x_S, y_1..y_S, z (burst successes so far)
+using State = Eigen::VectorXd;  // burst phases, steady phases, z (burst successes so far)
+
+// Phases per stage matched to the sleep's squared coefficient of variation (method of phases:
+// Erlang-r has CV² = 1/r): memoryless 1, full/window (uniform from 0) 3, equal 27, nojitter 32
+// (the most we allow: a near-deterministic sleep), decorrelated 3 (its law is near-uniform within a
+// stage), none 1.
+int phases(Strategy s) {
+  switch (s) {
+    case Strategy::full:
+    case Strategy::window:
+    case Strategy::decorrelated: return 3;
+    case Strategy::equal: return 27;
+    case Strategy::nojitter: return 32;
+    default: return 1;
+  }
+}
 
 struct Stages {
   Model model;
   double rate;
-  std::vector<double> inv_m;  // 1/m_k (a zero sleep: retry at once, taken as rate 1/1e-9)
+  int r = 1;                  // phases per stage
+  std::vector<double> phase;  // per stage: the rate r/m_k of each of its phases
 
-  int S() const { return static_cast<int>(inv_m.size()); }
+  int S() const { return static_cast<int>(phase.size()); }
+  int size() const { return S() * r; }  // one population
 
   void operator()(const State& s, State& ds, double /*t*/) const {
-    const int n = S();
+    const int n = size();
     double G = rate;
-    for (int k = 0; k < n; ++k) G += (s[k] + s[n + k]) * inv_m[static_cast<std::size_t>(k)];
+    for (int k = 0; k < S(); ++k)
+      G += (std::max(0.0, s[k * r + r - 1]) + std::max(0.0, s[n + k * r + r - 1])) * phase[static_cast<std::size_t>(k)];
     const double P = attempt_success(model, G);
+    double burst_success = 0.0;
     for (int part = 0; part < 2; ++part) {
       const int o = part * n;
-      double inflow = part == 0 ? 0.0 : rate * (1.0 - P);
-      for (int k = 0; k < n; ++k) {
-        const double r = std::max(0.0, s[o + k]) * inv_m[static_cast<std::size_t>(k)];
-        const bool last = k == n - 1;
-        ds[o + k] = inflow - (last ? P * r : r);
-        inflow = (1.0 - P) * r;
+      double inflow = part == 0 ? 0.0 : rate * (1.0 - P);  // failed first attempts enter stage 1
+      for (int k = 0; k < S(); ++k) {
+        const double mu = phase[static_cast<std::size_t>(k)];
+        const bool last = k == S() - 1;
+        const double attempts = std::max(0.0, s[o + k * r + r - 1]) * mu;
+        // The cap's stage feeds its own failures back to its first phase.
+        ds[o + k * r] = inflow + (last ? (1.0 - P) * attempts : 0.0) - std::max(0.0, s[o + k * r]) * mu;
+        for (int j = 1; j < r; ++j)
+          ds[o + k * r + j] = mu * (std::max(0.0, s[o + k * r + j - 1]) - std::max(0.0, s[o + k * r + j]));
+        inflow = (1.0 - P) * attempts;
+        if (part == 0) burst_success += P * attempts;
       }
     }
-    double burst_success = 0.0;
-    for (int k = 0; k < n; ++k) burst_success += P * std::max(0.0, s[k]) * inv_m[static_cast<std::size_t>(k)];
     ds[2 * n] = burst_success;
   }
 };
@@ -62,15 +84,15 @@ void check_burst_model(const BurstModel& m) {
 
 BurstPrediction predict_burst(const BurstModel& m) {
   check_burst_model(m);
-  Stages f{m.model, m.rate, {}};
-  for (double mk : stage_means(m.backoff)) f.inv_m.push_back(1.0 / std::max(mk, 1e-9));
-  const int n = f.S();
+  Stages f{m.model, m.rate, phases(m.backoff.strategy), {}};
+  for (double mk : stage_means(m.backoff)) f.phase.push_back(f.r / std::max(mk, 1e-9));
+  const int n = f.size();
   State s = State::Zero(2 * n + 1);
   const double B = static_cast<double>(m.clients);
   s[0] = B;
   namespace ode = boost::numeric::odeint;
   using Stepper = ode::runge_kutta_dopri5<State, double, State, double, ode::vector_space_algebra>;
-  auto stepper = ode::make_dense_output(1e-9, 1e-7, Stepper());
+  auto stepper = ode::make_dense_output(1e-8, 1e-6, Stepper());
   stepper.initialize(s, 1.0, 1e-3);  // t = 1: the burst's first attempts have ended
   BurstPrediction out;
   out.drain_time = out.drain_time_p99 = nan;
@@ -106,12 +128,29 @@ BurstPrediction predict_burst(const BurstModel& m) {
 
 std::optional<double> burst_cap_threshold(BurstModel m, double max_cap) {
   check_burst_model(m);
-  for (int i = 0;; ++i) {
-    const double cap = m.backoff.base * std::exp2(i / 8.0);
-    if (cap > max_cap) return std::nullopt;
-    m.backoff.cap = cap;
-    if (predict_burst(m).drained) return cap;
+  auto drains = [&m](int i) {
+    m.backoff.cap = m.backoff.base * std::exp2(i / 8.0);
+    return predict_burst(m).drained;
+  };
+  // Doubling caps up to the first that drains, then the eighth-octave steps below it (the caps in
+  // between are taken not to drain: draining is monotone in the cap until the horizon binds).
+  // Start near B/16 (small caps are the slow integrations: they never drain, so run to the
+  // horizon); walk down by octaves while that still drains.
+  int hi = 8 * static_cast<int>(std::floor(std::log2(std::max(1.0, static_cast<double>(m.clients) / 16.0))));
+  if (drains(hi)) {
+    while (hi > 0 && drains(hi - 8)) hi -= 8;
+  } else {
+    do {
+      hi += 8;
+      if (m.backoff.base * std::exp2(hi / 8.0) > max_cap) return std::nullopt;
+    } while (!drains(hi));
   }
+  int lo = hi - 8;  // does not drain (or below the base)
+  while (hi - lo > 1) {
+    const int mid = (lo + hi) / 2;
+    (drains(mid) ? hi : lo) = mid;
+  }
+  return m.backoff.base * std::exp2(hi / 8.0);
 }
 
 }  // namespace retrylab

@@ -2,7 +2,8 @@
 // A stage-structured model of a burst on steady traffic: an ESTIMATE (an approximation, not a
 // theorem). Clients are counted by their stage k (failures so far, k = 1..S, S the cap's stage):
 // x_k for the burst, y_k for the steady clients. A stage-k client sleeps a mean m_k (analytic/
-// steady.hpp: stage_means) and is taken to retry at rate 1/m_k (its sleep treated as memoryless);
+// steady.hpp: stage_means), its sleep an Erlang of r phases of mean m_k/r each (the method of
+// phases, r matched to the sleep's CV²: 1 memoryless, 3 full/window/decorrelated, 27 equal, 32 nojitter);
 // attempts start as a Poisson stream of total rate G = λ + Σ_k (x_k + y_k)/m_k and each succeeds
 // with P(G) (attempt_success: ALOHA on collision, first-commit-wins on free, crude on shared). So
 //   dx_1/dt = −x_1/m_1;   dx_k/dt = (1−P)·x_(k−1)/m_(k−1) − x_k/m_k (1 < k < S);
@@ -45,8 +46,9 @@ struct BurstPrediction {
 void check_burst_model(const BurstModel& m);
 BurstPrediction predict_burst(const BurstModel& m);
 
-// The smallest cap (searched over cap = base·2^(i/8), up to max_cap) at which the model drains
-// the burst; empty if none does.
+// The smallest cap (searched over cap = base·2^(i/8), up to max_cap: doubling, then bisection
+// over the eighth-octaves below the first draining power of 2) at which the model drains the
+// burst; empty if none does.
 std::optional<double> burst_cap_threshold(BurstModel m, double max_cap = 1e6);
 
 }  // namespace retrylab

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "analytic/burst.hpp"
 #include "analytic/error.hpp"
 #include "analytic/markov.hpp"
 #include "analytic/steady.hpp"
@@ -26,6 +27,7 @@ struct ModelOptions {
   double base = 1.0, window = 0.0, collapse = 3000.0, horizon = 20000.0;
   std::optional<double> rate;
   std::int64_t clients = 0;
+  bool find_cap = false;
 };
 
 Model model_of(const std::string& name) {
@@ -97,6 +99,33 @@ int run_steady(const ModelOptions& o) {
   return print_analytic(doc, o.format);
 }
 
+int run_burst(const ModelOptions& o) {
+  BurstModel m{model_of(o.model), backoff_of(o), o.clients, o.rate.value_or(0.05), o.horizon, o.collapse};
+  const BurstPrediction p = predict_burst(m);
+  Json in = inputs(o, m.backoff);
+  in["clients"] = m.clients;
+  in["rate"] = m.rate;
+  in["horizon"] = m.horizon;
+  in["collapse"] = m.collapse;
+  Json doc{{"model", "burst"}, {"inputs", in}};
+  doc["drained"] = p.drained;
+  doc["collapsed"] = p.collapsed;
+  doc["drain_time"] = number(p.drain_time);
+  doc["drain_time_p99"] = number(p.drain_time_p99);
+  doc["peak_backlog"] = p.peak_backlog;
+  doc["burst_left"] = p.burst_left;
+  doc["conservation_error"] = std::abs(p.burst_left + p.burst_successes - static_cast<double>(m.clients));
+  if (o.find_cap) doc["cap_threshold"] = number(burst_cap_threshold(m).value_or(NAN));
+  doc["kind"] = "estimate";
+  doc["assumptions"] =
+      "stage ODEs: a stage-k client retries at rate 1/m_k (mean sleep), attempts a Poisson stream of rate G, "
+      "success P(G); attempt durations neglected; drained when under 1/2 burst client remains (99%: B/100); "
+      "--find-cap: the smallest cap base·2^(i/8) that drains";
+  doc["accuracy"] = "an estimate: see analytic/README.md for its errors against paper 1's simulated cap thresholds "
+                    "and drain times; blind to lock-step (nojitter)";
+  return print_analytic(doc, o.format);
+}
+
 void common_options(CLI::App* sub, ModelOptions& o) {
   sub->add_option("--model", o.model, "collision|free (markov), collision|free|shared (steady)")->capture_default_str();
   sub->add_option("--strategy", o.strategy, "Backoff strategy")->capture_default_str();
@@ -127,6 +156,15 @@ void add_analytic_model_commands(CLI::App* analytic, Action& action) {
     sub->add_option("--rate", o->rate, "Load λ in [0, 1): prints the fixed points of the backlog at this load");
     sub->add_option("--collapse", o->collapse, "Collapse threshold K >= 1")->capture_default_str();
     sub->add_option("--horizon", o->horizon, "Horizon T > 0 of the runs")->capture_default_str();
+  }
+  {
+    auto [sub, o] = make("burst", "ESTIMATE (stage ODEs) of a burst on steady load: drain, drain time, smallest draining cap", run_burst);
+    o->horizon = 60000.0;
+    sub->add_option("--clients", o->clients, "Burst size B in [2, 1e9] (required)")->required();
+    sub->add_option("--rate", o->rate, "Steady load λ in [0, 1) (default 0.05)");
+    sub->add_option("--collapse", o->collapse, "Collapse threshold K >= 1")->capture_default_str();
+    sub->add_option("--horizon", o->horizon, "Horizon T > 0")->capture_default_str();
+    sub->add_flag("--find-cap", o->find_cap, "Also search the smallest cap base·2^(i/8) that drains (--cap is then ignored for it)");
   }
 }
 
