@@ -72,6 +72,8 @@ int run_markov(const ModelOptions& o) {
 }
 
 int run_steady(const ModelOptions& o) {
+  if (o.rate && !(*o.rate >= 0.0 && *o.rate < 1.0))
+    throw InputError("rate", fmt::format("must be in [0, 1) (got {})", *o.rate));
   const SteadyModel sm{model_of(o.model), backoff_of(o)};
   const MeanField f(sm);
   Json in = inputs(o, sm.backoff);
@@ -84,7 +86,6 @@ int run_steady(const ModelOptions& o) {
   doc["collapse_load_escape"] = number(c.escape);
   doc["collapse_load_no_escape"] = number(c.no_escape);
   if (o.rate) {
-    if (!(*o.rate >= 0.0 && *o.rate < 1.0)) throw InputError("rate", fmt::format("must be in [0, 1) (got {})", *o.rate));
     Json points = Json::array();
     for (const FixedPoint& p : f.fixed_points(*o.rate, 1e6))
       points.push_back({{"backlog", p.backlog}, {"stable", p.stable}, {"attempt_rate", f.attempt_rate(p.backlog)}});
