@@ -2,16 +2,11 @@
    attempt rate out of stage k and P the success probability, clients flow
    dx_1 = inflow - a_1, dx_k = (1-P) a_(k-1) - a_k, and the cap's stage keeps its own failures:
    dx_S = (1-P) a_(S-1) - P a_S. The stages' total then changes by the inflow minus the successes,
-   P times the attempts: no client is created or lost (burst: inflow 0). The phases inside a
+   P times the attempts (total: Markov.v's sum of a list): no client is created or lost (burst: inflow 0). The phases inside a
    stage only pass clients along (their derivatives cancel) and are not modelled here. *)
 Require Import Reals List Lra.
+From Retrylab Require Import Markov.
 Open Scope R_scope.
-
-Fixpoint sum_list (l : list R) : R :=
-  match l with
-  | nil => 0
-  | x :: t => x + sum_list t
-  end.
 
 Fixpoint stage_derivatives (P inflow : R) (a : list R) : list R :=
   match a with
@@ -21,7 +16,7 @@ Fixpoint stage_derivatives (P inflow : R) (a : list R) : list R :=
   end.
 
 Theorem stage_conservation : forall (P inflow : R) (a : list R),
-  a <> nil -> sum_list (stage_derivatives P inflow a) = inflow - P * sum_list a.
+  a <> nil -> total (stage_derivatives P inflow a) = inflow - P * total a.
 Proof.
   intros P inflow a. revert inflow.
   induction a as [| x t IH]; intros inflow Hne.
@@ -30,9 +25,9 @@ Proof.
     + simpl. lra.
     + change (stage_derivatives P inflow (x :: y :: t'))
         with ((inflow - x) :: stage_derivatives P ((1 - P) * x) (y :: t')).
-      change (sum_list ((inflow - x) :: stage_derivatives P ((1 - P) * x) (y :: t')))
-        with ((inflow - x) + sum_list (stage_derivatives P ((1 - P) * x) (y :: t'))).
+      change (total ((inflow - x) :: stage_derivatives P ((1 - P) * x) (y :: t')))
+        with ((inflow - x) + total (stage_derivatives P ((1 - P) * x) (y :: t'))).
       rewrite IH by discriminate.
-      change (sum_list (x :: y :: t')) with (x + sum_list (y :: t')).
+      change (total (x :: y :: t')) with (x + total (y :: t')).
       lra.
 Qed.

@@ -225,7 +225,7 @@ TEST(AnalyticHelp, EverySubcommandListsItsFlags) {
 TEST(AnalyticModels, MarkovSteadyBurst) {
   const auto m = run_json("markov --model free --clients 2 --cap 8");
   EXPECT_EQ(m.at("kind"), "exact");
-  EXPECT_NEAR(m.at("makespan").get<double>(), 3.0, 1e-12);  // hand-solved: markov_test.cpp
+  EXPECT_NEAR(m.at("makespan").get<double>(), 3.0, 1e-12);  // hand-solved: models_test.cpp
   EXPECT_NEAR(m.at("attempts_per_client").get<double>(), 1.5, 1e-12);
   const auto s = run_json("steady --model collision --strategy full --rate 0.1");
   EXPECT_EQ(s.at("kind"), "estimate");
