@@ -38,6 +38,7 @@ double mean_sleep_at_cap(const Backoff& backoff, double cap) {
     case Strategy::decorrelated: return (5.0 * c * c - b * b) / (2.0 * (3.0 * c - b));
     case Strategy::none: return 0.0;
     case Strategy::window: return 0.5 * backoff.window;
+    case Strategy::memoryless: return 0.5 * c;
   }
   return 0.0;
 }

@@ -9,7 +9,7 @@
 namespace retrylab {
 
 namespace {
-constexpr std::string_view strategy_names[] = {"none", "nojitter", "full", "equal", "decorrelated", "window"};
+constexpr std::string_view strategy_names[] = {"none", "nojitter", "full", "equal", "decorrelated", "window", "memoryless"};
 constexpr std::string_view model_names[] = {"collision", "free", "shared", "ps"};
 }  // namespace
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <limits>
 
 #include "analytic/error.hpp"
 
@@ -17,7 +18,7 @@ void check_sleep(const Backoff& backoff, int retry) {
   if (retry < 1 || retry > max_retry)
     throw InputError("retry", fmt::format("must be an integer in [1, {}] (got {})", max_retry, retry));
   const bool exponential = backoff.strategy == Strategy::nojitter || backoff.strategy == Strategy::full ||
-                           backoff.strategy == Strategy::equal;
+                           backoff.strategy == Strategy::equal || backoff.strategy == Strategy::memoryless;
   if (exponential && !std::isfinite(window_width(backoff, retry)))
     throw InputError("retry", fmt::format("is too large for cap none: base·2^(retry−1) overflows (got {})", retry));
 }
@@ -30,6 +31,11 @@ SleepDistribution::SleepDistribution(const Backoff& backoff, int retry) : backof
     case Strategy::full: lo_ = 0.0; hi_ = window_width(backoff, retry); break;
     case Strategy::equal: hi_ = window_width(backoff, retry); lo_ = 0.5 * hi_; break;
     case Strategy::window: lo_ = 0.0; hi_ = backoff.window; break;
+    case Strategy::memoryless:
+      exp_mean_ = 0.5 * window_width(backoff, retry);
+      lo_ = 0.0;
+      hi_ = std::numeric_limits<double>::infinity();
+      break;
     case Strategy::decorrelated:
       decorrelated_.emplace(backoff, retry);
       lo_ = decorrelated_->lower();
@@ -41,6 +47,7 @@ SleepDistribution::SleepDistribution(const Backoff& backoff, int retry) : backof
 double SleepDistribution::cdf(double t) const {
   if (std::isnan(t)) throw InputError("t", "must be a number (got nan)");
   if (decorrelated_) return decorrelated_->cdf(t);
+  if (exp_mean_ > 0.0) return t <= 0.0 ? 0.0 : -std::expm1(-t / exp_mean_);
   if (t < lo_) return 0.0;
   if (t >= hi_) return 1.0;
   return (t - lo_) / (hi_ - lo_);
@@ -49,6 +56,7 @@ double SleepDistribution::cdf(double t) const {
 double SleepDistribution::quantile(double q) const {
   if (!(q >= 0.0 && q <= 1.0)) throw InputError("quantile", fmt::format("must be in [0, 1] (got {})", q));
   if (decorrelated_) return decorrelated_->quantile(q);
+  if (exp_mean_ > 0.0) return -exp_mean_ * std::log1p(-q);  // q = 1: +inf, the top of the support
   // lo + q·(hi − lo) is monotone in q under rounding (a convex combination is not); the min keeps
   // q = 1 at hi exactly.
   if (lo_ == hi_) return lo_;
@@ -57,6 +65,7 @@ double SleepDistribution::quantile(double q) const {
 
 double SleepDistribution::mean() const {
   if (decorrelated_) return decorrelated_->mean();
+  if (exp_mean_ > 0.0) return exp_mean_;
   return 0.5 * (lo_ + hi_);
 }
 

@@ -6,6 +6,7 @@
 //   full:      U(0, w_k)               F(t) = t/w_k     mean w_k/2,   quantile q·w_k
 //   equal:     w_k/2 + U(0, w_k/2)     F(t) = 2t/w_k − 1 on [w_k/2, w_k]; mean 3w_k/4, quantile (1+q)·w_k/2
 //   window:    U(0, W) for every k                      mean W/2,     quantile q·W
+//   memoryless: Exp(mean m = w_k/2)    F(t) = 1 − e^(−t/m) mean w_k/2,   quantile −m·ln(1−q); support [0, ∞)
 //   decorrelated: numerical (analytic/decorrelated.hpp), to the accuracy stated there; exact() = false.
 // So equal jitter with (b, C) has the mean of full jitter with (1.5b, 1.5C) for every k, and the mean
 // of full jitter with cap 1.5C once both are at their caps (b·2^(k−1) >= 1.5C).
@@ -45,6 +46,7 @@ class SleepDistribution {
   Backoff backoff_;
   int retry_;
   double lo_ = 0.0, hi_ = 0.0;  // point mass when lo_ == hi_, else uniform on [lo_, hi_]
+  double exp_mean_ = 0.0;       // > 0: exponential with this mean (memoryless), lo_ = 0, hi_ = +inf
   std::optional<DecorrelatedSleep> decorrelated_;
 };
 

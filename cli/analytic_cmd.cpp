@@ -18,6 +18,7 @@
 #include "analytic/occ.hpp"
 #include "analytic/ps.hpp"
 #include "analytic/sleep.hpp"
+#include "cli/analytic_models.hpp"
 #include "cli/common.hpp"
 #include "cli/fluid_cap_band.hpp"
 
@@ -105,7 +106,7 @@ void cite(Json& doc, const std::string& formula, const std::string& assumptions,
 
 Strategy strategy_of(const std::string& flag, const std::string& name) {
   if (auto s = parse_strategy(name)) return *s;
-  throw InputError(flag, fmt::format("must be one of none|nojitter|full|equal|decorrelated|window (got {})", name));
+  throw InputError(flag, fmt::format("must be one of none|nojitter|full|equal|decorrelated|window|memoryless (got {})", name));
 }
 
 Model model_of(const std::string& name) {
@@ -226,6 +227,10 @@ int run_sleep(const Options& o) {
     case Strategy::window:
       formula = "sleep ~ U(0, window) for every k; mean window/2, quantile q·window";
       proof = "proofs/Sleep.v: window_mean, window_quantile";
+      break;
+    case Strategy::memoryless:
+      formula = "sleep ~ Exp(mean w_k/2), w_k = min(cap, base·2^(k−1)); F(t) = 1 − e^(−2t/w_k), quantile −(w_k/2)·ln(1−q)";
+      proof = "definition (an exponential law: its mean and quantile are the textbook ones)";
       break;
     case Strategy::decorrelated:
       formula = "s_k = min(cap, U(base, 3·s_(k−1))), s_0 = base: law of s_k propagated numerically "
@@ -387,6 +392,8 @@ using Runner = int (*)(const Options&);
 
 }  // namespace
 
+int print_analytic(const nlohmann::ordered_json& doc, OutputFormat format) { return print(doc, format); }
+
 void add_analytic_command(CLI::App& app, Action& action) {
   CLI::App* analytic = app.add_subcommand("analytic", "Closed forms: value, formula, assumptions and the proof that backs it");
   analytic->require_subcommand(1);
@@ -416,7 +423,7 @@ void add_analytic_command(CLI::App& app, Action& action) {
   }
   {
     auto [sub, o] = make("sleep", "Exact distribution of the sleep before retry k (decorrelated: numerical, accuracy stated)", run_sleep);
-    sub->add_option("--strategy", o->strategy, "none|nojitter|full|equal|decorrelated|window (required)")->required();
+    sub->add_option("--strategy", o->strategy, "none|nojitter|full|equal|decorrelated|window|memoryless (required)")->required();
     sub->add_option("--retry", o->retry, "Retry index k >= 1 (the sleep after the k-th failure; required)")->required();
     sub->add_option("--base", o->base, "Base b > 0")->capture_default_str();
     sub->add_option("--cap", o->cap, "Cap c >= base, or \"none\" (unbounded)")->capture_default_str();
@@ -463,6 +470,7 @@ void add_analytic_command(CLI::App& app, Action& action) {
     sub->add_option("--successes", o->successes, "Successes S >= 0 so far")->capture_default_str();
     sub->add_option("--requests", o->requests, "finagle only: requests >= 0 in the ttl window")->capture_default_str();
   }
+  add_analytic_model_commands(analytic, action);
 }
 
 }  // namespace retrylab::cli

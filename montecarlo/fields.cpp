@@ -16,7 +16,7 @@ namespace {
 constexpr double inf = std::numeric_limits<double>::infinity();
 
 constexpr std::string_view model_choices[] = {"collision", "free", "shared", "ps"};
-constexpr std::string_view strategy_choices[] = {"none", "nojitter", "full", "equal", "decorrelated", "window"};
+constexpr std::string_view strategy_choices[] = {"none", "nojitter", "full", "equal", "decorrelated", "window", "memoryless"};
 constexpr std::string_view service_choices[] = {"deterministic", "exponential", "lognormal"};
 constexpr std::string_view delay_choices[] = {"fixed", "exponential"};
 constexpr std::string_view overflow_choices[] = {"reject", "queue"};

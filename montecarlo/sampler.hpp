@@ -2,9 +2,10 @@
 // The sleep after a client's k-th failure (docs/models.md §2): one sampler shared by the event loop and
 // draw_sleeps(), so the validation gate tests the very code that runs.
 //   none 0 | nojitter w_k | full U(0,w_k) | equal w_k/2 + U(0,w_k/2) |
-//   decorrelated s_k = min(c, U(b, 3·s_(k−1))), s_0 = b | window U(0,W);   w_k = min(c, b·m^(k−1)).
+//   decorrelated s_k = min(c, U(b, 3·s_(k−1))), s_0 = b | window U(0,W) | memoryless (w_k/2)·Exp(1);
+//   w_k = min(c, b·m^(k−1)).
 // Per-client state is the previous decorrelated sleep (`prev`, starts at b). Draws come from the
-// caller's sleeps stream: one uniform per jittered sleep, none for `none`/`nojitter`.
+// caller's sleeps stream: one uniform per jittered sleep (memoryless: −ln U), none for `none`/`nojitter`.
 #include <array>
 #include <cmath>
 
@@ -60,6 +61,7 @@ class SleepSampler {
         return s;
       }
       case Strategy::window: return rng.uniform() * backoff_.window;
+      case Strategy::memoryless: return 0.5 * width(k) * rng.exponential();
     }
     return 0.0;
   }

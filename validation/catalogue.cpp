@@ -21,32 +21,22 @@
 #include "analytic/stats.hpp"
 #include "montecarlo/dependency.hpp"
 #include "montecarlo/simulate.hpp"
+#include "validation/rules.hpp"
 #include "validation/statistics.hpp"
 
 namespace retrylab::validation {
 
 namespace {
 
+using namespace detail;
 using montecarlo::RunPlan;
 using montecarlo::RunResult;
 using montecarlo::Scenario;
 
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 
-std::string g(double x) { return fmt::format("{:.4g}", x); }
-
-std::string cap_text(double cap) { return format_cap(cap); }
-
 std::string steady_text(const char* load_name, const SteadyRuns& r) {
   return fmt::format("{}={} T={} T0={} runs={}", load_name, g(r.rate), g(r.horizon), g(r.warmup), r.runs);
-}
-
-std::string backoff_text(const Backoff& b) {
-  switch (b.strategy) {
-    case Strategy::none: return "none";
-    case Strategy::window: return fmt::format("window W={}", g(b.window));
-    default: return fmt::format("{} b={} c={}", to_string(b.strategy), g(b.base), cap_text(b.cap));
-  }
 }
 
 Scenario steady_scenario(Model model, const SteadyRuns& r, bool retries) {
@@ -58,47 +48,6 @@ Scenario steady_scenario(Model model, const SteadyRuns& r, bool retries) {
   s.warmup = r.warmup;
   s.retries = retries;
   return s;
-}
-
-std::vector<RunResult> run(const Scenario& s, std::int64_t runs, const CaseContext& ctx) {
-  RunPlan plan;
-  plan.runs = runs;
-  plan.seed = ctx.seed;
-  plan.threads = std::max(1, ctx.threads);
-  return montecarlo::simulate(s, plan);
-}
-
-double half_width(const MeanSummary& m) { return (m.ci95.hi - m.ci95.lo) / 2.0; }
-
-double relative(double observed, double expected) {
-  return expected != 0.0 ? (observed - expected) / std::abs(expected) : nan;
-}
-
-// The mean rule: |mean(values) − expected| <= t_(1−α/2, n−1)·sd/√n + floor. `values` holds one
-// number per independent run; a NaN (metric undefined in a run) fails the case rather than being
-// dropped silently.
-void apply_mean_rule(CaseResult& r, std::span<const double> values, double expected, double floor,
-                     const std::string& floor_why, double alpha) {
-  r.kind = CaseKind::statistical;
-  r.alpha = alpha;
-  r.expected = expected;
-  r.n = static_cast<std::int64_t>(values.size());
-  const auto undefined = std::count_if(values.begin(), values.end(), [](double x) { return !std::isfinite(x); });
-  if (undefined > 0 || values.size() < 2) {
-    r.verdict = Verdict::fail;
-    r.check = fmt::format("{} of {} runs gave no value", undefined, values.size());
-    return;
-  }
-  const MeanSummary m = summarize_mean(values);
-  const double t = t_two_sided(alpha, static_cast<double>(m.n - 1));
-  r.observed = m.mean;
-  r.ci95 = half_width(m);
-  r.rel_error = relative(m.mean, expected);
-  r.tolerance = t * m.sd / std::sqrt(static_cast<double>(m.n)) + floor;
-  const double diff = std::abs(m.mean - expected);
-  r.verdict = diff <= r.tolerance ? Verdict::pass : Verdict::fail;
-  r.check = fmt::format("|Δ| {:.2g} {} {:.2g} = t({:.2f})·sd/√n + floor {:.2g} ({})", diff,
-                        r.verdict == Verdict::pass ? "≤" : ">", r.tolerance, t, floor, floor_why);
 }
 
 // The paired rule for an invariant a = b inside each run: the differences a_i − b_i have mean 0.
@@ -116,20 +65,6 @@ void apply_paired_rule(CaseResult& r, std::span<const double> a, std::span<const
   r.expected = mb.mean;
   r.ci95 = diff_ci;
   r.rel_error = relative(ma.mean, mb.mean);
-}
-
-ValidationCase make_case(std::string name, std::string parameters, CaseKind kind, double cost,
-                         std::function<CaseResult(const CaseContext&)> body) {
-  ValidationCase c{std::move(name), std::move(parameters), kind, cost, {}};
-  c.run = [n = c.name, p = c.parameters, kind, body = std::move(body)](const CaseContext& ctx) {
-    CaseResult r = body(ctx);
-    r.name = n;
-    r.parameters = p;
-    if (r.kind != CaseKind::statistical) r.alpha = 0.0;
-    (void)kind;
-    return r;
-  };
-  return c;
 }
 
 // A case under another name (two configurations of one constructor in the same catalogue).
@@ -267,6 +202,9 @@ ValidationCase sleep_case(const Backoff& backoff, int retry, std::int64_t draws)
           switch (backoff.strategy) {
             case Strategy::full: out.closed_form = fmt::format("U(0, w_k), w_k = {}", g(window_width(backoff, retry))); break;
             case Strategy::equal: out.closed_form = fmt::format("w_k/2 + U(0, w_k/2), w_k = {}", g(window_width(backoff, retry))); break;
+            case Strategy::memoryless:
+              out.closed_form = fmt::format("Exp(mean w_k/2), w_k = {}", g(window_width(backoff, retry)));
+              break;
             default: out.closed_form = fmt::format("U(0, W), W = {}", g(backoff.window)); break;
           }
         }
@@ -773,6 +711,8 @@ std::vector<ValidationCase> catalogue(Scale scale) {
   cat.push_back(sleep_case(Backoff{Strategy::none, 1.0, 1000.0, 0.0}, 1, 1000));
   cat.push_back(sleep_case(Backoff{Strategy::window, 1.0, 1000.0, 50.0}, 1, draws));
   cat.push_back(sleep_case(Backoff{Strategy::window, 1.0, 1000.0, 50.0}, 7, draws));
+  // The memoryless strategy (the Markov cases' sleeps): Exp(mean w_k/2) before and past the cap.
+  for (int k : {1, 12}) cat.push_back(sleep_case(Backoff{Strategy::memoryless, 1.0, 1000.0, 0.0}, k, draws));
   const std::vector<int> dks = full ? std::vector<int>{1, 2, 3, 5, 10, 20, 30} : std::vector<int>{1, 3, 10};
   for (int k : dks) cat.push_back(sleep_case(Backoff{Strategy::decorrelated, 1.0, 1000.0, 0.0}, k, draws));
   // A small cap makes the atom at c large: the capped value is what the next draw grows from.
@@ -823,6 +763,16 @@ std::vector<ValidationCase> catalogue(Scale scale) {
   lock_case(Model::free, montecarlo::ServiceDist::lognormal, 1.5, 0.5);
   // Client timeout behind the lock: τ = 2 at λ = 1/2 loses e^−1 of the clients.
   cat.push_back(lock_timeout_case(2.0, {0.5, server_horizon, 0.0, server_runs}));
+  // 11. Small systems exactly: the classic test as a Markov chain (memoryless sleeps, exponential
+  // service). N = 8 at cap 8: collision needs ~10 attempts per client (20,597 states), free ~2.6
+  // (3,711 states: a free client fails at most N − 1 times). ~0.15 ms of CPU per run.
+  const std::int64_t markov_runs = full ? 20000 : 4000;
+  for (Model m : {Model::collision, Model::free})
+    for (MarkovMetric metric : {MarkovMetric::attempts, MarkovMetric::makespan})
+      cat.push_back(markov_case({m, Backoff{Strategy::memoryless, 1.0, 8.0, 0.0}, 8}, metric, markov_runs));
+  if (full)
+    for (MarkovMetric metric : {MarkovMetric::attempts, MarkovMetric::makespan})
+      cat.push_back(markov_case({Model::collision, Backoff{Strategy::memoryless, 1.0, 64.0, 0.0}, 4}, metric, markov_runs));
   // 7. fluid cap estimate (info).
   // Collapse at the default K = 3000 (the paper's); the grid brackets the estimate, finer near it
   // (non-draining caps are the costly runs: they last until the horizon).

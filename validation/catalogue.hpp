@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analytic/markov.hpp"
 #include "analytic/model.hpp"
 #include "analytic/strategy.hpp"
 #include "montecarlo/scenario.hpp"
@@ -95,6 +96,15 @@ ValidationCase rows_goodput_case(Model model, std::int64_t rows, const SteadyRun
 // has no exponential moment, so the warm-up is taken 20τ).
 ValidationCase lock_sojourn_case(Model model, montecarlo::ServiceDist service, double cv, const SteadyRuns& r);
 double lock_relaxation_time(double load, double second_moment);
+
+// 11. Small systems exactly (analytic/markov.hpp): the classic test with N <= 8 clients, the
+// memoryless strategy and exponential service (mean 1) against the Markov chain's exact expected
+// attempts per client or makespan: "markov-<model>-N<N>-c<cap>-<metric>". Floor 0 (runs are i.i.d.
+// copies of the chain; a run that does not finish gives no value and fails the case).
+enum class MarkovMetric { attempts, makespan };
+std::string_view to_string(MarkovMetric m) noexcept;
+montecarlo::Scenario markov_scenario(const MarkovBurst& m);
+ValidationCase markov_case(const MarkovBurst& m, MarkovMetric metric, std::int64_t runs);
 
 // The standard suites.
 std::vector<ValidationCase> catalogue(Scale scale);

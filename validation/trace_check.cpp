@@ -599,6 +599,7 @@ class Checker {
       case Strategy::equal: return "sleep in [w_k/2, w_k]";
       case Strategy::decorrelated: return "sleep in [b, min(c, 3*previous sleep)]";
       case Strategy::window: return "sleep in [0, W]";
+      case Strategy::memoryless: return "sleep in [0, inf) (exponential, mean w_k/2: support only, no KS: censoring is unbounded)";
     }
     return "";
   }
@@ -619,6 +620,7 @@ class Checker {
       case Strategy::equal: return {width(b, k) / 2, width(b, k)};
       case Strategy::decorrelated: return {b.base, std::min(b.cap, 3.0 * prev)};
       case Strategy::window: return {0.0, b.window};
+      case Strategy::memoryless: return {0.0, inf};
     }
     return {0.0, inf};
   }

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <fstream>
@@ -301,6 +302,35 @@ TEST(AnalyticFluidCap, BandRowsAreTheCommittedMeasurements) {
   }
   EXPECT_EQ(paper_rows + validation_rows, static_cast<int>(std::size(retrylab::cli::fluid_cap_measurements)));
   EXPECT_EQ(validation_rows, 2);
+}
+
+// The model subcommands (cli/analytic_models_cmd.cpp): values equal to the library's, the estimate
+// labelled as one, and bad input refused with exit status 2 and one line naming the flag.
+TEST(AnalyticModels, MarkovSteadyBurst) {
+  const auto m = run_json("markov --model free --clients 2 --cap 8");
+  EXPECT_EQ(m.at("kind"), "exact");
+  EXPECT_NEAR(m.at("makespan").get<double>(), 3.0, 1e-12);  // hand-solved: models_test.cpp
+  EXPECT_NEAR(m.at("attempts_per_client").get<double>(), 1.5, 1e-12);
+  const auto s = run_json("steady --model collision --strategy full --rate 0.1");
+  EXPECT_EQ(s.at("kind"), "estimate");
+  EXPECT_EQ(s.at("fixed_points").size(), 2u);
+  const auto b = run_json("burst --model collision --strategy full --clients 100 --cap 1000");
+  EXPECT_EQ(b.at("kind"), "estimate");
+  EXPECT_TRUE(b.at("drained").get<bool>());
+  for (const auto& [args, flag] : std::vector<std::pair<std::string, std::string>>{
+           {"markov --model free --clients 9", "--clients"},
+           {"markov --model shared --clients 2", "--model"},
+           {"markov --model free --clients 2 --strategy full", "--strategy"},
+           {"steady --model ps", "--model"},
+           {"steady --cap none", "--cap"},
+           {"steady --rate 1.5", "--rate"},
+           {"burst --clients 1", "--clients"},
+           {"burst --clients 10 --horizon -1", "--horizon"}}) {
+    const Outcome o = run(args);
+    EXPECT_EQ(o.status, 2) << args;
+    EXPECT_NE(o.err.find(flag), std::string::npos) << args << ": " << o.err;
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << args << ": " << o.err;
+  }
 }
 
 }  // namespace
