@@ -278,8 +278,7 @@ int run_brooker(const SimulateOptions& o) {
 
   switch (o.format) {
     case OutputFormat::json: {
-      nlohmann::ordered_json j;
-      j["retrylab"] = RETRYLAB_VERSION;
+      nlohmann::ordered_json j = provenance(units::ms);  // every time: base, cap, window, legs, makespan, latency
       nlohmann::ordered_json scenario;
       scenario["model"] = "brooker";
       scenario["strategy"] = std::string(to_string(sc.backoff.strategy));
@@ -292,7 +291,6 @@ int run_brooker(const SimulateOptions& o) {
       scenario["runs"] = plan.runs;
       scenario["seed"] = plan.seed;
       j["scenario"] = scenario;
-      j["unit"] = "ms";  // every time above and below: base, cap, window, legs, makespan, latency
       j["runs"] = s.runs;
       nlohmann::ordered_json m;
       for (const auto& x : metrics) m[x.key] = to_json(*x.value);
@@ -437,8 +435,7 @@ int run_simulate(const SimulateOptions& o) {
 
   switch (o.format) {
     case OutputFormat::json: {
-      nlohmann::ordered_json j;
-      j["retrylab"] = RETRYLAB_VERSION;
+      nlohmann::ordered_json j = provenance(units::attempt_duration);
       j["scenario"] = scenario_json(sc, plan);
       if (shows_server(sc, plan)) {
         j["scenario"]["server"] = server_json(sc.server);

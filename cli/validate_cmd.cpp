@@ -69,7 +69,7 @@ int run_validate(const ValidateOptions& o) {
 
   switch (o.format) {
     case OutputFormat::table: std::cout << validation::format_text(result); break;
-    case OutputFormat::json: std::cout << validation::format_json(result, RETRYLAB_VERSION); break;
+    case OutputFormat::json: std::cout << validation::format_json(result, std::string(version)); break;
     case OutputFormat::csv: std::cout << validation::format_csv(result); break;
   }
   std::cout.flush();
@@ -79,7 +79,7 @@ int run_validate(const ValidateOptions& o) {
   }
   // A filtered run is not the catalogue: it certifies nothing.
   if (!result.filtered) {
-    const auto cert = validation::make_certificate(result, RETRYLAB_VERSION);
+    const auto cert = validation::make_certificate(result, std::string(version));
     validation::write_reports(result, validation::certificate_tables_dir(cert));  // for studies that reuse it
     const auto path = validation::write_certificate(cert);
     if (!o.quiet)

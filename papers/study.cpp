@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "analytic/units.hpp"
+#include "analytic/version.hpp"
 #include "montecarlo/parallel_runs.hpp"
 #include "montecarlo/simulate.hpp"
 #include "papers/summary_json.hpp"
@@ -73,8 +75,11 @@ double sample_quantile(const std::vector<double>& sorted, double p) {
 
 json record_head(const SweepSpec& sw, std::int64_t index, const std::string& certificate_id) {
   const SweepPoint& p = sw.points[static_cast<std::size_t>(index)];
-  return {{"sweep", sw.name}, {"point", index}, {"scenario", canonical(p, sw.kind)}, {"seed", sw.seed},
-          {"certificate", certificate_id}};
+  // Provenance (docs/outputs.md): the version that computed the record and the unit of its times.
+  // Records written before these keys existed load and resume as before (nothing reads them back).
+  return {{"sweep", sw.name},      {"point", index},      {"scenario", canonical(p, sw.kind)},
+          {"seed", sw.seed},       {"certificate", certificate_id}, {"retrylab", version},
+          {"unit", time_unit(sw.kind)}};
 }
 
 void add_runs(json& rec, const SweepSpec& sw, const std::vector<montecarlo::RunResult>& results) {
