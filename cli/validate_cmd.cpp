@@ -13,6 +13,7 @@
 
 #include "analytic/error.hpp"
 #include "cli/common.hpp"
+#include "montecarlo/progress.hpp"
 #include "validation/certificate.hpp"
 #include "validation/report.hpp"
 #include "validation/suite.hpp"
@@ -59,13 +60,15 @@ int run_validate(const ValidateOptions& o) {
       throw InputError("--out", fmt::format("must be a writable folder (got {}{})", o.out, ec ? ": " + ec.message() : ""));
   }
 
-  const bool progress = !o.quiet && ::isatty(STDERR_FILENO);
-  std::size_t done = 0;
-  const auto result = validation::run_suite(opt, [&](const validation::CaseResult& r) {
-    ++done;
-    if (progress) std::fprintf(stderr, "\r[%zu] %-40s %s   ", done, r.name.c_str(), std::string(validation::to_string(r.verdict)).c_str());
+  std::unique_ptr<montecarlo::Progress> progress;  // made when the number of cases is known
+  const auto result = validation::run_suite(opt, [&](const validation::CaseResult& r, std::size_t cases) {
+    if (!progress)
+      progress = std::make_unique<montecarlo::Progress>(montecarlo::Progress::pick_mode(o.quiet), "cases",
+                                                        static_cast<std::int64_t>(cases));
+    progress->start_item(fmt::format("{} {}", r.name, validation::to_string(r.verdict)));
+    progress->item_done();
   });
-  if (progress) std::fprintf(stderr, "\r%80s\r", "");
+  if (progress) progress->finish();
 
   switch (o.format) {
     case OutputFormat::table: std::cout << validation::format_text(result); break;

@@ -130,7 +130,7 @@ class ServerEngine {
 
  public:
   ServerEngine(const Scenario& s, std::uint64_t seed, std::uint64_t run_index,
-               [[maybe_unused]] const EngineOptions& options, Observer& observer)
+               const EngineOptions& options, Observer& observer)
       : s_(s),
         o_(s.server),
         observer_(observer),
@@ -150,7 +150,8 @@ class ServerEngine {
         limited_(s.server.limit > 0 || s.server.aimd),
         timeout_(s.server.timeout < inf),
         limit_(s.server.aimd ? s.server.aimd_params.initial : s.server.limit),
-        ends_(s.server.service == ServiceDist::deterministic && s.server.reject_cost == 0.0) {
+        ends_(s.server.service == ServiceDist::deterministic && s.server.reject_cost == 0.0),
+        pulse_(options.pulse) {
 #if RETRYLAB_PLANTED_FAULTS
     fault_ = options.fault;
 #endif
@@ -296,6 +297,7 @@ class ServerEngine {
     const std::int32_t j = new_job();
     Job& job = jobs_[j];
     job.id = tally_.attempts++;
+    pulse_.attempt(tally_.attempts, t_, horizon_, tally_.burst_left, s_.clients);
     if (t_ >= warmup_) ++tally_.window_attempts;
     job.client = c;
     job.sent = t_;
@@ -626,6 +628,7 @@ class ServerEngine {
   }
 
   RunResult finish(StopReason why, double stop) {
+    pulse_.end(tally_.attempts);
     advance(stop);
     RunResult r = tally_.result(s_.clients, why, stop, warmup_);
     const bool has_window = stop - warmup_ > 0.0;
@@ -684,6 +687,7 @@ class ServerEngine {
   double t_ = 0.0, v_ = 0.0, next_arrival_ = inf;
   std::int64_t service_seq_ = 0, in_service_ = 0, admitted_ = 0;
   Tally tally_;  // the counts both event loops share (engine.hpp)
+  PulseWriter pulse_;
   std::int64_t rejected_ = 0, served_ = 0, lost_ = 0, timed_out_ = 0;
   double queue_wait_sum_ = 0.0, area_limit_ = 0.0;
   std::int64_t queue_wait_n_ = 0;
