@@ -1,5 +1,5 @@
 #pragma once
-// Pure ALOHA (models.md §1, model `collision`, retries off): attempts of duration 1 start as a Poisson
+// Pure ALOHA (docs/models.md §1, model `collision`, retries off): attempts of duration 1 start as a Poisson
 // process of rate λ (the offered load G = λ); an attempt succeeds iff no other attempt overlaps it,
 // i.e. no other start within 1 before or after it: P(success) = e^(−2λ).
 //   goodput(λ) = λ·e^(−2λ),  increasing on [0, 1/2], decreasing on [1/2, ∞),

@@ -4,7 +4,7 @@
 // each success adds `refund`. Tokens stay >= threshold, so after R retries and S successes
 //   threshold <= capacity + refund·S − retry_cost·R,  i.e.  R <= (capacity − threshold + refund·S)/retry_cost.
 // (Clamping at capacity only removes tokens, so the bound holds with it.) With threshold 0 this is
-// the (B + r·successes)/c of issue 2.
+// the retry bound (B + r·successes)/c.
 // Proof: proofs/Budget.v: token_bucket_bound
 //
 // Instances (defaults of the real clients):
@@ -47,7 +47,7 @@ double max_retries(const TokenBucket& t, double successes);
 // reserve = minRetriesPerSec · floor(ttl) · w. At a retry at t the other retries of (t − ttl, t]
 // were withdrawn, so with D requests in (t − ttl, t] (entries expiring exactly after ttl):
 //   retries in (t − ttl, t] <= (reserve + d·D)/w = minRetriesPerSec·floor(ttl) + (d/w)·D,
-// d/w = percentCanRetry up to the rounding of w (exactly 0.2 for the default). Added by issue 7.
+// d/w = percentCanRetry up to the rounding of w (exactly 0.2 for the default).
 // Not yet proved (no Coq theorem).
 struct FinagleBudget {
   double ttl = 10.0;                // seconds, in [1, 1e6] (Finagle requires 1 s <= ttl <= 60 s; wider allowed here)

@@ -1,5 +1,5 @@
 #pragma once
-// The classic test (models.md §3 burst alone): N clients start their first attempt together at t = 0.
+// The classic test (docs/models.md §3 burst alone): N clients start their first attempt together at t = 0.
 // Closed forms exist only where every client stays in lock-step (no jitter):
 //   free + none:      round r (r = 1..N) runs [r−1, r); exactly one of the survivors commits per
 //                     round (first-commit-wins, uniform tie-break): attempts per client (N+1)/2

@@ -1,5 +1,5 @@
 #pragma once
-// Decorrelated jitter (models.md §2): s_0 = b, s_k = min(c, U(b, 3·s_(k−1))) — a Markov chain on
+// Decorrelated jitter (docs/models.md §2): s_0 = b, s_k = min(c, U(b, 3·s_(k−1))) — a Markov chain on
 // [b, c] whose law after k steps has a density on [b, min(c, b·3^k)) and, once b·3^k > c, an atom
 // at c. No closed form is known for the law of s_k; DecorrelatedSleep computes it numerically.
 //

@@ -1,6 +1,6 @@
 #pragma once
 // InputError: a parameter outside its allowed range. Every layer reports bad input with it, so the
-// CLI can turn any of them into one line on stderr and exit status 2 (cli.md "Exit status").
+// CLI can turn any of them into one line on stderr and exit status 2 (docs/cli.md "Exit status").
 // what() reads "<field> must be <rule> (got <value>)"; field is the domain name (cap, base, rate),
 // which the CLI prefixes with "--" and a spec reader with the key and line.
 #include <stdexcept>

@@ -7,7 +7,7 @@
 //   G* = −W−1(−2λ)/2  (Lambert W lower branch; G* = +inf at λ = 0; needs λ < 1/(2e)).
 // The burst drains (in this estimate) iff m(c) >= m* = B/(G* − λ) − 1, and the threshold cap is the
 // least c >= b with m(c) >= m* (c = b when m(b) already suffices), found by toms748 on the
-// increasing m(c) − m*. Mean sleep at the cap, m(c), per strategy (models.md §2):
+// increasing m(c) − m*. Mean sleep at the cap, m(c), per strategy (docs/models.md §2):
 //   nojitter c;   full c/2;   equal 3c/4;
 //   decorrelated: the mean of the next sleep of a client whose sleep sits at c, min(c, U(b, 3c)):
 //                 m(c) = (5c² − b²)/(2(3c − b))  (→ 5c/6 for c ≫ b). Chosen because a backlogged

@@ -1,5 +1,5 @@
 #pragma once
-// The contention models of models.md §1, by their CLI names. A shared type: the closed forms name the
+// The contention models of docs/models.md §1, by their CLI names. A shared type: the closed forms name the
 // model they hold for, the engine simulates it.
 //   collision: success iff no overlap (pure ALOHA);   free: first-commit-wins, failures cost nothing;
 //   shared: first-commit-wins on a processor-sharing server;   ps: processor sharing, no conflicts.

@@ -1,5 +1,5 @@
 #pragma once
-// First-commit-wins with free failures (models.md §1, model `free`, retries off): Poisson arrivals
+// First-commit-wins with free failures (docs/models.md §1, model `free`, retries off): Poisson arrivals
 // of rate λ, attempt duration 1. An attempt succeeds iff no successful commit happens during it, so
 // the resource behaves as an M/D/1/1 loss system: busy for 1 after each success, arrivals during a
 // busy period fail at no cost. Renewal cycle: idle Exp(λ) (mean 1/λ) + busy 1.

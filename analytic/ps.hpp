@@ -1,5 +1,5 @@
 #pragma once
-// Processor sharing (models.md §1, model `ps`): Poisson arrivals, each job needs service of mean x,
+// Processor sharing (docs/models.md §1, model `ps`): Poisson arrivals, each job needs service of mean x,
 // the server shares its unit rate equally among the n jobs present. Load ρ = λ·x < 1.
 //   mean time in system  T = x/(1−ρ);   mean number in system  N = ρ/(1−ρ)  (Little: N = λ·T).
 // Assumptions: Poisson arrivals, ρ < 1 (stable), steady state. By the insensitivity of M/G/1-PS

@@ -1,5 +1,5 @@
 #pragma once
-// The sleep before retry k (after the k-th failure, k >= 1) of each strategy (models.md §2), with
+// The sleep before retry k (after the k-th failure, k >= 1) of each strategy (docs/models.md §2), with
 // w_k = min(c, b·2^(k−1)) (analytic/strategy.hpp: window_width):
 //   none:      0                       (point mass)     mean 0
 //   nojitter:  w_k                     (point mass)     mean w_k

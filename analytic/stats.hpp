@@ -1,5 +1,5 @@
 #pragma once
-// Summaries over independent runs (models.md §5): a real-valued metric as mean, sd, n and a Student-t
+// Summaries over independent runs (docs/models.md §5): a real-valued metric as mean, sd, n and a Student-t
 // interval; a yes/no metric as count, fraction, n and a Wilson interval (Clopper–Pearson on request).
 // Assumptions: the runs are independent and identically distributed (each run has its own RNG key).
 // Intervals are two-sided at level `level` (0 < level < 1). n = 0 gives NaN fields (printed as null);

@@ -1,5 +1,5 @@
 #pragma once
-// The backoff strategies of models.md §2 and their parameters: a small value type shared by the
+// The backoff strategies of docs/models.md §2 and their parameters: a small value type shared by the
 // closed forms (analytic/sleep.hpp) and the engine (montecarlo/). After the k-th failure (k >= 1):
 //   none: 0;  nojitter: w_k = min(c, b·m^(k−1));  full: U(0, w_k);  equal: w_k/2 + U(0, w_k/2);
 //   decorrelated: s_k = min(c, U(b, 3·s_(k−1))), s_0 = b;  window: U(0, W) for every k.

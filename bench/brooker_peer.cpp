@@ -1,4 +1,4 @@
-// Speed against a peer on the same work (issue 7): Brooker's classic OCC test run by retrylab
+// Speed against a peer on the same work: Brooker's classic OCC test run by retrylab
 // (montecarlo/brooker.hpp) and by an independent SimPy implementation (bench/peers/simpy_brooker.py)
 // on the same configuration, in one invocation. Prints each side's wall and CPU time, the speed-up
 // (SimPy time / retrylab time; the target is > 200×) and whether the two agree on mean work (write

@@ -1,9 +1,9 @@
-// Engine benchmarks (issue 3): simulated attempts per second on the classic test (free, full
+// Engine benchmarks: simulated attempts per second on the classic test (free, full
 // jitter, N = 100 and N = 100,000), steady `shared` at 15% load and steady `collision` at 10%, both
 // with full jitter, against an "ideal loop" that does only the unavoidable work per attempt: one
 // random draw and one priority-queue operation (pop + push) on a queue of the same size. After the
 // run it prints the ratios engine / ideal loop and N = 100 / N = 100,000, and the server engine's
-// (issue 8) against the original loop on the same steady `shared` scenario.
+// against the original loop on the same steady `shared` scenario.
 //   bench/engine_bench --benchmark_min_time=0.5
 #include <benchmark/benchmark.h>
 
@@ -64,7 +64,7 @@ BENCHMARK(BM_SteadyCollisionFull10)->Unit(benchmark::kMillisecond);
 
 // The same steady `shared` scenario on the server engine (montecarlo/server_engine.hpp, forced:
 // same counts and times as the original loop), and on it with a concurrency limit and with client
-// timeouts and retry limits (issue 8). Ratios against the original loop are printed after the table.
+// timeouts and retry limits. Ratios against the original loop are printed after the table.
 void run_forced(benchmark::State& state, const mc::Scenario& s) {
   mc::detail::EngineOptions options;
   options.force_server_engine = true;

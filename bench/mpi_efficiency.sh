@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Parallel efficiency of the MPI split (issue 9): paper 1 (papers/cap-is-doing-the-work) reproduced
+# Parallel efficiency of the MPI split: paper 1 (papers/cap-is-doing-the-work) reproduced
 # by one process with one engine thread, then by `mpirun -np 2` with one engine thread per rank
 # (rank 0 hands out the work and computes too); prints both wall times, the speed-up T1/T2 and the
 # efficiency T1/(2·T2), and checks that the two output folders hold the same bytes.
@@ -48,11 +48,11 @@ rm -rf "$one" "$many"
 echo "mpi_efficiency: $paper at scale $scale; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 rm -f "$work/times.raw"
 fresh "$paper_out"
-timed "$retrylab" reproduce "$paper_out" --scale "$scale" --threads 1 --no-validate --quiet
+timed "$retrylab" reproduce "$paper_out" --out "$paper_out" --scale "$scale" --threads 1 --no-validate --quiet
 mv "$paper_out" "$one"
 fresh "$paper_out"
 # shellcheck disable=SC2086
-timed mpirun -np "$ranks" ${MPIEXEC_FLAGS:-} "$retrylab" reproduce "$paper_out" --scale "$scale" --threads 1 --no-validate --quiet
+timed mpirun -np "$ranks" ${MPIEXEC_FLAGS:-} "$retrylab" reproduce "$paper_out" --out "$paper_out" --scale "$scale" --threads 1 --no-validate --quiet
 mv "$paper_out" "$many"
 
 if diff -r "$one" "$many" > "$work/diff.txt"; then same=yes; else same=NO; fi

@@ -1,4 +1,4 @@
-// `retrylab analytic`: the closed forms of analytic/ (cli.md). Parses, calls the library, formats;
+// `retrylab analytic`: the closed forms of analytic/ (docs/cli.md). Parses, calls the library, formats;
 // every range check lives in the library, which names the field (= the flag without "--").
 #include <cmath>
 #include <cstdio>
@@ -19,6 +19,7 @@
 #include "analytic/ps.hpp"
 #include "analytic/sleep.hpp"
 #include "cli/common.hpp"
+#include "cli/fluid_cap_band.hpp"
 
 namespace retrylab::cli {
 
@@ -216,10 +217,10 @@ int run_sleep(const Options& o) {
   doc["accuracy"] = d.exact() ? Json(nullptr) : Json(decorrelated_accuracy(b, o.retry));
   std::string formula, proof;
   switch (b.strategy) {
-    case Strategy::none: formula = "sleep = 0"; proof = "definition (models.md §2): point mass at 0"; break;
+    case Strategy::none: formula = "sleep = 0"; proof = "definition (docs/models.md §2): point mass at 0"; break;
     case Strategy::nojitter:
       formula = "sleep = w_k = min(cap, base·2^(k−1))";
-      proof = "definition (models.md §2): point mass at w_k";
+      proof = "definition (docs/models.md §2): point mass at w_k";
       break;
     case Strategy::full:
       formula = "sleep ~ U(0, w_k), w_k = min(cap, base·2^(k−1)); mean w_k/2, quantile q·w_k";
@@ -289,10 +290,26 @@ int run_growth(const Options& o) {
   return print(doc, o.format);
 }
 
+// The measured band of the estimate (cli/fluid_cap_band.hpp), or why a strategy has none.
+Json fluid_cap_error_band(Strategy s) {
+  const auto band = fluid_cap_band(s);
+  if (!band) return Json(fluid_cap_unmeasured);
+  return Json{{"ratio", "simulated threshold cap / estimate"},
+              {"low", band->low},
+              {"high", band->high},
+              {"measured_at", fmt::format("collision, base 1, rate 0.05, B = {}..{} ({} comparisons)", band->min_clients,
+                                          band->max_clients, band->rows)},
+              {"source", "papers/cap-is-doing-the-work: validation table (fluid-cap cases: cap where half the runs drained) "
+                         "and burst_caps.csv, burst_long_caps.csv (least cap of a doubling grid where all runs drained)"}};
+}
+
 int run_fluid_cap(const Options& o) {
+  if (!o.rate)
+    throw InputError("--rate", "is required: the steady Poisson load λ in [0, 1/(2e)) under the burst sets the cap "
+                               "(--rate 0 for a pure burst, where the estimate is the base)");
   FluidCap f;
   f.clients = o.clients;
-  f.rate = o.rate.value_or(0.0);
+  f.rate = *o.rate;
   f.backoff = Backoff{strategy_of("--strategy", o.strategy), o.base, unbounded_cap, 0.0};
   const FluidCapEstimate e = fluid_cap(f);
   Json in{{"clients", f.clients}, {"rate", f.rate}, {"strategy", std::string(to_string(f.backoff.strategy))},
@@ -303,6 +320,7 @@ int run_fluid_cap(const Options& o) {
   doc["required_mean_sleep"] = e.required_mean_sleep;
   doc["mean_sleep_at_cap"] = mean_sleep_at_cap(f.backoff, e.cap);
   doc["estimate"] = true;
+  doc["error_band"] = fluid_cap_error_band(f.backoff.strategy);
   cite(doc,
        "least cap c >= base with m(c) >= clients/(G* − rate) − 1, G* = −W−1(−2·rate)/2; m(c) = c (nojitter), c/2 "
        "(full), 3c/4 (equal), (5c² − base²)/(2(3c − base)) (decorrelated)",
@@ -325,7 +343,7 @@ int run_amplification(const Options& o) {
   return print(doc, o.format);
 }
 
-// Finagle's RetryBudget (added by issue 7): not a token bucket (deposits and withdrawals expire after
+// Finagle's RetryBudget: not a token bucket (deposits and withdrawals expire after
 // ttl), so it has its own bound and takes --requests instead of the bucket's flags.
 int run_finagle_budget(const Options& o) {
   const char* bucket_only = o.capacity ? "--capacity" : o.cost ? "--cost" : o.refund ? "--refund" : o.threshold ? "--threshold" : nullptr;
@@ -431,7 +449,7 @@ void add_analytic_command(CLI::App& app, Action& action) {
     auto [sub, o] = make("fluid-cap", "ESTIMATE of the least cap that lets a burst drain on collision (fluid argument, Lambert W−1)", run_fluid_cap);
     o->strategy = "full";
     sub->add_option("--clients", o->clients, "Burst size B in [1, 1e9] (required)")->required();
-    sub->add_option("--rate", o->rate, "Steady Poisson rate λ in [0, 1/(2e)) (default 0)");
+    sub->add_option("--rate", o->rate, "Steady Poisson rate λ in [0, 1/(2e)) under the burst (required; 0 = a pure burst)");
     sub->add_option("--strategy", o->strategy, "nojitter|full|equal|decorrelated")->capture_default_str();
     sub->add_option("--base", o->base, "Base b > 0")->capture_default_str();
   }

@@ -14,7 +14,7 @@
 namespace retrylab::cli {
 
 // A subcommand stores what to run once parsing succeeded; main() calls it and maps
-// InputError -> exit 2 with one line (cli.md "Exit status").
+// InputError -> exit 2 with one line (docs/cli.md "Exit status").
 using Action = std::function<int()>;
 
 enum class OutputFormat { table, json, csv };

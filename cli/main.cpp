@@ -1,5 +1,5 @@
-// retrylab: a thin main (style.md §11). Parses, calls the library, formats; all errors become one
-// line on stderr with exit status 2 (bad input) per cli.md.
+// retrylab: a thin main. Parses, calls the library, formats; all errors become one
+// line on stderr with exit status 2 (bad input) per docs/cli.md.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>

@@ -1,4 +1,4 @@
-// `retrylab simulate`: one scenario, many runs (cli.md). Parses flags into a Scenario and a RunPlan,
+// `retrylab simulate`: one scenario, many runs (docs/cli.md). Parses flags into a Scenario and a RunPlan,
 // calls montecarlo::simulate, prints the summary as a table, JSON or CSV. The JSON's "scenario" is
 // every input, canonical; the thread count is not in it (it never changes a byte of the output).
 #include <cmath>
@@ -31,6 +31,7 @@ struct SimulateOptions {
   std::string unit = "attempt";     // attempt | ms | s
   double attempt_duration = 0.0;    // mean attempt time in `unit` (0 = not given)
   std::string list_fields;          // text | markdown | json, when --list-fields is given
+  std::string outage;               // START:END[:FRACTION], shorthand for the outage_* fields
   std::int64_t runs = 20;
   std::uint64_t seed = 1;
   int threads = 0;
@@ -153,6 +154,32 @@ bool shows_server(const montecarlo::Scenario& sc, const montecarlo::RunPlan& pla
   return montecarlo::has_server_features(sc) || plan.server_engine;
 }
 
+// Printed only when the scenario uses a client-side control, a deadline or injected failures.
+std::vector<NamedMean> control_metrics(const montecarlo::Summary& s, const TimeUnit& u) {
+  return in_unit({{"retries_denied", "retries the budget refused (per run)", Dim::count, &s.retries_denied},
+                  {"breaker_rejected", "calls the breaker rejected (per run)", Dim::count, &s.breaker_rejected},
+                  {"throttled", "calls throttled locally (per run)", Dim::count, &s.throttled},
+                  {"injected", "attempts failed by injection (per run)", Dim::count, &s.injected},
+                  {"deadline_lost", "requests lost at their deadline (per run)", Dim::count, &s.deadline_lost}},
+                 u);
+}
+
+bool shows_controls(const montecarlo::Scenario& sc) {
+  const montecarlo::ServerOptions& o = sc.server;
+  return o.budget != 0 || o.breaker != 0 || o.failure_prob > 0.0 || o.outage_end > 0.0 || !std::isinf(o.deadline);
+}
+
+std::vector<NamedMean> all_metrics(const montecarlo::Scenario& sc, const montecarlo::RunPlan& plan,
+                                   const montecarlo::Summary& s, const TimeUnit& u) {
+  auto rows = mean_metrics(s, u);
+  if (shows_server(sc, plan))
+    for (auto& m : server_metrics(s, u)) rows.push_back(m);
+  if (shows_controls(sc))
+    for (auto& m : control_metrics(s, u)) rows.push_back(m);
+  return rows;
+}
+
+
 // A field's value as JSON, in the output unit: numbers, integers, names, "on"/"off", "none".
 nlohmann::ordered_json field_json(const montecarlo::Field& f, double v, const TimeUnit& u) {
   using montecarlo::FieldKind;
@@ -200,10 +227,7 @@ void print_table(const montecarlo::Scenario& sc, const montecarlo::RunPlan& plan
   std::cout << fmt::format("stops: finished {}, drained {}, collapsed {}, horizon {}\n\n", s.stops[0], s.stops[1],
                            s.stops[2], s.stops[3]);
   std::cout << fmt::format("{:<42} {:>12} {:>12} {:>6}  {:<27}\n", "metric", "mean", "sd", "n", "95% interval");
-  auto rows = mean_metrics(s, u);
-  if (shows_server(sc, plan))
-    for (auto& m : server_metrics(s, u)) rows.push_back(m);
-  for (const auto& m : rows) {
+  for (const auto& m : all_metrics(sc, plan, s, u)) {
     const MeanSummary& v = m.value;
     const std::string ci = std::isfinite(v.ci95.lo) ? fmt::format("[{}, {}]", fmt_num(v.ci95.lo), fmt_num(v.ci95.hi)) : "-";
     std::cout << fmt::format("{:<42} {:>12} {:>12} {:>6}  {:<27}\n", m.label, fmt_num(v.mean), fmt_num(v.sd), v.n, ci);
@@ -221,12 +245,10 @@ void print_table(const montecarlo::Scenario& sc, const montecarlo::RunPlan& plan
 
 std::string csv_num(double x) { return std::isfinite(x) ? fmt::format("{}", x) : std::string(); }
 
-void print_csv(const montecarlo::Summary& s, bool server, const TimeUnit& u) {
+void print_csv(const montecarlo::Scenario& sc, const montecarlo::RunPlan& plan, const montecarlo::Summary& s,
+               const TimeUnit& u) {
   std::cout << "metric,mean,sd,n,ci95_lo,ci95_hi,count,fraction\n";
-  auto rows = mean_metrics(s, u);
-  if (server)
-    for (auto& m : server_metrics(s, u)) rows.push_back(m);
-  for (const auto& m : rows) {
+  for (const auto& m : all_metrics(sc, plan, s, u)) {
     const MeanSummary& v = m.value;
     std::cout << fmt::format("{},{},{},{},{},{},,\n", m.key, csv_num(v.mean), csv_num(v.sd), v.n, csv_num(v.ci95.lo),
                              csv_num(v.ci95.hi));
@@ -383,6 +405,33 @@ montecarlo::Scenario scenario_from_flags(const SimulateOptions& o, const TimeUni
     if (f.unit == montecarlo::FieldUnit::per_time) v *= u.attempt_duration;
     f.set(sc, v);
   }
+  if (was_given(o, "--outage")) {
+    for (const char* f : {"--outage-start", "--outage-end", "--outage-fraction"})
+      if (was_given(o, f)) throw InputError("--outage", fmt::format("cannot be given with {}", f));
+    std::vector<std::string> parts;
+    for (std::string_view rest = o.outage;;) {
+      const std::size_t colon = rest.find(':');
+      parts.emplace_back(rest.substr(0, colon));
+      if (colon == std::string_view::npos) break;
+      rest.remove_prefix(colon + 1);
+    }
+    if (parts.size() < 2 || parts.size() > 3)
+      throw InputError("--outage", fmt::format("must be START:END or START:END:FRACTION (got {})", o.outage));
+    const char* names[] = {"outage_start", "outage_end", "outage_fraction"};
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      const montecarlo::Field& f = *montecarlo::find_field(names[i]);
+      double v = 0.0;
+      try {
+        v = montecarlo::parse_field(f, parts[i]);
+      } catch (const InputError& e) {
+        throw InputError("--outage", fmt::format("{}: {}", f.name, std::string(e.what()).substr(e.field().size() + 1)));
+      }
+      f.set(sc, f.unit == montecarlo::FieldUnit::time ? v / u.attempt_duration : v);
+    }
+  }
+  // The controls that keep time need the length of an attempt-duration in ms: from --unit.
+  if (montecarlo::needs_clock(sc.server) && !was_given(o, "--attempt-ms") && !u.plain())
+    sc.server.attempt_ms = u.name == "s" ? 1000.0 * u.attempt_duration : u.attempt_duration;
   if (sc.retries && !was_given(o, "--strategy"))
     throw InputError("--strategy", "is required with retries on (one of none, nojitter, full, equal, decorrelated, "
                                    "window); with --retries off it may be left out");
@@ -445,9 +494,7 @@ int run_simulate(const SimulateOptions& o) {
       j["scenario"] = scenario_json(sc, plan, unit);
       j["runs"] = s.runs;
       nlohmann::ordered_json metrics;
-      for (const auto& m : mean_metrics(s, unit)) metrics[m.key] = to_json(m.value);
-      if (shows_server(sc, plan))
-        for (const auto& m : server_metrics(s, unit)) metrics[m.key] = to_json(m.value);
+      for (const auto& m : all_metrics(sc, plan, s, unit)) metrics[m.key] = to_json(m.value);
       metrics["collapsed"] = to_json(s.collapsed);
       metrics["drained"] = to_json(s.drained);
       j["metrics"] = metrics;
@@ -455,7 +502,7 @@ int run_simulate(const SimulateOptions& o) {
       std::cout << j.dump(2) << "\n";
       break;
     }
-    case OutputFormat::csv: print_csv(s, shows_server(sc, plan), unit); break;
+    case OutputFormat::csv: print_csv(sc, plan, s, unit); break;
     case OutputFormat::table: print_table(sc, plan, s, unit); break;
   }
   return 0;
@@ -476,6 +523,8 @@ void add_simulate_command(CLI::App& app, Action& action) {
                         unit.empty() ? "" : "; ", unit.empty() ? std::string() : "in --unit, else " + std::string(unit));
     cmd->add_option(flag_of(f), opts->values[std::string(f.name)], help)->type_name(f.kind == montecarlo::FieldKind::choice ? "NAME" : "VALUE");
   }
+  cmd->add_option("--outage", opts->outage,
+                  "Outage window START:END[:FRACTION] in --unit (fraction of attempts failed inside, default 1)");
   cmd->add_option("--unit", opts->unit,
                   "Unit of every time and rate given and printed: attempt (attempt-durations), ms or s")
       ->capture_default_str();

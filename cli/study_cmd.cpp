@@ -1,4 +1,4 @@
-// `retrylab run SPEC.toml` and `retrylab reproduce papers/NAME` (cli.md, issue 5). Parses flags,
+// `retrylab run SPEC.toml` and `retrylab reproduce papers/NAME` (docs/cli.md). Parses flags,
 // applies the validation gate (a passing certificate for this build, or --validate to run the quick
 // catalogue first), then calls papers::run_study. All study logic lives in papers/.
 // Built with RETRYLAB_WITH_MPI and run by mpirun with several ranks: the gate and every output stay
@@ -63,6 +63,19 @@ void copy_certified_tables(const validation::Certificate& c, const fs::path& out
     if (fs::is_regular_file(from / name, ec))
       fs::copy_file(from / name, out / "validation" / name, fs::copy_options::overwrite_existing);
   if (!quiet) std::fprintf(stderr, "retrylab: its table copied to %s\n", (out / "validation").string().c_str());
+}
+
+// `reproduce PAPER` without --out: out/<paper folder name>/, never the paper folder itself (its
+// committed results change only when --out names it). Refuses when that default is the paper folder.
+fs::path default_reproduce_out(const std::string& target) {
+  fs::path paper = fs::path(target).lexically_normal();
+  if (paper.filename().empty()) paper = paper.parent_path();  // "papers/NAME/"
+  const fs::path out = fs::path("out") / paper.filename();
+  std::error_code ec;
+  if (fs::equivalent(out, paper, ec))
+    throw InputError("--out", fmt::format("must be given to write into the paper folder {} itself (the default, {}, is that folder)",
+                                          target, out.string()));
+  return out;
 }
 
 // The certificate id the results will rest on, or nullopt (after saying why) when the gate refuses.
@@ -178,7 +191,7 @@ int run_study_command(const StudyFlags& f, bool reproduce) {
       spec_file = fs::path(f.target) / "study.toml";
       if (!fs::is_directory(f.target) || !fs::exists(spec_file))
         throw InputError("PAPER", fmt::format("must be a paper folder holding study.toml, e.g. papers/cap-is-doing-the-work (got {})", f.target));
-      if (out.empty()) out = f.target;
+      if (out.empty()) out = default_reproduce_out(f.target);
     }
     const papers::StudySpec spec = papers::parse_study_file(spec_file, f.scale);
     if (out.empty()) out = fs::path("out") / spec.name / spec.scale;
@@ -251,7 +264,7 @@ void add_study_commands(CLI::App& app, Action& action) {
   CLI::App* pc = app.add_subcommand("reproduce", "Reproduce a paper: run papers/NAME/study.toml, render its outputs and README "
                                                  "(validates first if this build has no passing certificate)");
   pc->add_option("PAPER", rep->target, "Paper folder, e.g. papers/cap-is-doing-the-work")->required();
-  pc->add_option("--out", rep->out, "Output folder (default: the paper folder itself)");
+  pc->add_option("--out", rep->out, "Output folder (default out/<paper folder name>; name the paper folder to rewrite its committed results)");
   add_common(pc, *rep);
   pc->add_flag("--validate", rep->validate, "Validate first when there is no passing certificate (the default)");
   pc->add_flag("--no-validate", rep->no_validate, "Refuse instead of validating when there is no passing certificate");

@@ -1,4 +1,4 @@
-// `retrylab validate`: the trust gate (cli.md, issue 4). Runs the validation catalogue, prints the
+// `retrylab validate`: the trust gate (docs/cli.md). Runs the validation catalogue, prints the
 // table (or JSON/CSV), writes Markdown/LaTeX/CSV with --out, records a certificate for this build,
 // and exits 1 when any case fails. All logic lives in validation/; this file parses and prints.
 #include <cstdio>

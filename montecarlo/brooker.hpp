@@ -10,12 +10,12 @@
 // the version is unchanged since that read. A client learns the outcome when the write reply
 // arrives; after its k-th failure (k = 1, 2, …) it sleeps, then sends its next read request.
 // Sleeps (base b, cap c, window w_k = min(c, b·2^k): Brooker's expo(k), so the first is 2·b, one
-// doubling ahead of models.md's w_k): none 0 | nojitter w_k | full U(0, w_k) |
+// doubling ahead of docs/models.md's w_k): none 0 | nojitter w_k | full U(0, w_k) |
 // equal w_k/2 + U(0, w_k/2) | decorrelated s_k = min(c, U(b, 3·s_(k−1))), s_0 = b | window U(0, W).
 //
-// "Without network delay" (study.md paper 2 item 1) is leg_sd = 0: every leg takes exactly leg_mean
-// (10 ms), an attempt exactly 4·leg_mean. The delay is kept, its randomness removed: with zero legs
-// every attempt would be atomic and the test would only count exact ties.
+// "Without network delay" (papers/backoff-alone, first experiment) is leg_sd = 0: every leg takes
+// exactly leg_mean (10 ms), an attempt exactly 4·leg_mean. The delay is kept, its randomness
+// removed: with zero legs every attempt would be atomic and the test would only count exact ties.
 //
 // Metrics per run: attempts = write attempts (Brooker's "work"/calls), reads = read requests (equal
 // to attempts: each read is followed by its write), calls = reads + attempts; makespan = when the
@@ -64,7 +64,7 @@ inline constexpr std::int64_t brooker_max_clients = 1'000'000;
 inline constexpr double brooker_max_time = 1e12;          // ms: bound on base, cap, window, leg mean and sd
 
 // The network legs' stream (not one of the engine's: the key already differs by scenario hash).
-inline constexpr StreamId brooker_network_stream = static_cast<StreamId>(16);
+inline constexpr StreamId brooker_network_stream = StreamId::brooker_network;
 
 struct BrookerScenario {
   Backoff backoff{Strategy::full, brooker_default_base, brooker_default_cap, 0.0};  // ms

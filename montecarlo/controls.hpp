@@ -1,5 +1,5 @@
 #pragma once
-// Client-side controls real clients ship (issue 7): retry budgets and circuit breakers, each a small
+// Client-side controls real clients ship: retry budgets and circuit breakers, each a small
 // value-type state machine that is a pure function of the events fed to it. Time is explicit, in ms,
 // and must be fed in non-decreasing order (check: InputError "time"). Nothing here draws random
 // numbers: the one randomised control (adaptive throttling) takes its uniform draw as an argument.

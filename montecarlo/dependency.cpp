@@ -17,14 +17,14 @@ namespace retrylab::montecarlo {
 
 namespace {
 
-// Streams of the dependency simulator (random.hpp's StreamId holds the engine's 1..3; the key differs
+// Streams of the dependency simulator (named in random.hpp's StreamId; the key differs
 // anyway, since it hashes this simulator's canonical description).
 constexpr auto stream_arrivals = StreamId::arrivals;
 constexpr auto stream_sleeps = StreamId::sleeps;
-constexpr auto stream_service = static_cast<StreamId>(10);
-constexpr auto stream_failures = static_cast<StreamId>(11);
-constexpr auto stream_throttle = static_cast<StreamId>(12);
-constexpr auto stream_outage = static_cast<StreamId>(13);
+constexpr auto stream_service = StreamId::dependency_service;
+constexpr auto stream_failures = StreamId::dependency_failures;
+constexpr auto stream_throttle = StreamId::dependency_throttle;
+constexpr auto stream_outage = StreamId::dependency_outage;
 
 void add_finite(MeanAccumulator& acc, double x) {
   if (std::isfinite(x)) acc.add(x);

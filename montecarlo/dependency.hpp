@@ -1,6 +1,6 @@
 #pragma once
-// A failing dependency and the clients that call it (issue 7; the spec is silent, so these are our
-// choices). Time in ms. Deterministic per (scenario, seed, run index): Philox streams keyed by
+// A failing dependency and the clients that call it (no reference model prescribes it: these are
+// our choices). Time in ms. Deterministic per (scenario, seed, run index): Philox streams keyed by
 // run_key(seed, stable_hash(scenario)) (montecarlo/random.hpp), one stream per purpose (arrivals,
 // service times, failures, sleeps, throttle draws); simulate_dependency returns runs in run-index
 // order, so results are byte-identical for any thread count.

@@ -1,5 +1,5 @@
 #pragma once
-// The event loop (internal; simulate_run is the public face). One run of one scenario, models.md
+// The event loop (internal; simulate_run is the public face). One run of one scenario, docs/models.md
 // §1–§5. Invariants it relies on (each tested in tests/montecarlo):
 //  - attempts end in the order they started in every model (proofs/Engine.v: ps_fifo_order), so
 //    in-flight attempts are a FIFO ring buffer; `shared`/`ps` run in virtual time V, dV/dt = 1/n:
@@ -12,7 +12,7 @@
 // on it), and, if it declares on_sleep(client, retry, sleep), every sleep chosen; NullObserver
 // compiles to nothing.
 // Lock-step shortcut: `collision` with `none`/`nojitter`, a pure burst of N >= 2 and retries on
-// can never succeed (clients that start together collide forever, models.md §4). After the burst
+// can never succeed (clients that start together collide forever, docs/models.md §4). After the burst
 // starts the engine recognises this exact state and advances round by round (O(1) per round, not
 // O(N)), and once the rounds are periodic (none; nojitter at its cap) whole cycles at once, to the
 // horizon; the result equals the event loop's up to floating-point summation order (tested with
@@ -163,7 +163,7 @@ class WakeQueue {
   std::uint32_t seq_ = 0;
 };
 
-// What both event loops (this one and server_engine.hpp) count for RunResult (models.md §5), and
+// What both event loops (this one and server_engine.hpp) count for RunResult (docs/models.md §5), and
 // the part of the result made from the counts alone. Window counts and integrals cover [warmup, stop).
 struct Tally {
   std::int64_t arrived = 0, attempts = 0, successes = 0;
@@ -612,7 +612,7 @@ class Engine {
 };
 
 // The server engine (montecarlo/server_engine.hpp, included at the end of this file): scenarios
-// with any server option (issue 8). Declared here so run_engine can dispatch to it.
+// with any server option. Declared here so run_engine can dispatch to it.
 template <class Observer>
 RunResult run_server_engine(const Scenario& s, std::uint64_t seed, std::uint64_t run_index,
                             const EngineOptions& options, Observer& observer);

@@ -1,5 +1,5 @@
 #pragma once
-// Planted faults (issue 4, "a gate that can fail"): exists only in the retrylab_montecarlo_faulty
+// Planted faults ("a gate that can fail"): exists only in the retrylab_montecarlo_faulty
 // build (compile definition RETRYLAB_PLANTED_FAULTS=1); the real engine has no trace of it. The
 // fault is chosen at run time by the environment variable RETRYLAB_FAULT:
 //   window_exponent               w_k = min(c, b·2^k) instead of b·2^(k−1) (nojitter, full, equal)
@@ -7,7 +7,7 @@
 //   shared_doomed_leave_at_commit in `shared`, doomed attempts leave the server at the winning commit
 //   decorrelated_uncapped_growth  decorrelated jitter grows from the uncapped draw
 //   biased_uniform                every uniform variate u becomes u^1.05 (mean 1/2.05, not 1/2)
-// In the server engine (montecarlo/server_engine.hpp; issue 8), which the faults above leave alone:
+// In the server engine (montecarlo/server_engine.hpp), which the faults above leave alone:
 //   rows_ignored                  each attempt draws its row, then the server puts it on row 0: as if M = 1
 //   lognormal_sigma_is_cv         lognormal service with σ = cv, not sqrt(ln(1+cv²)) (mean still 1)
 //   exponential_service_rate      exponential service of mean 1/2 (rate 2), not 1

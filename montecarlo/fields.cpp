@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "analytic/error.hpp"
+#include "montecarlo/controls.hpp"
 
 namespace retrylab::montecarlo {
 
@@ -30,6 +31,9 @@ double index(auto e) { return static_cast<double>(static_cast<int>(e)); }
       [](Scenario& s, double v) { s.path = static_cast<std::int64_t>(v); }
 #define RL_BOOL(path) \
   [](const Scenario& s) { return s.path ? 1.0 : 0.0; }, [](Scenario& s, double v) { s.path = v != 0.0; }
+#define RL_INT_CHOICE(path) \
+  [](const Scenario& s) { return static_cast<double>(s.path); }, \
+      [](Scenario& s, double v) { s.path = static_cast<int>(v); }
 #define RL_ENUM(path) \
   [](const Scenario& s) { return index(s.path); }, \
       [](Scenario& s, double v) { s.path = static_cast<decltype(s.path)>(static_cast<int>(v)); }
@@ -126,13 +130,36 @@ const Field table[] = {
      RL_INT(server.max_attempts)},
     {"multiplier", N, none, if_set, 1, max_multiplier, false, false, {},
      "growth m of the exponential windows, w_k = min(cap, base m^(k-1)); 1 gives constant backoff",
-     RL_REAL(backoff.multiplier)},
+     RL_REAL(backoff.multiplier), nullptr, {}, true},
+    {"deadline", X, time, if_set, 0, inf, true, false, {},
+     "request deadline: no attempt starts later than arrival + deadline; a client whose backoff would wake "
+     "it later gives up (lost), or none",
+     RL_REAL(server.deadline)},
+    {"failure_prob", N, none, if_set, 0, 1, false, false, {},
+     "injected failures: probability that an attempt which would succeed fails instead (commits nothing)",
+     RL_REAL(server.failure_prob)},
+    {"outage_start", N, time, if_set, 0, inf, false, true, {}, "start of an outage window (see outage_end)",
+     RL_REAL(server.outage_start)},
+    {"outage_end", N, time, if_set, 0, inf, false, true, {},
+     "end of the outage window [outage_start, outage_end) (0 = no outage)", RL_REAL(server.outage_end)},
+    {"outage_fraction", N, none, if_set, 0, 1, false, false, {},
+     "failure probability inside the outage window (1 = a total outage)", RL_REAL(server.outage_fraction)},
+    {"budget", C, none, if_set, 0, 0, false, false, budget_preset_names,
+     "retry budget of every client (preset of its library): a retry it refuses ends the request (lost)",
+     RL_INT_CHOICE(server.budget)},
+    {"breaker", C, none, if_set, 0, 0, false, false, breaker_preset_names,
+     "circuit breaker of every client (preset of its library): a call it rejects fails at once, unsent",
+     RL_INT_CHOICE(server.breaker)},
+    {"attempt_ms", N, none, if_set, 0, inf, false, true, {},
+     "milliseconds per attempt-duration, for the controls whose windows keep time (set by --unit)",
+     RL_REAL(server.attempt_ms)},
 };
 
 #undef RL_REAL
 #undef RL_INT
 #undef RL_BOOL
 #undef RL_ENUM
+#undef RL_INT_CHOICE
 
 std::string number_text(double x) {
   if (std::isinf(x)) return x > 0 ? "+inf" : "-inf";

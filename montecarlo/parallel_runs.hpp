@@ -1,7 +1,7 @@
 #pragma once
 // run_in_order: plan.runs independent runs, each a pure function of its run index, on plan.threads
 // threads (0 = all cores), returned in run-index order, so the result never depends on the thread
-// count or on scheduling (models.md §6). The first exception thrown by any run stops the others and
+// count or on scheduling (docs/models.md §6). The first exception thrown by any run stops the others and
 // is rethrown. progress(done, total) is called from worker threads as runs finish (may be empty).
 // Shared by the engine (simulate.cpp), Brooker's test and the failing-dependency simulators.
 #include <algorithm>

@@ -1,5 +1,5 @@
 #pragma once
-// The engine's randomness (models.md §6, style.md §4–5): Random123 Philox4x32-10, keyed by the run's
+// The engine's randomness (docs/models.md §6): Random123 Philox4x32-10, keyed by the run's
 // identity, never by event order. key = mix(seed, scenario hash); counter = (draw block, stream id,
 // run index). Each purpose (arrivals, sleeps, tie-breaks) has its own stream, so adding a draw in one
 // never shifts another. One Philox call gives 128 bits = two 64-bit draws.
@@ -14,10 +14,17 @@
 
 namespace retrylab::montecarlo {
 
-// 4–8: the server engine's streams (issue 8), drawn only when their feature is on: service times,
+// 4–8: the server engine's streams, drawn only when their feature is on: service times,
 // network delays, client populations (mixed strategy, ignoring Retry-After), rows, Retry-After.
-enum class StreamId : std::uint32_t { arrivals = 1, sleeps = 2, ties = 3, service = 4, delay = 5, population = 6,
-                                      rows = 7, retry_after = 8 };
+enum class StreamId : std::uint32_t {
+  arrivals = 1, sleeps = 2, ties = 3, service = 4, delay = 5, population = 6, rows = 7, retry_after = 8,
+  failures = 9,   // injected failures (server engine)
+  throttle = 14,  // adaptive throttling's draws (server engine)
+  // The failing-dependency simulator's and Brooker's test's own streams (their keys differ from the
+  // engine's, so the numbers never collide; named here so that no stream is made by a cast).
+  dependency_service = 10, dependency_failures = 11, dependency_throttle = 12, dependency_outage = 13,
+  brooker_network = 16,
+};
 
 inline constexpr double uniform_open(std::uint64_t x) noexcept {
   return static_cast<double>(x >> 12) * 0x1p-52 + 0x1p-53;

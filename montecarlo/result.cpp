@@ -22,7 +22,8 @@ struct Acc {
 Summary summarize(const std::vector<RunResult>& results) {
   Acc apc, makespan, latency, goodput, attempt_rate, sojourn, drain_time, drain_p99, unfinished, max_waiting,
       mean_waiting, mean_time_waiting, arrival_rate, busy, work, rejected, reject_fraction, queue_wait, mean_limit,
-      latency_p50, latency_p99, lost, lost_fraction, timed_out;
+      latency_p50, latency_p99, lost, lost_fraction, timed_out, retries_denied, breaker_rejected, throttled, injected,
+      deadline_lost;
   std::int64_t collapsed = 0, drained = 0, with_burst = 0;
   Summary s;
   for (const RunResult& r : results) {
@@ -50,6 +51,11 @@ Summary summarize(const std::vector<RunResult>& results) {
     lost.add(static_cast<double>(r.lost));
     lost_fraction.add(r.lost_fraction);
     timed_out.add(static_cast<double>(r.timed_out));
+    retries_denied.add(static_cast<double>(r.retries_denied));
+    breaker_rejected.add(static_cast<double>(r.breaker_rejected));
+    throttled.add(static_cast<double>(r.throttled));
+    injected.add(static_cast<double>(r.injected));
+    deadline_lost.add(static_cast<double>(r.deadline_lost));
     collapsed += r.collapsed;
     if (r.burst_clients > 0) {
       ++with_burst;
@@ -82,6 +88,11 @@ Summary summarize(const std::vector<RunResult>& results) {
   s.lost = lost.summary();
   s.lost_fraction = lost_fraction.summary();
   s.timed_out = timed_out.summary();
+  s.retries_denied = retries_denied.summary();
+  s.breaker_rejected = breaker_rejected.summary();
+  s.throttled = throttled.summary();
+  s.injected = injected.summary();
+  s.deadline_lost = deadline_lost.summary();
   s.collapsed = summarize_proportion(collapsed, s.runs);
   s.drained = summarize_proportion(drained, with_burst);
   return s;

@@ -1,5 +1,5 @@
 #pragma once
-// RunResult: the metrics of one run (models.md §5), and Summary: the same over many runs, reduced
+// RunResult: the metrics of one run (docs/models.md §5), and Summary: the same over many runs, reduced
 // in run-index order. A metric undefined for a run (no succeeded client, no drain) is NaN there and
 // is left out of its summary's n.
 #include <cstdint>
@@ -31,7 +31,7 @@ struct RunResult {
   double drain_time_p99 = 0.0;        // when ceil(0.99·N) burst clients had succeeded; NaN if never
   std::int64_t unfinished = 0;        // clients waiting when the run stopped
   std::int64_t max_waiting = 0;       // peak number of clients waiting at once
-  // For the validation gate (Little's law, work conservation); not part of the cli.md contract.
+  // For the validation gate (Little's law, work conservation); not part of the docs/cli.md contract.
   double mean_waiting = 0.0;          // time-average number of clients waiting over the window
   double mean_time_waiting = 0.0;     // mean (success end − arrival) over clients arriving in the window who succeeded
   double arrival_rate = 0.0;          // clients arriving in the window per time unit
@@ -40,7 +40,7 @@ struct RunResult {
   // Added by the engine (additive): the burst size N of the scenario, so summaries know whether
   // `drained` is defined (n = runs with a burst).
   std::int64_t burst_clients = 0;
-  // Server-side mechanisms (issue 8, montecarlo/server_engine.hpp), additive. Runs of the original
+  // Server-side mechanisms (montecarlo/server_engine.hpp), additive. Runs of the original
   // event loop (no server option set) have no admission control and no queue, so there rejected = 0,
   // reject_fraction = 0 and queue_wait = 0 exactly; mean_limit, latency_p50/p99 stay NaN (not tracked).
   std::int64_t rejected = 0;          // attempts rejected by the concurrency limit (whole run)
@@ -52,12 +52,18 @@ struct RunResult {
                                                                   // the window (fixed or AIMD); NaN without one
   double latency_p50 = std::numeric_limits<double>::quiet_NaN();  // nearest-rank percentiles of
   double latency_p99 = std::numeric_limits<double>::quiet_NaN();  // (success − arrival); NaN if none
-  // Client timeouts and retry limits (issue 8, server engine), additive. The original event loop has
+  // Client timeouts and retry limits (server engine), additive. The original event loop has
   // neither: there lost = timed_out = 0 and lost_fraction = 0 when a client succeeded (else NaN).
   std::int64_t lost = 0;              // clients that gave up at their retry limit (whole run)
   double lost_fraction = 0.0;         // lost / (successes + lost): of the requests that ended, the share
                                       // lost; NaN if none ended
   std::int64_t timed_out = 0;         // attempts whose client stopped waiting at its timeout (whole run)
+  // Client-side controls, deadlines and injected failures (server engine; 0 elsewhere), whole run.
+  std::int64_t retries_denied = 0;    // retries the budget refused (each ends its request: lost)
+  std::int64_t breaker_rejected = 0;  // calls the breaker rejected locally (unsent)
+  std::int64_t throttled = 0;         // calls adaptive throttling rejected locally (unsent)
+  std::int64_t injected = 0;          // attempts failed by injection (failure_prob, outage)
+  std::int64_t deadline_lost = 0;     // requests given up at their deadline (lost)
 };
 // Notes on the window (engine): events processed at the stop instant count as inside it (the
 // finishing success of a burst is counted in goodput); events at or after the horizon are never
@@ -73,9 +79,10 @@ struct Summary {
   // indexed by StopReason (finished, drained, collapsed, horizon).
   MeanSummary busy_time, work_done;
   std::int64_t stops[4] = {0, 0, 0, 0};
-  // Added for the server-side mechanisms (issue 8), additive.
+  // Added for the server-side mechanisms, additive.
   MeanSummary rejected, reject_fraction, queue_wait, mean_limit, latency_p50, latency_p99;
-  MeanSummary lost, lost_fraction, timed_out;  // client timeouts and retry limits (issue 8), additive
+  MeanSummary lost, lost_fraction, timed_out;  // client timeouts and retry limits, additive
+  MeanSummary retries_denied, breaker_rejected, throttled, injected, deadline_lost;  // controls, deadlines, injected failures
 };
 
 std::string_view to_string(StopReason r) noexcept;

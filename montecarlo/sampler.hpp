@@ -1,5 +1,5 @@
 #pragma once
-// The sleep after a client's k-th failure (models.md §2): one sampler shared by the event loop and
+// The sleep after a client's k-th failure (docs/models.md §2): one sampler shared by the event loop and
 // draw_sleeps(), so the validation gate tests the very code that runs.
 //   none 0 | nojitter w_k | full U(0,w_k) | equal w_k/2 + U(0,w_k/2) |
 //   decorrelated s_k = min(c, U(b, 3·s_(k−1))), s_0 = b | window U(0,W);   w_k = min(c, b·m^(k−1)).

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "analytic/error.hpp"
+#include "montecarlo/controls.hpp"
 #include "montecarlo/fields.hpp"
 
 namespace retrylab::montecarlo {
@@ -100,13 +101,15 @@ std::optional<RetryAfterRule> parse_retry_after_rule(std::string_view n) noexcep
 }
 
 bool has_server_features(const Scenario& s) noexcept {
-  const ServerOptions& o = s.server;
-  const ServerOptions d{};
-  return o.rows != d.rows || o.service != d.service || o.service_cv != d.service_cv || o.delay != d.delay ||
-         o.delay_dist != d.delay_dist || o.lock != d.lock || o.limit != d.limit || o.overflow != d.overflow ||
-         o.reject_cost != d.reject_cost || o.retry_after != d.retry_after ||
-         o.retry_after_rule != d.retry_after_rule || o.ignore_retry_after != d.ignore_retry_after ||
-         o.aimd != d.aimd || o.mix != d.mix || o.timeout != d.timeout || o.max_attempts != d.max_attempts;
+  // Any field beyond the base ones, set, that the original loop does not implement (fields.hpp).
+  for (const Field& f : scenario_fields())
+    if (f.presence != Presence::always && !f.plain_loop && field_shown(f, s)) return true;
+  return false;
+}
+
+bool needs_clock(const ServerOptions& o) noexcept {
+  const std::string_view budget = budget_preset_names[o.budget];
+  return budget == "finagle" || budget == "sre-adaptive" || o.breaker != 0;
 }
 
 void check_scenario(const Scenario& s) {
@@ -137,6 +140,23 @@ void check_scenario(const Scenario& s) {
   if (!s.retries && (o.timeout != ServerOptions{}.timeout || o.max_attempts != 0))
     throw InputError(o.max_attempts != 0 ? "max_attempts" : "timeout",
                      "needs retries on (with retries off every client makes exactly one attempt)");
+  const bool controls = o.budget != 0 || o.breaker != 0;
+  if (!s.retries && (controls || o.deadline != ServerOptions{}.deadline))
+    throw InputError(o.deadline != ServerOptions{}.deadline ? "deadline" : controls && o.budget != 0 ? "budget" : "breaker",
+                     "needs retries on (with retries off every client makes exactly one attempt)");
+  if (o.outage_end != 0.0 && !(o.outage_end > o.outage_start))
+    throw InputError("outage_end", fmt::format("must be > outage_start={} (got {})", o.outage_start, o.outage_end));
+  if (o.outage_end == 0.0 && (o.outage_start != 0.0 || o.outage_fraction != 1.0))
+    throw InputError("outage_end", "must be > outage_start for outage_start or outage_fraction to apply (0 = no outage)");
+  if (needs_clock(o) && !(o.attempt_ms > 0.0))
+    throw InputError("attempt_ms", fmt::format("must be > 0 with budget={} breaker={}: their windows are in ms (give "
+                                               "--unit ms or s with --attempt-duration)",
+                                               budget_preset_names[o.budget], breaker_preset_names[o.breaker]));
+  const bool local_rejects = o.breaker != 0 || std::string_view(budget_preset_names[o.budget]) == "sre-adaptive";
+  if (local_rejects && some_none && s.retries && o.max_attempts == 0 && o.deadline == ServerOptions{}.deadline)
+    throw InputError(o.breaker != 0 ? "breaker" : "budget",
+                     "needs max_attempts > 0 or a deadline when clients on strategy none can be rejected locally: "
+                     "they would retry at one instant forever");
   if (instant_reject && some_none && s.retries)
     throw InputError("reject_cost", "must be > 0 (or delay > 0, or a Retry-After every client honours) when clients "
                                     "on strategy none can be rejected: they would retry at one instant forever");

@@ -1,13 +1,13 @@
 #pragma once
-// Scenario: everything that decides what one simulated run does (models.md §1–§4), and nothing
+// Scenario: everything that decides what one simulated run does (docs/models.md §1–§4), and nothing
 // that does not (seed, run count and thread count live in RunPlan). Its canonical description is a
 // pure function of its fields; the RNG key of a run is (seed, stable_hash(canonical), run index)
-// (models.md §6), so adding runs or threads never changes an existing run.
+// (docs/models.md §6), so adding runs or threads never changes an existing run.
 // Invariants (check_scenario): backoff valid (analytic/strategy.hpp); 0 <= clients <= max_clients;
 // rate >= 0 finite; clients > 0 or rate > 0; horizon > 0 finite (required when rate > 0; default 1e7
 // for pure bursts); 0 <= warmup < horizon; 1 <= collapse <= max_collapse; and the server-side
 // fields below (ServerOptions: each range is stated beside its field and checked by check_scenario).
-// Server-side mechanisms and lifted limits (issue 8) are off by default. canonical() appends a field
+// Server-side mechanisms and lifted limits are off by default. canonical() appends a field
 // only when it differs from its default, so every scenario written before them keeps its canonical
 // string, RNG key and results; a scenario that uses none of them runs the original event loop
 // (has_server_features() is false), one that uses any runs montecarlo/server_engine.hpp.
@@ -65,7 +65,7 @@ struct Aimd {
   double timeout = std::numeric_limits<double>::infinity();  // > 0 (+inf = none)
 };
 
-// The server-side mechanisms and lifted limits (issue 8). Defaults reproduce the original model.
+// The server-side mechanisms and lifted limits. Defaults reproduce the original model.
 struct ServerOptions {
   std::int64_t rows = 1;                       // M rows, each attempt on one uniformly at random; [1, max_rows]
   ServiceDist service = ServiceDist::deterministic;
@@ -83,14 +83,32 @@ struct ServerOptions {
   Aimd aimd_params{};
   double mix = 0.0;                            // fraction of clients on mix_backoff, [0, 1]
   Backoff mix_backoff{Strategy::none, 1.0, 1000.0, 0.0};
-  // Client side (issue 8: "collapse can mean lost requests"). A client stops waiting for an attempt
+  // Client side (collapse can mean lost requests). A client stops waiting for an attempt
   // `timeout` after sending it: the attempt counts as failed (backoff, retry); the server still does
   // its work and its late outcome is discarded. A client makes at most `max_attempts` attempts; when
   // the last fails or times out it gives up: the request is lost (it leaves; a burst client that
   // gives up counts toward `drained`, read it with `lost`).
   double timeout = std::numeric_limits<double>::infinity();  // > 0 (+inf = none); needs retries on
   std::int64_t max_attempts = 0;               // [1, max_limit], 0 = unlimited; needs retries on
+  // A request's deadline: a client starts no attempt later than arrival + deadline; when its backoff
+  // would wake it later, it gives up at once (lost). +inf = none.
+  double deadline = std::numeric_limits<double>::infinity();
+  // Injected failures: an attempt the server completes that would succeed fails instead, with
+  // probability failure_prob, or outage_fraction inside the outage window [outage_start, outage_end).
+  // A failed attempt commits nothing (it dooms no other).
+  double failure_prob = 0.0;
+  double outage_start = 0.0, outage_end = 0.0, outage_fraction = 1.0;
+  // Client-side controls (montecarlo/controls.hpp): a retry budget and a circuit breaker, by preset
+  // name (index into budget_preset_names / breaker_preset_names). Their windows are in ms: attempt_ms
+  // (milliseconds per attempt-duration) must be > 0 for the presets that keep time (finagle,
+  // sre-adaptive, hystrix, resilience4j); the CLI sets it from --unit/--attempt-duration.
+  int budget = 0;
+  int breaker = 0;
+  double attempt_ms = 0.0;
 };
+
+// True when the scenario uses a control whose windows keep time (it needs attempt_ms > 0).
+bool needs_clock(const ServerOptions& o) noexcept;
 
 struct Scenario {
   Model model = Model::collision;
@@ -101,7 +119,7 @@ struct Scenario {
   double warmup = 0.0;            // rates are measured over [warmup, stop time)
   std::int64_t collapse = 3000;   // K: the run collapses when this many clients wait at once
   bool retries = true;            // false: each client makes exactly one attempt (validation)
-  ServerOptions server{};         // issue 8: off by default
+  ServerOptions server{};         // off by default
 };
 
 // True when any server option differs from its default (the scenario needs the server engine).
@@ -134,7 +152,7 @@ struct RunPlan {
   std::int64_t runs = 20;
   std::uint64_t seed = 1;
   int threads = 0;  // 0 = all cores
-  // Run scenarios without server options on the server engine too (issue 8): the same counts and
+  // Run scenarios without server options on the server engine too: the same counts and
   // times as the original loop (tested), work_done equal to rounding, and the metrics only the server
   // engine tracks (latency_p50/p99, queue_wait) filled in, so baselines compare with mechanisms.
   bool server_engine = false;

@@ -1,9 +1,9 @@
 #pragma once
 // The server engine (internal; simulate_run is the public face): one run of a scenario that sets any
-// server option (Scenario::server, issue 8), models.md §1–§5 generalised. Scenarios without them
+// server option (Scenario::server), docs/models.md §1–§5 generalised. Scenarios without them
 // run the original event loop (engine.hpp), untouched, so their results stay byte-identical.
 //
-// What is simulated (time unit: the MEAN attempt duration; defaults reproduce models.md):
+// What is simulated (time unit: the MEAN attempt duration; defaults reproduce docs/models.md):
 //  - A client sends an attempt; it reaches the server after a network delay d1 (0 by default), is
 //    admitted or not (concurrency limit), waits for its row's lock if there is one, is served for
 //    its service requirement S (deterministic 1, exponential, lognormal), and its outcome reaches
@@ -54,6 +54,7 @@
 #include <optional>
 #include <vector>
 
+#include "montecarlo/controls.hpp"
 #include "montecarlo/engine.hpp"
 
 namespace retrylab::montecarlo::detail {
@@ -104,6 +105,7 @@ class ServerEngine {
     std::int64_t serial;
     std::int32_t failures;
     bool burst, mixed, ignores;
+    double paid = 0.0;  // what the budget took for the client's pending retry (handed back on success)
   };
   struct Job {
     double sent = 0.0, reached = 0.0, admitted_at = 0.0, start = 0.0;
@@ -115,6 +117,8 @@ class ServerEngine {
     std::int32_t client = 0, row = 0, next = -1;
     bool rejected = false, success = false;
     bool orphaned = false;  // its client timed out: the outcome is discarded
+    BreakerTicket ticket{};  // the client's breaker admitted it so
+    double paid = 0.0;
   };
   // A pending client timeout: job slot and attempt id (a slot whose id differs was delivered and reused).
   struct Timeout {
@@ -151,7 +155,15 @@ class ServerEngine {
         timeout_(s.server.timeout < inf),
         limit_(s.server.aimd ? s.server.aimd_params.initial : s.server.limit),
         ends_(s.server.service == ServiceDist::deterministic && s.server.reject_cost == 0.0),
-        pulse_(options.pulse) {
+        pulse_(options.pulse),
+        budget_(budget_preset(budget_preset_names[s.server.budget])),
+        breaker_(breaker_preset(breaker_preset_names[s.server.breaker])),
+        failures_(key_, StreamId::failures, run_index),
+        throttle_(key_, StreamId::throttle, run_index),
+        controls_(s.server.budget != 0 || s.server.breaker != 0),
+        adaptive_(budget_.kind() == BudgetKind::adaptive),
+        injects_(s.server.failure_prob > 0.0 || s.server.outage_end > 0.0),
+        ms_(s.server.attempt_ms > 0.0 ? s.server.attempt_ms : 1.0) {
 #if RETRYLAB_PLANTED_FAULTS
     fault_ = options.fault;
 #endif
@@ -256,6 +268,7 @@ class ServerEngine {
     const std::int64_t serial = tally_.arrive(t, warmup_);
     clients_[slot] = {t, base, serial, 0, burst, mixed, ignores};
     observer_.on_arrival(serial, t, burst);
+    if (controls_) budget_.on_request(t * ms_);
     return slot;
   }
 
@@ -292,10 +305,27 @@ class ServerEngine {
     return 1.0;
   }
 
-  // A client sends an attempt now.
+  // A client sends an attempt now, unless its breaker or its adaptive throttle rejects the call
+  // locally: then the call fails at once, unsent (no attempt, no work), and the client backs off.
   void send(std::int32_t c) {
+    BreakerTicket ticket{};
+    if (controls_) {
+      ticket = breaker_.admit(t_ * ms_);
+      if (!ticket.admitted()) {
+        ++breaker_rejected_;
+        fail(c, 0.0, false);
+        return;
+      }
+      if (!budget_.admit(t_ * ms_, adaptive_ ? throttle_.uniform() : 0.5)) {
+        ++throttled_;
+        fail(c, 0.0, false);
+        return;
+      }
+    }
     const std::int32_t j = new_job();
     Job& job = jobs_[j];
+    job.ticket = ticket;
+    job.paid = clients_[c].paid;
     job.id = tally_.attempts++;
     pulse_.attempt(tally_.attempts, t_, horizon_, tally_.burst_left, s_.clients);
     if (t_ >= warmup_) ++tally_.window_attempts;
@@ -456,16 +486,16 @@ class ServerEngine {
     if constexpr (M == Model::collision) {
       for (const std::int32_t j : g) {
         Job& job = jobs_[j];
-        job.success = !job.rejected && job.seq > mark_[static_cast<std::size_t>(job.row)];
+        job.success = !job.rejected && job.seq > mark_[static_cast<std::size_t>(job.row)] && !injected();
       }
     } else if constexpr (M == Model::ps) {
-      for (const std::int32_t j : g) jobs_[j].success = !jobs_[j].rejected;
+      for (const std::int32_t j : g) jobs_[j].success = !jobs_[j].rejected && !injected();
     } else {
       if (g.size() == 1) {
         Job& job = jobs_[g[0]];
         if (job.rejected) return;
         double& last = last_commit_[static_cast<std::size_t>(job.row)];
-        job.success = !(last > job.start);
+        job.success = !(last > job.start) && !injected();
         if (job.success) last = te;
         return;
       }
@@ -475,7 +505,7 @@ class ServerEngine {
       for (const std::int32_t j : g) {
         Job& job = jobs_[j];
         if (job.rejected) continue;
-        job.success = !(last_commit_[static_cast<std::size_t>(job.row)] > job.start);  // eligible
+        job.success = !(last_commit_[static_cast<std::size_t>(job.row)] > job.start) && !injected();  // eligible
         if (job.success) ++row_count_[static_cast<std::size_t>(job.row)];
       }
       for (const std::int32_t j : g) {
@@ -542,6 +572,14 @@ class ServerEngine {
     if (job.orphaned) return;
     Client& c = clients_[job.client];
     const double t = t_;
+    if (controls_) {
+      breaker_.record(t * ms_, job.ticket, job.success);
+      if (job.success) {
+        budget_.on_success(t * ms_, job.paid);
+      } else {
+        budget_.on_failure(t * ms_, false);
+      }
+    }
     observer_.on_end(job.id, c.serial, job.sent, t, job.success);
     tally_.attempt_ended(job.sent, t, warmup_);
     if (job.success) {
@@ -549,7 +587,7 @@ class ServerEngine {
       tally_.succeed(c.arrival, t, c.burst, warmup_, s_.clients);
       release_client(job.client);
     } else {
-      fail(job.client, job.rejected && !c.ignores ? job.retry_after : 0.0);
+      fail(job.client, job.rejected && !c.ignores ? job.retry_after : 0.0, false);
     }
   }
 
@@ -572,14 +610,19 @@ class ServerEngine {
     const Client& c = clients_[job.client];
     if constexpr (requires { observer_.on_timeout(std::int64_t{0}, std::int64_t{0}, 0.0); })
       observer_.on_timeout(job.id, c.serial, t_);
+    if (controls_) {
+      breaker_.record(t_ * ms_, job.ticket, false);
+      budget_.on_failure(t_ * ms_, true);
+    }
     observer_.on_end(job.id, c.serial, job.sent, t_, false);
     tally_.attempt_ended(job.sent, t_, warmup_);
-    fail(job.client, 0.0);
+    fail(job.client, 0.0, true);
   }
 
-  // Client c's attempt failed (or timed out) now: it leaves (retries off, or its retry limit is
-  // reached: lost), or sleeps max(backoff sleep, retry_after) and retries.
-  void fail(std::int32_t ci, double retry_after) {
+  // Client c's attempt failed (or timed out, or was rejected locally) now: it leaves (retries off),
+  // or gives up (lost: its retry limit is reached, its next attempt would start after its deadline,
+  // or its budget refuses the retry), or sleeps max(backoff sleep, retry_after) and retries.
+  void fail(std::int32_t ci, double retry_after, bool timed_out) {
     Client& c = clients_[ci];
     const double t = t_;
     if (!s_.retries) {
@@ -593,17 +636,46 @@ class ServerEngine {
     if (fault_ == Fault::retry_limit_off_by_one && limit > 0) ++limit;  // planted fault: one attempt too many
 #endif
     if (limit > 0 && c.failures >= limit) {
-      ++lost_;
-      if constexpr (requires { observer_.on_give_up(std::int64_t{0}, 0.0); }) observer_.on_give_up(c.serial, t);
-      if (c.burst) tally_.burst_left_at(t, s_.clients);
-      release_client(ci);
+      give_up(ci);
       return;
     }
     double sleep = (c.mixed ? mix_sampler_ : sampler_).sleep(c.failures, c.prev, sleeps_);
     sleep = std::max(sleep, retry_after);
+    if (t + sleep > c.arrival + o_.deadline) {
+      ++deadline_lost_;
+      give_up(ci);
+      return;
+    }
+    if (controls_) {
+      const RetryGrant grant = budget_.try_retry(t * ms_, timed_out);
+      if (!grant.allowed) {
+        ++retries_denied_;
+        give_up(ci);
+        return;
+      }
+      c.paid = grant.paid;
+    }
     if constexpr (requires { observer_.on_sleep(c.serial, c.failures, sleep); })
       observer_.on_sleep(c.serial, c.failures, sleep);
     wakes_.push(t + sleep, ci);
+  }
+
+  // Client ci gives up now: the request is lost and the client leaves.
+  void give_up(std::int32_t ci) {
+    const Client& c = clients_[ci];
+    ++lost_;
+    if constexpr (requires { observer_.on_give_up(std::int64_t{0}, 0.0); }) observer_.on_give_up(c.serial, t_);
+    if (c.burst) tally_.burst_left_at(t_, s_.clients);
+    release_client(ci);
+  }
+
+  // Whether an attempt the server completes now, which would succeed, fails by injection.
+  bool injected() noexcept {
+    if (!injects_) return false;
+    const double p = t_ >= o_.outage_start && t_ < o_.outage_end ? o_.outage_fraction : o_.failure_prob;
+    if (!(p > 0.0) || !(failures_.uniform() < p)) return false;
+    ++injected_;
+    return true;
   }
 
   void release_client(std::int32_t c) {
@@ -640,6 +712,11 @@ class ServerEngine {
     r.lost = lost_;
     r.lost_fraction = tally_.successes + lost_ > 0 ? static_cast<double>(lost_) / static_cast<double>(tally_.successes + lost_) : nan;
     r.timed_out = timed_out_;
+    r.retries_denied = retries_denied_;
+    r.breaker_rejected = breaker_rejected_;
+    r.throttled = throttled_;
+    r.injected = injected_;
+    r.deadline_lost = deadline_lost_;
     r.latency_p50 = percentile(0.50);
     r.latency_p99 = percentile(0.99);
     return r;
@@ -691,6 +768,13 @@ class ServerEngine {
   std::int64_t rejected_ = 0, served_ = 0, lost_ = 0, timed_out_ = 0;
   double queue_wait_sum_ = 0.0, area_limit_ = 0.0;
   std::int64_t queue_wait_n_ = 0;
+  // Client-side controls and injected failures (declared last: initialised after everything above).
+  RetryBudget budget_;
+  CircuitBreaker breaker_;
+  Stream failures_, throttle_;
+  bool controls_, adaptive_, injects_;
+  double ms_;  // milliseconds per attempt-duration: the controls' clock
+  std::int64_t retries_denied_ = 0, breaker_rejected_ = 0, throttled_ = 0, injected_ = 0, deadline_lost_ = 0;
 };
 
 template <class Observer>

@@ -1,7 +1,7 @@
 #pragma once
 // The engine's entry points. simulate_run is a pure function of (scenario, seed, run_index);
 // simulate runs plan.runs of them on plan.threads threads and returns the results in run-index
-// order, so every output is byte-identical for any thread count (models.md §6).
+// order, so every output is byte-identical for any thread count (docs/models.md §6).
 // Both check the scenario (InputError). Internals for tests and tools: montecarlo/engine.hpp
 // (detail::run_engine with an Observer and EngineOptions), random.hpp (Philox streams and the
 // conversions), sampler.hpp (the sleep sampler shared with draw_sleeps). A scenario with server

@@ -20,7 +20,7 @@
 namespace retrylab::montecarlo {
 
 inline constexpr int trace_format_version = 1;
-// A trace of a scenario with server options (issue 8) declares version 2: the same columns, plus a
+// A trace of a scenario with server options declares version 2: the same columns, plus a
 // header key for every server option that differs from its default (trace_server_fields), and rows
 // in the client's view (start = send, end = when the outcome or the client's timeout came). A reader
 // of version 1 would check such a trace against rules that do not hold there, so it must refuse it.

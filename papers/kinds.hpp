@@ -22,8 +22,9 @@ bool is_extension_kind(SweepKind kind) noexcept;
 std::string_view time_unit(SweepKind kind) noexcept;
 
 // The record fields of point `index` of sweep `sw` (an extension kind) beyond the common ones
-// (sweep, point, scenario, seed, certificate, retrylab, unit): {"runs": n, "summary": {metric: S | P | count}} with S/P as cli.md's JSON (every field of the
-// simulator's summary, by its C++ name). Calls run_done() once per finished run (from any thread).
+// (sweep, point, scenario, seed, certificate, retrylab, unit): {"runs": n, "summary": {metric: S | P |
+// count}} with S/P as docs/cli.md's JSON (every field of the simulator's summary, by its C++ name).
+// Calls run_done() once per finished run (from any thread).
 nlohmann::json run_extension_point(const SweepSpec& sw, std::int64_t index, int threads,
                                    const std::function<void()>& run_done);
 

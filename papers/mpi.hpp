@@ -1,5 +1,5 @@
 #pragma once
-// Running a study across MPI ranks (issue 9; compiled only with RETRYLAB_WITH_MPI=ON, and this header
+// Running a study across MPI ranks (compiled only with RETRYLAB_WITH_MPI=ON, and this header
 // names no MPI type). Rank 0 owns the results store: it hands out work units (runs [first, last) of
 // a splittable point, or a whole sleep/extension point) on demand, computes units itself on a second
 // thread between its polls, gathers run results in run-index order and appends each point to

@@ -517,7 +517,7 @@ struct Steady {
   std::vector<Line> lines;
 };
 
-// A short name for a scenario's server options (issue 8): empty when they are the defaults (the
+// A short name for a scenario's server options: empty when they are the defaults (the
 // original model), "none (limit 10^9)" for a limit so large it never binds, else the mechanisms set.
 std::string server_label(const montecarlo::ServerOptions& o) {
   const montecarlo::ServerOptions def{};
@@ -614,7 +614,7 @@ std::ptrdiff_t last_surviving(const std::vector<double>& collapsed) {
 // Sweeps over server options: per configuration, the sustainable load (last load where most runs
 // survived K) and, at the common loads 0.1, 0.3 and 0.5 when on the grid, what the configuration
 // costs there: collapsed fraction, goodput, rejected fraction of attempts, mean and p99 latency,
-// queue wait (each a run mean; the issue-8 metrics only when the sweep records them). A sweep over
+// queue wait (each a run mean; the server-side metrics only when the sweep records them). A sweep over
 // several models or strategies gets model and strategy columns; one that records lost_fraction
 // (client retry limits) gets the lost fraction and the last load with lost fraction <= 1%.
 bool records(const std::vector<json>& recs, const std::string& m) {
@@ -733,7 +733,7 @@ void render_steady(const StudyData& d, std::size_t si, Out& out) {
   const Steady st = steady_lines(d, si);
   auto rate = [&](std::size_t i) { return sw.points[i].scenario.rate; };
   // Thresholds table.
-  // Sweeps over server options (issue 8) get a "server" column and lines coloured per configuration.
+  // Sweeps over server options get a "server" column and lines coloured per configuration.
   const bool by_server = std::any_of(st.lines.begin(), st.lines.end(), [](const auto& l) { return !l.server.empty(); });
   Table th{sw.name + "_thresholds", sw.title + ": collapse thresholds, the last load at which most runs survived, for each K", {"model", "strategy"}, {}, {}};
   if (by_server) th.columns.push_back("server");
@@ -993,7 +993,7 @@ void render_burst(const StudyData& d, std::size_t si, Out& out) {
   const auto& recs = d.records[si];
   const auto lines = burst_lines(sw);
   auto cap = [&](std::size_t i) { return sw.points[i].scenario.backoff.cap; };
-  // Sweeps over server options (issue 8): a "server" column, and panels per configuration too.
+  // Sweeps over server options: a "server" column, and panels per configuration too.
   const bool by_server = std::any_of(lines.begin(), lines.end(), [](const BurstLine& l) { return !l.server.empty(); });
   const bool lost = records(recs, "lost_fraction");
   auto server_cell = [](const BurstLine& l) { return Cell(l.server.empty() ? std::string("–") : l.server); };
@@ -1353,7 +1353,7 @@ void render_brooker(const StudyData& d, std::size_t si, Out& out) {
     mt.rows.push_back(std::move(row));
   }
   const auto& e0 = cs.points.front().scenario.backoff;
-  mt.notes.push_back(fmt::format("Brooker's test with {}; the engine's classic test (models.md) with base {} and cap {} attempt-durations "
+  mt.notes.push_back(fmt::format("Brooker's test with {}; the engine's classic test (docs/models.md) with base {} and cap {} attempt-durations "
                                  "({} runs per point, horizon {}). \"unfinished\": runs stopped by the horizon (collision without jitter: "
                                  "clients that start together collide forever; with jitter, a cap too small for N).",
                                  delays.front(), num(e0.base), format_cap(e0.cap), cs.runs, num(effective_horizon(cs.points.front().scenario))));

@@ -16,11 +16,11 @@
 // form of analytic/amplification.hpp and a^L), budget, idempotency and breaker (one row per point,
 // presets named by matching their canonical form; counts per request are ratios of run means).
 // A classic sweep with more than 4 client counts is drawn against N (one panel per model).
-// A steady sweep whose points differ in server options (issue 8) has one line per (model, strategy,
+// A steady sweep whose points differ in server options has one line per (model, strategy,
 // server configuration), a "server" column naming the configuration (montecarlo::ServerOptions set
 // away from their defaults; "–" for the defaults) and a NAME_cost table: sustainable load, and at
 // loads 0.1, 0.3 and 0.5 collapsed fraction, goodput, rejected fraction, mean and p99 latency, queue
-// wait. A steady sweep without server options renders exactly as before. Paper 3 (issue 8) adds,
+// wait. A steady sweep without server options renders exactly as before. Paper 3 adds,
 // only for sweeps that need them: model and strategy columns in NAME_cost when they vary; p50
 // latency when recorded; when lost_fraction is recorded (client retry limits), a lost-fraction column
 // and "last load with lost fraction <= 1%"; NAME_by_server (thresholds per (model, strategy) x

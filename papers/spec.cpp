@@ -520,7 +520,7 @@ const std::vector<std::string>& metric_names() {
   static const std::vector<std::string> names = {
       "attempts_per_client", "makespan", "latency", "goodput", "attempt_rate", "sojourn", "drain_time",
       "drain_time_p99", "unfinished", "max_waiting", "collapsed", "drained",
-      // issue 8 (server engine); recorded only when named
+      // server engine; recorded only when named
       "rejected", "reject_fraction", "queue_wait", "latency_p50", "latency_p99", "lost", "lost_fraction", "timed_out"};
   return names;
 }

@@ -14,7 +14,7 @@
 //                 metrics = [...] (summaries kept), per_run = [...] (per-run values kept),
 //                 draws, retry_max (sleep), thresholds = [K...] (steady), scenario fields
 //                 (scalar or array: an array is a grid axis)
-//   Server fields (issue 8, montecarlo::ServerOptions; the CLI's flags with '_' for '-'), grid
+//   Server fields (montecarlo::ServerOptions; the CLI's flags with '_' for '-'), grid
 //   kinds only, defaults as the CLI's: rows, service (deterministic|exponential|lognormal),
 //   service_cv, delay, delay_dist (fixed|exponential), lock (true/false or "on"/"off"), limit,
 //   overflow (reject|queue), reject_cost, retry_after, retry_after_rule (fixed|uniform),
@@ -105,7 +105,7 @@ struct StudySpec {
 StudySpec parse_study_text(std::string_view text, const std::string& source_name, const std::string& scale);
 StudySpec parse_study_file(const std::filesystem::path& file, const std::string& scale);
 
-// The metric names a sweep may keep (models.md §5 JSON keys).
+// The metric names a sweep may keep (docs/models.md §5 JSON keys).
 const std::vector<std::string>& metric_names();
 
 std::uint64_t fnv1a(std::string_view text) noexcept;

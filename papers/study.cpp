@@ -37,7 +37,7 @@ json summary_json(const montecarlo::Summary& s, const std::vector<std::string>& 
               {"collapsed", to_json(s.collapsed)},
               {"drained", to_json(s.drained)}};
   if (keep.empty()) return all;
-  // Issue 8's metrics, recorded only when a sweep names them (so specs without them keep their bytes).
+  // The server engine's metrics, recorded only when a sweep names them (specs without them keep their bytes).
   const json server = {{"rejected", to_json(s.rejected)},
                        {"reject_fraction", to_json(s.reject_fraction)},
                        {"queue_wait", to_json(s.queue_wait)},

@@ -41,7 +41,7 @@ StudyOutcome run_study(StudySpec spec, const StudyOptions& options);
 // Renders every table and figure of a study from out/results.jsonl (all points must be recorded).
 std::vector<std::filesystem::path> render_study(const StudySpec& spec, const std::filesystem::path& out);
 
-// --- Pieces for a driver that splits a study across processes (papers/mpi.hpp, issue 9) ---
+// --- Pieces for a driver that splits a study across processes (papers/mpi.hpp) ---
 // A point's record is a pure function of (sweep, point, certificate) and, for a splittable point,
 // of its RunResults in run-index order, whichever process or thread computed them. So a driver may
 // hand out runs [first, last) of a point to any process, gather them in index order and build the

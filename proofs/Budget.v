@@ -2,7 +2,7 @@
     Token bucket: starts full at capacity B, never exceeds B; a retry is allowed only if it leaves
     the bucket at or above the threshold θ, and then costs c; each success adds r (clamped at B).
     For any sequence of events: c · retries <= B − θ + r · successes (token_bucket_bound); θ = 0 is
-    the (B + r·successes)/c of issue 9.
+    the retry bound (B + r·successes)/c.
     Amplification: L layers, each call makes between 1 and a attempts of a call into the layer
     below: bottom calls <= a^L (amplification_bound), = a^L when every call uses all a attempts
     (amplification_exact). With independent failures, the expected bottom calls per top request are

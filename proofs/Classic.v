@@ -2,7 +2,7 @@
     jitter (strategy none or nojitter), so they stay in lock-step.
     Model (stated here, not derived from the engine): the survivors of a round all start at the same
     time t and all commit at t + 1. In `free` (first-commit-wins) exactly one of them succeeds (the
-    tie-break of models.md §1); the others have now failed k + 1 times, sleep the common
+    tie-break of docs/models.md §1); the others have now failed k + 1 times, sleep the common
     sleep (k + 1) (0 for none; w_(k+1) for nojitter), and start the next round together. In
     `collision` attempts over the same interval overlap, so with two or more survivors nobody
     succeeds. Backs analytic classic (validation cases classic_free_none, classic_free_nojitter,

@@ -1,4 +1,4 @@
-(** Facts the engine relies on (models.md §1; montecarlo/).
+(** Facts the engine relies on (docs/models.md §1; montecarlo/).
     1. Processor sharing with equal rates preserves start order. Model: the virtual time V(t)
        (dV/dt = 1/n(t), the service each in-flight attempt has received per attempt) is a
        nondecreasing function of time; an attempt started at s ends at the first time e >= s with

@@ -1,4 +1,4 @@
-(** Server-side mechanisms of issue 8, retries off, Poisson arrivals of rate λ (analytic/rows.hpp).
+(** Server-side mechanisms, retries off, Poisson arrivals of rate λ (analytic/rows.hpp).
     - ALOHA over M rows (`collision`): each row sees a Poisson stream of rate λ/M (thinning, cited),
       so the goodput is M copies of Aloha.v's aloha at λ/M: λ e^(−2λ/M), maximum M/(2e) at M/2.
     - First-commit-wins over M rows (`free`): M copies of Occ.v's M/D/1/1 loss system at λ/M:

@@ -1,4 +1,4 @@
-(** The strategy sleeps of models.md §2 (analytic/sleep.hpp): mean and quantile of full, equal and
+(** The strategy sleeps of docs/models.md §2 (analytic/sleep.hpp): mean and quantile of full, equal and
     window jitter, equal = full with cap 1.5C, and where the exponential window reaches the cap.
     A sleep U(a, b) has density 1/(b − a) on [a, b]; its CDF on [a, b] is the integral of the
     density, F(t) = (t − a)/(b − a); its quantile is inf{t in [a, b] : F(t) >= q}.

@@ -521,7 +521,7 @@ ValidationCase fluid_cap_case(const Backoff& backoff, std::int64_t clients, doub
       });
 }
 
-// ---- 8, 9: amplification and budgets (issue 7) -------------------------------------------------------
+// ---- 8, 9: amplification and budgets -------------------------------------------------------
 
 ValidationCase amplification_case(int layers, int attempts, double failure, std::int64_t requests, std::int64_t runs) {
   const montecarlo::LayeredScenario scenario{layers, attempts, failure, 0.0, requests};
@@ -635,7 +635,7 @@ ValidationCase budget_outage_case(std::string_view preset, std::int64_t runs) {
       });
 }
 
-// ---- 10: server-side mechanisms (issue 8) ------------------------------------------------------------
+// ---- 10: server-side mechanisms ------------------------------------------------------------
 
 ValidationCase rows_goodput_case(Model model, std::int64_t rows, const SteadyRuns& r) {
   check_steady(r);
@@ -803,7 +803,7 @@ std::vector<ValidationCase> catalogue(Scale scale) {
   if (full) cat.push_back(amplification_case(4, 3, 0.3, 20000, runs));
   // 9. retry budgets at a total outage against their token-bucket bounds.
   for (const char* preset : {"aws-standard", "grpc", "finagle"}) cat.push_back(budget_outage_case(preset, full ? 20 : 4));
-  // 10. server-side mechanisms (issue 8): rows and the FIFO lock against their closed forms.
+  // 10. server-side mechanisms: rows and the FIFO lock against their closed forms.
   // Rows: λ = M/4 and M/2 sit on the rising side and at the peak of λe^(−2λ/M) (peak at M/2).
   // Full: 100 runs of 50,000 units (their tolerance is still < 1% of each exact value).
   const std::int64_t server_runs = full ? 100 : runs;

@@ -1,5 +1,5 @@
 #pragma once
-// The validation catalogue (issue 4): case constructors, each one engine configuration against one
+// The validation catalogue: case constructors, each one engine configuration against one
 // closed form, and the two standard suites (quick, full) built from them.
 // Tolerance rule of every mean case: |mean − exact| <= t_(1−α/2, n−1) · sd/√n + floor, with sd the
 // sample standard deviation over n independent runs and floor a stated, derived allowance for
@@ -67,14 +67,14 @@ ValidationCase busy_equals_work_case(Model model, const SteadyRuns& r);
 ValidationCase fluid_cap_case(const Backoff& backoff, std::int64_t clients, double rate, double horizon,
                               std::int64_t runs, const std::vector<double>& caps);
 
-// 8. Retry amplification (analytic/amplification.hpp; issue 7): `layers` layers each making up to
+// 8. Retry amplification (analytic/amplification.hpp): `layers` layers each making up to
 // `attempts` attempts over a bottom failing with probability p (montecarlo::simulate_layered).
 // p = 1: every run makes exactly a^L bottom calls per request (exact, proofs/Budget.v:
 // amplification_exact); p < 1: mean bottom calls per request against E_L (statistical, no floor:
 // per-run means of i.i.d. requests, no edge effect; proofs/Budget.v: amplification_expected).
 ValidationCase amplification_case(int layers, int attempts, double failure, std::int64_t requests, std::int64_t runs);
 
-// 9. Retry budgets at a total outage (analytic/budget.hpp; issue 7): the failing dependency
+// 9. Retry budgets at a total outage (analytic/budget.hpp): the failing dependency
 // (montecarlo::simulate_dependency) with every attempt failing and up to 1000 attempts per request, so
 // the budget is the only limit. Per run, retries against the bound with no success: `aws-standard`
 // exactly max_retries(aws_standard, 0) = 100 (botocore's acquire takes 5 while >= 5 remain); `grpc`
@@ -82,7 +82,7 @@ ValidationCase amplification_case(int layers, int attempts, double failure, std:
 // (requests of the run). Exact (α = 0).
 ValidationCase budget_outage_case(std::string_view preset, std::int64_t runs);
 
-// 10. Server-side mechanisms (issue 8; analytic/rows.hpp), retries off.
+// 10. Server-side mechanisms (analytic/rows.hpp), retries off.
 // 10a. M rows (each attempt on one uniformly at random), service exactly 1: `collision` goodput
 // against λe^(−2λ/M) (ALOHA per row, "aloha-rows"), `free` against λ/(1+λ/M) (first-commit-wins per
 // row, "occ-rows"). Floor 1/(T − T0), as cases 1 and 2.

@@ -329,7 +329,7 @@ struct Overlap {
   std::int64_t line;
 };
 
-// What the declared server options (issue 8; montecarlo/server_engine.hpp) do to the rules: which
+// What the declared server options (montecarlo/server_engine.hpp) do to the rules: which
 // hold as they are, which hold in a generalised form, and which do not hold (the reason is shown as
 // "n/a"). Rows are the client's view: start = send, end = when the outcome (or the client's
 // timeout) reached the client. Without server options every field below gives the version-1 rules.

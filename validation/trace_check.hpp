@@ -1,6 +1,6 @@
 #pragma once
 // `retrylab check`: reads an attempt trace (docs/traces.md; montecarlo/trace.hpp writes them) in one
-// streaming pass and checks it against models.md: invariants of the declared model and strategy,
+// streaming pass and checks it against docs/models.md: invariants of the declared model and strategy,
 // and statistics against the closed forms where the declared traffic admits one.
 // Memory is bounded: per-client state only for clients still waiting (arrived, not yet succeeded),
 // a sliding window of attempts that can still overlap (collision) or tie (free, shared), per-run
@@ -20,7 +20,7 @@ namespace retrylab::validation {
 inline constexpr std::int64_t ks_sample_cap = 200000;
 inline constexpr double trace_alpha_total = 1e-3;
 
-// not_applicable: the rule does not hold under the declared server options (issue 8); `observed`
+// not_applicable: the rule does not hold under the declared server options; `observed`
 // says why. Like skipped, it never fails a trace, and it is never reported as passed.
 enum class CheckVerdict { pass, fail, skipped, not_applicable };
 

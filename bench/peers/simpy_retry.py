@@ -3,7 +3,7 @@
 independently of retrylab's engine. It writes retrylab's attempt-trace format (docs/traces.md) so
 `retrylab check` can hold it to the same invariants and closed forms.
 
-Models (models.md §1): `free` (first commit wins; simultaneous eligible commits: one uniform winner)
+Models (docs/models.md §1): `free` (first commit wins; simultaneous eligible commits: one uniform winner)
 and `collision` (success iff no overlap; exact simultaneous end/start ties other than a common start
 are not ordered, which jitter makes a probability-zero event). Attempts take 1.0.
 

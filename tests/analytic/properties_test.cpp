@@ -1,4 +1,4 @@
-// rapidcheck properties of the closed forms (issue 2 "Tests"). Seeds: rapidcheck prints the seed of a
+// rapidcheck properties of the closed forms. Seeds: rapidcheck prints the seed of a
 // failing case; replay with RC_PARAMS="seed=<seed>". Inputs are drawn from integer grids mapped onto
 // the domains, so each property covers its whole stated range (including the ends).
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // `retrylab analytic` as a user sees it: exit status, one-line errors naming the flag, the JSON keys of
-// cli.md, and values identical to the library's (the CLI is a thin layer: it must not compute).
+// docs/cli.md, and values identical to the library's (the CLI is a thin layer: it must not compute).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,9 +14,11 @@
 
 #include "analytic/aloha.hpp"
 #include "analytic/classic.hpp"
+#include "analytic/fluid_cap.hpp"
 #include "analytic/occ.hpp"
 #include "analytic/ps.hpp"
 #include "analytic/sleep.hpp"
+#include "cli/fluid_cap_band.hpp"
 
 namespace {
 
@@ -100,8 +102,9 @@ INSTANTIATE_TEST_SUITE_P(
                     BadInput{"classic --model free --strategy nojitter --clients 3 --cap 0.5", "--cap"},
                     BadInput{"growth --sleep 0.5", "--sleep"}, BadInput{"growth --base -1", "--base"},
                     BadInput{"fluid-cap --clients 10 --rate 0.19", "--rate"},
-                    BadInput{"fluid-cap --clients 0", "--clients"},
-                    BadInput{"fluid-cap --clients 10 --strategy none", "--strategy"},
+                    BadInput{"fluid-cap --clients 0 --rate 0.05", "--clients"},
+                    BadInput{"fluid-cap --clients 10 --rate 0.05 --strategy none", "--strategy"},
+                    BadInput{"fluid-cap --clients 300", "--rate"},
                     BadInput{"amplification --failure 2", "--failure"}, BadInput{"amplification --layers 0", "--layers"},
                     BadInput{"amplification --attempts 0", "--attempts"},
                     BadInput{"budget --preset azure", "--preset"}, BadInput{"budget --successes -1", "--successes"},
@@ -173,6 +176,7 @@ TEST(AnalyticJson, GrowthFluidCapAmplificationBudget) {
   expect_common_keys(f, "fluid-cap");
   for (const char* key : {"cap", "upper_root", "required_mean_sleep", "mean_sleep_at_cap", "estimate"})
     EXPECT_TRUE(f.contains(key)) << key;
+  EXPECT_TRUE(f.at("error_band").is_object());
   const auto a = run_json("amplification --layers 4 --attempts 3 --failure 1");
   expect_common_keys(a, "amplification");
   EXPECT_EQ(a.at("value").get<double>(), 81.0);
@@ -181,7 +185,7 @@ TEST(AnalyticJson, GrowthFluidCapAmplificationBudget) {
   expect_common_keys(b, "budget");
   EXPECT_EQ(b.at("value").get<double>(), 100.0);  // AWS standard: 500/5
   EXPECT_EQ(run_json("budget --preset grpc").at("value").get<double>(), 5.0);
-  // Finagle RetryBudget defaults: 10/s·10 s reserve + 0.2 per request (issue 7).
+  // Finagle RetryBudget defaults: 10/s·10 s reserve + 0.2 per request.
   EXPECT_EQ(run_json("budget --preset finagle --requests 50").at("value").get<double>(), 110.0);
 }
 
@@ -217,6 +221,86 @@ TEST(AnalyticHelp, EverySubcommandListsItsFlags) {
     EXPECT_EQ(o.status, 0) << sub;
     for (const auto& flag : flags) EXPECT_NE(o.out.find(flag), std::string::npos) << sub << " " << flag;
   }
+}
+
+// fluid-cap needs the steady load: without --rate it says so in one line (exit 2); --rate 0 is a pure
+// burst, where the estimate is the base (any sleep keeps ALOHA's goodput above a zero load).
+TEST(AnalyticFluidCap, RateIsRequiredAndZeroIsAPureBurst) {
+  const Outcome o = run("fluid-cap --clients 300");
+  EXPECT_EQ(o.status, 2);
+  EXPECT_EQ(o.out, "");
+  EXPECT_EQ(o.err.rfind("retrylab: --rate is required", 0), 0u) << o.err;
+  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+  const auto pure = run_json("fluid-cap --clients 300 --rate 0 --base 2");
+  EXPECT_EQ(pure.at("inputs").at("rate"), 0.0);
+  EXPECT_EQ(pure.at("value").get<double>(), 2.0);
+}
+
+// The error band printed beside the estimate is the least and largest simulated / estimate over the
+// measurements of cli/fluid_cap_band.hpp for that strategy; nojitter (never drained) gets the reason.
+TEST(AnalyticFluidCap, PrintsTheMeasuredBand) {
+  for (const char* name : {"full", "equal", "decorrelated"}) {
+    const retrylab::Strategy s = *retrylab::parse_strategy(name);
+    double low = 1e300, high = 0.0;
+    for (const auto& m : retrylab::cli::fluid_cap_measurements)
+      if (m.strategy == s) low = std::min(low, m.simulated / m.estimate), high = std::max(high, m.simulated / m.estimate);
+    const auto j = run_json(std::string("fluid-cap --clients 300 --rate 0.05 --strategy ") + name);
+    const auto& band = j.at("error_band");
+    EXPECT_EQ(band.at("low").get<double>(), low) << name;
+    EXPECT_EQ(band.at("high").get<double>(), high) << name;
+    EXPECT_GT(low, 1.0) << name << ": every measured threshold lies above the estimate";
+    EXPECT_TRUE(band.at("source").is_string());
+  }
+  const auto nj = run_json("fluid-cap --clients 300 --rate 0.05 --strategy nojitter");
+  EXPECT_NE(nj.at("error_band").get<std::string>().find("no simulated threshold"), std::string::npos);
+  const Outcome table = run("fluid-cap --clients 300 --rate 0.05");
+  EXPECT_NE(table.out.find("error_band.low"), std::string::npos) << table.out;
+}
+
+// Fields [0, n) of a CSV line without quoted commas (the rows read below have none).
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> f;
+  std::stringstream ss(line);
+  for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+  return f;
+}
+
+// The band's rows are the repository's committed measurements, not numbers typed in: each row's
+// estimate is what fluid_cap() computes now, and its (simulated, estimate) pair is the one in the
+// committed file it names (paper 1's burst_caps.csv / burst_long_caps.csv, or its validation.csv).
+// When paper 1 or the estimator changes, this fails until cli/fluid_cap_band.hpp is updated.
+TEST(AnalyticFluidCap, BandRowsAreTheCommittedMeasurements) {
+  const std::string paper = std::string(RETRYLAB_SOURCE_DIR) + "/papers/cap-is-doing-the-work/";
+  auto lines_of = [](const std::string& path) {
+    std::ifstream in(path);
+    EXPECT_TRUE(in) << path;
+    std::vector<std::vector<std::string>> rows;
+    for (std::string line; std::getline(in, line);) rows.push_back(csv_fields(line));
+    return rows;
+  };
+  const auto burst = lines_of(paper + "burst_caps.csv"), longer = lines_of(paper + "burst_long_caps.csv"),
+             checks = lines_of(paper + "validation/validation.csv");
+  int paper_rows = 0, validation_rows = 0;
+  for (const auto& m : retrylab::cli::fluid_cap_measurements) {
+    retrylab::FluidCap f;
+    f.clients = m.clients;
+    f.rate = 0.05;
+    f.backoff = retrylab::Backoff{m.strategy, 1.0, retrylab::unbounded_cap, 0.0};
+    EXPECT_NEAR(retrylab::fluid_cap(f).cap, m.estimate, 1e-9 * m.estimate) << m.clients;
+    const std::string strategy(retrylab::to_string(m.strategy)), b = std::to_string(m.clients);
+    bool found = false;
+    for (const auto& r : m.horizon == 60000 ? burst : longer)  // model,strategy,load,B,threshold,/B,estimate
+      if (r.size() > 6 && r[0] == "collision" && r[1] == strategy && r[2] == "0.05" && r[3] == b &&
+          r[4] != "none of the grid" && std::stod(r[4]) == m.simulated && std::stod(r[6]) == m.estimate)
+        found = true, ++paper_rows;
+    for (const auto& r : checks)  // case,kind,parameters,closed_form,expected,observed
+      if (r.size() > 5 && r[0] == "fluid-cap-" + strategy + "-B" + b && std::stod(r[4]) == m.estimate &&
+          std::stod(r[5]) == m.simulated)
+        found = true, ++validation_rows;
+    EXPECT_TRUE(found) << strategy << " B=" << b << " horizon " << m.horizon << ": not in the committed files";
+  }
+  EXPECT_EQ(paper_rows + validation_rows, static_cast<int>(std::size(retrylab::cli::fluid_cap_measurements)));
+  EXPECT_EQ(validation_rows, 2);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// `retrylab simulate --model brooker` as a user sees it (cli.md style): the JSON keys and their unit,
+// `retrylab simulate --model brooker` as a user sees it (docs/cli.md style): the JSON keys and their unit,
 // values identical to the library's (the CLI is a thin layer), the same bytes for any --threads,
 // Brooker's defaults (base 5 ms, cap 2000 ms, 100 clients), and exit 2 with one line naming the flag
 // for bad values and for engine flags that mean nothing to this test. About 1 s.

@@ -1,4 +1,4 @@
-// `retrylab simulate` from the outside: golden outputs (OpenMC-style regression files, style.md §8)
+// `retrylab simulate` from the outside: golden outputs (OpenMC-style regression files)
 // compared byte for byte with 1 and 2 threads, and bad input -> exit 2 with one line naming the flag.
 // Update mode: RETRYLAB_UPDATE_GOLDEN=1 rewrites tests/montecarlo/golden/*.{json,csv,txt} from the
 // 1-thread run (then review the diff and commit it).

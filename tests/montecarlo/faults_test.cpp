@@ -1,4 +1,4 @@
-// The planted-fault build (retrylab_montecarlo_faulty, issue 4): each RETRYLAB_FAULT really changes
+// The planted-fault build (retrylab_montecarlo_faulty): each RETRYLAB_FAULT really changes
 // the engine in the way its name says, so the validation gate has something real to catch. Each
 // check is deterministic (fixed seeds) and states why the real engine could not pass it.
 #include <gtest/gtest.h>
@@ -100,7 +100,7 @@ TEST(Faults, SharedDoomedLeaveAtCommit) {
   EXPECT_NO_THROW(mc::simulate(s, mc::RunPlan{1, 1, 1}));
 }
 
-// ---- the server engine's faults (issue 8): each changes the server loop as named; the real engine
+// ---- the server engine's faults: each changes the server loop as named; the real engine
 // (fault none, the same faulty library) is shown beside it. Fixed seeds, so each check is exact.
 
 // Retries off, steady Poisson arrivals at `rate` on [0, horizon): the server engine's view of one run.

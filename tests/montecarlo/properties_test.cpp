@@ -1,4 +1,4 @@
-// Model invariants (models.md §1, issue 3) as rapidcheck properties over random small scenarios,
+// Model invariants (docs/models.md §1) as rapidcheck properties over random small scenarios,
 // checked on the engine's full trace (TraceObserver): every rule is re-derived from the raw history
 // (starts, ends, outcomes), independently of how the engine computed it. The seed rapidcheck prints
 // on failure replays the case (RC_PARAMS="seed=...").

@@ -1,4 +1,4 @@
-// `retrylab simulate` with the server-side flags (issue 8) from the outside: the hand-worked limit
+// `retrylab simulate` with the server-side flags from the outside: the hand-worked limit
 // case of server_test.cpp (ServerExact.LimitRejectsThenBackoffRetries) through the CLI, the same
 // bytes with 1 and 2 threads, the server block only when a server option is given, and bad input ->
 // exit 2 with one line naming the flag as spelled on the command line.

@@ -1,4 +1,4 @@
-// The server-side mechanisms and lifted limits (issue 8, montecarlo/server_engine.hpp): canonical
+// The server-side mechanisms and lifted limits (montecarlo/server_engine.hpp): canonical
 // strings (old scenarios keep theirs), input checks, exact hand-worked cases, and rapidcheck
 // properties on the server engine's client-side and server-side traces. Expected values in the exact
 // cases are worked out by hand in the comment beside each (every number is a sum of binary-exact
@@ -25,7 +25,7 @@ using retrylab::Strategy;
 
 namespace {
 
-// The example in scenario.hpp, written before issue 8: a scenario without server options must
+// The example in scenario.hpp, written before the server options existed: a scenario without them must
 // keep exactly this canonical string (so its RNG key and results).
 constexpr const char* documented_canonical =
     "model=free strategy=full base=1 cap=1000 window=0 clients=100 rate=0 horizon=10000000 warmup=0 collapse=3000 "
@@ -566,7 +566,7 @@ RC_GTEST_PROP(Server, ClientAccountingHolds, ()) {
   RC_ASSERT(r.max_waiting <= c.s.collapse);
 }
 
-// Conflicts only within a row, as models.md §1 defines them for the model; a lock makes every
+// Conflicts only within a row, as docs/models.md §1 defines them for the model; a lock makes every
 // served attempt succeed, one at a time per row.
 RC_GTEST_PROP(Server, ConflictsOnlyWithinARow, ()) {
   const Case c = *gen_case();

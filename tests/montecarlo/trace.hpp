@@ -1,6 +1,6 @@
 #pragma once
 // TraceObserver: records every arrival, attempt start and attempt end the engine reports, so tests
-// can check the model invariants (models.md §1) on the raw history of a run.
+// can check the model invariants (docs/models.md §1) on the raw history of a run.
 #include <cstdint>
 #include <vector>
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The MPI split (issue 9), end to end through the CLI: one case per ctest test.
+# The MPI split, end to end through the CLI: one case per ctest test.
 #   mpi_test.sh CASE RETRYLAB MPIEXEC WORK_DIR TESTS_DIR
 # Cases: certificate (validate --quick into the test's certificate folder), single (no launcher:
 # the reference outputs, and the tiny study's golden bytes of tests/papers), np2, np3 (the same bytes
@@ -49,7 +49,7 @@ single)
   # The references for the mpirun cases.
   "$retrylab" run "$spec" --out ref-quick --threads 1 --quiet
   make_paper ref-paper
-  "$retrylab" reproduce ref-paper --scale full --no-validate --threads 1 --quiet
+  "$retrylab" reproduce ref-paper --out ref-paper --scale full --no-validate --threads 1 --quiet
   ;;
 np2)
   rm -rf np2
@@ -64,7 +64,7 @@ np3)
   "$mpiexec" -np 3 "$retrylab" run "$spec" --out np3 --threads 2 --quiet
   same ref-quick np3
   make_paper np3-paper
-  "$mpiexec" -np 3 "$retrylab" reproduce np3-paper --scale full --no-validate --threads 1 --quiet
+  "$mpiexec" -np 3 "$retrylab" reproduce np3-paper --out np3-paper --scale full --no-validate --threads 1 --quiet
   same ref-paper np3-paper
   ;;
 kill_resume)

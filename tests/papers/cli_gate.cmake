@@ -50,3 +50,22 @@ expect_exit(0 "is not stored" run ${TEST_DIR}/tiny_study.toml --out ${WORK_DIR}/
 if(EXISTS ${WORK_DIR}/out3/validation/validation.md)
   message(FATAL_ERROR "a table appeared for a certificate without stored tables")
 endif()
+
+# `reproduce PAPER` without --out writes to out/<paper folder name>/ (relative to the working
+# directory) and leaves the paper folder's committed files alone; --out naming the paper folder
+# writes there; a default that would be the paper folder itself is refused (exit 2, naming --out).
+file(WRITE ${WORK_DIR}/paper/README.template.md "# Tiny ({{scale}} scale)\n")
+expect_exit(0 "files in out/paper" reproduce paper --threads 2)
+if(NOT EXISTS ${WORK_DIR}/out/paper/results.jsonl OR NOT EXISTS ${WORK_DIR}/out/paper/README.md)
+  message(FATAL_ERROR "reproduce without --out did not write out/paper/")
+endif()
+file(GLOB written ${WORK_DIR}/paper/*)
+if(NOT written STREQUAL "${WORK_DIR}/paper/README.template.md;${WORK_DIR}/paper/study.toml")
+  message(FATAL_ERROR "reproduce without --out wrote into the paper folder: ${written}")
+endif()
+expect_exit(0 "files in paper " reproduce paper --out paper --threads 2)
+if(NOT EXISTS ${WORK_DIR}/paper/results.jsonl)
+  message(FATAL_ERROR "reproduce --out paper did not write into the paper folder")
+endif()
+file(COPY ${WORK_DIR}/paper/study.toml DESTINATION ${WORK_DIR}/out/paper)
+expect_exit(2 "^retrylab: --out must be given to write into the paper folder out/paper itself" reproduce out/paper --quiet)

@@ -1,6 +1,6 @@
-// Steady sweeps over server options (issue 8; paper 2's admission sweep): the renderer groups lines by
+// Steady sweeps over server options (paper 2's admission sweep): the renderer groups lines by
 // the server configuration as well as (model, strategy), labels them, and adds the NAME_cost table;
-// the issue-8 metrics named in `metrics` are recorded. Paper 1's steady outputs (no server options)
+// the server-side metrics named in `metrics` are recorded. Paper 1's steady outputs (no server options)
 // are pinned byte for byte by the golden tests of test_study.cpp. About 1 s.
 #include <gtest/gtest.h>
 
@@ -74,7 +74,7 @@ TEST(Admission, SteadyLinesAreGroupedAndLabelledByServerConfiguration) {
       << cost;
   EXPECT_NE(slurp(out / "adm_latency.gp").find("full, FIFO lock"), std::string::npos);
 
-  // The recorded issue-8 metrics. Default options run on the original engine, which rejects nothing
+  // The recorded server-side metrics. Default options run on the original engine, which rejects nothing
   // (montecarlo/result.hpp: reject_fraction = 0 exactly); the lock has no limit, so it rejects nothing
   // either. Limit 1 at load 0.9 with unit service: an arrival during a service is rejected, and with
   // about 450 arrivals in 500 units a run without one is practically impossible (P < 1e-100).

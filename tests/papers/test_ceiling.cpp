@@ -1,4 +1,4 @@
-// Reports of paper 3 (papers/raising-the-ceiling, issue 8): burst sweeps over server configurations
+// Reports of paper 3 (papers/raising-the-ceiling): burst sweeps over server configurations
 // get a "server" column and one line and figure panel per configuration (lines of different
 // configurations are never merged); a sweep that records lost_fraction (client retry limits) gets the
 // lost-fraction columns in its cost and burst tables; a steady sweep over several strategies and

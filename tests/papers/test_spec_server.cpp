@@ -1,4 +1,4 @@
-// Study spec parsing of the server fields (issue 8): every montecarlo::ServerOptions field can be
+// Study spec parsing of the server fields: every montecarlo::ServerOptions field can be
 // given or swept under its CLI flag's name with '_' for '-'; a spec without them expands to the
 // same points (and canonical strings) as before; a bad value or combination is an error naming the
 // key and its line (expected lines are those of the TOML texts written below).
@@ -100,7 +100,7 @@ TEST(SpecServer, ServerFieldsReachTheScenario) {
   EXPECT_EQ(aimd.overflow, mc::Overflow::queue);
 
   // Fields not given keep their defaults: the canonical string (the store's key) has no server part,
-  // exactly as before issue 8; a given field shows in it.
+  // exactly as before the server options existed; a given field shows in it.
   const mc::Scenario& plain = st.sweeps[3].points[0].scenario;
   EXPECT_FALSE(mc::has_server_features(plain));
   EXPECT_EQ(canonical(st.sweeps[3].points[0], SweepKind::steady).find("rows="), std::string::npos);

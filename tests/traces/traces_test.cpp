@@ -197,7 +197,7 @@ TEST(Traces, MalformedNamesLineAndField) {
   }
 }
 
-// ---- server scenarios (issue 8): version-2 headers, rules that hold and rules that do not --------
+// ---- server scenarios: version-2 headers, rules that hold and rules that do not --------
 
 using retrylab::montecarlo::canonical;
 using retrylab::montecarlo::ServiceDist;

@@ -1,4 +1,4 @@
-// rapidcheck properties (issue 4): random parameters for catalogue cases 1–4, judged by the same
+// rapidcheck properties: random parameters for catalogue cases 1–4, judged by the same
 // rules as the catalogue (t·sd/√n + floor; KS at alpha). Seeds: ctest fixes RC_PARAMS
 // ("seed=... max_success=..."), printed below for replay:
 //   RC_PARAMS="seed=<seed> max_success=<m>" ./validation_tests --gtest_filter='ValidationProperties.*'

@@ -1,5 +1,5 @@
 // Output tests of validation/report and the certificate store: the renderings line by line with
-// patterns (style.md §9), atomic writes, and the certificate round trip.
+// patterns, atomic writes, and the certificate round trip.
 #include <gtest/gtest.h>
 
 #include <cstdlib>

@@ -66,7 +66,7 @@ TEST(Suite, CatalogueNamesAreUnique) {
   }
 }
 
-// Issue 8: every closed form of analytic/rows.hpp is in both suites, as a statistical case.
+// Server-side mechanisms: every closed form of analytic/rows.hpp is in both suites, as a statistical case.
 TEST(Suite, ServerClosedFormsAreInBothScales) {
   for (auto scale : {rv::Scale::quick, rv::Scale::full}) {
     const auto cat = rv::catalogue(scale);

@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
     out << "ps_number " << in(load) << ' ' << str(Real(load) / (1 - Real(load))) << " 1\n";
   }
 
-  // Sleeps (models.md §2): strategy base cap k window -> mean; and q -> quantile.
+  // Sleeps (docs/models.md §2): strategy base cap k window -> mean; and q -> quantile.
   struct SleepCase {
     const char* strategy;
     double base, cap;
