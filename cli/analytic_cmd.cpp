@@ -60,10 +60,17 @@ std::string csv_field(const std::string& s) {
   return q + "\"";
 }
 
+// The unit of time of a model's document: retry amplification and budgets count calls and tokens.
+std::string_view unit_of(const std::string& model) {
+  return model == "amplification" || model == "budget" ? units::none : units::attempt_duration;
+}
+
 // Nonfinite doubles have no JSON form: they are printed as null there (and "inf" in table/csv).
 int print(const Json& doc, OutputFormat format) {
   if (format == OutputFormat::json) {
-    std::fputs((doc.dump(2) + "\n").c_str(), stdout);
+    Json out = provenance(unit_of(doc.at("model").get<std::string>()));
+    out.update(doc);
+    std::fputs((out.dump(2) + "\n").c_str(), stdout);
     return 0;
   }
   std::vector<std::pair<std::string, Json>> rows;

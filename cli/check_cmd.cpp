@@ -53,7 +53,7 @@ int run_check(const CheckOptions& o) {
   }
   switch (o.format) {
     case OutputFormat::json: {
-      nlohmann::ordered_json j;
+      nlohmann::ordered_json j = provenance(units::attempt_duration);  // traces are of the paper models
       j["trace"] = o.trace;
       j["format"] = r.format;
       j["declared"] = montecarlo::canonical(r.declared);

@@ -24,6 +24,13 @@ void add_format_options(CLI::App* cmd, OutputFormat& format) {
   cmd->add_flag_callback("--json", [&format] { format = OutputFormat::json; }, "Short for --format json");
 }
 
+nlohmann::ordered_json provenance(std::string_view unit) {
+  nlohmann::ordered_json j;
+  j["retrylab"] = std::string(version);
+  j["unit"] = std::string(unit);
+  return j;
+}
+
 double parse_cap(const std::string& text) {
   if (text == "none") return HUGE_VAL;
   char* end = nullptr;

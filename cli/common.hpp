@@ -3,8 +3,13 @@
 // values the library cannot take from CLI11 directly (cap "none"). No domain logic lives here.
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
+
+#include "analytic/units.hpp"
+#include "analytic/version.hpp"
 
 namespace retrylab::cli {
 
@@ -13,6 +18,10 @@ namespace retrylab::cli {
 using Action = std::function<int()>;
 
 enum class OutputFormat { table, json, csv };
+
+// The opening of every JSON document the CLI prints (docs/outputs.md): {"retrylab": version,
+// "unit": unit of time}; units:: names the units (analytic/units.hpp).
+nlohmann::ordered_json provenance(std::string_view unit);
 
 // Adds --format table|json|csv and --json (short for --format json) to a subcommand.
 void add_format_options(CLI::App* cmd, OutputFormat& format);

@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
 #endif
   CLI::App app{"retrylab: retries with exponential backoff and jitter against a contended resource"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", RETRYLAB_VERSION);
+  app.set_version_flag("--version", std::string(retrylab::version));
   retrylab::cli::Action action;
   retrylab::cli::add_analytic_command(app, action);
   retrylab::cli::add_simulate_command(app, action);

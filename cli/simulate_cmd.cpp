@@ -1,10 +1,6 @@
 // `retrylab simulate`: one scenario, many runs (docs/cli.md). Parses flags into a Scenario and a RunPlan,
 // calls montecarlo::simulate, prints the summary as a table, JSON or CSV. The JSON's "scenario" is
 // every input, canonical; the thread count is not in it (it never changes a byte of the output).
-#include <unistd.h>
-
-#include <atomic>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fmt/format.h>
@@ -12,7 +8,6 @@
 #include <algorithm>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -20,6 +15,7 @@
 #include "cli/common.hpp"
 #include "montecarlo/brooker.hpp"
 #include "montecarlo/fields.hpp"
+#include "montecarlo/progress.hpp"
 #include "montecarlo/result.hpp"
 #include "montecarlo/scenario.hpp"
 #include "montecarlo/simulate.hpp"
@@ -324,13 +320,15 @@ int run_brooker(const SimulateOptions& o) {
   }
   const montecarlo::RunPlan plan{o.runs, o.seed, o.threads};
   montecarlo::check_run_plan(plan);
-  const montecarlo::BrookerSummary s = montecarlo::summarize_brooker(montecarlo::simulate_brooker(sc, plan));
+  montecarlo::Progress progress(montecarlo::Progress::pick_mode(o.quiet), "runs", plan.runs);
+  const auto runs = montecarlo::simulate_brooker(sc, plan, [&progress](std::int64_t, std::int64_t) { progress.item_done(); });
+  progress.finish();
+  const montecarlo::BrookerSummary s = montecarlo::summarize_brooker(runs);
   const auto metrics = brooker_metrics(s);
 
   switch (o.format) {
     case OutputFormat::json: {
-      nlohmann::ordered_json j;
-      j["retrylab"] = RETRYLAB_VERSION;
+      nlohmann::ordered_json j = provenance(units::ms);  // every time: base, cap, window, legs, makespan, latency
       nlohmann::ordered_json scenario;
       scenario["model"] = "brooker";
       scenario["strategy"] = std::string(to_string(sc.backoff.strategy));
@@ -343,7 +341,6 @@ int run_brooker(const SimulateOptions& o) {
       scenario["runs"] = plan.runs;
       scenario["seed"] = plan.seed;
       j["scenario"] = scenario;
-      j["unit"] = "ms";  // every time above and below: base, cap, window, legs, makespan, latency
       j["runs"] = s.runs;
       nlohmann::ordered_json m;
       for (const auto& x : metrics) m[x.key] = to_json(*x.value);
@@ -481,36 +478,19 @@ int run_simulate(const SimulateOptions& o) {
   plan.server_engine = o.server_engine;
   montecarlo::check_run_plan(plan);
 
-  // A progress line only for people watching a terminal (docs/cli.md "Output formats").
-  const bool show_progress = !o.quiet && isatty(fileno(stderr));
-  std::mutex progress_mutex;
-  std::int64_t shown_percent = -1;
-  std::function<void(std::int64_t, std::int64_t)> progress;
-  if (show_progress) {
-    progress = [&](std::int64_t done, std::int64_t total) {
-      const std::lock_guard<std::mutex> lock(progress_mutex);
-      const std::int64_t percent = done * 100 / total;
-      if (percent == shown_percent) return;
-      shown_percent = percent;
-      std::fprintf(stderr, "\rsimulate: %lld/%lld runs (%lld%%)", static_cast<long long>(done),
-                   static_cast<long long>(total), static_cast<long long>(percent));
-      std::fflush(stderr);
-    };
-  }
-  const auto results = montecarlo::simulate(sc, plan, progress);
-  if (show_progress) std::fprintf(stderr, "\r\033[K");
+  // Progress on stderr (montecarlo/progress.hpp): runs done, and how far the runs in flight have got.
+  montecarlo::Progress progress(montecarlo::Progress::pick_mode(o.quiet), "runs", plan.runs);
+  plan.pulse = progress.pulse();
+  const auto results = montecarlo::simulate(sc, plan, [&progress](std::int64_t, std::int64_t) { progress.item_done(); });
+  progress.finish();
   const montecarlo::Summary s = montecarlo::summarize(results);
   // The trace replays the same runs in index order on one thread: the file never depends on --threads.
   if (!o.trace.empty()) montecarlo::write_trace(sc, plan.seed, plan.runs, o.trace);
 
   switch (o.format) {
     case OutputFormat::json: {
-      nlohmann::ordered_json j;
-      j["retrylab"] = RETRYLAB_VERSION;
-      if (!unit.plain()) {
-        j["unit"] = unit.singular();
-        j["attempt_duration"] = unit.attempt_duration;
-      }
+      nlohmann::ordered_json j = provenance(unit.singular());  // attempt-duration, or ms / s with --unit
+      if (!unit.plain()) j["attempt_duration"] = unit.attempt_duration;
       j["scenario"] = scenario_json(sc, plan, unit);
       j["runs"] = s.runs;
       nlohmann::ordered_json metrics;

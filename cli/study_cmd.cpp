@@ -97,7 +97,7 @@ std::optional<std::string> pass_gate(bool validate, const StudyFlags& f, const f
   opt.threads = f.threads;
   const auto result = validation::run_suite(opt);
   validation::write_reports(result, out / "validation");
-  const auto cert = validation::make_certificate(result, RETRYLAB_VERSION);
+  const auto cert = validation::make_certificate(result, std::string(version));
   validation::write_reports(result, validation::certificate_tables_dir(cert));
   validation::write_certificate(cert);
   if (!result.passed) {

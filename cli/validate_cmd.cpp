@@ -13,6 +13,7 @@
 
 #include "analytic/error.hpp"
 #include "cli/common.hpp"
+#include "montecarlo/progress.hpp"
 #include "validation/certificate.hpp"
 #include "validation/report.hpp"
 #include "validation/suite.hpp"
@@ -59,17 +60,19 @@ int run_validate(const ValidateOptions& o) {
       throw InputError("--out", fmt::format("must be a writable folder (got {}{})", o.out, ec ? ": " + ec.message() : ""));
   }
 
-  const bool progress = !o.quiet && ::isatty(STDERR_FILENO);
-  std::size_t done = 0;
-  const auto result = validation::run_suite(opt, [&](const validation::CaseResult& r) {
-    ++done;
-    if (progress) std::fprintf(stderr, "\r[%zu] %-40s %s   ", done, r.name.c_str(), std::string(validation::to_string(r.verdict)).c_str());
+  std::unique_ptr<montecarlo::Progress> progress;  // made when the number of cases is known
+  const auto result = validation::run_suite(opt, [&](const validation::CaseResult& r, std::size_t cases) {
+    if (!progress)
+      progress = std::make_unique<montecarlo::Progress>(montecarlo::Progress::pick_mode(o.quiet), "cases",
+                                                        static_cast<std::int64_t>(cases));
+    progress->start_item(fmt::format("{} {}", r.name, validation::to_string(r.verdict)));
+    progress->item_done();
   });
-  if (progress) std::fprintf(stderr, "\r%80s\r", "");
+  if (progress) progress->finish();
 
   switch (o.format) {
     case OutputFormat::table: std::cout << validation::format_text(result); break;
-    case OutputFormat::json: std::cout << validation::format_json(result, RETRYLAB_VERSION); break;
+    case OutputFormat::json: std::cout << validation::format_json(result, std::string(version)); break;
     case OutputFormat::csv: std::cout << validation::format_csv(result); break;
   }
   std::cout.flush();
@@ -79,7 +82,7 @@ int run_validate(const ValidateOptions& o) {
   }
   // A filtered run is not the catalogue: it certifies nothing.
   if (!result.filtered) {
-    const auto cert = validation::make_certificate(result, RETRYLAB_VERSION);
+    const auto cert = validation::make_certificate(result, std::string(version));
     validation::write_reports(result, validation::certificate_tables_dir(cert));  // for studies that reuse it
     const auto path = validation::write_certificate(cert);
     if (!o.quiet)

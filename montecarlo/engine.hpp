@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "analytic/model.hpp"
+#include "montecarlo/pulse.hpp"
 #include "montecarlo/random.hpp"
 #include "montecarlo/result.hpp"
 #include "montecarlo/sampler.hpp"
@@ -49,6 +50,7 @@ struct EngineOptions {
   // Run the server engine (server_engine.hpp) even without server options: for tests comparing it
   // with this loop on the original model, and for studies that want its extra metrics everywhere.
   bool force_server_engine = false;
+  Pulse* pulse = nullptr;  // coarse progress for a display (pulse.hpp); null: none
 #if RETRYLAB_PLANTED_FAULTS
   Fault fault = Fault::none;
 #endif
@@ -382,6 +384,7 @@ class Engine {
 
   void start_attempt(std::int32_t c, double t) {
     const std::int64_t id = tally_.attempts++;
+    pulse_.attempt(tally_.attempts, t, horizon_, tally_.burst_left, s_.clients);
     if (t >= warmup_) ++tally_.window_attempts;
     if constexpr (M == Model::collision) {
       if (!fifo_.empty()) collision_mark_ = id;  // every attempt in flight and this one overlap
@@ -563,6 +566,7 @@ class Engine {
   }
 
   RunResult finish(StopReason why, double stop) {
+    pulse_.end(tally_.attempts);
     advance(stop);
     // Service received by the attempts still in flight at the stop.
     for (std::size_t i = 0; i < fifo_.size(); ++i) {
@@ -604,6 +608,7 @@ class Engine {
   std::int64_t collision_mark_ = -1;  // attempts with id <= mark overlapped another
 
   Tally tally_;
+  PulseWriter pulse_{options_.pulse};
 };
 
 // The server engine (montecarlo/server_engine.hpp, included at the end of this file): scenarios

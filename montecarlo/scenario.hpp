@@ -146,6 +146,8 @@ std::uint64_t stable_hash(const Scenario& s);
 std::uint64_t fnv1a64(std::string_view text) noexcept;
 
 // How many runs, from which seed, on how many threads (threads never change a result).
+struct Pulse;  // montecarlo/pulse.hpp
+
 struct RunPlan {
   std::int64_t runs = 20;
   std::uint64_t seed = 1;
@@ -154,6 +156,9 @@ struct RunPlan {
   // times as the original loop (tested), work_done equal to rounding, and the metrics only the server
   // engine tracks (latency_p50/p99, queue_wait) filled in, so baselines compare with mechanisms.
   bool server_engine = false;
+  // Where the runs publish their progress for a display (montecarlo/pulse.hpp), or null. Never
+  // changes a result.
+  Pulse* pulse = nullptr;
 };
 
 void check_run_plan(const RunPlan& p);

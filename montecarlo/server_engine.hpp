@@ -134,7 +134,7 @@ class ServerEngine {
 
  public:
   ServerEngine(const Scenario& s, std::uint64_t seed, std::uint64_t run_index,
-               [[maybe_unused]] const EngineOptions& options, Observer& observer)
+               const EngineOptions& options, Observer& observer)
       : s_(s),
         o_(s.server),
         observer_(observer),
@@ -155,6 +155,7 @@ class ServerEngine {
         timeout_(s.server.timeout < inf),
         limit_(s.server.aimd ? s.server.aimd_params.initial : s.server.limit),
         ends_(s.server.service == ServiceDist::deterministic && s.server.reject_cost == 0.0),
+        pulse_(options.pulse),
         budget_(budget_preset(budget_preset_names[s.server.budget])),
         breaker_(breaker_preset(breaker_preset_names[s.server.breaker])),
         failures_(key_, StreamId::failures, run_index),
@@ -326,6 +327,7 @@ class ServerEngine {
     job.ticket = ticket;
     job.paid = clients_[c].paid;
     job.id = tally_.attempts++;
+    pulse_.attempt(tally_.attempts, t_, horizon_, tally_.burst_left, s_.clients);
     if (t_ >= warmup_) ++tally_.window_attempts;
     job.client = c;
     job.sent = t_;
@@ -698,6 +700,7 @@ class ServerEngine {
   }
 
   RunResult finish(StopReason why, double stop) {
+    pulse_.end(tally_.attempts);
     advance(stop);
     RunResult r = tally_.result(s_.clients, why, stop, warmup_);
     const bool has_window = stop - warmup_ > 0.0;
@@ -761,6 +764,7 @@ class ServerEngine {
   double t_ = 0.0, v_ = 0.0, next_arrival_ = inf;
   std::int64_t service_seq_ = 0, in_service_ = 0, admitted_ = 0;
   Tally tally_;  // the counts both event loops share (engine.hpp)
+  PulseWriter pulse_;
   std::int64_t rejected_ = 0, served_ = 0, lost_ = 0, timed_out_ = 0;
   double queue_wait_sum_ = 0.0, area_limit_ = 0.0;
   std::int64_t queue_wait_n_ = 0;

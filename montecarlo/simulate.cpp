@@ -29,6 +29,7 @@ std::vector<RunResult> simulate(const Scenario& s, const RunPlan& plan,
   check_scenario(s);
   detail::EngineOptions options = default_options();  // bad RETRYLAB_FAULT throws here, not in a worker
   options.force_server_engine = plan.server_engine;
+  options.pulse = plan.pulse;
   return detail::run_in_order<RunResult>(
       plan,
       [&](std::uint64_t i) {

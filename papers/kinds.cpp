@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "analytic/units.hpp"
 #include "montecarlo/brooker.hpp"
 #include "montecarlo/dependency.hpp"
 #include "papers/summary_json.hpp"
@@ -50,6 +51,11 @@ json layered_summary(const montecarlo::LayeredSummary& s) {
 
 }  // namespace
 
+std::string_view time_unit(SweepKind kind) noexcept {
+  if (kind == SweepKind::amplification) return units::none;
+  return kind == SweepKind::brooker || is_dependency_kind(kind) ? units::ms : units::attempt_duration;
+}
+
 bool is_extension_kind(SweepKind kind) noexcept {
   return kind == SweepKind::brooker || kind == SweepKind::amplification || is_dependency_kind(kind);
 }
@@ -66,14 +72,14 @@ nlohmann::json run_extension_point(const SweepSpec& sw, std::int64_t index, int 
   };
   if (sw.kind == SweepKind::brooker) {
     const auto results = montecarlo::simulate_brooker(p.brooker, plan, progress);
-    return {{"runs", sw.runs}, {"unit", "ms"}, {"summary", brooker_summary(montecarlo::summarize_brooker(results))}};
+    return {{"runs", sw.runs}, {"summary", brooker_summary(montecarlo::summarize_brooker(results))}};
   }
   if (sw.kind == SweepKind::amplification) {
     const auto results = montecarlo::simulate_layered(p.layered, plan, progress);
     return {{"runs", sw.runs}, {"summary", layered_summary(montecarlo::summarize(results))}};
   }
   const auto results = montecarlo::simulate_dependency(p.dependency, plan, progress);
-  return {{"runs", sw.runs}, {"unit", "ms"}, {"summary", dependency_summary(montecarlo::summarize(results))}};
+  return {{"runs", sw.runs}, {"summary", dependency_summary(montecarlo::summarize(results))}};
 }
 
 }  // namespace retrylab::papers

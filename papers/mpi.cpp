@@ -19,7 +19,6 @@
 #include <type_traits>
 #include <vector>
 
-#include "papers/progress.hpp"
 
 namespace retrylab::papers::mpi {
 
@@ -275,7 +274,7 @@ void run_master(const StudySpec& spec, const std::vector<PendingPoint>& todo, co
           }
           return;
         }
-        progress.start_point(fmt::format("{} #{}", spec.sweeps[static_cast<std::size_t>(h.sweep)].name, h.point));
+        progress.start_item(fmt::format("{} #{}", spec.sweeps[static_cast<std::size_t>(h.sweep)].name, h.point));
         std::vector<char> bytes;
         append_bytes(bytes, &h, 1);
         send_bytes(w, tag_unit, bytes);

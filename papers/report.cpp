@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <limits>
 #include <map>
+#include <regex>
 #include <stdexcept>
 
 #include "analytic/aloha.hpp"
@@ -99,8 +100,26 @@ struct Gp {
       if (col < r.size() && std::isfinite(r[col])) return true;
     return false;
   }
-  void operator()(const std::string& line) { cmds += line + "\n"; }
+  void operator()(const std::string& line) { cmds += readable(line) + "\n"; }
   std::string script() const { return data + cmds; }
+
+  // Every figure command passes through here, so every figure reads at a glance: a decimal log
+  // axis is labelled at 1 and 3 of each decade (not only at powers of ten; in gnuplot's own format) and is back on automatic
+  // tics when the scale is unset; a legend inside the panel ("set key top left" and the like,
+  // which sat on curves) goes below the panel instead.
+  static std::string readable(std::string line) {
+    static const std::regex log_on("(^|; )set logscale ([xy])(?=;|$)"), log_off("unset logscale ([xy])(?=;|$)"),
+        key_inside("set key (top|bottom) (left|right)");
+    static const std::string tics = [] {
+      std::string t;
+      for (int e = -3; e <= 9; ++e)
+        for (int m : {1, 3}) t += fmt::format("{}{:g}", t.empty() ? "" : ", ", m * std::pow(10.0, e));
+      return "(" + t + ")";
+    }();
+    line = std::regex_replace(line, log_on, "$1set logscale $2; set $2tics " + tics);
+    line = std::regex_replace(line, log_off, "unset logscale $1; set $1tics autofreq");
+    return std::regex_replace(line, key_inside, "set key below");
+  }
 };
 
 struct Out {
@@ -849,7 +868,8 @@ void render_steady(const StudyData& d, std::size_t si, Out& out) {
                          "limit nothing is lost and the threshold is the collapse threshold.");
     out.table(pt);
   }
-  const std::size_t pcols = split ? servers_per_model : 3;
+  // At most three panels a row, so the figure fits a screen (12 panels: four rows of three).
+  const std::size_t pcols = split ? std::min<std::size_t>(servers_per_model, 3) : 3;
   const std::size_t prows = (panels.size() + std::min(panels.size(), pcols) - 1) / std::min(panels.size(), pcols);
   auto line_color = [&](std::size_t li) {
     if (!by_server || split) return std::string(color(sidx(st.lines[li].strategy)));

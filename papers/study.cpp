@@ -7,11 +7,12 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "analytic/units.hpp"
+#include "analytic/version.hpp"
 #include "montecarlo/parallel_runs.hpp"
 #include "montecarlo/simulate.hpp"
 #include "papers/summary_json.hpp"
 #include "papers/kinds.hpp"
-#include "papers/progress.hpp"
 #include "papers/report.hpp"
 #include "papers/store.hpp"
 
@@ -73,8 +74,11 @@ double sample_quantile(const std::vector<double>& sorted, double p) {
 
 json record_head(const SweepSpec& sw, std::int64_t index, const std::string& certificate_id) {
   const SweepPoint& p = sw.points[static_cast<std::size_t>(index)];
-  return {{"sweep", sw.name}, {"point", index}, {"scenario", canonical(p, sw.kind)}, {"seed", sw.seed},
-          {"certificate", certificate_id}};
+  // Provenance (docs/outputs.md): the version that computed the record and the unit of its times.
+  // Records written before these keys existed load and resume as before (nothing reads them back).
+  return {{"sweep", sw.name},      {"point", index},      {"scenario", canonical(p, sw.kind)},
+          {"seed", sw.seed},       {"certificate", certificate_id}, {"retrylab", version},
+          {"unit", time_unit(sw.kind)}};
 }
 
 void add_runs(json& rec, const SweepSpec& sw, const std::vector<montecarlo::RunResult>& results) {
@@ -120,6 +124,15 @@ OpenedStudy open_study(StudySpec& spec, const StudyOptions& opt) {
   return o;
 }
 
+// The log lines of a study beside the progress display (log mode only, as before).
+void note_resumed(Progress& progress, const StudySpec& spec, std::int64_t resumed) {
+  if (resumed > 0) progress.note(fmt::format("resuming: {} of {} points already recorded", resumed, spec.total_points()));
+}
+
+void note_sweep(Progress& progress, const SweepSpec& sw, std::int64_t to_run) {
+  progress.note(fmt::format("sweep {}: {} points ({} to run)", sw.name, sw.points.size(), to_run));
+}
+
 }  // namespace
 
 bool is_splittable(const SweepSpec& sw) noexcept {
@@ -154,7 +167,7 @@ json point_record(const SweepSpec& sw, std::int64_t point, const std::string& ce
 }
 
 json run_whole_point(const SweepSpec& sw, std::int64_t index, const StudyOptions& opt,
-                     const std::function<void()>& run_done) {
+                     const std::function<void()>& run_done, montecarlo::Pulse* pulse) {
   const SweepPoint& p = sw.points[static_cast<std::size_t>(index)];
   json rec = record_head(sw, index, opt.certificate_id);
   auto done = [&run_done] {
@@ -176,6 +189,7 @@ json run_whole_point(const SweepSpec& sw, std::int64_t index, const StudyOptions
     return rec;
   }
   montecarlo::RunPlan plan{sw.runs, sw.seed, opt.threads};
+  plan.pulse = pulse;
   const auto results = montecarlo::simulate(p.scenario, plan, [&done](std::int64_t, std::int64_t) { done(); });
   add_runs(rec, sw, results);
   return rec;
@@ -186,19 +200,20 @@ StudyOutcome run_study(StudySpec spec, const StudyOptions& opt) {
   OpenedStudy opened = open_study(spec, opt);
   ResultsStore& store = *opened.store;
   const std::int64_t resumed = opened.resumed;
-  Progress progress(Progress::pick_mode(opt.quiet), spec.total_points(), resumed);
+  Progress progress(Progress::pick_mode(opt.quiet), "points", spec.total_points(), resumed);
+  note_resumed(progress, spec, resumed);
   StudyOutcome outcome;
   outcome.points_resumed = resumed;
   for (const auto& sw : spec.sweeps) {
     std::int64_t to_run = 0;
     for (std::size_t i = 0; i < sw.points.size(); ++i) to_run += store.has(sw.name, static_cast<std::int64_t>(i)) ? 0 : 1;
-    progress.start_sweep(sw.name, static_cast<std::int64_t>(sw.points.size()), to_run);
+    note_sweep(progress, sw, to_run);
     for (std::size_t i = 0; i < sw.points.size(); ++i) {
       const auto idx = static_cast<std::int64_t>(i);
       if (store.has(sw.name, idx)) continue;
-      progress.start_point(fmt::format("{} #{}", sw.name, idx));
-      store.append(run_whole_point(sw, idx, opt, [&progress] { progress.run_done(); }));
-      progress.point_done();
+      progress.start_item(fmt::format("{} #{}", sw.name, idx), sw.kind == SweepKind::sleep ? 1 : sw.runs);
+      store.append(run_whole_point(sw, idx, opt, [&progress] { progress.run_done(); }, progress.pulse()));
+      progress.item_done();
       ++outcome.points_run;
     }
   }
@@ -212,7 +227,8 @@ StudyOutcome run_study(StudySpec spec, const StudyOptions& opt, const PointDrive
   const auto t0 = std::chrono::steady_clock::now();
   OpenedStudy opened = open_study(spec, opt);
   ResultsStore& store = *opened.store;
-  Progress progress(Progress::pick_mode(opt.quiet), spec.total_points(), opened.resumed);
+  Progress progress(Progress::pick_mode(opt.quiet), "points", spec.total_points(), opened.resumed);
+  note_resumed(progress, spec, opened.resumed);
   StudyOutcome outcome;
   outcome.points_resumed = opened.resumed;
   std::vector<PendingPoint> todo;
@@ -226,7 +242,7 @@ StudyOutcome run_study(StudySpec spec, const StudyOptions& opt, const PointDrive
       const auto& sw = spec.sweeps[next_sweep];
       std::int64_t to_run = 0;
       for (const auto& p : todo) to_run += p.sweep == next_sweep ? 1 : 0;
-      progress.start_sweep(sw.name, static_cast<std::int64_t>(sw.points.size()), to_run);
+      note_sweep(progress, sw, to_run);
     }
   };
   std::size_t expected = 0;
@@ -236,7 +252,7 @@ StudyOutcome run_study(StudySpec spec, const StudyOptions& opt, const PointDrive
       throw std::logic_error("study driver: a record out of order (" + rec.value("sweep", std::string()) + ")");
     announce_until(todo[expected].sweep);
     store.append(rec);
-    progress.point_done();
+    progress.item_done();
     ++expected;
     ++outcome.points_run;
   });

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "montecarlo/progress.hpp"
 #include "montecarlo/result.hpp"
 #include "papers/spec.hpp"
 
@@ -46,7 +47,7 @@ std::vector<std::filesystem::path> render_study(const StudySpec& spec, const std
 // hand out runs [first, last) of a point to any process, gather them in index order and build the
 // very record a single process would.
 
-class Progress;
+using montecarlo::Progress;  // montecarlo/progress.hpp: the one progress display
 
 // True when a point's work is independent engine runs (every kind but sleep and the extension
 // kinds of papers/kinds.hpp, which run as one unit).
@@ -62,8 +63,9 @@ nlohmann::json point_record(const SweepSpec& sw, std::int64_t point, const std::
                             const std::vector<montecarlo::RunResult>& results);
 
 // The record of any point, computed whole in this process (what run_study does for each point).
+// Its engine runs publish their progress to `pulse` when given (never changes the record).
 nlohmann::json run_whole_point(const SweepSpec& sw, std::int64_t point, const StudyOptions& options,
-                               const std::function<void()>& run_done);
+                               const std::function<void()>& run_done, montecarlo::Pulse* pulse = nullptr);
 
 struct PendingPoint {
   std::size_t sweep = 0;   // index into StudySpec::sweeps

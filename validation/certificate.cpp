@@ -8,6 +8,8 @@
 #include <system_error>
 #include <unistd.h>
 
+#include "analytic/units.hpp"
+
 namespace retrylab::validation {
 
 namespace {
@@ -17,8 +19,9 @@ std::filesystem::path self_exe() { return std::filesystem::read_symlink("/proc/s
 nlohmann::json to_json(const Certificate& c) {
   nlohmann::json cases = nlohmann::json::array();
   for (const auto& v : c.cases) cases.push_back({{"name", v.name}, {"passed", v.passed}});
-  return {{"id", c.id},         {"version", c.version}, {"build_id", c.build_id}, {"scale", c.scale},
-          {"seed", c.seed},     {"passed", c.passed},   {"cases", cases}};
+  // "retrylab" and "unit" as in every JSON output (docs/outputs.md); "version" is kept for readers.
+  return {{"id", c.id},         {"version", c.version}, {"retrylab", c.version}, {"unit", units::attempt_duration},
+          {"build_id", c.build_id}, {"scale", c.scale}, {"seed", c.seed}, {"passed", c.passed}, {"cases", cases}};
 }
 
 std::optional<Certificate> read_certificate(const std::filesystem::path& p) {

@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <unistd.h>
 
+#include "analytic/units.hpp"
+
 namespace retrylab::validation {
 
 namespace {
@@ -211,7 +213,9 @@ std::string format_json(const SuiteResult& s, const std::string& version) {
                      {"alpha", r.alpha},
                      {"n", r.n},
                      {"seconds", r.seconds}});
+  // The unit of every time in the cases; a case in another unit names it in its parameters (ms).
   const nlohmann::json j = {{"retrylab", version},
+                            {"unit", units::attempt_duration},
                             {"scale", to_string(s.options.scale)},
                             {"seed", s.options.seed},
                             {"alpha_total", s.options.alpha_total},

@@ -53,7 +53,8 @@ CaseResult run_case(const ValidationCase& c, const CaseContext& ctx) {
   return r;
 }
 
-SuiteResult run_suite(const SuiteOptions& options, const std::function<void(const CaseResult&)>& on_case_done) {
+SuiteResult run_suite(const SuiteOptions& options,
+                      const std::function<void(const CaseResult&, std::size_t)>& on_case_done) {
   if (options.threads < 0) throw InputError("threads", fmt::format("must be >= 0, 0 = all cores (got {})", options.threads));
   if (!(options.alpha_total > 0.0 && options.alpha_total < 1.0))
     throw InputError("alpha", fmt::format("must be in (0, 1) (got {})", options.alpha_total));
@@ -95,7 +96,7 @@ SuiteResult run_suite(const SuiteOptions& options, const std::function<void(cons
       results[order[i]] = run_case(c, CaseContext{options.seed, out.alpha_per_case, 1});
       if (on_case_done) {
         const std::lock_guard<std::mutex> lock(report_mutex);
-        on_case_done(results[order[i]]);
+        on_case_done(results[order[i]], order.size());
       }
     }
   };

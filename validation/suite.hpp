@@ -38,9 +38,10 @@ struct SuiteResult {
   double seconds = 0.0;
 };
 
-// Throws InputError (threads, alpha, only) on bad options.
+// Throws InputError (threads, alpha, only) on bad options. on_case_done(result, cases chosen) is
+// called as each case finishes (one call at a time, from any thread).
 SuiteResult run_suite(const SuiteOptions& options,
-                      const std::function<void(const CaseResult&)>& on_case_done = {});
+                      const std::function<void(const CaseResult&, std::size_t)>& on_case_done = {});
 
 // Runs one case under the given context, timing it and turning a thrown exception into a failed row.
 CaseResult run_case(const ValidationCase& c, const CaseContext& ctx);

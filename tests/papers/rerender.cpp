@@ -1,0 +1,25 @@
+// retrylab_rerender SPEC.toml SCALE DIR: renders the tables and figures of a study from DIR/results.jsonl
+// again, running nothing (papers::render_study), e.g. after a change to the renderers. A developer
+// tool, not installed: `retrylab run|reproduce --resume` cannot do it once the build (and so the
+// validation certificate in the results header) has changed.
+#include <cstdio>
+#include <exception>
+
+#include "papers/spec.hpp"
+#include "papers/study.hpp"
+
+int main(int argc, char** argv) {
+  if (argc != 4) {
+    std::fprintf(stderr, "usage: retrylab_rerender SPEC.toml quick|full DIR\n");
+    return 2;
+  }
+  try {
+    const auto spec = retrylab::papers::parse_study_file(argv[1], argv[2]);
+    const auto files = retrylab::papers::render_study(spec, argv[3]);
+    std::fprintf(stderr, "retrylab_rerender: %zu files in %s\n", files.size(), argv[3]);
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "retrylab_rerender: %s\n", e.what());
+    return 1;
+  }
+}
