@@ -19,6 +19,7 @@
 #include "analytic/error.hpp"
 #include "cli/common.hpp"
 #include "montecarlo/brooker.hpp"
+#include "montecarlo/resources.hpp"
 #include "montecarlo/result.hpp"
 #include "montecarlo/scenario.hpp"
 #include "montecarlo/simulate.hpp"
@@ -45,6 +46,7 @@ struct SimulateOptions {
   int threads = 0;
   bool quiet = false;
   std::string trace;  // attempt trace file (docs/traces.md); empty = none
+  double max_memory = montecarlo::default_max_memory() / (1ull << 30);  // GiB
   double leg_mean = montecarlo::brooker_default_leg_mean;  // --model brooker only (ms)
   double leg_sd = montecarlo::brooker_default_leg_sd;
   // Server-side mechanisms (issue 8; montecarlo/scenario.hpp ServerOptions). Enum names as text.
@@ -327,6 +329,17 @@ int run_brooker(const SimulateOptions& o) {
   return 0;
 }
 
+// Before any work: --horizon given is > 0 (0 is not "the default"), the run fits --max-memory and
+// the work limit (montecarlo/resources.hpp), and the trace target can be written.
+void check_simulate_limits(const SimulateOptions& o, const montecarlo::Scenario& sc, const montecarlo::RunPlan& plan) {
+  if (was_given(o, "--horizon") && !(o.horizon > 0))
+    throw InputError("--horizon", fmt::format("must be a finite number > 0 (got {})", o.horizon));
+  if (!(o.max_memory > 0) || !std::isfinite(o.max_memory))
+    throw InputError("--max-memory", fmt::format("must be a number of GiB > 0 (got {})", o.max_memory));
+  montecarlo::check_resources(sc, plan, o.max_memory * (1ull << 30));
+  if (!o.trace.empty()) require_writable_file("--trace", o.trace);
+}
+
 montecarlo::ServerOptions server_options(const SimulateOptions& o) {
   montecarlo::ServerOptions s = o.server;
   for (const auto& [flag, x] : {std::pair<const char*, double>{"--service-cv", s.service_cv}, {"--delay", s.delay},
@@ -412,6 +425,7 @@ int run_simulate(const SimulateOptions& o) {
   montecarlo::RunPlan plan{o.runs, o.seed, o.threads};
   plan.server_engine = o.server_engine;
   montecarlo::check_run_plan(plan);
+  check_simulate_limits(o, sc, plan);
 
   // A progress line only for people watching a terminal (cli.md "Output formats").
   const bool show_progress = !o.quiet && isatty(fileno(stderr));
@@ -484,22 +498,27 @@ void add_simulate_command(CLI::App& app, Action& action) {
   cmd->add_option("--base", opts->base, "Base b of the backoff (> 0)")->capture_default_str();
   cmd->add_option("--cap", opts->cap, "Cap c (>= base), or \"none\" for unbounded")->capture_default_str();
   cmd->add_option("--window", opts->window, "Window W of the window strategy (> 0, required with it)");
-  cmd->add_option("--clients", opts->clients, "Burst of N clients at t = 0 (>= 0)")->capture_default_str();
+  cmd->add_option("--clients", opts->clients, fmt::format("Burst of N clients at t = 0 [0, {}]", montecarlo::max_clients))->capture_default_str();
   cmd->add_option("--rate", opts->rate, "Steady Poisson arrival rate per attempt-duration (>= 0)")
       ->capture_default_str();
   cmd->add_option("--horizon", opts->horizon,
-                  "Stop time T (> 0; required with --rate > 0; pure bursts default to 1e7, then unfinished)");
+                  fmt::format("Stop time T (> 0; required with --rate > 0; pure bursts default to {:g}, then unfinished); "
+                              "runs x (clients + rate x T) at most {:g}", montecarlo::default_burst_horizon,
+                              montecarlo::max_clients_simulated));
   cmd->add_option("--warmup", opts->warmup, "Rates are measured over [warmup, stop) (0 <= warmup < horizon)")
       ->capture_default_str();
-  cmd->add_option("--collapse", opts->collapse, "K: a run collapses when K clients wait at once (>= 1)")
+  cmd->add_option("--collapse", opts->collapse, fmt::format("K: a run collapses when K clients wait at once [1, {}]", montecarlo::max_collapse))
       ->capture_default_str();
   cmd->add_option("--retries", opts->retries, "on: retry until success; off: one attempt per client")
       ->transform(CLI::CheckedTransformer(on_off))
       ->default_str("on");
-  cmd->add_option("--runs", opts->runs, "Number of independent runs (>= 1)")->capture_default_str();
+  cmd->add_option("--runs", opts->runs, "Number of independent runs (>= 1; within --max-memory and the work limit of --horizon)")->capture_default_str();
   cmd->add_option("--seed", opts->seed, "Seed; a run's randomness is keyed by (seed, scenario, run index)")
       ->capture_default_str();
   cmd->add_option("--threads", opts->threads, "Worker threads (0 = all cores); never changes the output")
+      ->capture_default_str();
+  cmd->add_option("--max-memory", opts->max_memory,
+                  "Refuse up front a run whose estimated memory exceeds this many GiB (default: half the RAM)")
       ->capture_default_str();
   cmd->add_flag("--quiet", opts->quiet, "No progress line on stderr");
   cmd->add_option("--trace", opts->trace,
@@ -510,11 +529,11 @@ void add_simulate_command(CLI::App& app, Action& action) {
                   "brooker: sd of each leg in ms (>= 0; 0 = without network delay variance: every leg exactly --leg-mean)")
       ->capture_default_str();
   // Server-side mechanisms (issue 8, montecarlo/scenario.hpp): every default reproduces the model above.
-  cmd->add_option("--rows", opts->server.rows, "M rows, each attempt on one at random; conflicts only within a row (>= 1)")
+  cmd->add_option("--rows", opts->server.rows, fmt::format("M rows, each attempt on one at random; conflicts only within a row [1, {}]", montecarlo::max_rows))
       ->capture_default_str();
   cmd->add_option("--service", opts->service, "Attempt service time, mean 1: deterministic|exponential|lognormal")
       ->capture_default_str();
-  cmd->add_option("--service-cv", opts->server.service_cv, "Coefficient of variation of lognormal service (> 0)");
+  cmd->add_option("--service-cv", opts->server.service_cv, fmt::format("Coefficient of variation of lognormal service (0, {:g}]", montecarlo::max_service_cv));
   cmd->add_option("--delay", opts->server.delay, "One-way network delay each way, client to server and back (>= 0)")
       ->capture_default_str();
   cmd->add_option("--delay-dist", opts->delay_dist, "Network delay: fixed, or exponential with mean --delay")
@@ -522,7 +541,7 @@ void add_simulate_command(CLI::App& app, Action& action) {
   cmd->add_option("--lock", opts->server.lock, "on: a FIFO lock per row (attempts wait, then run alone)")
       ->transform(CLI::CheckedTransformer(on_off))
       ->default_str("off");
-  cmd->add_option("--limit", opts->server.limit, "Concurrency limit: at most L attempts admitted at once (0 = none)")
+  cmd->add_option("--limit", opts->server.limit, fmt::format("Concurrency limit: at most L attempts admitted at once [0, {}] (0 = none)", montecarlo::max_limit))
       ->capture_default_str();
   cmd->add_option("--overflow", opts->overflow, "Above the limit: reject at once, or queue (FIFO)")->capture_default_str();
   cmd->add_option("--reject-cost", opts->server.reject_cost, "Work of a rejection, fraction of an attempt's [0, 1]")
@@ -538,9 +557,9 @@ void add_simulate_command(CLI::App& app, Action& action) {
   cmd->add_option("--aimd", opts->server.aimd, "on: adaptive concurrency limit (Netflix AIMDLimit rules)")
       ->transform(CLI::CheckedTransformer(on_off))
       ->default_str("off");
-  cmd->add_option("--aimd-initial", opts->server.aimd_params.initial, "AIMD initial limit")->capture_default_str();
-  cmd->add_option("--aimd-min", opts->server.aimd_params.min, "AIMD minimum limit")->capture_default_str();
-  cmd->add_option("--aimd-max", opts->server.aimd_params.max, "AIMD maximum limit")->capture_default_str();
+  cmd->add_option("--aimd-initial", opts->server.aimd_params.initial, "AIMD initial limit [--aimd-min, --aimd-max]")->capture_default_str();
+  cmd->add_option("--aimd-min", opts->server.aimd_params.min, fmt::format("AIMD minimum limit [1, {}]", montecarlo::max_limit))->capture_default_str();
+  cmd->add_option("--aimd-max", opts->server.aimd_params.max, fmt::format("AIMD maximum limit [--aimd-min, {}]", montecarlo::max_limit))->capture_default_str();
   cmd->add_option("--aimd-backoff", opts->server.aimd_params.backoff, "AIMD decrease ratio [0.5, 1)")
       ->capture_default_str();
   cmd->add_option("--aimd-timeout", opts->aimd_timeout, "AIMD: time since admission counted as a drop, or \"none\"")
@@ -555,7 +574,8 @@ void add_simulate_command(CLI::App& app, Action& action) {
                   "Client timeout per attempt (attempt-durations), or \"none\"; the server still does the work")
       ->capture_default_str();
   cmd->add_option("--max-attempts", opts->server.max_attempts,
-                  "Retry limit: a client gives up (lost) after this many attempts fail (0 = unlimited)")
+                  fmt::format("Retry limit: a client gives up (lost) after this many attempts fail [1, {}] (0 = unlimited)",
+                              montecarlo::max_limit))
       ->capture_default_str();
   cmd->add_flag("--server-engine", opts->server_engine,
                 "Run on the server engine even without server options (same results; adds latency percentiles)");

@@ -134,18 +134,6 @@ std::map<std::pair<std::string, std::int64_t>, nlohmann::json> read_results(cons
   return out;
 }
 
-void write_file_atomic(const fs::path& path, const std::string& bytes) {
-  // The pid keeps a killed run's leftovers (or its orphaned helpers) apart from this run's files.
-  const fs::path tmp = path.parent_path() / ("." + path.filename().string() + "." + std::to_string(::getpid()) + ".tmp");
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) sys_fail("cannot open", tmp);
-  write_all(fd, bytes, tmp);
-  if (::fsync(fd) != 0) sys_fail("cannot fsync", tmp);
-  ::close(fd);
-  fs::rename(tmp, path);
-  fsync_dir(path.parent_path());
-}
-
 void remove_stale_temporaries(const fs::path& dir) {
   if (!fs::exists(dir)) return;
   for (const auto& e : fs::directory_iterator(dir)) {
