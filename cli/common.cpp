@@ -154,6 +154,17 @@ int finish_stdout(int rc) {
   return rc;
 }
 
+void add_commands(CLI::App& app, Action& action) {
+  add_analytic_command(app, action);
+  add_simulate_command(app, action);
+  add_validate_command(app, action);
+  add_check_command(app, action);
+#ifndef RETRYLAB_FAULTY_CLI  // the planted-fault build has no study commands: experiments never run on it
+  add_study_commands(app, action);
+#endif
+  harden_options(app);
+}
+
 std::optional<std::string> unknown_command(const CLI::App& app, int argc, const char* const* argv) {
   if (argc < 2 || argv[1][0] == '-') return std::nullopt;
   std::string names;

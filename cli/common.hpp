@@ -59,6 +59,10 @@ void require_writable_folder(const std::string& flag, const std::string& path);
 // if any write to it failed (a full disk, a closed pipe), so a lost result is never exit 0.
 int finish_stdout(int rc);
 
+// Every subcommand below, then harden_options(app): the whole command line main() parses (and the
+// argument-parser fuzz target, fuzz/fuzz_cli.cpp).
+void add_commands(CLI::App& app, Action& action);
+
 // Subcommands, one file each.
 void add_analytic_command(CLI::App& app, Action& action);
 void add_simulate_command(CLI::App& app, Action& action);

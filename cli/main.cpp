@@ -52,14 +52,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", RETRYLAB_VERSION);
   retrylab::cli::Action action;
-  retrylab::cli::add_analytic_command(app, action);
-  retrylab::cli::add_simulate_command(app, action);
-  retrylab::cli::add_validate_command(app, action);
-  retrylab::cli::add_check_command(app, action);
-#ifndef RETRYLAB_FAULTY_CLI  // the planted-fault build has no study commands: experiments never run on it
-  retrylab::cli::add_study_commands(app, action);
-#endif
-  retrylab::cli::harden_options(app);
+  retrylab::cli::add_commands(app, action);
   if (const auto unknown = retrylab::cli::unknown_command(app, argc, argv)) {
     std::fprintf(stderr, "retrylab: %s\n", unknown->c_str());
     return 2;
