@@ -28,6 +28,9 @@ void check_classic(const ClassicTest& t) {
                                              "jitter has no closed form, simulate it",
                                              to_string(t.backoff.strategy)));
   check_backoff(t.backoff);
+  if (t.backoff.multiplier != 2.0)
+    throw InputError("multiplier", fmt::format("must be 2 for the classic closed form (proved for doubling windows; got {})",
+                                               t.backoff.multiplier));
 }
 
 ClassicResult classic(const ClassicTest& t) {

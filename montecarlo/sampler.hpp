@@ -2,7 +2,7 @@
 // The sleep after a client's k-th failure (models.md §2): one sampler shared by the event loop and
 // draw_sleeps(), so the validation gate tests the very code that runs.
 //   none 0 | nojitter w_k | full U(0,w_k) | equal w_k/2 + U(0,w_k/2) |
-//   decorrelated s_k = min(c, U(b, 3·s_(k−1))), s_0 = b | window U(0,W);   w_k = min(c, b·2^(k−1)).
+//   decorrelated s_k = min(c, U(b, 3·s_(k−1))), s_0 = b | window U(0,W);   w_k = min(c, b·m^(k−1)).
 // Per-client state is the previous decorrelated sleep (`prev`, starts at b). Draws come from the
 // caller's sleeps stream: one uniform per jittered sleep, none for `none`/`nojitter`.
 #include <array>
@@ -68,10 +68,10 @@ class SleepSampler {
 
  private:
   double width_slow(int k) const noexcept {
-    // b·2^(k−1+offset) overflows to +inf for huge k and min() returns the cap: exact either way
-    // (any k beyond 4096 is past every double's range, so the cap is returned without ldexp).
-    if (k > 4096) return backoff_.cap;
-    return std::min(backoff_.cap, std::ldexp(backoff_.base, k - 1 + offset_));
+    // b·m^(k−1+offset) overflows to +inf for huge k and min() returns the cap: exact either way
+    // (with m = 2 any k beyond 4096 is past every double's range, so the cap is returned at once).
+    if (k > 4096 && backoff_.multiplier == 2.0) return backoff_.cap;
+    return std::min(backoff_.cap, grown_width(backoff_.base, backoff_.multiplier, k - 1 + offset_));
   }
 
   Backoff backoff_;

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "analytic/error.hpp"
+#include "montecarlo/fields.hpp"
 
 namespace retrylab::montecarlo {
 
@@ -20,16 +21,12 @@ std::optional<E> parse_name(const std::string_view (&names)[N], std::string_view
   return std::nullopt;
 }
 
-bool finite_at_least(double x, double lo) noexcept { return x >= lo && std::isfinite(x); }
-bool in_unit(double x) noexcept { return x >= 0.0 && x <= 1.0; }
 
 bool same_backoff(const Backoff& a, const Backoff& b) noexcept {
   return a.strategy == b.strategy && a.base == b.base && a.cap == b.cap && a.window == b.window;
 }
 
 void check_server(const ServerOptions& o) {
-  if (o.rows < 1 || o.rows > max_rows)
-    throw InputError("rows", fmt::format("must be in [1, {}] (got {})", max_rows, o.rows));
   if (o.service == ServiceDist::lognormal) {
     if (!(o.service_cv > 0.0) || !(o.service_cv <= max_service_cv))
       throw InputError("service_cv", fmt::format("must be in (0, {}] for lognormal service (got {})", max_service_cv,
@@ -38,31 +35,21 @@ void check_server(const ServerOptions& o) {
     throw InputError("service_cv", fmt::format("only applies to lognormal service: must be 0 with {} service (got {})",
                                                to_string(o.service), o.service_cv));
   }
-  if (!finite_at_least(o.delay, 0.0))
-    throw InputError("delay", fmt::format("must be a finite number >= 0 (got {})", o.delay));
   if (o.delay == 0.0 && o.delay_dist != DelayDist::fixed)
     throw InputError("delay_dist", fmt::format("needs delay > 0 (got delay_dist={} with delay=0)",
                                                to_string(o.delay_dist)));
-  if (o.limit < 0 || o.limit > max_limit)
-    throw InputError("limit", fmt::format("must be in [0, {}] (0 = none) (got {})", max_limit, o.limit));
   if (o.aimd && o.limit != 0)
     throw InputError("limit", fmt::format("must be 0 with aimd (the adaptive limit replaces it) (got {})", o.limit));
   const bool limited = o.limit > 0 || o.aimd;
   if (o.overflow == Overflow::queue && !limited)
     throw InputError("overflow", "queue needs a concurrency limit (limit > 0 or aimd)");
-  if (!in_unit(o.reject_cost))
-    throw InputError("reject_cost", fmt::format("must be in [0, 1] (got {})", o.reject_cost));
   const bool rejects = limited && o.overflow == Overflow::reject;
   if (o.reject_cost > 0.0 && !rejects)
     throw InputError("reject_cost", "needs rejections: a concurrency limit (limit > 0 or aimd) with overflow=reject");
-  if (!finite_at_least(o.retry_after, 0.0))
-    throw InputError("retry_after", fmt::format("must be a finite number >= 0 (got {})", o.retry_after));
   if (o.retry_after > 0.0 && !rejects)
     throw InputError("retry_after", "needs rejections: a concurrency limit (limit > 0 or aimd) with overflow=reject");
   if (o.retry_after == 0.0 && o.retry_after_rule != RetryAfterRule::fixed)
     throw InputError("retry_after_rule", "needs retry_after > 0");
-  if (!in_unit(o.ignore_retry_after))
-    throw InputError("ignore_retry_after", fmt::format("must be in [0, 1] (got {})", o.ignore_retry_after));
   if (o.ignore_retry_after > 0.0 && o.retry_after == 0.0)
     throw InputError("ignore_retry_after", "needs retry_after > 0");
   if (!o.aimd) {
@@ -84,13 +71,8 @@ void check_server(const ServerOptions& o) {
     if (!(a.timeout > 0.0))
       throw InputError("aimd_timeout", fmt::format("must be > 0 or +inf (got {})", a.timeout));
   }
-  if (!in_unit(o.mix)) throw InputError("mix", fmt::format("must be in [0, 1] (got {})", o.mix));
   if (o.mix == 0.0 && !same_backoff(o.mix_backoff, ServerOptions{}.mix_backoff))
     throw InputError("mix", "must be > 0 for the mixed population's strategy, base, cap or window to apply");
-  if (!(o.timeout > 0.0))
-    throw InputError("timeout", fmt::format("must be > 0 (attempt-durations) or +inf for none (got {})", o.timeout));
-  if (o.max_attempts < 0 || o.max_attempts > max_limit)
-    throw InputError("max_attempts", fmt::format("must be in [1, {}], or 0 for unlimited (got {})", max_limit, o.max_attempts));
   if (o.mix > 0.0) {
     try {
       check_backoff(o.mix_backoff);
@@ -129,11 +111,13 @@ bool has_server_features(const Scenario& s) noexcept {
 
 void check_scenario(const Scenario& s) {
   check_backoff(s.backoff);
-  // Client slots are 32-bit indices and each costs memory: bounds far above any study's needs.
-  if (s.clients < 0 || s.clients > max_clients)
-    throw InputError("clients", fmt::format("must be in [0, {}] (got {})", max_clients, s.clients));
-  if (!(s.rate >= 0.0) || !std::isfinite(s.rate))
-    throw InputError("rate", fmt::format("must be a finite number >= 0 (got {})", s.rate));
+  // Each field against its own range (the field table); the rules between fields follow.
+  // Client slots are 32-bit indices and each costs memory: the table's bounds on clients and
+  // collapse lie far above any study's needs.
+  for (const Field& f : scenario_fields()) {
+    if (std::string_view(f.name) == "horizon" && s.horizon == 0.0) continue;  // unset: see effective_horizon
+    check_field(f, f.get(s));
+  }
   if (s.clients == 0 && s.rate == 0.0)
     throw InputError("clients", "must be > 0 when --rate is 0 (no traffic: give a burst, steady traffic or both)");
   if (std::isnan(s.horizon) || s.horizon < 0.0 || std::isinf(s.horizon))
@@ -143,8 +127,6 @@ void check_scenario(const Scenario& s) {
   const double h = effective_horizon(s);
   if (!(s.warmup >= 0.0) || !(s.warmup < h))
     throw InputError("warmup", fmt::format("must be >= 0 and < the horizon {} (got {})", h, s.warmup));
-  if (s.collapse < 1 || s.collapse > max_collapse)
-    throw InputError("collapse", fmt::format("must be in [1, {}] (got {})", max_collapse, s.collapse));
   check_server(s.server);
   const ServerOptions& o = s.server;
   const bool rejects = (o.limit > 0 || o.aimd) && o.overflow == Overflow::reject;
@@ -164,52 +146,16 @@ double effective_horizon(const Scenario& s) {
   return s.horizon == 0.0 && s.rate == 0.0 ? default_burst_horizon : s.horizon;
 }
 
-namespace {
-// Each server option only when it differs from its default (scenarios without them keep their
-// canonical strings, hashes and results). Options that only mean something under another one
-// (aimd parameters, the mixed population's backoff) follow it.
-std::string canonical_server(const ServerOptions& o) {
-  const ServerOptions d{};
-  std::string out;
-  if (o.rows != d.rows) out += fmt::format(" rows={}", o.rows);
-  if (o.service != d.service) out += fmt::format(" service={}", to_string(o.service));
-  if (o.service_cv != d.service_cv) out += fmt::format(" service_cv={}", o.service_cv);
-  if (o.delay != d.delay) out += fmt::format(" delay={}", o.delay);
-  if (o.delay_dist != d.delay_dist) out += fmt::format(" delay_dist={}", to_string(o.delay_dist));
-  if (o.lock != d.lock) out += " lock=on";
-  if (o.limit != d.limit) out += fmt::format(" limit={}", o.limit);
-  if (o.overflow != d.overflow) out += fmt::format(" overflow={}", to_string(o.overflow));
-  if (o.reject_cost != d.reject_cost) out += fmt::format(" reject_cost={}", o.reject_cost);
-  if (o.retry_after != d.retry_after) out += fmt::format(" retry_after={}", o.retry_after);
-  if (o.retry_after_rule != d.retry_after_rule) out += fmt::format(" retry_after_rule={}", to_string(o.retry_after_rule));
-  if (o.ignore_retry_after != d.ignore_retry_after) out += fmt::format(" ignore_retry_after={}", o.ignore_retry_after);
-  if (o.aimd) {
-    const Aimd& a = o.aimd_params;
-    out += fmt::format(" aimd=on aimd_initial={} aimd_min={} aimd_max={} aimd_backoff={} aimd_timeout={}", a.initial,
-                       a.min, a.max, a.backoff, format_cap(a.timeout));
-  }
-  if (o.mix != d.mix) {
-    const Backoff& b = o.mix_backoff;
-    const double window = b.strategy == Strategy::window ? b.window : 0.0;
-    out += fmt::format(" mix={} mix_strategy={} mix_base={} mix_cap={} mix_window={}", o.mix, to_string(b.strategy),
-                       b.base, format_cap(b.cap), window);
-  }
-  if (o.timeout != d.timeout) out += fmt::format(" timeout={}", o.timeout);
-  if (o.max_attempts != d.max_attempts) out += fmt::format(" max_attempts={}", o.max_attempts);
-  return out;
-}
-}  // namespace
-
 std::string canonical(const Scenario& s) {
-  // The window only means something to the window strategy; elsewhere it is canonically 0, so a
-  // stray --window does not change a scenario's random numbers.
-  const double window = s.backoff.strategy == Strategy::window ? s.backoff.window : 0.0;
-  return fmt::format("model={} strategy={} base={} cap={} window={} clients={} rate={} horizon={} warmup={} "
-                     "collapse={} retries={}",
-                     to_string(s.model), to_string(s.backoff.strategy), s.backoff.base, format_cap(s.backoff.cap),
-                     window, s.clients, s.rate, effective_horizon(s), s.warmup, s.collapse,
-                     s.retries ? "on" : "off") +
-         canonical_server(s.server);
+  // The field table decides what is printed and how (montecarlo/fields.hpp): the base fields always,
+  // every other field only when it differs from its default (a group whole when its switch is on).
+  std::string out;
+  for (const Field& f : scenario_fields()) {
+    if (!field_shown(f, s)) continue;
+    if (!out.empty()) out += ' ';
+    out += fmt::format("{}={}", f.name, format_field(f, field_value(f, s)));
+  }
+  return out;
 }
 
 std::uint64_t fnv1a64(std::string_view text) noexcept {

@@ -107,7 +107,8 @@ struct Scenario {
 // True when any server option differs from its default (the scenario needs the server engine).
 bool has_server_features(const Scenario& s) noexcept;
 
-// Throws InputError naming the field and the allowed range.
+// Throws InputError naming the field and the allowed range: each field against its range in the
+// field table, then the rules between fields.
 void check_scenario(const Scenario& s);
 
 // The horizon actually used (applies the pure-burst default).
@@ -115,8 +116,9 @@ double effective_horizon(const Scenario& s);
 
 // Canonical one-line description, e.g.
 // "model=free strategy=full base=1 cap=1000 window=0 clients=100 rate=0 horizon=10000000 warmup=0 collapse=3000 retries=on"
-// Every field, fixed order, shortest round-trip decimals; the input to the RNG key hash. Server
-// options follow, each only when it differs from its default, e.g. " rows=4 lock=on".
+// Written from the field table (montecarlo/fields.hpp): the base fields in fixed order, shortest
+// round-trip decimals; every later field only when it differs from its default, e.g. " rows=4
+// lock=on". The input to the RNG key hash.
 std::string canonical(const Scenario& s);
 
 // 64-bit FNV-1a of canonical(s): stable across machines, compilers and runs.

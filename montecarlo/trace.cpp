@@ -1,5 +1,7 @@
 #include "montecarlo/trace.hpp"
 
+#include "montecarlo/fields.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -22,22 +24,11 @@ TraceFormat trace_format_for(std::string_view path) noexcept {
 }
 
 std::vector<std::pair<std::string, std::string>> trace_server_fields(const Scenario& s) {
-  // canonical(s) is canonical(s without server options) followed by " key=value" for each server
-  // option that differs from its default (scenario.hpp): one spelling of the options everywhere.
-  Scenario plain = s;
-  plain.server = ServerOptions{};
-  const std::string all = canonical(s);
-  const std::string base = canonical(plain);
+  // The fields canonical(s) prints after the base ones, in its order and spelling (fields.hpp).
   std::vector<std::pair<std::string, std::string>> out;
-  std::string_view rest = std::string_view(all).substr(base.size());
-  while (!rest.empty()) {
-    rest.remove_prefix(1);  // the space before each field
-    const std::size_t end = std::min(rest.find(' '), rest.size());
-    const std::string_view field = rest.substr(0, end);
-    const std::size_t eq = field.find('=');
-    out.emplace_back(std::string(field.substr(0, eq)), std::string(field.substr(eq + 1)));
-    rest.remove_prefix(end);
-  }
+  for (const Field& f : scenario_fields())
+    if (f.presence != Presence::always && field_shown(f, s))
+      out.emplace_back(std::string(f.name), format_field(f, field_value(f, s)));
   return out;
 }
 

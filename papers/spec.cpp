@@ -14,6 +14,8 @@
 #include <sstream>
 #include <toml++/toml.h>
 
+#include "montecarlo/fields.hpp"
+
 namespace retrylab::papers {
 
 SpecError::SpecError(std::string key, const std::string& message, std::string file, std::int64_t line)
@@ -71,17 +73,11 @@ const std::vector<ExtField>& ext_fields(SweepKind k) {
   return dependency_fields;
 }
 
-// Scenario fields in expansion order (outermost first).
-// The server fields (issue 8, montecarlo::ServerOptions) follow, named like the CLI's flags with '_'
-// for '-'; a field not given keeps its default, so a spec without them expands as before.
-constexpr std::string_view field_names[] = {
-    "model", "strategy", "base", "cap", "window", "clients", "rate", "horizon", "warmup", "collapse", "retries",
-    "rows", "service", "service_cv", "delay", "delay_dist", "lock", "limit", "overflow", "reject_cost",
-    "retry_after", "retry_after_rule", "ignore_retry_after", "aimd", "aimd_initial", "aimd_min", "aimd_max",
-    "aimd_backoff", "aimd_timeout", "mix", "mix_strategy", "mix_base", "mix_cap", "mix_window", "timeout",
-    "max_attempts"};
-constexpr int n_fields = static_cast<int>(std::size(field_names));
-constexpr std::string_view sleep_fields[] = {"strategy", "base", "cap", "window"};
+// Scenario fields (engine sweeps): the rows of montecarlo's field table, in its order, which is the
+// expansion order (outermost first); a field not given keeps its default.
+std::span<const montecarlo::Field> fields_table() { return montecarlo::scenario_fields(); }
+std::size_t n_fields() { return fields_table().size(); }
+constexpr std::string_view sleep_fields[] = {"strategy", "base", "cap", "window", "multiplier"};
 
 const std::vector<std::string> per_run_names = {"attempts_per_client", "makespan", "latency", "goodput",
                                                 "drain_time", "drain_time_p99", "max_waiting", "unfinished",
@@ -120,82 +116,21 @@ struct Axis {
 };
 
 double parse_field_value(const Where& w, const std::string& key, std::string_view field, const toml::node& n) {
-  const auto number = as_number(n);
-  if (field == "model") {
-    if (auto s = n.as_string())
-      if (auto m = parse_model(s->get())) return static_cast<double>(static_cast<int>(*m));
-    fail(w, key, n, "must be one of collision, free, shared, ps");
-  }
-  if (field == "strategy") {
-    if (auto s = n.as_string())
-      if (auto st = parse_strategy(s->get())) return static_cast<double>(static_cast<int>(*st));
-    fail(w, key, n, "must be one of none, nojitter, full, equal, decorrelated, window");
-  }
-  if (field == "mix_strategy") {
-    if (auto s = n.as_string())
-      if (auto st = parse_strategy(s->get())) return static_cast<double>(static_cast<int>(*st));
-    fail(w, key, n, "must be one of none, nojitter, full, equal, decorrelated, window");
-  }
-  if (field == "service") {
-    if (auto s = n.as_string())
-      if (auto d = montecarlo::parse_service_dist(s->get())) return static_cast<double>(static_cast<int>(*d));
-    fail(w, key, n, "must be one of deterministic, exponential, lognormal");
-  }
-  if (field == "delay_dist") {
-    if (auto s = n.as_string())
-      if (auto d = montecarlo::parse_delay_dist(s->get())) return static_cast<double>(static_cast<int>(*d));
-    fail(w, key, n, "must be one of fixed, exponential");
-  }
-  if (field == "overflow") {
-    if (auto s = n.as_string())
-      if (auto o = montecarlo::parse_overflow(s->get())) return static_cast<double>(static_cast<int>(*o));
-    fail(w, key, n, "must be one of reject, queue");
-  }
-  if (field == "retry_after_rule") {
-    if (auto s = n.as_string())
-      if (auto r = montecarlo::parse_retry_after_rule(s->get())) return static_cast<double>(static_cast<int>(*r));
-    fail(w, key, n, "must be one of fixed, uniform");
-  }
-  if (field == "rows" || field == "limit" || field == "aimd_initial" || field == "aimd_min" || field == "aimd_max") {
-    const std::int64_t lo = field == "limit" ? 0 : 1;
-    const std::int64_t hi = field == "rows" ? montecarlo::max_rows : montecarlo::max_limit;
-    if (auto i = n.as_integer(); i && i->get() >= lo && i->get() <= hi) return static_cast<double>(i->get());
-    fail(w, key, n, fmt::format("must be an integer in [{}, {}]", lo, hi));
-  }
-  if (field == "max_attempts") {
-    if (auto i = n.as_integer(); i && i->get() >= 0 && i->get() <= montecarlo::max_limit) return static_cast<double>(i->get());
-    fail(w, key, n, fmt::format("must be an integer in [1, {}], or 0 for unlimited", montecarlo::max_limit));
-  }
-  if (field == "aimd_timeout" || field == "timeout") {
-    if (auto s = n.as_string(); s && s->get() == "none") return std::numeric_limits<double>::infinity();
-    if (number && std::isfinite(*number) && *number > 0) return *number;
-    fail(w, key, n, "must be a number > 0 or \"none\"");
-  }
-  if (field == "retries" || field == "lock" || field == "aimd") {
-    if (auto b = n.as_boolean()) return b->get() ? 1.0 : 0.0;
-    if (auto s = n.as_string()) {
-      if (s->get() == "on") return 1.0;
-      if (s->get() == "off") return 0.0;
+  using montecarlo::FieldKind;
+  const montecarlo::Field& f = *montecarlo::find_field(field);
+  const bool numeric = f.kind == FieldKind::number || f.kind == FieldKind::integer || f.kind == FieldKind::number_or_none;
+  try {
+    if (auto str = n.as_string(); str && (!numeric || f.kind == FieldKind::number_or_none))
+      return montecarlo::parse_field(f, str->get());
+    if (auto b = n.as_boolean(); b && f.kind == FieldKind::on_off) return b->get() ? 1.0 : 0.0;
+    const bool integral = n.is_integer();
+    if (auto x = as_number(n); x && numeric && (integral || f.kind != FieldKind::integer)) {
+      montecarlo::check_field(f, *x);
+      return *x;
     }
-    fail(w, key, n, "must be \"on\" or \"off\"");
+  } catch (const InputError&) {
   }
-  if (field == "cap" || field == "mix_cap") {
-    if (auto s = n.as_string(); s && s->get() == "none") return unbounded_cap;
-    if (number && std::isfinite(*number) && *number > 0) return *number;
-    fail(w, key, n, "must be a number > 0 or \"none\"");
-  }
-  if (field == "clients" || field == "collapse") {
-    const std::int64_t lo = field == "clients" ? 0 : 1;
-    if (auto i = n.as_integer(); i && i->get() >= lo && i->get() <= 100'000'000) return static_cast<double>(i->get());
-    fail(w, key, n, fmt::format("must be an integer in [{}, 1e8]", lo));
-  }
-  if (!number || !std::isfinite(*number)) fail(w, key, n, "must be a finite number");
-  if (field == "base" || field == "window" || field == "horizon" || field == "mix_base") {
-    if (*number > 0) return *number;
-    fail(w, key, n, "must be a finite number > 0");
-  }
-  if (*number >= 0) return *number;  // rate, warmup, and the server's numbers (ranges: check_scenario)
-  fail(w, key, n, "must be a finite number >= 0");
+  fail(w, key, n, montecarlo::field_rule(f));
 }
 
 template <std::size_t N>
@@ -281,7 +216,7 @@ struct Draft {
 bool is_field(std::string_view k, SweepKind kind) {
   if (is_ext(kind)) return find_ext_field(kind, k) != nullptr;
   if (kind == SweepKind::sleep) return std::find(std::begin(sleep_fields), std::end(sleep_fields), k) != std::end(sleep_fields);
-  return std::find(std::begin(field_names), std::end(field_names), k) != std::end(field_names);
+  return montecarlo::find_field(k) != nullptr;
 }
 
 std::int64_t get_int(const Where& w, const std::string& key, const toml::node& n, std::int64_t lo, std::int64_t hi) {
@@ -382,60 +317,17 @@ void apply(const Where& w, const std::string& prefix, const toml::table& t, Draf
   }
 }
 
-montecarlo::Scenario make_scenario(const std::array<double, n_fields>& v) {
+montecarlo::Scenario make_scenario(const std::vector<double>& v) {
   montecarlo::Scenario s;
-  s.model = static_cast<Model>(static_cast<int>(v[0]));
-  s.backoff.strategy = static_cast<Strategy>(static_cast<int>(v[1]));
-  s.backoff.base = v[2];
-  s.backoff.cap = v[3];
-  s.backoff.window = v[4];
-  s.clients = static_cast<std::int64_t>(v[5]);
-  s.rate = v[6];
-  s.horizon = v[7];
-  s.warmup = v[8];
-  s.collapse = static_cast<std::int64_t>(v[9]);
-  s.retries = v[10] != 0.0;
-  auto& o = s.server;
-  o.rows = static_cast<std::int64_t>(v[11]);
-  o.service = static_cast<montecarlo::ServiceDist>(static_cast<int>(v[12]));
-  o.service_cv = v[13];
-  o.delay = v[14];
-  o.delay_dist = static_cast<montecarlo::DelayDist>(static_cast<int>(v[15]));
-  o.lock = v[16] != 0.0;
-  o.limit = static_cast<std::int64_t>(v[17]);
-  o.overflow = static_cast<montecarlo::Overflow>(static_cast<int>(v[18]));
-  o.reject_cost = v[19];
-  o.retry_after = v[20];
-  o.retry_after_rule = static_cast<montecarlo::RetryAfterRule>(static_cast<int>(v[21]));
-  o.ignore_retry_after = v[22];
-  o.aimd = v[23] != 0.0;
-  o.aimd_params.initial = static_cast<std::int64_t>(v[24]);
-  o.aimd_params.min = static_cast<std::int64_t>(v[25]);
-  o.aimd_params.max = static_cast<std::int64_t>(v[26]);
-  o.aimd_params.backoff = v[27];
-  o.aimd_params.timeout = v[28];
-  o.mix = v[29];
-  o.mix_backoff.strategy = static_cast<Strategy>(static_cast<int>(v[30]));
-  o.mix_backoff.base = v[31];
-  o.mix_backoff.cap = v[32];
-  o.mix_backoff.window = v[33];
-  o.timeout = v[34];
-  o.max_attempts = static_cast<std::int64_t>(v[35]);
+  for (std::size_t f = 0; f < n_fields(); ++f) fields_table()[f].set(s, v[f]);
   return s;
 }
 
 // make_scenario's inverse, for the defaults of fields a sweep does not give.
-std::array<double, n_fields> encode(const montecarlo::Scenario& s) {
-  auto e = [](auto x) { return static_cast<double>(static_cast<int>(x)); };
-  const auto& o = s.server;
-  return {e(s.model), e(s.backoff.strategy), s.backoff.base, s.backoff.cap, s.backoff.window,
-          static_cast<double>(s.clients), s.rate, s.horizon, s.warmup, static_cast<double>(s.collapse),
-          s.retries ? 1.0 : 0.0, static_cast<double>(o.rows), e(o.service), o.service_cv, o.delay, e(o.delay_dist),
-          o.lock ? 1.0 : 0.0, static_cast<double>(o.limit), e(o.overflow), o.reject_cost, o.retry_after,
-          e(o.retry_after_rule), o.ignore_retry_after, o.aimd ? 1.0 : 0.0, static_cast<double>(o.aimd_params.initial),
-          static_cast<double>(o.aimd_params.min), static_cast<double>(o.aimd_params.max), o.aimd_params.backoff,
-          o.aimd_params.timeout, o.mix, e(o.mix_backoff.strategy), o.mix_backoff.base, o.mix_backoff.cap,
-          o.mix_backoff.window, o.timeout, static_cast<double>(o.max_attempts)};
+std::vector<double> encode(const montecarlo::Scenario& s) {
+  std::vector<double> v;
+  for (const auto& f : fields_table()) v.push_back(f.get(s));
+  return v;
 }
 
 // A grid block's points (the product of its axes' lengths), added to `total` and refused above
@@ -453,16 +345,17 @@ void check_block_size(const Where& w, const GridBlock& b, const Axes& axes, doub
 }
 
 std::vector<SweepPoint> expand(const Where& w, const Draft& d) {
-  const std::array<double, n_fields> default_values = encode(montecarlo::Scenario{});
+  const std::vector<double> default_values = encode(montecarlo::Scenario{});
+  const int nf = static_cast<int>(n_fields());
   std::vector<GridBlock> blocks = d.grids;
   if (blocks.empty()) blocks.push_back(GridBlock{{}, "sweep." + d.name, d.line});
   std::vector<SweepPoint> points;
   double total = 0;  // points so far, counted before any is made
   for (const auto& b : blocks) {
-    std::array<const Axis*, n_fields> axes{};
-    std::array<Axis, n_fields> fallback;
-    for (int f = 0; f < n_fields; ++f) {
-      const std::string fname(field_names[f]);
+    std::vector<const Axis*> axes(n_fields(), nullptr);
+    std::vector<Axis> fallback(n_fields());
+    for (int f = 0; f < nf; ++f) {
+      const std::string fname(fields_table()[f].name);
       if (auto it = b.fields.find(fname); it != b.fields.end()) axes[f] = &it->second;
       else if (auto jt = d.fields.find(fname); jt != d.fields.end()) axes[f] = &jt->second;
       else {
@@ -471,10 +364,10 @@ std::vector<SweepPoint> expand(const Where& w, const Draft& d) {
       }
     }
     check_block_size(w, b, axes, total);
-    std::array<std::size_t, n_fields> idx{};
+    std::vector<std::size_t> idx(n_fields(), 0);
+    std::vector<double> v(n_fields());
     while (true) {
-      std::array<double, n_fields> v{};
-      for (int f = 0; f < n_fields; ++f) v[f] = axes[f]->values[idx[f]];
+      for (int f = 0; f < nf; ++f) v[f] = axes[f]->values[idx[f]];
       const montecarlo::Scenario s = make_scenario(v);
       try {
         if (d.kind == SweepKind::sleep) {
@@ -489,8 +382,8 @@ std::vector<SweepPoint> expand(const Where& w, const Draft& d) {
         const std::string field = e.field();
         std::string key = b.key;
         std::int64_t line = b.line;
-        for (int f = 0; f < n_fields; ++f)
-          if (field_names[f] == field) {
+        for (int f = 0; f < nf; ++f)
+          if (fields_table()[f].name == field) {
             key = axes[f]->key.empty() ? b.key + "." + field : axes[f]->key;
             line = axes[f]->line;
           }
@@ -501,7 +394,7 @@ std::vector<SweepPoint> expand(const Where& w, const Draft& d) {
       } else {
         points.push_back(SweepPoint{s, 0});
       }
-      int f = n_fields - 1;
+      int f = nf - 1;
       while (f >= 0 && ++idx[f] == axes[f]->values.size()) idx[f--] = 0;
       if (f < 0) break;
     }

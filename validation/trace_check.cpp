@@ -20,6 +20,7 @@
 #include "analytic/rows.hpp"
 #include "analytic/sleep.hpp"
 #include "analytic/stats.hpp"
+#include "montecarlo/fields.hpp"
 #include "montecarlo/trace.hpp"
 #include "validation/statistics.hpp"
 
@@ -97,61 +98,24 @@ struct Header {
   std::int64_t line = 1;
 };
 
-// The server option keys a version-2 header may carry (montecarlo::trace_server_fields: the
-// spelling of canonical(), scenario.hpp).
-constexpr std::array<const char*, 25> server_keys = {
-    "rows", "service", "service_cv", "delay", "delay_dist", "lock", "limit", "overflow", "reject_cost", "retry_after",
-    "retry_after_rule", "ignore_retry_after", "aimd", "aimd_initial", "aimd_min", "aimd_max", "aimd_backoff",
-    "aimd_timeout", "mix", "mix_strategy", "mix_base", "mix_cap", "mix_window", "timeout", "max_attempts"};
-
-// Reads the server options of a version-2 header into o; each error names the key and its line.
-void declared_server(const Header& h, montecarlo::ServerOptions& o, bool version2) {
-  using namespace montecarlo;
-  for (const char* key : server_keys) {
+// The fields a version-2 header may carry beyond the version-1 ones: every field of the scenario
+// field table after the base ones (montecarlo/fields.hpp; montecarlo::trace_server_fields writes
+// them in canonical()'s spelling). Reads them into s; each error names the key and its line.
+void declared_server(const Header& h, montecarlo::Scenario& s, bool version2) {
+  for (const montecarlo::Field& f : montecarlo::scenario_fields()) {
+    if (f.presence == montecarlo::Presence::always) continue;
+    const std::string key(f.name);
     const auto it = h.kv.find(key);
     if (it == h.kv.end()) continue;
     const std::int64_t line = h.key_line.count(key) ? h.key_line.at(key) : h.line;
     const std::string& v = it->second;
     if (!version2)
       malformed(line, key, "is a server option: the header must declare version=2 (version 1 traces have none)");
-    const std::string k = key;
-    const auto on_off = [&]() {
-      if (v != "on" && v != "off") malformed(line, key, fmt::format("must be on or off (got \"{}\")", v.substr(0, 40)));
-      return v == "on";
-    };
-    const auto count = [&]() { return need_int(v, line, key); };
-    const auto number = [&]() { return need_double(v, line, key); };
-    const auto number_or_none = [&]() { return v == "none" ? std::numeric_limits<double>::infinity() : number(); };
-    const auto name = [&](auto parsed, const char* allowed) {
-      if (!parsed) malformed(line, key, fmt::format("must be {} (got \"{}\")", allowed, v.substr(0, 40)));
-      return *parsed;
-    };
-    if (k == "rows") o.rows = count();
-    else if (k == "service") o.service = name(parse_service_dist(v), "deterministic, exponential or lognormal");
-    else if (k == "service_cv") o.service_cv = number();
-    else if (k == "delay") o.delay = number();
-    else if (k == "delay_dist") o.delay_dist = name(parse_delay_dist(v), "fixed or exponential");
-    else if (k == "lock") o.lock = on_off();
-    else if (k == "limit") o.limit = count();
-    else if (k == "overflow") o.overflow = name(parse_overflow(v), "reject or queue");
-    else if (k == "reject_cost") o.reject_cost = number();
-    else if (k == "retry_after") o.retry_after = number();
-    else if (k == "retry_after_rule") o.retry_after_rule = name(parse_retry_after_rule(v), "fixed or uniform");
-    else if (k == "ignore_retry_after") o.ignore_retry_after = number();
-    else if (k == "aimd") o.aimd = on_off();
-    else if (k == "aimd_initial") o.aimd_params.initial = count();
-    else if (k == "aimd_min") o.aimd_params.min = count();
-    else if (k == "aimd_max") o.aimd_params.max = count();
-    else if (k == "aimd_backoff") o.aimd_params.backoff = number();
-    else if (k == "aimd_timeout") o.aimd_params.timeout = number_or_none();
-    else if (k == "mix") o.mix = number();
-    else if (k == "mix_strategy")
-      o.mix_backoff.strategy = name(parse_strategy(v), "none, nojitter, full, equal, decorrelated or window");
-    else if (k == "mix_base") o.mix_backoff.base = number();
-    else if (k == "mix_cap") o.mix_backoff.cap = v == "none" ? unbounded_cap : number();
-    else if (k == "mix_window") o.mix_backoff.window = number();
-    else if (k == "timeout") o.timeout = number_or_none();
-    else if (k == "max_attempts") o.max_attempts = count();
+    try {
+      f.set(s, montecarlo::parse_field(f, v));
+    } catch (const InputError&) {
+      malformed(line, key, fmt::format("{} (got \"{}\")", montecarlo::field_rule(f), v.substr(0, 40)));
+    }
   }
 }
 
@@ -208,7 +172,7 @@ montecarlo::Scenario declared_scenario(const Header& h, std::uint64_t& seed) {
       malformed(h.line, "seed", fmt::format("must be an integer >= 0 (got \"{}\")", seed_text->substr(0, 40)));
     seed = x;
   }
-  declared_server(h, s.server, version == "2");
+  declared_server(h, s, version == "2");
   try {
     montecarlo::check_scenario(s);
   } catch (const InputError& e) {
@@ -272,7 +236,8 @@ Row parse_csv_row(std::string_view line, std::int64_t n, std::size_t columns) {
   const auto f = split(line, ',');
   if (f.size() != columns)
     malformed(n, f.size() < columns ? std::string(csv_column(f.size())) : "row",
-              fmt::format("is missing: a row has the header's {} comma-separated fields ({}) (got {})", columns,
+              fmt::format("{}: a row has exactly the column line's {} comma-separated fields ({}) (got {})",
+                          f.size() < columns ? "is missing" : "has too many fields", columns,
                           columns == 9 ? "run,client,arrival,start,end,outcome,retry,sleep,burst"
                                        : "run,client,arrival,start,end,outcome,retry,sleep",
                           f.size()));

@@ -43,17 +43,18 @@ TEST(ServerCli, LimitCaseThroughTheCommandLine) {
   const Output o = run_cli("--model collision --strategy nojitter --clients 3 --limit 1 --runs 1 --quiet --json");
   ASSERT_EQ(o.status, 0) << o.err;
   const auto j = nlohmann::json::parse(o.out);
-  EXPECT_EQ(j["scenario"]["server"]["limit"], 1);
+  EXPECT_EQ(j["scenario"]["limit"], 1);
   EXPECT_EQ(j["metrics"]["rejected"]["mean"], 3.0);
   EXPECT_EQ(j["metrics"]["reject_fraction"]["mean"], 0.5);
   EXPECT_EQ(j["metrics"]["makespan"]["mean"], 4.0);
 }
 
-TEST(ServerCli, NoServerBlockWithoutServerOptions) {
+TEST(ServerCli, NoServerFieldsWithoutServerOptions) {
   const Output o = run_cli("--model free --strategy full --clients 5 --runs 2 --quiet --json");
   ASSERT_EQ(o.status, 0) << o.err;
   const auto j = nlohmann::json::parse(o.out);
-  EXPECT_FALSE(j["scenario"].contains("server"));
+  EXPECT_FALSE(j["scenario"].contains("rows"));
+  EXPECT_FALSE(j["scenario"].contains("limit"));
   EXPECT_FALSE(j["metrics"].contains("rejected"));
   const Output forced = run_cli("--model free --strategy full --clients 5 --runs 2 --quiet --json --server-engine");
   ASSERT_EQ(forced.status, 0) << forced.err;
@@ -78,7 +79,7 @@ TEST(ServerCli, SameBytesWithOneAndTwoThreads) {
 
 TEST(ServerCli, BadInputNamesTheFlag) {
   const std::pair<const char*, const char*> cases[] = {
-      {"--rows 0", "retrylab: --rows must be in [1, 1000000] (got 0)\n"},
+      {"--rows 0", "retrylab: --rows must be an integer in [1, 1000000] (got 0)\n"},
       {"--limit 1 --reject-cost 2", "retrylab: --reject-cost must be in [0, 1] (got 2)\n"},
       {"--service lognormal", "retrylab: --service-cv must be in (0, 100] for lognormal service (got 0)\n"},
       {"--service gamma", "retrylab: --service must be deterministic, exponential or lognormal (got gamma)\n"},
@@ -92,9 +93,68 @@ TEST(ServerCli, BadInputNamesTheFlag) {
     EXPECT_EQ(o.status, 2) << flags;
     EXPECT_EQ(o.err, message) << flags;
   }
+  const std::pair<const char*, const char*> more[] = {
+      {"--base 0x10", "retrylab: --base must be a finite number > 0 (got 0x10)\n"},
+      {"--multiplier 0.5", "retrylab: --multiplier must be in [1, 100] (got 0.5)\n"},
+      {"--unit ms", "retrylab: --attempt-duration is required with --unit ms: the mean time of one attempt in ms\n"},
+      {"--unit hours --attempt-duration 1", "retrylab: --unit must be attempt, ms or s (got hours)\n"},
+  };
+  for (const auto& [flags, message] : more) {
+    const Output o = run_cli(std::string("--model free --strategy full --clients 5 --runs 1 --quiet ") + flags);
+    EXPECT_EQ(o.status, 2) << flags;
+    EXPECT_EQ(o.err, message) << flags;
+  }
+  const Output ns = run_cli("--model free --clients 5 --runs 1 --quiet");
+  EXPECT_EQ(ns.status, 2);
+  EXPECT_EQ(ns.err.rfind("retrylab: --strategy is required with retries on", 0), 0u) << ns.err;
   const Output b = run_cli("--model brooker --strategy full --rows 2 --runs 1 --quiet");
   EXPECT_EQ(b.status, 2);
   EXPECT_EQ(b.err.rfind("retrylab: --rows does not apply to --model brooker", 0), 0u) << b.err;
+}
+
+TEST(ServerCli, RetriesOffNeedsNoStrategy) {
+  const Output o = run_cli("--model ps --retries off --rate 0.5 --horizon 200 --runs 2 --quiet --json");
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(nlohmann::json::parse(o.out)["scenario"]["retries"], "off");
+}
+
+// A scenario stated in milliseconds (attempt = 20 ms) is the same scenario as in attempt-durations:
+// same canonical string and random numbers; times printed x20, rates /20.
+TEST(ServerCli, MillisecondsAreTheSameScenarioScaled) {
+  const Output a = run_cli("--model shared --strategy full --base 1 --cap 50 --rate 0.2 --horizon 400 --warmup 40 "
+                           "--timeout 10 --max-attempts 4 --limit 2 --runs 3 --quiet --json");
+  const Output m = run_cli("--unit ms --attempt-duration 20 --model shared --strategy full --base 20 --cap 1000 "
+                           "--rate 0.01 --horizon 8000 --warmup 800 --timeout 200 --max-attempts 4 "
+                           "--limit 2 --runs 3 --quiet --json");
+  ASSERT_EQ(a.status, 0) << a.err;
+  ASSERT_EQ(m.status, 0) << m.err;
+  const auto ja = nlohmann::json::parse(a.out), jm = nlohmann::json::parse(m.out);
+  EXPECT_EQ(jm["unit"], "ms");
+  EXPECT_EQ(jm["attempt_duration"], 20.0);
+  EXPECT_EQ(jm["scenario"]["cap"], 1000.0);
+  EXPECT_EQ(jm["scenario"]["timeout"], 200.0);
+  EXPECT_EQ(jm["scenario"]["rate"], 0.01);
+  EXPECT_EQ(jm["metrics"]["attempts_per_client"], ja["metrics"]["attempts_per_client"]);
+  EXPECT_EQ(jm["metrics"]["lost_fraction"], ja["metrics"]["lost_fraction"]);
+  EXPECT_DOUBLE_EQ(jm["metrics"]["latency"]["mean"].get<double>(), 20 * ja["metrics"]["latency"]["mean"].get<double>());
+  EXPECT_DOUBLE_EQ(jm["metrics"]["goodput"]["mean"].get<double>(), ja["metrics"]["goodput"]["mean"].get<double>() / 20);
+  const Output t = run_cli("--unit ms --attempt-duration 20 --model free --strategy full --base 20 --clients 10 --runs 2 --quiet");
+  ASSERT_EQ(t.status, 0) << t.err;
+  EXPECT_NE(t.out.find("makespan (ms)"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("unit: ms (one attempt-duration = 20 ms"), std::string::npos) << t.out;
+}
+
+TEST(ServerCli, ListFieldsPrintsTheTable) {
+  const Output o = run_cli("--list-fields json");
+  ASSERT_EQ(o.status, 0) << o.err;
+  const auto j = nlohmann::json::parse(o.out);
+  ASSERT_TRUE(j.is_array());
+  bool multiplier = false;
+  for (const auto& f : j) multiplier |= f["name"] == "multiplier" && f["default"] == "2" && f["flag"] == "--multiplier";
+  EXPECT_TRUE(multiplier);
+  const Output t = run_cli("--list-fields");
+  ASSERT_EQ(t.status, 0) << t.err;
+  EXPECT_NE(t.out.find("reject_cost"), std::string::npos);
 }
 
 }  // namespace
