@@ -709,13 +709,13 @@ StudySpec parse_study_text(std::string_view text, const std::string& source_name
 StudySpec parse_study_file(const std::filesystem::path& file, const std::string& scale) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(file, ec))
-    throw InputError("spec", fmt::format("must be a regular TOML file (got {})", file.string()));
+    throw InputError("SPEC", fmt::format("must be a regular TOML file (got {})", file.string()));
   const auto size = std::filesystem::file_size(file, ec);
   if (ec || size > max_spec_bytes)
-    throw InputError("spec", fmt::format("must be at most {} bytes (got {}{})", max_spec_bytes, file.string(),
+    throw InputError("SPEC", fmt::format("must be at most {} bytes (got {}{})", max_spec_bytes, file.string(),
                                          ec ? "" : fmt::format(", {} bytes", size)));
   std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError("spec", fmt::format("must be a readable TOML file (got {})", file.string()));
+  if (!in) throw InputError("SPEC", fmt::format("must be a readable TOML file (got {})", file.string()));
   std::ostringstream os;
   os << in.rdbuf();
   return parse_study_text(os.str(), file.string(), scale);

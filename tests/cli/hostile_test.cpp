@@ -62,7 +62,7 @@ TEST(Hostile, ResourcesAreRefusedUpFront) {
   expect_refused(with(sim, {"--rate", "1e15", "--horizon", "100", "--collapse", "1000000000"}), 2, "--horizon");
   expect_refused(with(sim, {"--rate", "0.5", "--horizon", "1e300"}), 2, "--horizon is too long to simulate");
   expect_refused(with(sim, {"--clients", "5", "--max-memory", "0"}), 2, "--max-memory");
-  expect_refused({"run", "/dev/zero"}, 2, "spec must be a regular TOML file");
+  expect_refused({"run", "/dev/zero"}, 2, "SPEC must be a regular TOML file");
   // Within the limits the same scenario runs.
   const Child ok = run_child(with(sim, {"--clients", "5", "--runs", "3", "--json"}));
   EXPECT_EQ(ok.status, 0) << ok.err;
