@@ -10,11 +10,11 @@ runs=${2:-20000}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-seeds() {  # seeds NAME FILE... : a seed folder holding copies of the files
+seeds() {  # seeds NAME FILE... : a seed folder holding copies of the files (named by their path)
   mkdir -p "$work/seed_$1" "$work/new_$1"
-  local name=$1
+  local name=$1 f
   shift
-  cp "$@" "$work/seed_$name/"
+  for f in "$@"; do cp "$f" "$work/seed_$name/${f//\//_}"; done
 }
 seeds spec papers/*/study.toml tests/papers/*.toml tests/mpi/*.toml
 seeds trace fuzz/corpus/trace/* tests/traces/*.csv
