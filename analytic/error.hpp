@@ -18,4 +18,12 @@ class InputError : public std::invalid_argument {
   std::string field_;
 };
 
+// OutputError: a file (or standard output) could not be written, or a target is refused because it
+// is not a regular file. what() is one line naming the file and the reason; the CLI prints it and
+// exits with status 1 (the work was done, its result could not be stored).
+class OutputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 }  // namespace retrylab

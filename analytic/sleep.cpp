@@ -10,13 +10,12 @@
 namespace retrylab {
 
 namespace {
-constexpr int max_retry = 1'000'000;
 }
 
 void check_sleep(const Backoff& backoff, int retry) {
   check_backoff(backoff);
-  if (retry < 1 || retry > max_retry)
-    throw InputError("retry", fmt::format("must be an integer in [1, {}] (got {})", max_retry, retry));
+  if (retry < 1 || retry > max_sleep_retry)
+    throw InputError("retry", fmt::format("must be an integer in [1, {}] (got {})", max_sleep_retry, retry));
   const bool exponential = backoff.strategy == Strategy::nojitter || backoff.strategy == Strategy::full ||
                            backoff.strategy == Strategy::equal || backoff.strategy == Strategy::memoryless;
   if (exponential && !std::isfinite(window_width(backoff, retry)))

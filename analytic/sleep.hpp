@@ -27,6 +27,8 @@
 
 namespace retrylab {
 
+inline constexpr int max_sleep_retry = 1'000'000;  // the largest retry index k SleepDistribution takes
+
 class SleepDistribution {
  public:
   // Throws InputError (base, cap, window, retry) on bad input. Decorrelated: builds the numerical law

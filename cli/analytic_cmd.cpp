@@ -377,6 +377,10 @@ int run_budget(const Options& o) {
   else if (o.preset == "grpc") t = grpc_throttling();
   else if (o.preset != "custom")
     throw InputError("--preset", fmt::format("must be one of aws-standard|aws-standard-timeout|grpc|finagle|custom (got {})", o.preset));
+  if (o.preset == "custom")  // no preset behind it: every bucket parameter is the user's (threshold 0 unless given)
+    for (const auto& [flag, given] : {std::pair{"--capacity", o.capacity.has_value()}, {"--cost", o.cost.has_value()},
+                                      {"--refund", o.refund.has_value()}})
+      if (!given) throw InputError(flag, "is required with --preset custom (a custom bucket has no preset values)");
   if (o.capacity) t.capacity = *o.capacity;
   if (o.cost) t.retry_cost = *o.cost;
   if (o.refund) t.refund = *o.refund;
@@ -431,7 +435,7 @@ void add_analytic_command(CLI::App& app, Action& action) {
   {
     auto [sub, o] = make("sleep", "Exact distribution of the sleep before retry k (decorrelated: numerical, accuracy stated)", run_sleep);
     sub->add_option("--strategy", o->strategy, "none|nojitter|full|equal|decorrelated|window|memoryless (required)")->required();
-    sub->add_option("--retry", o->retry, "Retry index k >= 1 (the sleep after the k-th failure; required)")->required();
+    sub->add_option("--retry", o->retry, fmt::format("Retry index k in [1, {}] (the sleep after the k-th failure; required)", max_sleep_retry))->required();
     sub->add_option("--base", o->base, "Base b > 0")->capture_default_str();
     sub->add_option("--cap", o->cap, "Cap c >= base, or \"none\" (unbounded)")->capture_default_str();
     sub->add_option("--window", o->window, "Window W > 0 (window strategy only)")->capture_default_str();
@@ -468,7 +472,7 @@ void add_analytic_command(CLI::App& app, Action& action) {
   }
   {
     auto [sub, o] = make("budget", "Retry budget: most retries allowed (aws-standard, grpc, finagle, custom)", run_budget);
-    sub->add_option("--preset", o->preset, "aws-standard (500, cost 5, refund 1) | aws-standard-timeout (cost 10) | grpc (maxTokens 10, tokenRatio 0.1, threshold 5) | finagle (ttl 10 s, minRetriesPerSec 10, percentCanRetry 0.2) | custom")
+    sub->add_option("--preset", o->preset, "aws-standard (500, cost 5, refund 1) | aws-standard-timeout (cost 10) | grpc (maxTokens 10, tokenRatio 0.1, threshold 5) | finagle (ttl 10 s, minRetriesPerSec 10, percentCanRetry 0.2) | custom (--capacity, --cost and --refund required; --threshold 0 unless given)")
         ->capture_default_str();
     sub->add_option("--capacity", o->capacity, "Bucket capacity B > 0 (overrides the preset)");
     sub->add_option("--cost", o->cost, "Token cost of a retry > 0 (overrides the preset)");

@@ -1,6 +1,7 @@
 // `retrylab check TRACE`: checks an attempt trace (docs/traces.md) from any simulator against the
 // declared model's invariants and closed forms (validation/trace_check.hpp), and prints the table.
-// Exit 0 all checks pass, 1 a check failed, 2 a malformed trace (one line naming line and field).
+// Exit 0 all checks pass, 1 a check failed, 2 a malformed trace (one line naming line and field) or
+// one without attempt rows ("nothing to check": no check ran, so it can neither pass nor fail).
 #include <cstdio>
 #include <fmt/format.h>
 #include <fstream>
@@ -49,6 +50,10 @@ int run_check(const CheckOptions& o) {
   } catch (const InputError& e) {
     // "<file> line N: field must be ..." (the field already carries the line).
     std::fprintf(stderr, "retrylab: check: %s %s\n", o.trace.c_str(), e.what());
+    return 2;
+  }
+  if (r.rows == 0) {  // nothing was checked: neither PASS (0) nor a failed check (1), but unusable input
+    std::fprintf(stderr, "retrylab: check: %s has a header but no attempt rows: nothing to check\n", o.trace.c_str());
     return 2;
   }
   switch (o.format) {
@@ -103,7 +108,8 @@ int run_check(const CheckOptions& o) {
 void add_check_command(CLI::App& app, Action& action) {
   auto opts = std::make_shared<CheckOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "check", "Check an attempt trace (docs/traces.md) against the declared model's invariants and closed forms");
+      "check", "Check an attempt trace (docs/traces.md) against the declared model's invariants and closed forms; exit 0 "
+      "pass, 1 a check failed, 2 a malformed trace or one with no attempt rows (nothing to check)");
   cmd->add_option("trace", opts->trace, "Trace file (CSV, or JSON Lines if it starts with '{')")->required();
   add_format_options(cmd, opts->format);
   cmd->callback([opts, &action] { action = [opts] { return run_check(*opts); }; });

@@ -1,16 +1,182 @@
 #include "cli/common.hpp"
 
 #include <cerrno>
+#include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
 #include <cstdlib>
+#include <filesystem>
 #include <fmt/format.h>
+#include <limits>
+#include <regex>
+#include <unistd.h>
 
 #include "analytic/error.hpp"
+#include "montecarlo/atomic_file.hpp"
 
 namespace retrylab::cli {
 
+namespace {
+
+// Plain decimal text only: no hex, no "inf"/"nan", no spaces, nothing after the number.
+bool decimal_real_text(const std::string& t) {
+  static const std::regex re(R"([+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?)");
+  return t.size() <= 400 && std::regex_match(t, re);
+}
+
+std::optional<double> real_value(const std::string& t) {
+  if (!decimal_real_text(t)) return std::nullopt;
+  errno = 0;
+  const double v = std::strtod(t.c_str(), nullptr);
+  if (errno == ERANGE && std::fabs(v) > 1.0) return std::nullopt;  // overflow; underflow to 0 is fine
+  if (!std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+template <typename T>
+std::optional<T> integer_value(const std::string& t) {
+  const char* first = t.data();
+  const char* last = t.data() + t.size();
+  if (first != last && *first == '+') ++first;  // from_chars takes '-' but not '+'
+  if (first == last || (std::is_unsigned_v<T> && *first == '-')) return std::nullopt;
+  T v{};
+  const auto [p, ec] = std::from_chars(first, last, v, 10);
+  if (ec != std::errc() || p != last) return std::nullopt;
+  return v;
+}
+
+CLI::Validator make_validator(std::function<std::string(const std::string&)> rule) {
+  return CLI::Validator([rule](std::string& v) { return rule(v); }, "");
+}
+
+}  // namespace
+
+double parse_real(const std::string& field, const std::string& text) {
+  const auto v = real_value(text);
+  if (!v) throw InputError(field, fmt::format("must be a finite decimal number (got \"{}\")", text));
+  return *v;
+}
+
+std::int64_t parse_int(const std::string& field, const std::string& text, std::int64_t lo, std::int64_t hi) {
+  const auto v = integer_value<std::int64_t>(text);
+  if (!v || *v < lo || *v > hi) throw InputError(field, fmt::format("must be an integer in [{}, {}] (got \"{}\")", lo, hi, text));
+  return *v;
+}
+
+std::uint64_t parse_uint64(const std::string& field, const std::string& text) {
+  const auto v = integer_value<std::uint64_t>(text);
+  if (!v)
+    throw InputError(field, fmt::format("must be an integer in [0, {}] (got \"{}\")",
+                                        std::numeric_limits<std::uint64_t>::max(), text));
+  return *v;
+}
+
+CLI::Validator strict_real() {
+  return make_validator([](const std::string& v) {
+    return real_value(v) ? std::string() : fmt::format("must be a finite decimal number (got \"{}\")", v);
+  });
+}
+
+CLI::Validator strict_int() {
+  return make_validator([](const std::string& v) {
+    return integer_value<std::int64_t>(v) ? std::string()
+                                          : fmt::format("must be a decimal integer in [{}, {}] (got \"{}\")",
+                                                        std::numeric_limits<std::int64_t>::min(),
+                                                        std::numeric_limits<std::int64_t>::max(), v);
+  });
+}
+
+CLI::Validator strict_uint() {
+  return make_validator([](const std::string& v) {
+    return integer_value<std::uint64_t>(v) ? std::string()
+                                           : fmt::format("must be a decimal integer in [0, {}] (got \"{}\")",
+                                                         std::numeric_limits<std::uint64_t>::max(), v);
+  });
+}
+
+CLI::Validator non_empty() {
+  return make_validator([](const std::string& v) { return v.empty() ? std::string("must not be empty") : std::string(); });
+}
+
+void harden_options(CLI::App& app) {
+  for (CLI::Option* opt : app.get_options()) {
+    if (opt->get_expected_min() < 1) continue;  // flags take no value
+    const std::string type = opt->get_type_name().substr(0, opt->get_type_name().find(':'));
+    // Each check runs before the option's own (CLI11 runs validators in order): strictness first.
+    opt->check(non_empty());
+    if (type == "FLOAT") opt->check(strict_real());
+    else if (type == "INT") opt->check(strict_int());
+    else if (type == "UINT") opt->check(strict_uint());
+  }
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) harden_options(*sub);
+}
+
+void require_writable_file(const std::string& flag, const std::string& path) {
+  const std::filesystem::path p(path);
+  std::error_code ec;
+  const std::filesystem::path dir = p.parent_path().empty() ? std::filesystem::path(".") : p.parent_path();
+  if (p.filename().empty() || !std::filesystem::is_directory(dir, ec))
+    throw InputError(flag, fmt::format("must name a file in an existing folder (got \"{}\")", path));
+  try {
+    require_replaceable(p);
+  } catch (const OutputError&) {
+    throw InputError(flag, fmt::format("must be a new or regular file; a symlink, FIFO, device or folder is never "
+                                       "replaced (got \"{}\")", path));
+  }
+}
+
+void require_writable_folder(const std::string& flag, const std::string& path) {
+  std::error_code ec;
+  std::filesystem::create_directories(path, ec);
+  std::string reason = ec ? ec.message() : "";
+  if (!ec) {
+    std::string probe = (std::filesystem::path(path) / ".retrylab-probe.XXXXXX").string();
+    const int fd = ::mkstemp(probe.data());
+    if (fd < 0) {
+      reason = std::strerror(errno);
+    } else {
+      ::close(fd);
+      ::unlink(probe.c_str());
+    }
+  }
+  if (!reason.empty()) throw InputError(flag, fmt::format("must be a folder retrylab can write (got \"{}\": {})", path, reason));
+}
+
+int finish_stdout(int rc) {
+  std::cout.flush();
+  errno = 0;
+  const bool ok = std::cout.good() && std::fflush(stdout) == 0 && !std::ferror(stdout);
+  if (!ok)
+    throw OutputError(fmt::format("cannot write to standard output: {}",
+                                  errno != 0 ? std::strerror(errno) : "a write failed"));
+  return rc;
+}
+
+void add_commands(CLI::App& app, Action& action) {
+  add_analytic_command(app, action);
+  add_simulate_command(app, action);
+  add_validate_command(app, action);
+  add_check_command(app, action);
+#ifndef RETRYLAB_FAULTY_CLI  // the planted-fault build has no study commands: experiments never run on it
+  add_study_commands(app, action);
+#endif
+  harden_options(app);
+}
+
+std::optional<std::string> unknown_command(const CLI::App& app, int argc, const char* const* argv) {
+  if (argc < 2 || argv[1][0] == '-') return std::nullopt;
+  std::string names;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    if (sub->get_name() == argv[1]) return std::nullopt;
+    names += (names.empty() ? "" : ", ") + sub->get_name();
+  }
+  return fmt::format("unknown command \"{}\" (the commands are {}; `retrylab --help` describes them)", argv[1], names);
+}
+
 void add_format_options(CLI::App* cmd, OutputFormat& format) {
-  cmd->add_option_function<std::string>(
+  CLI::Option* format_option = cmd->add_option_function<std::string>(
          "--format",
          [&format](const std::string& v) {
            if (v == "table") format = OutputFormat::table;
@@ -21,7 +187,9 @@ void add_format_options(CLI::App* cmd, OutputFormat& format) {
          "Output format: table (for people), json (one document on stdout), csv")
       ->type_name("table|json|csv")
       ->default_str("table");
-  cmd->add_flag_callback("--json", [&format] { format = OutputFormat::json; }, "Short for --format json");
+  // Both at once is a conflict (--json --format csv printed JSON), refused rather than resolved.
+  cmd->add_flag_callback("--json", [&format] { format = OutputFormat::json; }, "Short for --format json")
+      ->excludes(format_option);
 }
 
 nlohmann::ordered_json provenance(std::string_view unit) {
@@ -33,12 +201,9 @@ nlohmann::ordered_json provenance(std::string_view unit) {
 
 double parse_cap(const std::string& text) {
   if (text == "none") return HUGE_VAL;
-  char* end = nullptr;
-  errno = 0;
-  const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v) || !(v > 0))
-    throw InputError("--cap", fmt::format("must be a number > 0 or \"none\" (got {})", text));
-  return v;
+  const auto v = real_value(text);
+  if (!v || !(*v > 0)) throw InputError("--cap", fmt::format("must be a number > 0 or \"none\" (got \"{}\")", text));
+  return *v;
 }
 
 void require_finite(const std::string& flag, double x) {

@@ -1,7 +1,12 @@
 #pragma once
 // Shared pieces of the thin CLI: how a subcommand registers, the --format option, and the parsing of
 // values the library cannot take from CLI11 directly (cap "none"). No domain logic lives here.
+// Strict numbers: CLI11 alone reads "" as 0, "0x10" as 16, "-1" and "1e23" as a 64-bit seed of
+// 2^64-1 and "nan" as a number. The parsers and validators below accept only plain decimal text
+// whose value the target type holds exactly; harden_options() attaches them to every option of
+// every subcommand by the option's value type, so no flag reads a value any other way.
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -31,6 +36,41 @@ double parse_cap(const std::string& text);
 
 // Throws InputError(flag) unless x is a finite number (CLI11 lets "nan" and "inf" through).
 void require_finite(const std::string& flag, double x);
+
+// Strict parsers (throw InputError(field, "must be ... (got TEXT)")): a decimal real (optional
+// sign, digits, point, exponent; finite), a decimal integer in [lo, hi] (no sign for lo >= 0).
+double parse_real(const std::string& field, const std::string& text);
+std::int64_t parse_int(const std::string& field, const std::string& text, std::int64_t lo, std::int64_t hi);
+std::uint64_t parse_uint64(const std::string& field, const std::string& text);
+
+// The same rules as CLI11 validators (empty message = accepted), for options added one by one.
+CLI::Validator strict_real();
+CLI::Validator strict_int();     // any value a signed 64-bit integer holds
+CLI::Validator strict_uint();    // [0, 2^64 - 1]
+CLI::Validator non_empty();
+
+// Walks every option of app and its subcommands: options that take a value get non_empty(), and
+// by value type (CLI11's FLOAT, INT, UINT) strict_real(), strict_int() or strict_uint().
+void harden_options(CLI::App& app);
+
+// The first argument names no subcommand (and is not a flag): one line listing the commands.
+std::optional<std::string> unknown_command(const CLI::App& app, int argc, const char* const* argv);
+
+// Up front, before any work: `path` names a file whose folder exists and which is absent or a
+// regular file (montecarlo/atomic_file.hpp never replaces anything else); else InputError(flag).
+void require_writable_file(const std::string& flag, const std::string& path);
+
+// Up front: `path` is (or is created as) a folder a file can be created in (probed with a temporary
+// file, so it holds for root too); else InputError(flag) with the reason.
+void require_writable_folder(const std::string& flag, const std::string& path);
+
+// Flushes standard output and returns rc; throws OutputError ("cannot write to standard output: ...")
+// if any write to it failed (a full disk, a closed pipe), so a lost result is never exit 0.
+int finish_stdout(int rc);
+
+// Every subcommand below, then harden_options(app): the whole command line main() parses (and the
+// argument-parser fuzz target, fuzz/fuzz_cli.cpp).
+void add_commands(CLI::App& app, Action& action);
 
 // Subcommands, one file each.
 void add_analytic_command(CLI::App& app, Action& action);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <string>
 #include <fmt/format.h>
 
 #include "analytic/error.hpp"
@@ -23,6 +24,23 @@ std::string as_flag(const std::string& field) {
   return positional || field.rfind("-", 0) == 0 ? field : "--" + field;
 }
 
+// CLI11's validators report "--flag: must be ..."; every other error reads "--flag must be ...".
+std::string without_colon(const std::string& message) {
+  const std::size_t colon = message.find(": ");
+  const bool flag = message.rfind("-", 0) == 0 && colon != std::string::npos && message.find(' ') > colon;
+  return flag ? message.substr(0, colon) + message.substr(colon + 1) : message;
+}
+
+// --help and --version print to stdout like any result: a failed write is exit 1, not 0.
+int print_and_finish(CLI::App& app, const CLI::Error& e) {
+  try {
+    return retrylab::cli::finish_stdout(app.exit(e));
+  } catch (const retrylab::OutputError& err) {
+    std::fprintf(stderr, "retrylab: %s\n", err.what());
+    return 1;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -34,30 +52,31 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string(retrylab::version));
   retrylab::cli::Action action;
-  retrylab::cli::add_analytic_command(app, action);
-  retrylab::cli::add_simulate_command(app, action);
-  retrylab::cli::add_validate_command(app, action);
-  retrylab::cli::add_check_command(app, action);
-#ifndef RETRYLAB_FAULTY_CLI  // the planted-fault build has no study commands: experiments never run on it
-  retrylab::cli::add_study_commands(app, action);
-#endif
+  retrylab::cli::add_commands(app, action);
+  if (const auto unknown = retrylab::cli::unknown_command(app, argc, argv)) {
+    std::fprintf(stderr, "retrylab: %s\n", unknown->c_str());
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return print_and_finish(app, e);
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    return print_and_finish(app, e);
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    return print_and_finish(app, e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "retrylab: %s\n", e.what());
+    std::fprintf(stderr, "retrylab: %s\n", without_colon(e.what()).c_str());
     return 2;
   } catch (const retrylab::InputError& e) {
     std::fprintf(stderr, "retrylab: %s\n", (as_flag(e.field()) + std::string(e.what()).substr(e.field().size())).c_str());
     return 2;
   }
   try {
-    return action ? action() : 2;
+    return retrylab::cli::finish_stdout(action ? action() : 2);
+  } catch (const retrylab::OutputError& e) {
+    std::fprintf(stderr, "retrylab: %s\n", e.what());
+    return 1;
   } catch (const retrylab::InputError& e) {
     std::fprintf(stderr, "retrylab: %s\n", (as_flag(e.field()) + std::string(e.what()).substr(e.field().size())).c_str());
     return 2;

@@ -16,6 +16,7 @@
 #include "montecarlo/brooker.hpp"
 #include "montecarlo/fields.hpp"
 #include "montecarlo/progress.hpp"
+#include "montecarlo/resources.hpp"
 #include "montecarlo/result.hpp"
 #include "montecarlo/scenario.hpp"
 #include "montecarlo/simulate.hpp"
@@ -37,6 +38,7 @@ struct SimulateOptions {
   int threads = 0;
   bool quiet = false;
   std::string trace;  // attempt trace file (docs/traces.md); empty = none
+  double max_memory = montecarlo::default_max_memory() / (1ull << 30);  // GiB
   double leg_mean = montecarlo::brooker_default_leg_mean;  // --model brooker only (ms)
   double leg_sd = montecarlo::brooker_default_leg_sd;
   bool server_engine = false;
@@ -464,6 +466,15 @@ int list_fields(const SimulateOptions& o) {
   return 0;
 }
 
+// Before any work: the run fits --max-memory and the work limit (montecarlo/resources.hpp), and
+// the trace target can be written.
+void check_simulate_limits(const SimulateOptions& o, const montecarlo::Scenario& sc, const montecarlo::RunPlan& plan) {
+  if (!(o.max_memory > 0) || !std::isfinite(o.max_memory))
+    throw InputError("--max-memory", fmt::format("must be a number of GiB > 0 (got {})", o.max_memory));
+  montecarlo::check_resources(sc, plan, o.max_memory * (1ull << 30));
+  if (!o.trace.empty()) require_writable_file("--trace", o.trace);
+}
+
 int run_simulate(const SimulateOptions& o) {
   if (!o.list_fields.empty()) return list_fields(o);
   if (!was_given(o, "--model"))
@@ -477,6 +488,7 @@ int run_simulate(const SimulateOptions& o) {
   montecarlo::RunPlan plan{o.runs, o.seed, o.threads};
   plan.server_engine = o.server_engine;
   montecarlo::check_run_plan(plan);
+  check_simulate_limits(o, sc, plan);
 
   // Progress on stderr (montecarlo/progress.hpp): runs done, and how far the runs in flight have got.
   montecarlo::Progress progress(montecarlo::Progress::pick_mode(o.quiet), "runs", plan.runs);
@@ -534,7 +546,13 @@ void add_simulate_command(CLI::App& app, Action& action) {
                   "Print the scenario field table (name, unit, default, allowed range, meaning): text, markdown or json")
       ->expected(0, 1)
       ->default_str("text");
-  cmd->add_option("--runs", opts->runs, "Number of independent runs (>= 1)")->capture_default_str();
+  cmd->add_option("--runs", opts->runs, "Number of independent runs (>= 1; within --max-memory and the work limit)")
+      ->capture_default_str();
+  cmd->add_option("--max-memory", opts->max_memory,
+                  fmt::format("Refuse up front a run whose estimated memory exceeds this many GiB (default: half the "
+                              "RAM); runs x (clients + rate x horizon) is at most {:g} (the work limit)",
+                              montecarlo::max_clients_simulated))
+      ->capture_default_str();
   cmd->add_option("--seed", opts->seed, "Seed; a run's randomness is keyed by (seed, scenario, run index)")
       ->capture_default_str();
   cmd->add_option("--threads", opts->threads, "Worker threads (0 = all cores); never changes the output")

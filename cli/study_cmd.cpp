@@ -45,6 +45,13 @@ struct StudyFlags {
   bool no_validate = false;
 };
 
+std::string read_file(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+
 // A study reusing certificate c: its tables (kept beside it by `validate`) replace OUT/validation, so
 // the table beside the results is the one of the certificate they name. Certificates written before
 // tables were kept have none: then OUT/validation is left alone, and the user is told.
@@ -61,7 +68,7 @@ void copy_certified_tables(const validation::Certificate& c, const fs::path& out
   fs::create_directories(out / "validation");
   for (const char* name : {"validation.md", "validation.tex", "validation.csv"})
     if (fs::is_regular_file(from / name, ec))
-      fs::copy_file(from / name, out / "validation" / name, fs::copy_options::overwrite_existing);
+      write_file_atomic(out / "validation" / name, read_file(from / name));
   if (!quiet) std::fprintf(stderr, "retrylab: its table copied to %s\n", (out / "validation").string().c_str());
 }
 
@@ -161,12 +168,6 @@ int serve_study(const StudyFlags& f) {
   return 0;
 }
 
-std::string read_text(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
-}
 #endif
 
 // Rank 0 (or the only process): tells the other ranks to stop with `code` when it gives up early.
@@ -195,6 +196,7 @@ int run_study_command(const StudyFlags& f, bool reproduce) {
     }
     const papers::StudySpec spec = papers::parse_study_file(spec_file, f.scale);
     if (out.empty()) out = fs::path("out") / spec.name / spec.scale;
+    require_writable_folder(reproduce ? "--out (default: the paper folder)" : "--out", out.string());
     // The gate runs on rank 0 only; its decision goes to every rank.
     const auto cert = pass_gate(reproduce ? !f.no_validate : f.validate, f, out);
     if (!cert) {
@@ -211,7 +213,7 @@ int run_study_command(const StudyFlags& f, bool reproduce) {
     opt.certificate_id = *cert;
 #ifdef RETRYLAB_WITH_MPI
     if (distributed()) {
-      const nlohmann::json go = {{"text", read_text(spec_file)}, {"source", spec_file.string()},
+      const nlohmann::json go = {{"text", read_file(spec_file)}, {"source", spec_file.string()},
                                  {"certificate", *cert}, {"out", out.string()}};
       released = true;
       papers::mpi::broadcast_decision({0, go.dump()});
@@ -266,8 +268,12 @@ void add_study_commands(CLI::App& app, Action& action) {
   pc->add_option("PAPER", rep->target, "Paper folder, e.g. papers/cap-is-doing-the-work")->required();
   pc->add_option("--out", rep->out, "Output folder (default out/<paper folder name>; name the paper folder to rewrite its committed results)");
   add_common(pc, *rep);
-  pc->add_flag("--validate", rep->validate, "Validate first when there is no passing certificate (the default)");
-  pc->add_flag("--no-validate", rep->no_validate, "Refuse instead of validating when there is no passing certificate");
+  for (CLI::App* c : {rc, pc})
+    c->footer("Validation certificates are looked up in $RETRYLAB_CERTIFICATE_DIR if set, else in the folder "
+              "`certificates` beside the retrylab executable (" + validation::certificate_dir().string() + ").");
+  CLI::Option* validate = pc->add_flag("--validate", rep->validate, "Validate first when there is no passing certificate (the default)");
+  pc->add_flag("--no-validate", rep->no_validate, "Refuse instead of validating when there is no passing certificate")
+      ->excludes(validate);
   pc->callback([rep, &action] { action = [rep] { return run_study_command(*rep, true); }; });
 }
 

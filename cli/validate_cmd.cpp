@@ -52,13 +52,7 @@ int run_validate(const ValidateOptions& o) {
   if (!o.cases.empty() && opt.only.empty())
     throw InputError("--cases", fmt::format("must name at least one case (got \"{}\")", o.cases));
 
-  if (!o.out.empty()) {
-    // Fail before the run, not after it: the folder must exist (or be creatable) and be writable.
-    std::error_code ec;
-    std::filesystem::create_directories(o.out, ec);
-    if (ec || ::access(o.out.c_str(), W_OK) != 0)
-      throw InputError("--out", fmt::format("must be a writable folder (got {}{})", o.out, ec ? ": " + ec.message() : ""));
-  }
+  if (!o.out.empty()) require_writable_folder("--out", o.out);  // before the run, not after it
 
   std::unique_ptr<montecarlo::Progress> progress;  // made when the number of cases is known
   const auto result = validation::run_suite(opt, [&](const validation::CaseResult& r, std::size_t cases) {

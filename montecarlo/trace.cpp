@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "analytic/error.hpp"
+#include "montecarlo/atomic_file.hpp"
 #include "montecarlo/engine.hpp"
 #include "montecarlo/result.hpp"
 
@@ -89,25 +90,8 @@ std::string trace_run_end(std::int64_t run, std::string_view stop, double stop_t
 
 namespace {
 
-// Buffered output to a FILE*, flushed every 64 KiB: the trace is streamed, never held.
-class Sink {
- public:
-  explicit Sink(std::FILE* f) : file_(f) {}
-  void put(const std::string& s) {
-    buffer_ += s;
-    if (buffer_.size() >= (1u << 16)) flush();
-  }
-  void flush() {
-    if (!buffer_.empty() && std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size()) ok_ = false;
-    buffer_.clear();
-  }
-  bool ok() const noexcept { return ok_; }
-
- private:
-  std::FILE* file_;
-  std::string buffer_;
-  bool ok_ = true;
-};
+// The trace is streamed through an AtomicFile (buffered, every write checked), never held.
+using Sink = AtomicFile;
 
 // The observer: per-client state only while the client is waiting (arrived, not yet done).
 class TraceObserver {
@@ -125,7 +109,7 @@ class TraceObserver {
     const auto it = clients_.find(client);
     if (it == clients_.end()) return;  // cannot happen: every client arrives before its attempts
     const State& c = it->second;
-    sink_.put(trace_line({run_, client, c.arrival, start, end, success, c.retry, c.sleep, c.burst}, format_));
+    sink_.write(trace_line({run_, client, c.arrival, start, end, success, c.retry, c.sleep, c.burst}, format_));
     if (success || !retries_) clients_.erase(it);
   }
   // Server engine (retry limit): a client that gives up leaves; its state goes with it.
@@ -156,24 +140,14 @@ void write_trace(const Scenario& s, std::uint64_t seed, std::int64_t runs, const
   options.fault = fault_from_env();
 #endif
   const TraceFormat f = trace_format_for(path);
-  const std::string tmp = path + ".tmp";
-  std::FILE* file = std::fopen(tmp.c_str(), "wb");
-  if (!file) throw InputError("trace", fmt::format("must be a writable file (got {})", path));
-  Sink sink(file);
-  sink.put(trace_header(s, seed, runs, f));
+  Sink sink(path);
+  sink.write(trace_header(s, seed, runs, f));
   for (std::int64_t run = 0; run < runs; ++run) {
     TraceObserver observer(sink, f, run, s.retries);
     const RunResult r = detail::run_engine(s, seed, static_cast<std::uint64_t>(run), options, observer);
-    sink.put(trace_run_end(run, to_string(r.stop), r.stop_time, f));
+    sink.write(trace_run_end(run, to_string(r.stop), r.stop_time, f));
   }
-  sink.flush();
-  const bool ok = sink.ok() && std::fclose(file) == 0;
-  std::error_code ec;
-  if (ok) std::filesystem::rename(tmp, path, ec);
-  if (!ok || ec) {
-    std::filesystem::remove(tmp, ec);
-    throw InputError("trace", fmt::format("must be a writable file (could not write {})", path));
-  }
+  sink.commit();
 }
 
 }  // namespace retrylab::montecarlo

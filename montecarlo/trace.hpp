@@ -60,8 +60,9 @@ std::string trace_line(const TraceRow& r, TraceFormat f);
 std::string trace_run_end(std::int64_t run, std::string_view stop, double stop_time, TraceFormat f);
 
 // Simulates runs 0..runs−1 of s in index order (one thread: the file is the same for any --threads)
-// and writes their trace to `path` (written to path + ".tmp", then renamed). The lock-step shortcut is
-// off, so every attempt is seen. Throws InputError("trace", ...) when the file cannot be written.
+// and writes their trace to `path` through an AtomicFile (montecarlo/atomic_file.hpp). The lock-step
+// shortcut is off, so every attempt is seen. Throws OutputError naming the file when it cannot be
+// written or `path` is not a regular file.
 // In the planted-fault library the fault comes from RETRYLAB_FAULT, as in simulate().
 void write_trace(const Scenario& s, std::uint64_t seed, std::int64_t runs, const std::string& path);
 

@@ -1,5 +1,6 @@
 #include "papers/render.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -10,6 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "analytic/error.hpp"
+#include "montecarlo/atomic_file.hpp"
 #include "papers/store.hpp"
 
 extern char** environ;
@@ -91,6 +94,22 @@ int run_gnuplot(const fs::path& dir, const std::string& setup, const fs::path& s
   err_text = os.str();
   fs::remove(err);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+// gnuplot may exit 0 after a failed write (a full disk): an image counts only if it ends as its
+// format ends, a PNG with its IEND chunk, an SVG with its closing tag.
+bool complete_image(const fs::path& file, std::string_view ext) {
+  std::ifstream in(file, std::ios::binary);
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  if (!in || size < 12) return false;
+  const std::streamoff tail = std::min<std::streamoff>(size, 64);
+  std::string end(static_cast<std::size_t>(tail), '\0');
+  in.seekg(size - tail);
+  in.read(end.data(), tail);
+  if (!in) return false;
+  if (ext == "png") return end.compare(end.size() - 12, 12, std::string("\0\0\0\0IEND\xAE\x42\x60\x82", 12)) == 0;
+  return end.find("</svg>") != std::string::npos;
 }
 
 }  // namespace
@@ -198,7 +217,7 @@ std::vector<fs::path> render_figure(const Figure& f, const fs::path& dir, const 
   std::vector<fs::path> out = {gp};
   for (const char* ext : {"svg", "png"}) {
     const fs::path target = dir / (f.name + "." + ext);
-    const fs::path tmp = dir / ("." + f.name + "." + ext + "." + std::to_string(::getpid()) + ".tmp");
+    const fs::path tmp = temporary_path_for(target);
     const std::string term = std::string(ext) == "svg"
                                  ? fmt::format("set terminal svg size {},{} font \"sans,12\" background rgb \"white\"", f.width, f.height)
                                  : fmt::format("set terminal pngcairo size {},{} font \"sans,10\" background rgb \"white\"", f.width, f.height);
@@ -208,14 +227,11 @@ std::vector<fs::path> render_figure(const Figure& f, const fs::path& dir, const 
       fs::remove(tmp);
       throw std::runtime_error(fmt::format("gnuplot failed on {} (exit {}): {}", gp.string(), rc, err));
     }
-    {  // fsync before the rename, as for every other output
-      const int fd = ::open(tmp.c_str(), O_RDONLY);
-      if (fd >= 0) {
-        ::fsync(fd);
-        ::close(fd);
-      }
+    if (!complete_image(tmp, ext)) {
+      fs::remove(tmp);
+      throw OutputError(fmt::format("cannot write {}: gnuplot left it incomplete (disk full?)", target.string()));
     }
-    fs::rename(tmp, target);
+    commit_file(tmp, target);
     out.push_back(target);
   }
   return out;

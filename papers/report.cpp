@@ -1695,6 +1695,18 @@ void render_figure1(const StudyData& d, Out& out) {
 
 }  // namespace
 
+// The metrics each engine kind's tables read unconditionally (the others are shown when kept).
+std::vector<const char*> required_metrics(SweepKind kind) {
+  switch (kind) {
+    case SweepKind::classic: return {"attempts_per_client", "makespan"};
+    case SweepKind::frontier: return {"latency", "makespan"};
+    case SweepKind::steady: return {"collapsed", "latency"};
+    case SweepKind::burst: return {"drained", "drain_time", "drain_time_p99"};
+    case SweepKind::drain: return {"drained", "drain_time", "drain_time_p99", "unfinished"};
+    default: return {};
+  }
+}
+
 std::vector<fs::path> render_reports(const StudyData& data, const fs::path& out_dir) {
   Out out{out_dir, data.certificates, {}};
   for (std::size_t i = 0; i < data.spec.sweeps.size(); ++i) {

@@ -1,5 +1,7 @@
 #include "papers/spec.hpp"
 
+#include "montecarlo/resources.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -328,12 +330,27 @@ std::vector<double> encode(const montecarlo::Scenario& s) {
   return v;
 }
 
+// A grid block's points (the product of its axes' lengths), added to `total` and refused above
+// max_sweep_points before any point is made.
+template <typename Axes>
+void check_block_size(const Where& w, const GridBlock& b, const Axes& axes, double& total) {
+  double n = 1;
+  for (const Axis* a : axes)
+    if (a) n *= static_cast<double>(a->values.size());
+  total += n;
+  if (total > static_cast<double>(max_sweep_points))
+    throw SpecError(b.key, fmt::format("makes the sweep {:.3g} points, above the limit {} (shorten its arrays)", total,
+                                       max_sweep_points),
+                    w.file, b.line);
+}
+
 std::vector<SweepPoint> expand(const Where& w, const Draft& d) {
   const std::vector<double> default_values = encode(montecarlo::Scenario{});
   const int nf = static_cast<int>(n_fields());
   std::vector<GridBlock> blocks = d.grids;
   if (blocks.empty()) blocks.push_back(GridBlock{{}, "sweep." + d.name, d.line});
   std::vector<SweepPoint> points;
+  double total = 0;  // points so far, counted before any is made
   for (const auto& b : blocks) {
     std::vector<const Axis*> axes(n_fields(), nullptr);
     std::vector<Axis> fallback(n_fields());
@@ -346,6 +363,7 @@ std::vector<SweepPoint> expand(const Where& w, const Draft& d) {
         axes[f] = &fallback[f];
       }
     }
+    check_block_size(w, b, axes, total);
     std::vector<std::size_t> idx(n_fields(), 0);
     std::vector<double> v(n_fields());
     while (true) {
@@ -437,6 +455,7 @@ std::vector<SweepPoint> expand_ext(const Where& w, const Draft& d) {
   std::vector<GridBlock> blocks = d.grids;
   if (blocks.empty()) blocks.push_back(GridBlock{{}, "sweep." + d.name, d.line});
   std::vector<SweepPoint> points;
+  double total = 0;  // points so far, counted before any is made
   for (const auto& b : blocks) {
     std::vector<const Axis*> axes(fields.size(), nullptr);
     for (std::size_t f = 0; f < fields.size(); ++f) {
@@ -449,6 +468,7 @@ std::vector<SweepPoint> expand_ext(const Where& w, const Draft& d) {
         if (fields[f].name == field && axes[f]) return {axes[f]->key, axes[f]->line};
       return {b.key, b.line};
     };
+    check_block_size(w, b, axes, total);
     std::vector<std::size_t> idx(fields.size(), 0);
     while (true) {
       SweepPoint p;
@@ -489,6 +509,46 @@ std::vector<SweepPoint> expand_ext(const Where& w, const Draft& d) {
   return points;
 }
 
+// What the sweep's report (papers/report.cpp) reads, checked before any run instead of after them
+// all: the summary metrics its tables need (when `metrics` narrows them), per_run max_waiting for
+// thresholds below collapse, a sleep figure of at most max_sleep_panels backoffs, and each point
+// within the engine's memory and work limits (montecarlo/resources.hpp).
+void check_report_needs(const Where& w, const Draft& d, const SweepSpec& s) {
+  const std::string key = "sweep." + d.name;
+  const auto needs = required_metrics(d.kind);
+  if (!d.metrics.empty())
+    for (const char* m : needs)
+      if (std::find(d.metrics.begin(), d.metrics.end(), m) == d.metrics.end())
+        throw SpecError(key + ".metrics", fmt::format("must include \"{}\": the {} report needs it", m, to_string(d.kind)),
+                        w.file, d.line);
+  const bool keeps_waiting = std::find(d.per_run.begin(), d.per_run.end(), "max_waiting") != d.per_run.end();
+  if (d.kind == SweepKind::steady && !keeps_waiting)
+    for (const auto& p : s.points)
+      for (auto k : s.thresholds)
+        if (k != p.scenario.collapse)
+          throw SpecError(key + ".per_run", fmt::format("must include \"max_waiting\": thresholds other than collapse "
+                                                        "(got {} with collapse {}) are read from it", k, p.scenario.collapse),
+                          w.file, d.line);
+  if (d.kind == SweepKind::sleep) {
+    std::vector<std::string> backoffs;
+    for (const auto& p : s.points)
+      if (p.scenario.backoff.strategy != Strategy::none) backoffs.push_back(canonical(p, d.kind).substr(0, canonical(p, d.kind).rfind(" retry=")));
+    std::sort(backoffs.begin(), backoffs.end());
+    const auto n = std::unique(backoffs.begin(), backoffs.end()) - backoffs.begin();
+    if (n > max_sleep_panels)
+      throw SpecError(key, fmt::format("has {} backoffs, one figure panel each: at most {} fit its figure", n, max_sleep_panels),
+                      w.file, d.line);
+  }
+  if (!is_ext(d.kind) && d.kind != SweepKind::sleep)
+    for (const auto& p : s.points) {
+      try {
+        montecarlo::check_resources(p.scenario, montecarlo::RunPlan{s.runs, s.seed, 0}, montecarlo::default_max_memory());
+      } catch (const InputError& e) {
+        throw SpecError(key, std::string(e.what()), w.file, d.line);
+      }
+    }
+}
+
 SweepSpec finish(const Where& w, const Draft& d, std::uint64_t study_seed) {
   SweepSpec s;
   s.name = d.name;
@@ -509,7 +569,24 @@ SweepSpec finish(const Where& w, const Draft& d, std::uint64_t study_seed) {
                           fmt::format("must be <= collapse, since a run stops at collapse (got {} > {})", k,
                                       p.scenario.collapse),
                           w.file, d.line);
+  check_report_needs(w, d, s);
   return s;
+}
+
+}  // namespace
+
+namespace {
+
+// A sweep's name becomes file names in --out (NAME.md, NAME.csv, ...): a plain name only, so nothing
+// is written outside --out and nothing hidden. Letters, digits, '_' and '-', at most 64.
+void check_sweep_name(const Where& w, const std::string& name, std::int64_t line) {
+  const bool plain = !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+  });
+  if (!plain)
+    throw SpecError("sweep", fmt::format("names must be plain file names: 1 to 64 letters, digits, '_' or '-' (got \"{}\")",
+                                         name.substr(0, 80)),
+                    w.file, line);
 }
 
 }  // namespace
@@ -605,6 +682,7 @@ StudySpec parse_study_text(std::string_view text, const std::string& source_name
   for (const auto& [line, name] : order) {
     const toml::table& t = *sweeps_node->as_table()->get(name)->as_table();
     const std::string prefix = "sweep." + name;
+    check_sweep_name(w, name, line);
     Draft base;
     base.name = name;
     base.line = line;
@@ -629,8 +707,15 @@ StudySpec parse_study_text(std::string_view text, const std::string& source_name
 }
 
 StudySpec parse_study_file(const std::filesystem::path& file, const std::string& scale) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec))
+    throw InputError("SPEC", fmt::format("must be a regular TOML file (got {})", file.string()));
+  const auto size = std::filesystem::file_size(file, ec);
+  if (ec || size > max_spec_bytes)
+    throw InputError("SPEC", fmt::format("must be at most {} bytes (got {}{})", max_spec_bytes, file.string(),
+                                         ec ? "" : fmt::format(", {} bytes", size)));
   std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError("spec", fmt::format("must be a readable TOML file (got {})", file.string()));
+  if (!in) throw InputError("SPEC", fmt::format("must be a readable TOML file (got {})", file.string()));
   std::ostringstream os;
   os << in.rdbuf();
   return parse_study_text(os.str(), file.string(), scale);

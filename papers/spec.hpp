@@ -105,6 +105,16 @@ struct StudySpec {
 StudySpec parse_study_text(std::string_view text, const std::string& source_name, const std::string& scale);
 StudySpec parse_study_file(const std::filesystem::path& file, const std::string& scale);
 
+// Limits checked while parsing, before anything runs: the spec file's size, a sweep's points
+// (the product of its grid arrays), a sleep sweep's backoffs (one panel each in its figure).
+inline constexpr std::uintmax_t max_spec_bytes = 1u << 20;
+inline constexpr std::int64_t max_sweep_points = 100'000;
+inline constexpr std::ptrdiff_t max_sleep_panels = 60;
+
+// The summary metrics the report of a sweep kind reads (papers/report.cpp); a sweep that narrows
+// `metrics` must keep them.
+std::vector<const char*> required_metrics(SweepKind kind);
+
 // The metric names a sweep may keep (docs/models.md §5 JSON keys).
 const std::vector<std::string>& metric_names();
 

@@ -14,6 +14,8 @@
 #include <string>
 #include <utility>
 
+#include "montecarlo/atomic_file.hpp"
+
 namespace retrylab::papers {
 
 class ResultsStore {
@@ -42,8 +44,8 @@ class ResultsStore {
 // Reads every complete record of DIR/results.jsonl (the header excluded), keyed by (sweep, point).
 std::map<std::pair<std::string, std::int64_t>, nlohmann::json> read_results(const std::filesystem::path& file);
 
-// Writes bytes to path via a temporary name in the same folder, fsync, rename.
-void write_file_atomic(const std::filesystem::path& path, const std::string& bytes);
+// Final outputs: retrylab::write_file_atomic (montecarlo/atomic_file.hpp), named here for papers/.
+using retrylab::write_file_atomic;
 
 // Removes temporary files a killed run may have left (".*.tmp" in dir).
 void remove_stale_temporaries(const std::filesystem::path& dir);

@@ -1,5 +1,7 @@
 #include "validation/certificate.hpp"
 
+#include "montecarlo/atomic_file.hpp"
+
 #include <cstdlib>
 #include <fmt/format.h>
 #include <fstream>
@@ -74,14 +76,7 @@ std::filesystem::path write_certificate(const Certificate& c) {
   const auto dir = certificate_dir();
   std::filesystem::create_directories(dir);
   const auto final_path = dir / (c.id + ".json");
-  const auto tmp = dir / fmt::format(".{}.json.tmp.{}", c.id, ::getpid());
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << to_json(c).dump(2) << '\n';
-    out.flush();
-    if (!out) throw std::runtime_error(fmt::format("cannot write certificate {}", tmp.string()));
-  }
-  std::filesystem::rename(tmp, final_path);  // atomic within one directory (POSIX rename)
+  write_file_atomic(final_path, to_json(c).dump(2) + "\n");
   return final_path;
 }
 

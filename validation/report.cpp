@@ -1,5 +1,7 @@
 #include "validation/report.hpp"
 
+#include "montecarlo/atomic_file.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
@@ -229,24 +231,13 @@ std::string format_json(const SuiteResult& s, const std::string& version) {
   return j.dump(2) + "\n";
 }
 
-void write_atomically(const std::filesystem::path& path, const std::string& text) {
-  const auto tmp = path.parent_path() / fmt::format(".{}.tmp.{}", path.filename().string(), ::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) throw std::runtime_error(fmt::format("cannot write {}", tmp.string()));
-  }
-  std::filesystem::rename(tmp, path);
-}
-
 std::vector<std::filesystem::path> write_reports(const SuiteResult& r, const std::filesystem::path& dir) {
   std::filesystem::create_directories(dir);
   const std::vector<std::pair<std::string, std::string>> files = {
       {"validation.md", format_markdown(r)}, {"validation.tex", format_latex(r)}, {"validation.csv", format_csv(r)}};
   std::vector<std::filesystem::path> out;
   for (const auto& [name, text] : files) {
-    write_atomically(dir / name, text);
+    write_file_atomic(dir / name, text);
     out.push_back(dir / name);
   }
   return out;

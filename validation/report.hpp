@@ -21,7 +21,4 @@ std::string format_json(const SuiteResult& r, const std::string& version);
 // written.
 std::vector<std::filesystem::path> write_reports(const SuiteResult& r, const std::filesystem::path& dir);
 
-// Writes `text` to `path` via a temporary file in the same folder and a rename.
-void write_atomically(const std::filesystem::path& path, const std::string& text);
-
 }  // namespace retrylab::validation

@@ -182,6 +182,20 @@ montecarlo::Scenario declared_scenario(const Header& h, std::uint64_t& seed) {
   return s;
 }
 
+// The header's optional runs=R: an integer >= 1; every run index is then below it.
+std::optional<std::int64_t> runs_in_header(const Header& h) {
+  const auto it = h.kv.find("runs");
+  if (it == h.kv.end()) return std::nullopt;
+  const auto line = h.key_line.count("runs") ? h.key_line.at("runs") : h.line;
+  const auto v = to_int(it->second);
+  if (!v || *v < 1) malformed(line, "runs", fmt::format("must be an integer >= 1 (got \"{}\")", it->second.substr(0, 40)));
+  return v;
+}
+
+void check_run_index(std::int64_t run, const std::optional<std::int64_t>& runs, std::int64_t n) {
+  if (runs && run >= *runs) malformed(n, "run", fmt::format("must be below the header's runs={} (got {})", *runs, run));
+}
+
 std::vector<std::string_view> split(std::string_view s, char sep) {
   std::vector<std::string_view> out;
   std::size_t from = 0;
@@ -191,6 +205,17 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
     if (at == std::string_view::npos) return out;
     from = at + 1;
   }
+}
+
+const char* csv_column(std::size_t i) {
+  constexpr const char* names[] = {"run", "client", "arrival", "start", "end", "outcome", "retry", "sleep", "burst"};
+  return i < 9 ? names[i] : "row";
+}
+
+// Retry 0 has no sleep before it (its field is empty / null); a retry k >= 1 has one.
+void check_sleep_given(const Row& r, std::int64_t n) {
+  if (r.retry == 0 && r.has_sleep) malformed(n, "sleep", "must be empty on a retry-0 row (no sleep precedes a first attempt)");
+  if (r.retry > 0 && !r.has_sleep) malformed(n, "sleep", fmt::format("is required on a retry-{} row (the sleep before it)", r.retry));
 }
 
 // "# k=v k=v" comment -> pairs; tokens without '=' are kept with an empty value.
@@ -206,11 +231,16 @@ std::vector<std::pair<std::string, std::string>> comment_pairs(std::string_view 
   return out;
 }
 
-Row parse_csv_row(std::string_view line, std::int64_t n) {
+// `columns`: 9 under the full column line, 8 under the one without burst; every row has exactly that many.
+Row parse_csv_row(std::string_view line, std::int64_t n, std::size_t columns) {
   const auto f = split(line, ',');
-  if (f.size() != 8 && f.size() != 9)
-    malformed(n, "row", fmt::format("must have 8 or 9 comma-separated fields ({}) (got {})",
-                                    "run,client,arrival,start,end,outcome,retry,sleep[,burst]", f.size()));
+  if (f.size() != columns)
+    malformed(n, f.size() < columns ? std::string(csv_column(f.size())) : "row",
+              fmt::format("{}: a row has exactly the column line's {} comma-separated fields ({}) (got {})",
+                          f.size() < columns ? "is missing" : "has too many fields", columns,
+                          columns == 9 ? "run,client,arrival,start,end,outcome,retry,sleep,burst"
+                                       : "run,client,arrival,start,end,outcome,retry,sleep",
+                          f.size()));
   Row r;
   r.run = need_int(f[0], n, "run");
   r.client = need_int(f[1], n, "client");
@@ -223,6 +253,7 @@ Row parse_csv_row(std::string_view line, std::int64_t n) {
   if (r.retry > max_retry) malformed(n, "retry", fmt::format("must be at most {} (got {})", max_retry, r.retry));
   r.has_sleep = !f[7].empty();
   if (r.has_sleep) r.sleep = need_double(f[7], n, "sleep");
+  check_sleep_given(r, n);
   if (f.size() == 9) {
     if (f[8] == "1") r.burst = true;
     else if (f[8] != "0") malformed(n, "burst", fmt::format("must be 0 or 1 (got \"{}\")", f[8].substr(0, 40)));
@@ -266,6 +297,7 @@ Row parse_json_row(const nlohmann::json& j, std::int64_t n) {
   const auto it = j.find("sleep");
   r.has_sleep = it != j.end() && !it->is_null();
   if (r.has_sleep) r.sleep = json_double(j, "sleep", n);
+  check_sleep_given(r, n);
   const auto b = j.find("burst");
   if (b != j.end()) {
     if (!b->is_boolean()) malformed(n, "burst", "must be true or false");
@@ -1058,6 +1090,7 @@ TraceReport check_trace(std::istream& in) {
   TraceReport report;
   Header header;
   bool json = false;
+  std::size_t columns = 9;
   // header
   if (!read_line()) malformed(1, "header", "is missing (empty trace)");
   if (!line.empty() && line[0] == '{') {
@@ -1075,8 +1108,11 @@ TraceReport check_trace(std::istream& in) {
   } else {
     for (;;) {
       if (line.empty() || line[0] != '#') {
-        if (line == montecarlo::trace_csv_columns || line == montecarlo::trace_csv_columns.substr(0, montecarlo::trace_csv_columns.size() - 6))
+        if (line == montecarlo::trace_csv_columns) break;
+        if (line == montecarlo::trace_csv_columns.substr(0, montecarlo::trace_csv_columns.size() - 6)) {
+          columns = 8;
           break;
+        }
         malformed(n, "header", fmt::format("must be '# key=value' lines then the column line \"{}\"", montecarlo::trace_csv_columns));
       }
       for (auto& [k, v] : comment_pairs(line)) {
@@ -1091,6 +1127,8 @@ TraceReport check_trace(std::istream& in) {
   report.format = json ? "jsonl" : "csv";
   report.declared = declared_scenario(header, report.seed);
   Checker checker(report.declared);
+  const std::optional<std::int64_t> declared_runs = runs_in_header(header);
+  std::int64_t run_ends = 0;
 
   std::int64_t run = -1;
   double last_end = -inf;
@@ -1118,7 +1156,7 @@ TraceReport check_trace(std::istream& in) {
         if (!has_run || !has_time) malformed(n, "run_end", "needs run= and stop_time=");
         stop = e;
       } else {
-        row = parse_csv_row(line, n);
+        row = parse_csv_row(line, n, columns);
       }
     } else {
       if (std::count(line.begin(), line.end(), '[') + std::count(line.begin(), line.end(), '{') > 64)
@@ -1141,6 +1179,10 @@ TraceReport check_trace(std::istream& in) {
         malformed(n, "stop", fmt::format("must be finished, drained, collapsed or horizon (got \"{}\")", stop->stop.substr(0, 40)));
       if (stop->run < run || (stop->run == run && run_closed))
         malformed(n, "run", fmt::format("run_end for run {} comes after run {} (runs in increasing order)", stop->run, run));
+      if (stop->run == run && stop->stop_time < last_end - tol(last_end))
+        malformed(n, "stop_time", fmt::format("must be >= the end {} of the run's last row (got {})", last_end, stop->stop_time));
+      check_run_index(stop->run, declared_runs, n);
+      ++run_ends;
       if (stop->run > run) {
         if (run >= 0 && !run_closed) close_run(std::nullopt);
         run = stop->run;
@@ -1153,6 +1195,7 @@ TraceReport check_trace(std::istream& in) {
     if (row->run < run || (row->run == run && run_closed))
       malformed(n, "run", fmt::format("must not decrease and no row follows its run_end (got {} after {})", row->run, run));
     if (row->run > run) {
+      check_run_index(row->run, declared_runs, n);
       if (run >= 0 && !run_closed) close_run(std::nullopt);
       run = row->run;
       run_closed = false;
@@ -1166,6 +1209,9 @@ TraceReport check_trace(std::istream& in) {
     checker.row(*row, n, line);
   }
   if (run >= 0 && !run_closed) close_run(std::nullopt);
+  if (declared_runs && run_ends > 0 && run_ends != *declared_runs)
+    malformed(header.line, "runs", fmt::format("is {} in the header but the trace ends {} runs (run_end records)",
+                                               *declared_runs, run_ends));
   report.checks = checker.finish();
   return report;
 }

@@ -109,7 +109,7 @@ INSTANTIATE_TEST_SUITE_P(
                     BadInput{"amplification --failure 2", "--failure"}, BadInput{"amplification --layers 0", "--layers"},
                     BadInput{"amplification --attempts 0", "--attempts"},
                     BadInput{"budget --preset azure", "--preset"}, BadInput{"budget --successes -1", "--successes"},
-                    BadInput{"budget --preset custom --threshold 600", "--threshold"},
+                    BadInput{"budget --preset custom --capacity 500 --cost 5 --refund 1 --threshold 600", "--threshold"},
                     BadInput{"budget --preset finagle --requests -1", "--requests"},
                     BadInput{"budget --preset finagle --capacity 5", "--capacity"},
                     BadInput{"budget --requests 5", "--requests"},

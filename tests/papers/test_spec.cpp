@@ -22,6 +22,7 @@ strategy = "full"
 rate = [0.1, 0.2, 0.3]
 horizon = 100
 thresholds = [10, 3000]
+per_run = ["max_waiting"]
   [sweep.a.quick]
   runs = 2
   rate = [0.1]
