@@ -20,6 +20,7 @@
 #include "analytic/rows.hpp"
 #include "analytic/sleep.hpp"
 #include "analytic/stats.hpp"
+#include "montecarlo/controls.hpp"
 #include "montecarlo/fields.hpp"
 #include "montecarlo/trace.hpp"
 #include "validation/statistics.hpp"
@@ -412,18 +413,27 @@ struct ServerRules {
     else if (o.delay > 0 && o.delay_dist != DelayDist::fixed) spacing_na = "exponential network delay: responses reach clients in other order and spacing than the commits";
     // free/shared: a failure saw a commit during its service (any row's commit: weaker, still true
     // with rows); ps never fails. Rejections and timeouts fail without one.
-    if (rejects) idle_na = "a rejected attempt fails with no commit (a limit with overflow=reject)";
+    const bool injects = o.failure_prob > 0 || o.outage_end > 0;
+    if (injects) idle_na = "injected failures (failure_prob, outage) fail attempts with no commit";
+    else if (rejects) idle_na = "a rejected attempt fails with no commit (a limit with overflow=reject)";
     else if (std::isfinite(timeout)) idle_na = "an attempt its client stopped waiting for (timeout) fails with no commit";
     else if (o.delay > 0) idle_na = "with network delay the commit that dooms an attempt is not inside its row's interval";
     // The lock: an admitted attempt waits, then runs alone on its row, so it cannot fail; only a
     // rejection or a timeout can.
     lock = o.lock;
-    if (o.lock && rejects) lock_na = "a rejected attempt fails without reaching the lock";
+    if (o.lock && injects) lock_na = "injected failures (failure_prob, outage) fail attempts under the lock";
+    else if (o.lock && rejects) lock_na = "a rejected attempt fails without reaching the lock";
     else if (o.lock && std::isfinite(timeout)) lock_na = "an attempt its client stopped waiting for (timeout) fails";
     // Sleeps: Retry-After can only lengthen one (sleep = max(backoff, Retry-After)); a mixed
     // population draws from one of two strategies.
     retry_after_max = o.retry_after > 0 ? (o.retry_after_rule == montecarlo::RetryAfterRule::fixed ? o.retry_after : 2 * o.retry_after) : 0.0;
     retry_after_fixed = o.retry_after_rule == montecarlo::RetryAfterRule::fixed;
+    // Client-side controls: a call the breaker or the throttle rejects fails unsent (no row), and a
+    // budget or a deadline ends a request before its retry limit.
+    const bool local = o.breaker != 0 || std::string_view(montecarlo::budget_preset_names[o.budget]) == "sre-adaptive";
+    if (local) sequence_na = "calls rejected locally (breaker, adaptive throttling) fail unsent: their retries leave no row";
+    if (o.budget != 0 || std::isfinite(o.deadline) || local)
+      vanish_na = "a retry budget, a deadline or a local rejection can end a request before its retry limit, unrecorded";
     if (o.mix > 0) strategies_mix = true;
     if (o.mix > 0)
       ks_na = fmt::format("mix={}: the sleeps are a mixture of two strategies' laws ({} and {})", o.mix,
@@ -449,7 +459,7 @@ struct ServerRules {
   std::int64_t max_attempts = 0;
   double success_min = 1, failure_min = 1, success_value = 1, max_duration = inf, retry_after_max = 0;
   std::vector<double> failure_values;
-  std::string duration_na, overlap_na, spacing_na, idle_na, lock_na, ks_na;
+  std::string duration_na, overlap_na, spacing_na, idle_na, lock_na, ks_na, sequence_na, vanish_na;
   std::string fields;  // the server options as canonical() writes them, "rows=4 lock=on"
 };
 
@@ -577,10 +587,10 @@ class Checker {
       out.push_back(applies(spacing_, sv_.spacing_na, successes_seen_, "successes"));
     if (s_.model != Model::collision) out.push_back(applies(idle_, sv_.idle_na, idle_n_, "rows"));
     if (sv_.lock) out.push_back(applies(lock_, sv_.lock_na, lock_n_, "rows"));
-    out.push_back(sequence_.finish(rows_, "rows"));
+    out.push_back(applies(sequence_, sv_.sequence_na, rows_, "rows"));
     if (sv_.max_attempts > 0) out.push_back(limit_.finish(rows_, "rows"));
     out.push_back(support_.finish(support_n_, "sleeps"));
-    out.push_back(vanish_.finish(vanish_n_, "clients left failed at a run's end"));
+    out.push_back(applies(vanish_, sv_.vanish_na, vanish_n_, "clients left failed at a run's end"));
     statistics(out);
     return out;
   }
