@@ -1,5 +1,8 @@
 #include "papers/study.hpp"
 
+#include <charconv>
+#include <cmath>
+
 #include <algorithm>
 #include <chrono>
 #include <memory>
@@ -72,13 +75,44 @@ double sample_quantile(const std::vector<double>& sorted, double p) {
   return sorted[i == 0 ? 0 : i - 1];
 }
 
+// The scenario as an object: each key=value of its canonical string, a value that reads whole as an
+// integer or a finite number as a JSON number, any other ("on", "none", "full") as a string.
+json scenario_object(const std::string& canonical_text) {
+  json o = json::object();
+  std::string_view rest = canonical_text;
+  while (!rest.empty()) {
+    const std::size_t end = std::min(rest.find(' '), rest.size());
+    const std::string_view field = rest.substr(0, end);
+    rest.remove_prefix(std::min(end + 1, rest.size()));
+    const std::size_t eq = field.find('=');
+    if (eq == std::string_view::npos) continue;
+    const std::string_view value = field.substr(eq + 1);
+    std::int64_t i = 0;
+    const auto [iend, iec] = std::from_chars(value.data(), value.data() + value.size(), i);
+    if (iec == std::errc() && iend == value.data() + value.size()) {
+      o[std::string(field.substr(0, eq))] = i;  // an integer as written ("clients=300")
+      continue;
+    }
+    double x = 0.0;
+    const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), x);
+    const bool number = ec == std::errc() && ptr == value.data() + value.size() && std::isfinite(x);
+    o[std::string(field.substr(0, eq))] = number ? json(x) : json(std::string(value));
+  }
+  return o;
+}
+
+// The canonical string a record was made from: "canonical", or "scenario" in records written
+// before the scenario became an object (those resume as before).
+const json& recorded_canonical(const json& r) { return r.contains("canonical") ? r.at("canonical") : r.at("scenario"); }
+
 json record_head(const SweepSpec& sw, std::int64_t index, const std::string& certificate_id) {
   const SweepPoint& p = sw.points[static_cast<std::size_t>(index)];
-  // Provenance (docs/outputs.md): the version that computed the record and the unit of its times.
-  // Records written before these keys existed load and resume as before (nothing reads them back).
-  return {{"sweep", sw.name},      {"point", index},      {"scenario", canonical(p, sw.kind)},
-          {"seed", sw.seed},       {"certificate", certificate_id}, {"retrylab", version},
-          {"unit", time_unit(sw.kind)}};
+  // Provenance (docs/outputs.md): the version that computed the record, the unit of its times, the
+  // scenario as an object and its canonical string (the input of the RNG key).
+  const std::string text = canonical(p, sw.kind);
+  return {{"sweep", sw.name},      {"point", index},      {"scenario", scenario_object(text)},
+          {"canonical", text},     {"seed", sw.seed},       {"certificate", certificate_id},
+          {"retrylab", version},   {"unit", time_unit(sw.kind)}};
 }
 
 void add_runs(json& rec, const SweepSpec& sw, const std::vector<montecarlo::RunResult>& results) {
@@ -116,9 +150,9 @@ OpenedStudy open_study(StudySpec& spec, const StudyOptions& opt) {
   for (const auto& sw : spec.sweeps)
     for (std::size_t i = 0; i < sw.points.size(); ++i)
       if (const json* r = o.store->find(sw.name, static_cast<std::int64_t>(i))) {
-        if (r->at("scenario") != canonical(sw.points[i], sw.kind))
+        if (recorded_canonical(*r) != canonical(sw.points[i], sw.kind))
           throw InputError("--resume", fmt::format("recorded point {} of sweep {} is a different scenario ({})", i,
-                                                   sw.name, r->at("scenario").dump()));
+                                                   sw.name, recorded_canonical(*r).dump()));
         ++o.resumed;
       }
   return o;

@@ -86,7 +86,7 @@ TEST(Admission, SteadyLinesAreGroupedAndLabelledByServerConfiguration) {
     if (!r.contains("summary")) continue;
     const auto& s = r.at("summary");
     ASSERT_TRUE(s.contains("reject_fraction") && s.contains("latency_p99") && s.contains("queue_wait")) << line;
-    const std::string sc = r.at("scenario").get<std::string>();
+    const std::string sc = r.at("canonical").get<std::string>();
     const double rf = s.at("reject_fraction").at("mean").get<double>();
     if (sc.find("limit") == std::string::npos) {
       EXPECT_EQ(rf, 0.0) << sc;
