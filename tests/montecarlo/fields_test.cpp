@@ -95,6 +95,18 @@ TEST(Fields, StrictParsing) {
   }
 }
 
+// The table's choice lists spell the library's own names, in enum order (a strategy or model added
+// to analytic/ must be added to the table too).
+TEST(Fields, ChoicesAreTheLibrarysNames) {
+  const Field& strategy = field("strategy");
+  ASSERT_EQ(strategy.choices.size(), std::size(all_strategies));
+  for (std::size_t i = 0; i < strategy.choices.size(); ++i) EXPECT_EQ(strategy.choices[i], to_string(all_strategies[i]));
+  EXPECT_EQ(field("mix_strategy").choices.size(), std::size(all_strategies));
+  const Field& model = field("model");
+  ASSERT_EQ(model.choices.size(), std::size(all_models));
+  for (std::size_t i = 0; i < model.choices.size(); ++i) EXPECT_EQ(model.choices[i], to_string(all_models[i]));
+}
+
 TEST(Fields, EveryFieldRoundTripsThroughItsText) {
   const Scenario d{};
   for (const Field& f : scenario_fields()) {
