@@ -211,6 +211,12 @@ struct Draft {
   std::vector<std::int64_t> thresholds;
   Fields fields;
   std::vector<GridBlock> grids;
+  // The unit the sweep's times and rates are written in: engine kinds attempt-durations unless
+  // `unit` is ms or s (then `attempt_duration` says how long one attempt takes in it); paper 2's
+  // simulators are in ms.
+  std::string unit;
+  double attempt_duration = 0.0;
+  std::int64_t unit_line = 0;
 };
 
 bool is_field(std::string_view k, SweepKind kind) {
@@ -255,7 +261,7 @@ void apply(const Where& w, const std::string& prefix, const toml::table& t, Draf
     if (is_ext(d.kind) && (name == "draws" || name == "retry_max" || name == "metrics" || name == "per_run" || name == "thresholds")) {
       std::string fields;
       for (const auto& f : ext_fields(d.kind)) fields += ", " + std::string(f.name);
-      fail(w, key, node, fmt::format("is not a key of a {} sweep (kind, title, runs, seed, grid, quick, full{})", to_string(d.kind), fields));
+      fail(w, key, node, fmt::format("is not a key of a {} sweep (kind, title, runs, seed, unit, grid, quick, full{})", to_string(d.kind), fields));
     }
     if (name == "kind") {
       if (is_scale) fail(w, key, node, "cannot change with the scale");
@@ -267,6 +273,19 @@ void apply(const Where& w, const std::string& prefix, const toml::table& t, Draf
       auto s = node.as_string();
       if (!s) fail(w, key, node, "must be a string");
       d.title = s->get();
+    } else if (name == "unit") {
+      if (is_scale) fail(w, key, node, "cannot change with the scale");
+      auto u = node.as_string();
+      if (!u || (u->get() != "attempt" && u->get() != "ms" && u->get() != "s"))
+        fail(w, key, node, "must be \"attempt\", \"ms\" or \"s\"");
+      d.unit = u->get();
+      d.unit_line = w.line(node);
+    } else if (name == "attempt_duration") {
+      if (is_scale) fail(w, key, node, "cannot change with the scale");
+      auto x = as_number(node);
+      if (!x || !(*x > 0.0) || !std::isfinite(*x)) fail(w, key, node, "must be a finite number > 0 (in the sweep's unit)");
+      d.attempt_duration = *x;
+      d.unit_line = w.line(node);
     } else if (name == "runs") {
       d.runs = get_int(w, key, node, 1, 10'000'000);
     } else if (name == "seed") {
@@ -310,9 +329,9 @@ void apply(const Where& w, const std::string& prefix, const toml::table& t, Draf
     } else if (is_ext(d.kind)) {
       std::string fields;
       for (const auto& f : ext_fields(d.kind)) fields += ", " + std::string(f.name);
-      fail(w, key, node, fmt::format("is not a known key of a {} sweep (kind, title, runs, seed, grid, quick, full{})", to_string(d.kind), fields));
+      fail(w, key, node, fmt::format("is not a known key of a {} sweep (kind, title, runs, seed, unit, grid, quick, full{})", to_string(d.kind), fields));
     } else {
-      fail(w, key, node, "is not a known key (kind, title, runs, seed, draws, retry_max, metrics, per_run, thresholds, grid, quick, full, or a scenario field)");
+      fail(w, key, node, "is not a known key (kind, title, runs, seed, unit, attempt_duration, draws, retry_max, metrics, per_run, thresholds, grid, quick, full, or a scenario field)");
     }
   }
 }
@@ -366,9 +385,17 @@ std::vector<SweepPoint> expand(const Where& w, const Draft& d) {
     check_block_size(w, b, axes, total);
     std::vector<std::size_t> idx(n_fields(), 0);
     std::vector<double> v(n_fields());
+    const double D = d.attempt_duration > 0.0 ? d.attempt_duration : 1.0;
     while (true) {
-      for (int f = 0; f < nf; ++f) v[f] = axes[f]->values[idx[f]];
-      const montecarlo::Scenario s = make_scenario(v);
+      for (int f = 0; f < nf; ++f) {
+        v[f] = axes[f]->values[idx[f]];
+        if (axes[f] == &fallback[f] || D == 1.0) continue;  // defaults are in attempt-durations already
+        const montecarlo::FieldUnit u = fields_table()[f].unit;
+        if (u == montecarlo::FieldUnit::time) v[f] /= D;
+        if (u == montecarlo::FieldUnit::per_time) v[f] *= D;
+      }
+      montecarlo::Scenario s = make_scenario(v);
+      if (d.unit == "ms" || d.unit == "s") s.server.attempt_ms = d.unit == "s" ? 1000.0 * D : D;
       try {
         if (d.kind == SweepKind::sleep) {
           check_backoff(s.backoff);
@@ -549,7 +576,30 @@ void check_report_needs(const Where& w, const Draft& d, const SweepSpec& s) {
     }
 }
 
+// The unit keys against the kind: engine kinds take attempt (default) or ms / s with an
+// attempt_duration; paper 2's simulators are in ms (unit may say so); the layered test has no time.
+void check_unit(const Where& w, const Draft& d) {
+  const std::string key = "sweep." + d.name + ".unit";
+  auto fail_unit = [&](const std::string& rule) { throw SpecError(key, rule, w.file, d.unit_line ? d.unit_line : d.line); };
+  if (d.unit.empty() && d.attempt_duration == 0.0) return;
+  if (d.kind == SweepKind::amplification) fail_unit("is not a key of an amplification sweep (it has no time)");
+  if (is_ext(d.kind)) {
+    if (d.unit != "ms" || d.attempt_duration != 0.0)
+      fail_unit(fmt::format("must be \"ms\" for a {} sweep, without attempt_duration (its simulator keeps time in ms)",
+                            to_string(d.kind)));
+    return;
+  }
+  const bool plain = d.unit.empty() || d.unit == "attempt";
+  if (plain && d.attempt_duration != 0.0 && d.attempt_duration != 1.0)
+    fail_unit("must be \"ms\" or \"s\" when attempt_duration is given (times are otherwise in attempt-durations)");
+  if (!plain && d.attempt_duration == 0.0)
+    throw SpecError("sweep." + d.name + ".attempt_duration",
+                    fmt::format("is required with unit = \"{}\": how long one attempt takes, in {}", d.unit, d.unit),
+                    w.file, d.unit_line);
+}
+
 SweepSpec finish(const Where& w, const Draft& d, std::uint64_t study_seed) {
+  check_unit(w, d);
   SweepSpec s;
   s.name = d.name;
   s.kind = d.kind;

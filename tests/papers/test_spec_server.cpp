@@ -150,5 +150,26 @@ TEST(SpecServer, ServerFieldsBelongToEngineSweepsOnly) {
   expect_error("[study]\nname = \"t\"\n[sweep.s]\nkind = \"amplification\"\nlock = true\n", "sweep.s.lock", 5);
 }
 
+// A sweep written in ms: times divided by the attempt duration, rates multiplied, the controls' clock
+// set; the same points (apart from attempt_ms) as the sweep written in attempt-durations.
+TEST(SpecServer, UnitMsConvertsTimesAndRates) {
+  const std::string ms = "[study]\nname = \"t\"\n[sweep.s]\nkind = \"steady\"\nunit = \"ms\"\nattempt_duration = 20\n"
+                         "model = \"shared\"\nrate = [0.005, 0.01]\nhorizon = 2000\nbase = 20\ncap = 2000\ntimeout = 40\n";
+  const std::string plain = "[study]\nname = \"t\"\n[sweep.s]\nkind = \"steady\"\n"
+                            "model = \"shared\"\nrate = [0.1, 0.2]\nhorizon = 100\nbase = 1\ncap = 100\ntimeout = 2\n";
+  const StudySpec a = parse_study_text(ms, "ms.toml", "quick"), b = parse_study_text(plain, "plain.toml", "quick");
+  ASSERT_EQ(a.sweeps[0].points.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    mc::Scenario x = a.sweeps[0].points[i].scenario;
+    EXPECT_DOUBLE_EQ(x.server.attempt_ms, 20.0);
+    x.server.attempt_ms = 0.0;
+    EXPECT_EQ(mc::canonical(x), mc::canonical(b.sweeps[0].points[i].scenario));
+  }
+  expect_error("[study]\nname = \"t\"\n[sweep.s]\nkind = \"steady\"\nunit = \"ms\"\nrate = 1\nhorizon = 5\n",
+               "sweep.s.attempt_duration", 5);
+  expect_error("[study]\nname = \"t\"\n[sweep.s]\nkind = \"steady\"\nunit = \"hours\"\n", "sweep.s.unit", 5);
+  expect_error("[study]\nname = \"t\"\n[sweep.s]\nkind = \"amplification\"\nunit = \"ms\"\n", "sweep.s.unit", 5);
+}
+
 }  // namespace
 }  // namespace retrylab::papers
