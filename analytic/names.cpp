@@ -10,7 +10,7 @@ namespace retrylab {
 
 namespace {
 constexpr std::string_view strategy_names[] = {"none", "nojitter", "full", "equal", "decorrelated", "window", "memoryless"};
-constexpr std::string_view model_names[] = {"collision", "free", "shared", "ps"};
+constexpr std::string_view model_names[] = {"collision", "free", "shared", "ps", "none"};
 }  // namespace
 
 std::string_view to_string(Strategy s) noexcept { return strategy_names[static_cast<int>(s)]; }

@@ -166,6 +166,21 @@ std::vector<NamedMean> control_metrics(const montecarlo::Summary& s, const TimeU
                  u);
 }
 
+// Printed when a breaker is set, when timeouts make effects differ from successes, when recovery is measured.
+std::vector<NamedMean> effect_metrics(const montecarlo::Scenario& sc, const montecarlo::Summary& s, const TimeUnit& u) {
+  const montecarlo::ServerOptions& o = sc.server;
+  std::vector<MetricRow> rows;
+  if (o.breaker != 0) rows.push_back({"breaker_opened", "times the breaker opened (per run)", Dim::count, &s.breaker_opened});
+  if (!std::isinf(o.timeout) || o.idempotency != montecarlo::Idempotency::none) {
+    rows.push_back({"effects", "successful attempts that took effect (per run)", Dim::count, &s.effects});
+    rows.push_back({"duplicate_effects", "effects beyond a request's first (per run)", Dim::count, &s.duplicate_effects});
+    rows.push_back({"hidden_effects", "lost requests that took effect (per run)", Dim::count, &s.hidden_effects});
+  }
+  if (o.recovery_window > 0.0)
+    rows.push_back({"recovery_time", "recovery after the outage ({}; recovered runs)", Dim::time, &s.recovery_time});
+  return in_unit(rows, u);
+}
+
 bool shows_controls(const montecarlo::Scenario& sc) {
   const montecarlo::ServerOptions& o = sc.server;
   return o.budget != 0 || o.breaker != 0 || o.failure_prob > 0.0 || o.outage_end > 0.0 || !std::isinf(o.deadline);
@@ -178,6 +193,7 @@ std::vector<NamedMean> all_metrics(const montecarlo::Scenario& sc, const monteca
     for (auto& m : server_metrics(s, u)) rows.push_back(m);
   if (shows_controls(sc))
     for (auto& m : control_metrics(s, u)) rows.push_back(m);
+  for (auto& m : effect_metrics(sc, s, u)) rows.push_back(m);
   return rows;
 }
 
@@ -217,6 +233,20 @@ nlohmann::ordered_json scenario_json(const montecarlo::Scenario& sc, const monte
   return j;
 }
 
+struct NamedProportion {
+  const char* key;
+  const char* label;
+  const ProportionSummary* value;
+};
+
+// The yes/no metrics: collapsed and drained always, recovered when recovery is measured.
+std::vector<NamedProportion> proportion_metrics(const montecarlo::Scenario& sc, const montecarlo::Summary& s) {
+  std::vector<NamedProportion> out{{"collapsed", "collapsed (runs)", &s.collapsed},
+                                   {"drained", "drained (runs with a burst)", &s.drained}};
+  if (sc.server.recovery_window > 0.0) out.push_back({"recovered", "recovered after the outage (runs)", &s.recovered});
+  return out;
+}
+
 std::string fmt_num(double x) { return std::isfinite(x) ? fmt::format("{:.6g}", x) : std::string("-"); }
 
 void print_table(const montecarlo::Scenario& sc, const montecarlo::RunPlan& plan, const montecarlo::Summary& s,
@@ -237,9 +267,7 @@ void print_table(const montecarlo::Scenario& sc, const montecarlo::RunPlan& plan
   std::cout << "\n"
             << fmt::format("{:<42} {:>12} {:>12} {:>6}  {:<27}\n", "yes/no metric", "count", "fraction", "n",
                            "95% interval (Wilson)");
-  const std::pair<const char*, const ProportionSummary*> props[] = {{"collapsed (runs)", &s.collapsed},
-                                                                     {"drained (runs with a burst)", &s.drained}};
-  for (const auto& [label, p] : props) {
+  for (const auto& [key, label, p] : proportion_metrics(sc, s)) {
     const std::string ci = std::isfinite(p->ci95.lo) ? fmt::format("[{}, {}]", fmt_num(p->ci95.lo), fmt_num(p->ci95.hi)) : "-";
     std::cout << fmt::format("{:<42} {:>12} {:>12} {:>6}  {:<27}\n", label, p->count, fmt_num(p->fraction), p->n, ci);
   }
@@ -255,8 +283,7 @@ void print_csv(const montecarlo::Scenario& sc, const montecarlo::RunPlan& plan, 
     std::cout << fmt::format("{},{},{},{},{},{},,\n", m.key, csv_num(v.mean), csv_num(v.sd), v.n, csv_num(v.ci95.lo),
                              csv_num(v.ci95.hi));
   }
-  const std::pair<const char*, const ProportionSummary*> props[] = {{"collapsed", &s.collapsed}, {"drained", &s.drained}};
-  for (const auto& [key, p] : props)
+  for (const auto& [key, label, p] : proportion_metrics(sc, s))
     std::cout << fmt::format("{},,,{},{},{},{},{}\n", key, p->n, csv_num(p->ci95.lo), csv_num(p->ci95.hi), p->count,
                              csv_num(p->fraction));
 }
@@ -507,8 +534,7 @@ int run_simulate(const SimulateOptions& o) {
       j["runs"] = s.runs;
       nlohmann::ordered_json metrics;
       for (const auto& m : all_metrics(sc, plan, s, unit)) metrics[m.key] = to_json(m.value);
-      metrics["collapsed"] = to_json(s.collapsed);
-      metrics["drained"] = to_json(s.drained);
+      for (const auto& [key, label, p] : proportion_metrics(sc, s)) metrics[key] = to_json(*p);
       j["metrics"] = metrics;
       j["stop"] = {{"finished", s.stops[0]}, {"drained", s.stops[1]}, {"collapsed", s.stops[2]}, {"horizon", s.stops[3]}};
       std::cout << j.dump(2) << "\n";

@@ -73,8 +73,15 @@ BudgetConfig budget_preset(std::string_view name) {
     b.kind = BudgetKind::finagle;
   } else if (name == "sre-adaptive") {
     b.kind = BudgetKind::adaptive;
+  } else if (name == "token-bucket") {
+    b.kind = BudgetKind::token_bucket;
+    b.token_bucket.bucket = TokenBucket{500.0, 5.0, 1.0, 0.0};
+    b.token_bucket.timeout_cost = 10.0;
+    b.token_bucket.charge = Charge::per_retry;
+    b.token_bucket.refund_mode = Refund::per_success;
   } else {
-    throw InputError("budget", fmt::format("must be one of none, aws-standard, grpc, finagle, sre-adaptive (got {})", name));
+    throw InputError("budget", fmt::format(
+                                   "must be one of none, aws-standard, grpc, finagle, sre-adaptive, token-bucket (got {})", name));
   }
   return b;
 }

@@ -28,6 +28,9 @@
 //     exceeds the available capacity; release_retry_quota gives back context['retry_quota_capacity']
 //     — the cost the request's retry paid — on a 2xx, or NO_RETRY_INCREMENT when the request was not
 //     retried); AWS SDKs and Tools Reference Guide, "Retry behavior", standard mode.
+//   * `token-bucket`: the generic bucket, per_retry and per_success, with the numbers a scenario
+//     gives (bucket_capacity, bucket_cost, bucket_timeout_cost, bucket_refund, bucket_threshold;
+//     defaults those of aws-standard: 500, 5, 10, 1, 0).
 //   * `grpc`: maxTokens 10, tokenRatio 0.1: capacity 10, threshold 5, cost 1 per failed attempt,
 //     refund 0.1 per success, per_failure, per_success. Source: gRFC A6 "gRPC Retry Design",
 //     "Throttling Retry Attempts and Hedged RPCs" (retries blocked while token_count <= maxTokens/2).
@@ -101,9 +104,11 @@ struct BudgetConfig {
   AdaptiveThrottleConfig adaptive{};
 };
 
-// Presets: "none", "aws-standard", "grpc", "finagle", "sre-adaptive". Unknown name: InputError("budget").
+// Presets: "none", "aws-standard", "grpc", "finagle", "sre-adaptive", "token-bucket" (its defaults).
+// Unknown name: InputError("budget").
 BudgetConfig budget_preset(std::string_view name);
-inline constexpr std::string_view budget_preset_names[] = {"none", "aws-standard", "grpc", "finagle", "sre-adaptive"};
+inline constexpr std::string_view budget_preset_names[] = {"none",    "aws-standard", "grpc",
+                                                           "finagle", "sre-adaptive", "token-bucket"};
 TokenBucketConfig aws_standard_budget();                                       // botocore standard mode
 TokenBucketConfig grpc_budget(double max_tokens = 10.0, double token_ratio = 0.1);  // gRFC A6
 // Throws InputError naming the field (capacity, cost, timeout_cost, refund, threshold, ttl,

@@ -10,6 +10,7 @@
 #include "analytic/amplification.hpp"
 #include "analytic/error.hpp"
 #include "montecarlo/parallel_runs.hpp"
+#include "montecarlo/normal.hpp"
 #include "montecarlo/random.hpp"
 #include "montecarlo/sampler.hpp"
 
@@ -208,9 +209,8 @@ class DependencyRun {
       case ServiceDistribution::deterministic: return s_.service_mean;
       case ServiceDistribution::exponential: return s_.service_mean * service_.exponential();
       case ServiceDistribution::lognormal: {
-        // Box–Muller; mean exp(mu + sigma²/2) = service_mean.
-        const double u1 = service_.uniform(), u2 = service_.uniform();
-        const double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+        // mean exp(mu + sigma²/2) = service_mean.
+        const double z = standard_normal(service_);
         const double sigma = s_.service_sigma;
         return s_.service_mean * std::exp(sigma * z - 0.5 * sigma * sigma);
       }

@@ -55,7 +55,6 @@
 namespace retrylab::montecarlo {
 
 enum class ServiceDistribution { deterministic, exponential, lognormal };
-enum class Idempotency { none, per_attempt, fixed };
 
 std::string_view to_string(ServiceDistribution d) noexcept;
 std::string_view to_string(Idempotency i) noexcept;

@@ -629,6 +629,7 @@ RunResult run_engine(const Scenario& s, std::uint64_t seed, std::uint64_t run_in
     case Model::free: return Engine<Model::free, Observer>(s, seed, run_index, options, observer).run();
     case Model::shared: return Engine<Model::shared, Observer>(s, seed, run_index, options, observer).run();
     case Model::ps: return Engine<Model::ps, Observer>(s, seed, run_index, options, observer).run();
+    case Model::none: break;  // has_server_features: never here
   }
   return {};
 }

@@ -15,7 +15,8 @@ namespace {
 
 constexpr double inf = std::numeric_limits<double>::infinity();
 
-constexpr std::string_view model_choices[] = {"collision", "free", "shared", "ps"};
+constexpr std::string_view model_choices[] = {"collision", "free", "shared", "ps", "none"};
+constexpr std::string_view idempotency_choices[] = {"none", "per-attempt", "fixed"};
 constexpr std::string_view strategy_choices[] = {"none", "nojitter", "full", "equal", "decorrelated", "window", "memoryless"};
 constexpr std::string_view service_choices[] = {"deterministic", "exponential", "lognormal"};
 constexpr std::string_view delay_choices[] = {"fixed", "exponential"};
@@ -51,7 +52,8 @@ constexpr double big_clients = static_cast<double>(max_clients), big_collapse = 
 const Field table[] = {
     {"model", C, none, always, 0, 0, false, false, model_choices,
      "contention model: collision (pure ALOHA), free (first commit wins, failures free), shared (first commit "
-     "wins on a processor-sharing server), ps (processor sharing, no conflicts)",
+     "wins on a processor-sharing server), ps (processor sharing, no conflicts), none (an uncontended dependency: "
+     "attempts fail only by injected failure)",
      RL_ENUM(model)},
     {"strategy", C, none, always, 0, 0, false, false, strategy_choices,
      "backoff strategy between attempts (needed only with retries on)", RL_ENUM(backoff.strategy)},
@@ -153,6 +155,27 @@ const Field table[] = {
     {"attempt_ms", N, none, if_set, 0, inf, false, true, {},
      "milliseconds per attempt-duration, for the controls whose windows keep time (set by --unit)",
      RL_REAL(server.attempt_ms)},
+    {"idempotency", C, none, if_set, 0, 0, false, false, idempotency_choices,
+     "idempotency key: none or per-attempt (every successful attempt takes effect), fixed (only the first)",
+     RL_ENUM(server.idempotency)},
+    {"recovery_window", N, time, if_set, 0, inf, false, true, {},
+     "bin width for recovery_time after the outage (0 = not measured; needs an outage)",
+     RL_REAL(server.recovery_window)},
+    {"bucket_capacity", N, none, if_set, 0, 1e12, true, false, {},
+     "token-bucket budget: tokens, initial and most (budget = token-bucket)", RL_REAL(server.bucket_capacity)},
+    {"bucket_cost", N, none, if_set, 0, 1e12, true, false, {}, "token-bucket budget: tokens a retry takes",
+     RL_REAL(server.bucket_cost)},
+    {"bucket_timeout_cost", N, none, if_set, 0, 1e12, true, false, {},
+     "token-bucket budget: tokens a retry after a timeout takes", RL_REAL(server.bucket_timeout_cost)},
+    {"bucket_refund", N, none, if_set, 0, 1e12, false, false, {}, "token-bucket budget: tokens a success returns",
+     RL_REAL(server.bucket_refund)},
+    {"bucket_threshold", N, none, if_set, 0, 1e12, false, false, {},
+     "token-bucket budget: a retry is allowed only while the tokens stay >= this (< bucket_capacity)",
+     RL_REAL(server.bucket_threshold)},
+    {"settle", B, none, if_set, 0, 1, false, false, {},
+     "on: arrivals stop at the horizon, the run goes on until every request resolves and every attempt "
+     "has ended at the server (needs max_attempts or a deadline)",
+     RL_BOOL(server.settle)},
 };
 
 #undef RL_REAL

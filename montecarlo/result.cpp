@@ -23,8 +23,8 @@ Summary summarize(const std::vector<RunResult>& results) {
   Acc apc, makespan, latency, goodput, attempt_rate, sojourn, drain_time, drain_p99, unfinished, max_waiting,
       mean_waiting, mean_time_waiting, arrival_rate, busy, work, rejected, reject_fraction, queue_wait, mean_limit,
       latency_p50, latency_p99, lost, lost_fraction, timed_out, retries_denied, breaker_rejected, throttled, injected,
-      deadline_lost;
-  std::int64_t collapsed = 0, drained = 0, with_burst = 0;
+      deadline_lost, breaker_opened, effects, duplicate_effects, hidden_effects, recovery_time;
+  std::int64_t collapsed = 0, drained = 0, with_burst = 0, recovered = 0, measured_recovery = 0;
   Summary s;
   for (const RunResult& r : results) {
     apc.add(r.attempts_per_client);
@@ -56,6 +56,15 @@ Summary summarize(const std::vector<RunResult>& results) {
     throttled.add(static_cast<double>(r.throttled));
     injected.add(static_cast<double>(r.injected));
     deadline_lost.add(static_cast<double>(r.deadline_lost));
+    breaker_opened.add(static_cast<double>(r.breaker_opened));
+    effects.add(static_cast<double>(r.effects));
+    duplicate_effects.add(static_cast<double>(r.duplicate_effects));
+    hidden_effects.add(static_cast<double>(r.hidden_effects));
+    recovery_time.add(r.recovery_time);
+    if (r.measured_recovery) {
+      ++measured_recovery;
+      recovered += !std::isnan(r.recovery_time);
+    }
     collapsed += r.collapsed;
     if (r.burst_clients > 0) {
       ++with_burst;
@@ -93,6 +102,12 @@ Summary summarize(const std::vector<RunResult>& results) {
   s.throttled = throttled.summary();
   s.injected = injected.summary();
   s.deadline_lost = deadline_lost.summary();
+  s.breaker_opened = breaker_opened.summary();
+  s.effects = effects.summary();
+  s.duplicate_effects = duplicate_effects.summary();
+  s.hidden_effects = hidden_effects.summary();
+  s.recovery_time = recovery_time.summary();
+  s.recovered = summarize_proportion(recovered, measured_recovery);
   s.collapsed = summarize_proportion(collapsed, s.runs);
   s.drained = summarize_proportion(drained, with_burst);
   return s;

@@ -64,6 +64,14 @@ struct RunResult {
   std::int64_t throttled = 0;         // calls adaptive throttling rejected locally (unsent)
   std::int64_t injected = 0;          // attempts failed by injection (failure_prob, outage)
   std::int64_t deadline_lost = 0;     // requests given up at their deadline (lost)
+  std::int64_t breaker_opened = 0;    // times the circuit breaker opened
+  // Effects at the server (ServerOptions::idempotency), whole run: without timeouts every effect is
+  // a success its client saw, so effects = successes and the other two are 0 exactly.
+  std::int64_t effects = 0;           // successful attempts that took effect (deduplicated by a fixed key)
+  std::int64_t duplicate_effects = 0; // Σ max(0, effects per request − 1)
+  std::int64_t hidden_effects = 0;    // requests lost for their client that took effect nevertheless
+  double recovery_time = std::numeric_limits<double>::quiet_NaN();  // after the outage's end; NaN if not measured or never
+  bool measured_recovery = false;     // the scenario measures recovery (recovery_window > 0)
 };
 // Notes on the window (engine): events processed at the stop instant count as inside it (the
 // finishing success of a burst is counted in goodput); events at or after the horizon are never
@@ -83,6 +91,8 @@ struct Summary {
   MeanSummary rejected, reject_fraction, queue_wait, mean_limit, latency_p50, latency_p99;
   MeanSummary lost, lost_fraction, timed_out;  // client timeouts and retry limits, additive
   MeanSummary retries_denied, breaker_rejected, throttled, injected, deadline_lost;  // controls, deadlines, injected failures
+  MeanSummary breaker_opened, effects, duplicate_effects, hidden_effects, recovery_time;
+  ProportionSummary recovered;  // runs whose recovery_time is defined, of the runs measuring it
 };
 
 std::string_view to_string(StopReason r) noexcept;

@@ -104,7 +104,16 @@ bool has_server_features(const Scenario& s) noexcept {
   // Any field beyond the base ones, set, that the original loop does not implement (fields.hpp).
   for (const Field& f : scenario_fields())
     if (f.presence != Presence::always && !f.plain_loop && field_shown(f, s)) return true;
-  return false;
+  return s.model == Model::none;  // only the server engine has injected failures
+}
+
+BudgetConfig budget_of(const ServerOptions& o) {
+  BudgetConfig b = budget_preset(budget_preset_names[o.budget]);
+  if (budget_preset_names[o.budget] == "token-bucket") {
+    b.token_bucket.bucket = TokenBucket{o.bucket_capacity, o.bucket_cost, o.bucket_refund, o.bucket_threshold};
+    b.token_bucket.timeout_cost = o.bucket_timeout_cost;
+  }
+  return b;
 }
 
 bool needs_clock(const ServerOptions& o) noexcept {
@@ -148,6 +157,28 @@ void check_scenario(const Scenario& s) {
     throw InputError("outage_end", fmt::format("must be > outage_start={} (got {})", o.outage_start, o.outage_end));
   if (o.outage_end == 0.0 && (o.outage_start != 0.0 || o.outage_fraction != 1.0))
     throw InputError("outage_end", "must be > outage_start for outage_start or outage_fraction to apply (0 = no outage)");
+  if (o.recovery_window > 0.0 && o.outage_end == 0.0)
+    throw InputError("recovery_window", "needs an outage (outage_end > 0): recovery is measured after it");
+  if (o.settle && s.retries && o.max_attempts == 0 && o.deadline == ServerOptions{}.deadline)
+    throw InputError("settle", "needs max_attempts > 0 or a deadline (or retries off): every request must resolve");
+  {
+    const ServerOptions d{};
+    const bool bucket_set = o.bucket_capacity != d.bucket_capacity || o.bucket_cost != d.bucket_cost ||
+                            o.bucket_timeout_cost != d.bucket_timeout_cost || o.bucket_refund != d.bucket_refund ||
+                            o.bucket_threshold != d.bucket_threshold;
+    if (bucket_set && budget_preset_names[o.budget] != "token-bucket")
+      throw InputError("budget", "must be token-bucket for the bucket_* fields to apply");
+    try {
+      check_budget(budget_of(o));
+    } catch (const InputError& e) {
+      // The bucket's own names (capacity, cost, ...) as the scenario spells them.
+      const std::string f = e.field();
+      const std::string field = f == "capacity" ? "bucket_capacity" : f == "cost" ? "bucket_cost"
+                                : f == "timeout_cost" ? "bucket_timeout_cost" : f == "refund" ? "bucket_refund"
+                                : f == "threshold" ? "bucket_threshold" : f;
+      throw InputError(field, std::string(e.what()).substr(f.size() + 1));
+    }
+  }
   if (needs_clock(o) && !(o.attempt_ms > 0.0))
     throw InputError("attempt_ms", fmt::format("must be > 0 with budget={} breaker={}: their windows are in ms (give "
                                                "--unit ms or s with --attempt-duration)",

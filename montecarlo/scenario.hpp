@@ -37,6 +37,10 @@ enum class Overflow { reject, queue };
 // The Retry-After a rejection carries: exactly retry_after, or uniform(0, 2·retry_after) (mean
 // retry_after: a jittered hint, so honouring clients do not come back together).
 enum class RetryAfterRule { fixed, uniform };
+// Idempotency keys: none and per_attempt (a fresh key per attempt, which the server cannot match)
+// apply every successful attempt's effect, so a request can take effect several times; fixed (one
+// key chosen before the first attempt) applies only the first, later ones are deduplicated.
+enum class Idempotency { none, per_attempt, fixed };
 
 std::string_view to_string(ServiceDist d) noexcept;
 std::string_view to_string(DelayDist d) noexcept;
@@ -105,10 +109,34 @@ struct ServerOptions {
   int budget = 0;
   int breaker = 0;
   double attempt_ms = 0.0;
+  // The generic token bucket (budget = token-bucket): charged per retry (timeout_cost after a
+  // timeout) while the tokens stay >= threshold, refunded per success; starts full.
+  double bucket_capacity = 500.0, bucket_cost = 5.0, bucket_timeout_cost = 10.0, bucket_refund = 1.0,
+         bucket_threshold = 0.0;
+  // Effects at the server (what a request did there, as opposed to what its client saw): counted
+  // when a client can retry an attempt that still succeeds (a timeout). duplicate_effects is
+  // Σ max(0, effects − 1) over requests; hidden_effects counts requests lost for the client that
+  // nevertheless took effect.
+  Idempotency idempotency = Idempotency::none;
+  // Recovery after the outage: attempts the server completes (rejections when they are rejected)
+  // after outage_end are binned in windows of this length; recovery_time is the end of the first
+  // window whose success fraction reaches 95% of that of the attempts completed before
+  // outage_start (1 − failure_prob if none), minus outage_end. 0 = not measured.
+  double recovery_window = 0.0;
+  // Settle: arrivals stop at the horizon, but the run goes on until every client has left and every
+  // attempt has ended at the server (so every request resolves and every effect is counted; no early
+  // stop when a burst has drained; needs max_attempts or a deadline). Without it the run stops when
+  // the last client leaves (a pure burst), so attempts still at the server then are not counted.
+  bool settle = false;
 };
 
 // True when the scenario uses a control whose windows keep time (it needs attempt_ms > 0).
 bool needs_clock(const ServerOptions& o) noexcept;
+
+// The retry budget the scenario's clients run (montecarlo/controls.hpp): the preset, with the
+// bucket_* numbers for token-bucket.
+struct BudgetConfig;
+BudgetConfig budget_of(const ServerOptions& o);
 
 struct Scenario {
   Model model = Model::collision;

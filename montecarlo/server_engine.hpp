@@ -15,6 +15,8 @@
 //    dooms it; simultaneous eligible commits on one row: one uniform winner). `shared`'s
 //    processor-sharing server is ONE server shared by all rows (and by rejections that cost work);
 //    `collision`/`free` serve every attempt at rate 1, independently. `ps`: never a conflict.
+//    `none`: an uncontended dependency, every attempt served alone at rate 1, failing only by
+//    injection (failure_prob, the outage): the failing-dependency scenarios.
 //  - Lock (per row, FIFO): an admitted attempt waits until its row is free, then runs alone, so
 //    it always succeeds (no overlap on its row, no commit on its row during its service).
 //  - Concurrency limit L (fixed, or AIMD): at most L attempts admitted at once (admitted = waiting
@@ -32,6 +34,13 @@
 //    commit still dooms others), and its outcome, when it comes, is discarded (not a success).
 //  - Retry limit A: when a client's A-th attempt fails (or times out) it gives up: the request is
 //    lost, the client leaves (a burst client counts toward `drained`: it has left).
+//  - Effects (with a timeout, the only way a client retries an attempt that succeeds): each successful
+//    service end takes effect unless the idempotency key is fixed and the request already took
+//    effect; a client's slot is kept until none of its attempts is at the server, so late successes
+//    are counted on their request (duplicate_effects, hidden_effects).
+//  - Recovery (recovery_window > 0): outcomes at the server binned after outage_end (ServerOptions).
+//  - Settle: after the horizon no client arrives; the run ends when no event is left (finished): every
+//    request has resolved and every attempt has ended at the server (no early stop when a burst drains).
 // Simultaneous events at one instant: service ends, then responses reaching clients, then client
 // timeouts, then attempts reaching the server, then sends (arrivals before wake-ups, as in
 // engine.hpp); each queue in (time, sequence) order. Random numbers: the original streams for arrivals, sleeps and
@@ -56,8 +65,16 @@
 
 #include "montecarlo/controls.hpp"
 #include "montecarlo/engine.hpp"
+#include "montecarlo/normal.hpp"
 
 namespace retrylab::montecarlo::detail {
+
+// The per-attempt steps, inlined into the loop (each is called from one or two places).
+#if defined(__GNUC__)
+#define RL_HOT [[gnu::always_inline]] inline
+#else
+#define RL_HOT inline
+#endif
 
 // Service ends, ordered by (end key, push order). When every job needs the same service (deterministic
 // service, rejections free) end keys are pushed in nondecreasing order (real: t + 1 with t never
@@ -106,6 +123,10 @@ class ServerEngine {
     std::int32_t failures;
     bool burst, mixed, ignores;
     double paid = 0.0;  // what the budget took for the client's pending retry (handed back on success)
+    // Effects (tracked only with timeouts): the slot is freed once the client has left and none of its
+    // attempts is still at the server, so a late success still finds its request.
+    std::int32_t pending = 0, effects = 0;
+    bool left = false, lost = false;
   };
   struct Job {
     double sent = 0.0, reached = 0.0, admitted_at = 0.0, start = 0.0;
@@ -153,17 +174,21 @@ class ServerEngine {
         warmup_(s.warmup),
         limited_(s.server.limit > 0 || s.server.aimd),
         timeout_(s.server.timeout < inf),
+        delayed_(s.server.delay > 0.0),
         limit_(s.server.aimd ? s.server.aimd_params.initial : s.server.limit),
         ends_(s.server.service == ServiceDist::deterministic && s.server.reject_cost == 0.0),
         pulse_(options.pulse),
-        budget_(budget_preset(budget_preset_names[s.server.budget])),
+        budget_(budget_of(s.server)),
         breaker_(breaker_preset(breaker_preset_names[s.server.breaker])),
         failures_(key_, StreamId::failures, run_index),
         throttle_(key_, StreamId::throttle, run_index),
         controls_(s.server.budget != 0 || s.server.breaker != 0),
         adaptive_(budget_.kind() == BudgetKind::adaptive),
         injects_(s.server.failure_prob > 0.0 || s.server.outage_end > 0.0),
-        ms_(s.server.attempt_ms > 0.0 ? s.server.attempt_ms : 1.0) {
+        ms_(s.server.attempt_ms > 0.0 ? s.server.attempt_ms : 1.0),
+        tracks_effects_(timeout_),
+        recovery_(s.server.recovery_window > 0.0),
+        settle_(s.server.settle) {
 #if RETRYLAB_PLANTED_FAULTS
     fault_ = options.fault;
 #endif
@@ -204,13 +229,14 @@ class ServerEngine {
     // Only once the whole burst has arrived (a client rejected at once with retries off has left).
     if (const auto why = stopped()) return finish(*why, t_);
     for (;;) {
+      // The network queues are empty without a delay, the timeouts without a timeout: not looked at.
       const double te = next_end_time();
-      const double tr = responds_.top_time();
-      const double tt = next_timeout_time();
-      const double th = reaches_.top_time();
+      const double tr = delayed_ ? responds_.top_time() : inf;
+      const double tt = timeout_ ? next_timeout_time() : inf;
+      const double th = delayed_ ? reaches_.top_time() : inf;
       const double tw = wakes_.top_time();
-      const double t = std::min({te, tr, tt, th, tw, next_arrival_});
-      if (!(t < horizon_)) break;
+      const double t = std::min(std::min(std::min(te, tr), std::min(tt, th)), std::min(tw, next_arrival_));
+      if (settle_ ? t == inf : !(t < horizon_)) break;
       advance(t);
       if (te == t) {
         end_group();
@@ -238,11 +264,13 @@ class ServerEngine {
       }
       if (const auto why = stopped()) return finish(*why, t_);
     }
+    if (settle_) return finish(StopReason::finished, t_);  // every request resolved, every attempt ended
     return finish(StopReason::horizon, horizon_);
   }
 
  private:
   std::optional<StopReason> stopped() const noexcept {
+    if (settle_) return std::nullopt;  // the loop runs until no event is left
     if (tally_.waiting == 0 && s_.rate == 0.0) return StopReason::finished;
     if (s_.rate > 0.0 && s_.clients > 0 && tally_.burst_left == s_.clients) return StopReason::drained;
     return std::nullopt;
@@ -272,11 +300,14 @@ class ServerEngine {
     return slot;
   }
 
-  std::int32_t new_job() {
+  RL_HOT std::int32_t new_job() {
     if (!free_jobs_.empty()) {
       const std::int32_t j = free_jobs_.back();
       free_jobs_.pop_back();
-      jobs_[j] = Job{};
+      // Only what may be read before it is written again (send() sets the rest).
+      Job& job = jobs_[j];
+      job.rejected = job.success = job.orphaned = false;
+      job.retry_after = 0.0;
       return j;
     }
     jobs_.push_back(Job{});
@@ -296,10 +327,7 @@ class ServerEngine {
 #endif
         return service_.exponential();
       case ServiceDist::lognormal: {
-        // Box–Muller (the cosine half): z ~ N(0, 1) from two uniforms in (0, 1).
-        const double u1 = service_.uniform(), u2 = service_.uniform();
-        const double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
-        return std::exp(mu_ + sigma_ * z);
+        return std::exp(mu_ + sigma_ * standard_normal(service_));
       }
     }
     return 1.0;
@@ -331,6 +359,7 @@ class ServerEngine {
     if (t_ >= warmup_) ++tally_.window_attempts;
     job.client = c;
     job.sent = t_;
+    if (tracks_effects_) ++clients_[c].pending;
     job.row = o_.rows > 1 ? static_cast<std::int32_t>(rows_.index(static_cast<std::uint64_t>(o_.rows))) : 0;
 #if RETRYLAB_PLANTED_FAULTS
     if (fault_ == Fault::rows_ignored) job.row = 0;  // planted fault: the row is drawn, then every attempt is on row 0
@@ -345,7 +374,7 @@ class ServerEngine {
   }
 
   // The attempt reaches the server: admission control.
-  void reach(std::int32_t j) {
+  RL_HOT void reach(std::int32_t j) {
     jobs_[j].reached = t_;
     if (limited_ && admitted_ >= limit_) {
       if (o_.overflow == Overflow::queue) {
@@ -358,7 +387,7 @@ class ServerEngine {
     admit(j);
   }
 
-  void admit(std::int32_t j) {
+  RL_HOT void admit(std::int32_t j) {
     Job& job = jobs_[j];
     ++admitted_;
     job.admitted_at = t_;
@@ -388,6 +417,7 @@ class ServerEngine {
                                                                      : 2.0 * o_.retry_after * retry_after_.uniform();
     if constexpr (requires { observer_.on_reject(std::int64_t{0}, std::int64_t{0}, t_, job.retry_after); })
       observer_.on_reject(job.id, clients_[job.client].serial, t_, job.retry_after);
+    if (recovery_) record_completion(false);
     if (o_.reject_cost > 0.0) {
       start_service(j, o_.reject_cost);  // the server's work of saying no
     } else {
@@ -395,7 +425,7 @@ class ServerEngine {
     }
   }
 
-  void start_service(std::int32_t j, double service) {
+  RL_HOT void start_service(std::int32_t j, double service) {
     Job& job = jobs_[j];
     job.start = t_;
     job.seq = service_seq_++;
@@ -457,12 +487,25 @@ class ServerEngine {
   void end_group() {
     const double key = ends_.top_time();
     if constexpr (virtual_time) v_ = key;  // snap: the group has received exactly its service
+    const std::int32_t first = ends_.top_job();
+    ends_.pop();
+    if (ends_.empty() || ends_.top_time() != key) {
+      end_one(first);  // the common case: no other service ends now
+      return;
+    }
     group_.clear();
+    group_.push_back(first);
     while (!ends_.empty() && ends_.top_time() == key) {
       group_.push_back(ends_.top_job());
       ends_.pop();
     }
     decide(group_);
+    for (const std::int32_t j : group_) {
+      const Job& job = jobs_[j];
+      if (job.rejected) continue;
+      if (job.success) take_effect(job.client);
+      if (recovery_) record_completion(job.success);
+    }
     if constexpr (requires { observer_.on_service(std::int64_t{0}, std::int32_t{0}, 0.0, 0.0, false); }) {
       for (const std::int32_t j : group_) {
         const Job& job = jobs_[j];
@@ -481,6 +524,33 @@ class ServerEngine {
     for (const std::int32_t j : group_) respond(j);
   }
 
+  // end_group for a group of one, in the same order of steps.
+  void end_one(std::int32_t j) {
+    Job& job = jobs_[j];
+    if (job.rejected) {
+      --in_service_;
+      respond(j);
+      return;
+    }
+    if constexpr (M == Model::collision) {
+      job.success = job.seq > mark_[static_cast<std::size_t>(job.row)] && !injected();
+    } else if constexpr (first_commit) {
+      double& last = last_commit_[static_cast<std::size_t>(job.row)];
+      job.success = !(last > job.start) && !injected();
+      if (job.success) last = t_;
+    } else {
+      job.success = !injected();
+    }
+    if (job.success) take_effect(job.client);
+    if (recovery_) record_completion(job.success);
+    if constexpr (requires { observer_.on_service(std::int64_t{0}, std::int32_t{0}, 0.0, 0.0, false); })
+      observer_.on_service(job.id, job.row, job.start, t_, job.success);
+    --in_service_;
+    if constexpr (M == Model::collision) --row_inflight_[static_cast<std::size_t>(job.row)];
+    release_server(j);
+    respond(j);
+  }
+
   void decide(const std::vector<std::int32_t>& g) {
     const double te = t_;
     if constexpr (M == Model::collision) {
@@ -488,7 +558,7 @@ class ServerEngine {
         Job& job = jobs_[j];
         job.success = !job.rejected && job.seq > mark_[static_cast<std::size_t>(job.row)] && !injected();
       }
-    } else if constexpr (M == Model::ps) {
+    } else if constexpr (M == Model::ps || M == Model::none) {
       for (const std::int32_t j : g) jobs_[j].success = !jobs_[j].rejected && !injected();
     } else {
       if (g.size() == 1) {
@@ -532,7 +602,7 @@ class ServerEngine {
   }
 
   // An admitted attempt leaves the server: AIMD sample, the row's lock passes on, a limit slot frees.
-  void release_server(std::int32_t j) {
+  RL_HOT void release_server(std::int32_t j) {
     const Job& job = jobs_[j];
     --admitted_;
     if (o_.aimd) {
@@ -556,7 +626,7 @@ class ServerEngine {
     while (limited_ && !limit_queue_.empty() && admitted_ < limit_) admit(pop(limit_queue_));
   }
 
-  void respond(std::int32_t j) {
+  RL_HOT void respond(std::int32_t j) {
     if (o_.delay > 0.0) {
       responds_.push(t_ + draw_delay(), j);
     } else {
@@ -565,10 +635,20 @@ class ServerEngine {
   }
 
   // The outcome reaches the client (unless it timed out: then it is discarded).
-  void deliver(std::int32_t j) {
-    const Job job = jobs_[j];
-    jobs_[j].id = -1;  // dead: a pending timeout for it no longer applies
+  RL_HOT void deliver(std::int32_t j) {
+    // A reference is safe: nothing below takes a new job slot (no attempt is sent from here).
+    Job& slot = jobs_[j];
+    const Job& job = slot;
+    const std::int64_t id = slot.id;
+    slot.id = -1;  // dead: a pending timeout for it no longer applies
     free_jobs_.push_back(j);
+    if (tracks_effects_) {
+      --clients_[job.client].pending;
+      if (job.orphaned) {
+        free_if_done(job.client);
+        return;
+      }
+    }
     if (job.orphaned) return;
     Client& c = clients_[job.client];
     const double t = t_;
@@ -580,7 +660,7 @@ class ServerEngine {
         budget_.on_failure(t * ms_, false);
       }
     }
-    observer_.on_end(job.id, c.serial, job.sent, t, job.success);
+    observer_.on_end(id, c.serial, job.sent, t, job.success);
     tally_.attempt_ended(job.sent, t, warmup_);
     if (job.success) {
       latencies_.push_back(t - c.arrival);
@@ -662,8 +742,12 @@ class ServerEngine {
 
   // Client ci gives up now: the request is lost and the client leaves.
   void give_up(std::int32_t ci) {
-    const Client& c = clients_[ci];
+    Client& c = clients_[ci];
     ++lost_;
+    if (tracks_effects_) {
+      c.lost = true;
+      if (c.effects > 0) ++hidden_effects_;
+    }
     if constexpr (requires { observer_.on_give_up(std::int64_t{0}, 0.0); }) observer_.on_give_up(c.serial, t_);
     if (c.burst) tally_.burst_left_at(t_, s_.clients);
     release_client(ci);
@@ -680,7 +764,55 @@ class ServerEngine {
 
   void release_client(std::int32_t c) {
     tally_.leave();
-    free_clients_.push_back(c);
+    if (tracks_effects_) {
+      clients_[c].left = true;
+      free_if_done(c);
+    } else {
+      free_clients_.push_back(c);
+    }
+  }
+
+  void free_if_done(std::int32_t c) {
+    if (clients_[c].left && clients_[c].pending == 0) free_clients_.push_back(c);
+  }
+
+  // A successful attempt of client ci completes at the server: its request takes effect, unless a
+  // fixed idempotency key has already taken it.
+  void take_effect(std::int32_t ci) {
+    if (!tracks_effects_) return;  // without timeouts every effect is a success its client sees
+    Client& c = clients_[ci];
+    if (c.effects > 0 && o_.idempotency == Idempotency::fixed) return;
+    ++effects_;
+    if (c.effects > 0) ++duplicate_effects_;
+    if (c.lost && c.effects == 0) ++hidden_effects_;
+    ++c.effects;
+  }
+
+  // An attempt's outcome at the server now (service end, or rejection), for recovery_time.
+  void record_completion(bool success) {
+    if (t_ < o_.outage_start) {
+      ++baseline_done_;
+      baseline_ok_ += success;
+    } else if (t_ >= o_.outage_end) {
+      const double k = std::floor((t_ - o_.outage_end) / o_.recovery_window);
+      if (k > 1e7) return;  // far beyond any horizon a study uses: not binned
+      const auto bin = static_cast<std::size_t>(k);
+      if (bins_.size() <= bin) bins_.resize(bin + 1, {0, 0});
+      ++bins_[bin].first;
+      bins_[bin].second += success;
+    }
+  }
+
+  double recovery_time() const {
+    const double baseline = baseline_done_ > 0
+                                ? static_cast<double>(baseline_ok_) / static_cast<double>(baseline_done_)
+                                : 1.0 - o_.failure_prob;
+    for (std::size_t k = 0; k < bins_.size(); ++k) {
+      if (bins_[k].first == 0) continue;  // a window with no attempt does not count
+      const double fraction = static_cast<double>(bins_[k].second) / static_cast<double>(bins_[k].first);
+      if (fraction >= 0.95 * baseline) return static_cast<double>(k + 1) * o_.recovery_window;
+    }
+    return nan;
   }
 
   void push(Fifo& q, std::int32_t j) noexcept {
@@ -717,6 +849,12 @@ class ServerEngine {
     r.throttled = throttled_;
     r.injected = injected_;
     r.deadline_lost = deadline_lost_;
+    r.breaker_opened = controls_ ? breaker_.times_opened() : 0;
+    r.effects = tracks_effects_ ? effects_ : r.successes;
+    r.duplicate_effects = duplicate_effects_;
+    r.hidden_effects = hidden_effects_;
+    r.measured_recovery = recovery_;
+    r.recovery_time = recovery_ ? recovery_time() : nan;
     r.latency_p50 = percentile(0.50);
     r.latency_p99 = percentile(0.99);
     return r;
@@ -741,6 +879,7 @@ class ServerEngine {
   double horizon_, warmup_;
   bool limited_;
   bool timeout_;
+  bool delayed_;
   std::int64_t limit_;  // the concurrency limit in force (fixed, or AIMD's current value)
   double mu_ = 0.0, sigma_ = 0.0;
 #if RETRYLAB_PLANTED_FAULTS
@@ -775,6 +914,11 @@ class ServerEngine {
   bool controls_, adaptive_, injects_;
   double ms_;  // milliseconds per attempt-duration: the controls' clock
   std::int64_t retries_denied_ = 0, breaker_rejected_ = 0, throttled_ = 0, injected_ = 0, deadline_lost_ = 0;
+  // Effects, recovery and settling (declared last, like the controls).
+  bool tracks_effects_, recovery_, settle_;
+  std::int64_t effects_ = 0, duplicate_effects_ = 0, hidden_effects_ = 0;
+  std::int64_t baseline_done_ = 0, baseline_ok_ = 0;
+  std::vector<std::pair<std::int64_t, std::int64_t>> bins_;  // (completed, succeeded) per recovery window
 };
 
 template <class Observer>
@@ -785,8 +929,11 @@ RunResult run_server_engine(const Scenario& s, std::uint64_t seed, std::uint64_t
     case Model::free: return ServerEngine<Model::free, Observer>(s, seed, run_index, options, observer).run();
     case Model::shared: return ServerEngine<Model::shared, Observer>(s, seed, run_index, options, observer).run();
     case Model::ps: return ServerEngine<Model::ps, Observer>(s, seed, run_index, options, observer).run();
+    case Model::none: return ServerEngine<Model::none, Observer>(s, seed, run_index, options, observer).run();
   }
   return {};
 }
+
+#undef RL_HOT
 
 }  // namespace retrylab::montecarlo::detail

@@ -63,6 +63,40 @@ TEST(EngineControls, AwsStandardBudgetGrantsExactlyCapacityOverCostRetries) {
   EXPECT_EQ(r.lost, 200);
 }
 
+TEST(EngineControls, GenericTokenBucketGrantsCapacityMinusThresholdOverCost) {
+  // The same outage with a bucket of 60 tokens, 4 per retry, retries only while >= 20 stay:
+  // (60 − 20) / 4 = 10 retries, then every client is refused once and lost.
+  mc::Scenario s;
+  s.model = Model::free;
+  s.backoff = {Strategy::full, 1.0, 1000.0, 0.0};
+  s.clients = 200;
+  s.server.failure_prob = 1.0;
+  s.server.budget = 5;  // token-bucket
+  s.server.bucket_capacity = 60.0;
+  s.server.bucket_cost = 4.0;
+  s.server.bucket_threshold = 20.0;
+  const mc::RunResult r = mc::simulate_run(s, 7, 0);
+  EXPECT_EQ(r.attempts, 210);
+  EXPECT_EQ(r.retries_denied, 200);
+  EXPECT_EQ(r.lost, 200);
+  // The bucket's fields apply only to the token-bucket budget; its own rules name the field.
+  s.server.budget = 1;
+  try {
+    mc::check_scenario(s);
+    FAIL() << "bucket_* with aws-standard was accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "budget");
+  }
+  s.server.budget = 5;
+  s.server.bucket_threshold = 60.0;
+  try {
+    mc::check_scenario(s);
+    FAIL() << "a threshold at the capacity was accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "bucket_threshold");
+  }
+}
+
 TEST(EngineControls, BreakerRejectsCallsLocallyDuringAnOutage) {
   mc::Scenario s;
   s.model = Model::shared;
