@@ -14,6 +14,7 @@
 #include "analytic/error.hpp"
 #include "montecarlo/atomic_file.hpp"
 #include "papers/store.hpp"
+#include "validation/escape.hpp"
 
 extern char** environ;
 
@@ -29,35 +30,9 @@ std::string join_certs(const std::vector<std::string>& certs) {
   return s.empty() ? "(none)" : s;
 }
 
-std::string tex_escape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '_' || c == '%' || c == '&' || c == '#' || c == '$') o += '\\';
-    o += c;
-  }
-  // UTF-8 symbols used in cells.
-  std::string r;
-  for (std::size_t i = 0; i < o.size();) {
-    if (o.compare(i, 3, "–") == 0) { r += "--"; i += 3; }
-    else if (o.compare(i, 3, "∞") == 0) { r += "$\\infty$"; i += 3; }
-    else if (o.compare(i, 2, "λ") == 0) { r += "$\\lambda$"; i += 2; }
-    else if (o.compare(i, 2, "ρ") == 0) { r += "$\\rho$"; i += 2; }
-    else if (o.compare(i, 3, "≥") == 0) { r += "$\\geq$"; i += 3; }
-    else if (o.compare(i, 3, "≤") == 0) { r += "$\\leq$"; i += 3; }
-    else if (o.compare(i, 2, "×") == 0) { r += "$\\times$"; i += 2; }
-    else if (o[i] == '<') { r += "$<$"; ++i; }
-    else if (o[i] == '>') { r += "$>$"; ++i; }
-    else r += o[i++];
-  }
-  return r;
-}
+std::string tex_escape(const std::string& s) { return validation::latex_escape(s, validation::LatexFlavour::study); }
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string o = "\"";
-  for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return o + "\"";
-}
+using validation::csv_field;
 
 std::string csv_number(double x) {
   if (std::isnan(x)) return "";

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "analytic/units.hpp"
+#include "validation/escape.hpp"
 
 namespace retrylab::validation {
 
@@ -78,52 +79,6 @@ std::string md_escape(const std::string& s) {
     else o += c;
   }
   return o;
-}
-
-std::string latex_escape(const std::string& s) {
-  static const std::pair<const char*, const char*> map[] = {
-      {"λ", "$\\lambda$"}, {"ρ", "$\\rho$"},  {"τ", "$\\tau$"},   {"α", "$\\alpha$"}, {"Δ", "$\\Delta$"},
-      {"−", "$-$"},        {"±", "$\\pm$"},   {"≤", "$\\le$"},    {"√", "$\\surd$"},  {"·", "$\\cdot$"},
-      {"—", "---"},        {"∞", "$\\infty$"}, {"≫", "$\\gg$"},   {"σ", "$\\sigma$"}, {"Φ", "$\\Phi$"},
-      {"≥", "$\\ge$"},     {"×", "$\\times$"}};
-  std::string o;
-  for (std::size_t i = 0; i < s.size();) {
-    bool done = false;
-    for (const auto& [from, to] : map) {
-      const std::size_t n = std::char_traits<char>::length(from);
-      if (s.compare(i, n, from) == 0) {
-        o += to;
-        i += n;
-        done = true;
-        break;
-      }
-    }
-    if (done) continue;
-    const char c = s[i++];
-    switch (c) {
-      case '&': o += "\\&"; break;
-      case '%': o += "\\%"; break;
-      case '_': o += "\\_"; break;
-      case '#': o += "\\#"; break;
-      case '$': o += "\\$"; break;
-      case '{': o += "\\{"; break;
-      case '}': o += "\\}"; break;
-      case '~': o += "\\textasciitilde{}"; break;
-      case '^': o += "\\textasciicircum{}"; break;
-      case '\\': o += "\\textbackslash{}"; break;
-      case '<': o += "$<$"; break;
-      case '>': o += "$>$"; break;
-      default: o += c;
-    }
-  }
-  return o;
-}
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string o = "\"";
-  for (char c : s) o += (c == '"') ? std::string("\"\"") : std::string(1, c);
-  return o + "\"";
 }
 
 std::string csv_num(double x) { return std::isfinite(x) ? fmt::format("{:.17g}", x) : ""; }

@@ -1,0 +1,22 @@
+#pragma once
+// Escaping of table text for the formats the tables are written in: LaTeX and CSV. The one copy
+// of each, for the validation tables (validation/report.hpp) and the study tables (papers/render.hpp).
+// latex_escape: the Unicode symbols the tables use (λ ρ τ α Δ σ Φ − – — ± ≤ ≥ √ · × ∞ ≫) become
+// LaTeX, < and > go into math, and LaTeX's special characters get a backslash. Two flavours,
+// kept so that every table's bytes stay what they were:
+//  - full (validation tables): all of & % _ # $ { } ~ ^ \ escaped; ≤ ≥ as \le \ge;
+//  - study (study tables): only & % _ # $ escaped (braces, ^ and \ pass through as written);
+//    ≤ ≥ as \leq \geq.
+// csv_field: RFC 4180 quoting, only when the field holds a comma, a quote or a newline.
+#include <string>
+#include <string_view>
+
+namespace retrylab::validation {
+
+enum class LatexFlavour { full, study };
+
+std::string latex_escape(std::string_view text, LatexFlavour flavour = LatexFlavour::full);
+
+std::string csv_field(std::string_view text);
+
+}  // namespace retrylab::validation
