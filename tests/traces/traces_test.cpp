@@ -13,6 +13,8 @@
 #include "montecarlo/trace.hpp"
 #include "validation/trace_check.hpp"
 
+#include "tests/support/golden.hpp"
+
 namespace {
 
 using retrylab::InputError;
@@ -27,12 +29,7 @@ std::string temp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("retrylab_traces_test_" + std::to_string(::getpid()) + "_" + name)).string();
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using retrylab::test::slurp;
 
 std::string write(const Scenario& s, std::uint64_t seed, std::int64_t runs, const std::string& name) {
   const std::string path = temp_path(name);
