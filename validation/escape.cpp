@@ -70,4 +70,28 @@ std::string csv_field(std::string_view s) {
   return o + "\"";
 }
 
+std::string markdown_row(const std::vector<std::string>& cells) {
+  std::string o = "|";
+  for (const auto& c : cells) o += " " + c + " |";
+  return o + "\n";
+}
+
+std::string markdown_rule(const std::vector<std::string_view>& markers) {
+  std::string o = "|";
+  for (const auto m : markers) (o += m) += "|";
+  return o + "\n";
+}
+
+std::string latex_row(const std::vector<std::string>& cells) {
+  std::string o;
+  for (std::size_t i = 0; i < cells.size(); ++i) o += (i ? " & " : "") + cells[i];
+  return o + " \\\\\n";
+}
+
+std::string csv_row(const std::vector<std::string>& fields) {
+  std::string o;
+  for (std::size_t i = 0; i < fields.size(); ++i) o += (i ? "," : "") + fields[i];
+  return o + "\n";
+}
+
 }  // namespace retrylab::validation

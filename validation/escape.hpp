@@ -8,8 +8,11 @@
 //  - study (study tables): only & % _ # $ escaped (braces, ^ and \ pass through as written);
 //    ≤ ≥ as \leq \geq.
 // csv_field: RFC 4180 quoting, only when the field holds a comma, a quote or a newline.
+// And the rows both families of tables are made of (cells already escaped): markdown_row,
+// markdown_rule (the alignment row), latex_row, csv_row.
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace retrylab::validation {
 
@@ -18,5 +21,14 @@ enum class LatexFlavour { full, study };
 std::string latex_escape(std::string_view text, LatexFlavour flavour = LatexFlavour::full);
 
 std::string csv_field(std::string_view text);
+
+// "| a | b |\n".
+std::string markdown_row(const std::vector<std::string>& cells);
+// "|---|--:|\n": one marker a column ("---" left, "--:" or "---:" right).
+std::string markdown_rule(const std::vector<std::string_view>& markers);
+// "a & b \\" and a newline: a tabular row.
+std::string latex_row(const std::vector<std::string>& cells);
+// "a,b\n".
+std::string csv_row(const std::vector<std::string>& fields);
 
 }  // namespace retrylab::validation

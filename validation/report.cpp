@@ -116,14 +116,15 @@ std::string format_text(const SuiteResult& s) {
 
 std::string format_markdown(const SuiteResult& s) {
   std::string out = fmt::format("# retrylab validation ({})\n\n", to_string(s.options.scale));
-  out += "|";
-  for (const auto& h : headers) out += fmt::format(" {} |", md_escape(h));
-  out += "\n|";
-  for (std::size_t j = 0; j < headers.size(); ++j) out += (j == 3 || j == 4) ? "---:|" : "---|";
-  out += "\n";
+  std::vector<std::string> head;
+  for (const auto& h : headers) head.push_back(md_escape(h));
+  out += markdown_row(head);
+  std::vector<std::string_view> align(headers.size(), "---");
+  align[3] = align[4] = "---:";  // the two number columns
+  out += markdown_rule(align);
   for (const auto& r : rows(s))
-    out += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} |\n", r.name, md_escape(r.parameters), md_escape(r.closed_form),
-                       md_escape(r.simulated), md_escape(r.rel_error), md_escape(r.tolerance), r.verdict, r.alpha);
+    out += markdown_row({"`" + r.name + "`", md_escape(r.parameters), md_escape(r.closed_form), md_escape(r.simulated),
+                         md_escape(r.rel_error), md_escape(r.tolerance), r.verdict, r.alpha});
   out += fmt::format("\n{}\n\n{}\n", rule_line, summary_line(s));
   return out;
 }
@@ -131,12 +132,14 @@ std::string format_markdown(const SuiteResult& s) {
 std::string format_latex(const SuiteResult& s) {
   std::string out = "% retrylab validation table; needs \\usepackage{booktabs}\n";
   out += "\\begin{tabular}{lllrrlll}\n\\toprule\n";
-  for (std::size_t j = 0; j < headers.size(); ++j) out += (j ? " & " : "") + latex_escape(headers[j]);
-  out += " \\\\\n\\midrule\n";
+  std::vector<std::string> head;
+  for (const auto& h : headers) head.push_back(latex_escape(h));
+  out += latex_row(head) + "\\midrule\n";
   for (const auto& r : rows(s)) {
-    const std::vector<std::string> c{r.name, r.parameters, r.closed_form, r.simulated, r.rel_error, r.tolerance, r.verdict, r.alpha};
-    for (std::size_t j = 0; j < c.size(); ++j) out += (j ? " & " : "") + (j == 0 ? "\\texttt{" + latex_escape(c[j]) + "}" : latex_escape(c[j]));
-    out += " \\\\\n";
+    std::vector<std::string> c{r.name, r.parameters, r.closed_form, r.simulated, r.rel_error, r.tolerance, r.verdict, r.alpha};
+    for (auto& x : c) x = latex_escape(x);
+    c[0] = "\\texttt{" + c[0] + "}";
+    out += latex_row(c);
   }
   out += "\\bottomrule\n\\end{tabular}\n";
   out += fmt::format("% {}\n", latex_escape(summary_line(s)));
