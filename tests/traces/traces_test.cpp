@@ -14,6 +14,7 @@
 #include "validation/trace_check.hpp"
 
 #include "tests/support/golden.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace {
 
@@ -25,8 +26,10 @@ using retrylab::validation::CheckVerdict;
 using retrylab::validation::check_trace;
 using retrylab::validation::TraceReport;
 
+// One folder per test process, emptied once when first used.
 std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("retrylab_traces_test_" + std::to_string(::getpid()) + "_" + name)).string();
+  static const std::filesystem::path dir = retrylab::test::fresh_dir("traces");
+  return (dir / name).string();
 }
 
 using retrylab::test::slurp;
