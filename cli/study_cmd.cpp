@@ -1,6 +1,7 @@
-// `retrylab run SPEC.toml` and `retrylab reproduce papers/NAME` (docs/cli.md). Parses flags,
-// applies the validation gate (a passing certificate for this build, or --validate to run the quick
-// catalogue first), then calls papers::run_study. All study logic lives in papers/.
+// `retrylab run SPEC.toml` and `retrylab reproduce papers/NAME` (docs/cli.md). Parses flags, calls
+// the validation gate (papers/gate.hpp: a passing certificate for this build, or --validate to run
+// the quick catalogue first), papers::run_study and, for a paper, papers/readme.hpp's README.
+// All study logic lives in papers/.
 // Built with RETRYLAB_WITH_MPI and run by mpirun with several ranks: the gate and every output stay
 // on rank 0, which spreads the points over the ranks (papers/mpi.hpp); the others only compute.
 #include <cstdio>
@@ -14,12 +15,12 @@
 
 #include "analytic/error.hpp"
 #include "cli/common.hpp"
+#include "papers/gate.hpp"
+#include "papers/readme.hpp"
 #include "papers/spec.hpp"
 #include "papers/store.hpp"
 #include "papers/study.hpp"
 #include "validation/certificate.hpp"
-#include "validation/report.hpp"
-#include "validation/suite.hpp"
 #ifdef RETRYLAB_WITH_MPI
 #include <nlohmann/json.hpp>
 
@@ -45,32 +46,14 @@ struct StudyFlags {
   bool no_validate = false;
 };
 
+#ifdef RETRYLAB_WITH_MPI
 std::string read_file(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
   std::ostringstream os;
   os << in.rdbuf();
   return os.str();
 }
-
-// A study reusing certificate c: its tables (kept beside it by `validate`) replace OUT/validation, so
-// the table beside the results is the one of the certificate they name. Certificates written before
-// tables were kept have none: then OUT/validation is left alone, and the user is told.
-void copy_certified_tables(const validation::Certificate& c, const fs::path& out, bool quiet) {
-  const fs::path from = validation::certificate_tables_dir(c);
-  std::error_code ec;
-  if (!fs::is_regular_file(from / "validation.md", ec)) {
-    std::fprintf(stderr,
-                 "retrylab: the validation table of certificate %s is not stored (written by an older retrylab): %s is "
-                 "not refreshed; `retrylab validate --out %s` rewrites it\n",
-                 c.id.c_str(), (out / "validation").string().c_str(), (out / "validation").string().c_str());
-    return;
-  }
-  fs::create_directories(out / "validation");
-  for (const char* name : {"validation.md", "validation.tex", "validation.csv"})
-    if (fs::is_regular_file(from / name, ec))
-      write_file_atomic(out / "validation" / name, read_file(from / name));
-  if (!quiet) std::fprintf(stderr, "retrylab: its table copied to %s\n", (out / "validation").string().c_str());
-}
+#endif
 
 // `reproduce PAPER` without --out: out/<paper folder name>/, never the paper folder itself (its
 // committed results change only when --out names it). Refuses when that default is the paper folder.
@@ -83,68 +66,6 @@ fs::path default_reproduce_out(const std::string& target) {
     throw InputError("--out", fmt::format("must be given to write into the paper folder {} itself (the default, {}, is that folder)",
                                           target, out.string()));
   return out;
-}
-
-// The certificate id the results will rest on, or nullopt (after saying why) when the gate refuses.
-std::optional<std::string> pass_gate(bool validate, const StudyFlags& f, const fs::path& out) {
-  if (auto c = validation::find_passing_certificate()) {
-    if (!f.quiet) std::fprintf(stderr, "retrylab: results rest on validation certificate %s\n", c->id.c_str());
-    copy_certified_tables(*c, out, f.quiet);
-    return c->id;
-  }
-  if (!validate) {
-    std::fprintf(stderr,
-                 "retrylab: this build (%s) has no passing validation certificate in %s; run `retrylab validate` "
-                 "first (or pass --validate to run it now)\n",
-                 validation::current_build_id().c_str(), validation::certificate_dir().string().c_str());
-    return std::nullopt;
-  }
-  if (!f.quiet) std::fprintf(stderr, "retrylab: no passing certificate for this build: running `retrylab validate --quick` first\n");
-  validation::SuiteOptions opt;
-  opt.threads = f.threads;
-  const auto result = validation::run_suite(opt);
-  validation::write_reports(result, out / "validation");
-  const auto cert = validation::make_certificate(result, std::string(version));
-  validation::write_reports(result, validation::certificate_tables_dir(cert));
-  validation::write_certificate(cert);
-  if (!result.passed) {
-    std::fprintf(stderr, "retrylab: validation failed (certificate %s, table in %s): no study runs on this build\n",
-                 cert.id.c_str(), (out / "validation").string().c_str());
-    return std::nullopt;
-  }
-  if (!f.quiet)
-    std::fprintf(stderr, "retrylab: validation passed: certificate %s (table in %s)\n", cert.id.c_str(),
-                 (out / "validation").string().c_str());
-  return cert.id;
-}
-
-// README.md from README.template.md: a line "<!-- include: FILE -->" is replaced by FILE's text
-// (from the output folder), so the write-up always shows the tables of this very run.
-void render_readme(const fs::path& tmpl, const fs::path& out, const papers::StudySpec& spec, const std::string& cert) {
-  std::ifstream in(tmpl);
-  if (!in) return;
-  std::string text = fmt::format("<!-- generated by `retrylab reproduce` at scale {} from README.template.md; edit that file -->\n", spec.scale);
-  for (std::string line; std::getline(in, line);) {
-    const std::string tag = "<!-- include: ";
-    if (line.rfind(tag, 0) == 0 && line.size() > tag.size() + 4) {
-      const std::string name = line.substr(tag.size(), line.size() - tag.size() - 4);
-      std::ifstream inc(out / name);
-      if (!inc) {  // e.g. the validation table, written only when this run validated (or by `validate --out`)
-        text += fmt::format("*({} is not in this output folder: `retrylab validate --out {}` writes it.)*\n", name,
-                            (out / fs::path(name).parent_path()).string());
-        continue;
-      }
-      std::ostringstream os;
-      os << inc.rdbuf();
-      text += os.str();
-    } else {
-      const std::string scale_tag = "{{scale}}", cert_tag = "{{certificate}}";
-      for (auto p = line.find(scale_tag); p != std::string::npos; p = line.find(scale_tag)) line.replace(p, scale_tag.size(), spec.scale);
-      for (auto p = line.find(cert_tag); p != std::string::npos; p = line.find(cert_tag)) line.replace(p, cert_tag.size(), cert);
-      text += line + "\n";
-    }
-  }
-  papers::write_file_atomic(out / "README.md", text);
 }
 
 #ifdef RETRYLAB_WITH_MPI
@@ -198,7 +119,12 @@ int run_study_command(const StudyFlags& f, bool reproduce) {
     if (out.empty()) out = fs::path("out") / spec.name / spec.scale;
     require_writable_folder(reproduce ? "--out (default: the paper folder)" : "--out", out.string());
     // The gate runs on rank 0 only; its decision goes to every rank.
-    const auto cert = pass_gate(reproduce ? !f.no_validate : f.validate, f, out);
+    papers::GateOptions gate;
+    gate.validate = reproduce ? !f.no_validate : f.validate;
+    gate.threads = f.threads;
+    gate.quiet = f.quiet;
+    gate.version = std::string(version);
+    const auto cert = papers::pass_gate(gate, out);
     if (!cert) {
       released = true;
       release_ranks(1);
@@ -222,7 +148,7 @@ int run_study_command(const StudyFlags& f, bool reproduce) {
 #else
     const auto outcome = papers::run_study(spec, opt);
 #endif
-    if (reproduce) render_readme(fs::path(f.target) / "README.template.md", out, spec, *cert);
+    if (reproduce) papers::render_readme(fs::path(f.target) / "README.template.md", out, spec, *cert);
     if (!f.quiet)
       std::fprintf(stderr, "retrylab: %s (%s scale): %lld points run, %lld resumed, %zu files in %s (%.1f s)\n",
                    spec.name.c_str(), spec.scale.c_str(), static_cast<long long>(outcome.points_run),

@@ -209,15 +209,6 @@ std::string canonical(const Scenario& s) {
   return out;
 }
 
-std::uint64_t fnv1a64(std::string_view text) noexcept {
-  std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV offset basis
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 0x100000001b3ULL;  // FNV prime
-  }
-  return h;
-}
-
 std::uint64_t stable_hash(const Scenario& s) { return fnv1a64(canonical(s)); }
 
 void check_run_plan(const RunPlan& p) {

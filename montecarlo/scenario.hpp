@@ -19,6 +19,7 @@
 
 #include "analytic/model.hpp"
 #include "analytic/strategy.hpp"
+#include "montecarlo/hash.hpp"
 
 namespace retrylab::montecarlo {
 
@@ -170,8 +171,7 @@ std::string canonical(const Scenario& s);
 // 64-bit FNV-1a of canonical(s): stable across machines, compilers and runs.
 std::uint64_t stable_hash(const Scenario& s);
 
-// 64-bit FNV-1a of any text (offset basis 0xcbf29ce484222325, prime 0x100000001b3).
-std::uint64_t fnv1a64(std::string_view text) noexcept;
+// fnv1a64(text), the 64-bit FNV-1a of any text: montecarlo/hash.hpp.
 
 // How many runs, from which seed, on how many threads (threads never change a result).
 struct Pulse;  // montecarlo/pulse.hpp

@@ -14,6 +14,7 @@
 #include "analytic/error.hpp"
 #include "montecarlo/atomic_file.hpp"
 #include "papers/store.hpp"
+#include "validation/escape.hpp"
 
 extern char** environ;
 
@@ -29,35 +30,9 @@ std::string join_certs(const std::vector<std::string>& certs) {
   return s.empty() ? "(none)" : s;
 }
 
-std::string tex_escape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '_' || c == '%' || c == '&' || c == '#' || c == '$') o += '\\';
-    o += c;
-  }
-  // UTF-8 symbols used in cells.
-  std::string r;
-  for (std::size_t i = 0; i < o.size();) {
-    if (o.compare(i, 3, "–") == 0) { r += "--"; i += 3; }
-    else if (o.compare(i, 3, "∞") == 0) { r += "$\\infty$"; i += 3; }
-    else if (o.compare(i, 2, "λ") == 0) { r += "$\\lambda$"; i += 2; }
-    else if (o.compare(i, 2, "ρ") == 0) { r += "$\\rho$"; i += 2; }
-    else if (o.compare(i, 3, "≥") == 0) { r += "$\\geq$"; i += 3; }
-    else if (o.compare(i, 3, "≤") == 0) { r += "$\\leq$"; i += 3; }
-    else if (o.compare(i, 2, "×") == 0) { r += "$\\times$"; i += 2; }
-    else if (o[i] == '<') { r += "$<$"; ++i; }
-    else if (o[i] == '>') { r += "$>$"; ++i; }
-    else r += o[i++];
-  }
-  return r;
-}
+std::string tex_escape(const std::string& s) { return validation::latex_escape(s, validation::LatexFlavour::study); }
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string o = "\"";
-  for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return o + "\"";
-}
+using validation::csv_field;
 
 std::string csv_number(double x) {
   if (std::isnan(x)) return "";
@@ -121,37 +96,47 @@ std::string format_number(double x) {
   return fmt::format("{:.4g}", x);
 }
 
-std::vector<fs::path> write_table(const Table& t, const fs::path& dir, const std::vector<std::string>& certs) {
-  const std::string cert = join_certs(certs);
-  // Markdown
-  std::string md = fmt::format("**{}**\n\n|", t.title);
-  for (const auto& c : t.columns) md += " " + c + " |";
-  md += "\n|";
-  for (std::size_t i = 0; i < t.columns.size(); ++i) md += i == 0 ? "---|" : "--:|";
-  md += "\n";
+namespace {
+
+std::string markdown_table(const Table& t, const std::string& cert) {
+  std::string md = fmt::format("**{}**\n\n", t.title);
+  md += validation::markdown_row(t.columns);
+  std::vector<std::string_view> align(t.columns.size(), "--:");
+  if (!align.empty()) align[0] = "---";
+  md += validation::markdown_rule(align);
   for (const auto& row : t.rows) {
-    md += "|";
-    for (const auto& c : row) md += " " + text(c) + " |";
-    md += "\n";
+    std::vector<std::string> cells;
+    for (const auto& c : row) cells.push_back(text(c));
+    md += validation::markdown_row(cells);
   }
   md += "\n";
   for (const auto& n : t.notes) md += n + "\n";
   md += fmt::format("{}Validation certificate: {}. Intervals are 95%.\n", t.notes.empty() ? "" : "\n", cert);
-  // LaTeX booktabs
+  return md;
+}
+
+// LaTeX booktabs.
+std::string latex_table(const Table& t, const std::string& cert) {
   std::string tex = fmt::format("% {}\n% validation certificate: {}\n\\begin{{table}}\n\\centering\n\\caption{{{}}}\n\\begin{{tabular}}{{l",
                                 t.name, cert, tex_escape(t.title));
   for (std::size_t i = 1; i < t.columns.size(); ++i) tex += "r";
   tex += "}\n\\toprule\n";
-  for (std::size_t i = 0; i < t.columns.size(); ++i) tex += (i ? " & " : "") + tex_escape(t.columns[i]);
-  tex += " \\\\\n\\midrule\n";
+  std::vector<std::string> head;
+  for (const auto& c : t.columns) head.push_back(tex_escape(c));
+  tex += validation::latex_row(head) + "\\midrule\n";
   for (const auto& row : t.rows) {
-    for (std::size_t i = 0; i < row.size(); ++i) tex += (i ? " & " : "") + tex_escape(text(row[i]));
-    tex += " \\\\\n";
+    std::vector<std::string> cells;
+    for (const auto& c : row) cells.push_back(tex_escape(text(c)));
+    tex += validation::latex_row(cells);
   }
   tex += "\\bottomrule\n\\end{tabular}\n";
   for (const auto& n : t.notes) tex += "% " + n + "\n";
   tex += "\\end{table}\n";
-  // CSV: numbers in full precision, an estimate as three columns.
+  return tex;
+}
+
+// CSV: numbers in full precision, an estimate as three columns.
+std::string csv_table(const Table& t, const std::string& cert) {
   std::vector<std::string> head;
   for (std::size_t i = 0; i < t.columns.size(); ++i) {
     const bool est = !t.rows.empty() && std::holds_alternative<Estimate>(t.rows.front()[i]);
@@ -162,22 +147,28 @@ std::vector<fs::path> write_table(const Table& t, const fs::path& dir, const std
     }
   }
   head.push_back("certificate");
-  std::string csv;
-  for (std::size_t i = 0; i < head.size(); ++i) csv += (i ? "," : "") + head[i];
-  csv += "\n";
+  std::string csv = validation::csv_row(head);
   for (const auto& row : t.rows) {
-    std::string line;
+    std::vector<std::string> fields;
     for (const auto& c : row) {
-      if (!line.empty()) line += ",";
-      if (auto s = std::get_if<std::string>(&c)) line += csv_field(*s);
-      else if (auto d = std::get_if<double>(&c)) line += csv_number(*d);
+      if (auto s = std::get_if<std::string>(&c)) fields.push_back(csv_field(*s));
+      else if (auto d = std::get_if<double>(&c)) fields.push_back(csv_number(*d));
       else {
         const auto& e = std::get<Estimate>(c);
-        line += csv_number(e.mean) + "," + csv_number(e.lo) + "," + csv_number(e.hi);
+        for (double x : {e.mean, e.lo, e.hi}) fields.push_back(csv_number(x));
       }
     }
-    csv += line + "," + csv_field(cert) + "\n";
+    fields.push_back(csv_field(cert));
+    csv += validation::csv_row(fields);
   }
+  return csv;
+}
+
+}  // namespace
+
+std::vector<fs::path> write_table(const Table& t, const fs::path& dir, const std::vector<std::string>& certs) {
+  const std::string cert = join_certs(certs);
+  const std::string md = markdown_table(t, cert), tex = latex_table(t, cert), csv = csv_table(t, cert);
   std::vector<fs::path> out = {dir / (t.name + ".md"), dir / (t.name + ".tex"), dir / (t.name + ".csv")};
   write_file_atomic(out[0], md);
   write_file_atomic(out[1], tex);

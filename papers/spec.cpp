@@ -15,6 +15,7 @@
 #include <toml++/toml.h>
 
 #include "montecarlo/fields.hpp"
+#include "montecarlo/hash.hpp"
 
 namespace retrylab::papers {
 
@@ -652,15 +653,6 @@ const std::vector<std::string>& metric_names() {
   return names;
 }
 
-std::uint64_t fnv1a(std::string_view text) noexcept {
-  std::uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
 bool is_dependency_kind(SweepKind k) noexcept {
   return k == SweepKind::budget || k == SweepKind::idempotency || k == SweepKind::breaker;
 }
@@ -694,7 +686,7 @@ StudySpec parse_study_text(std::string_view text, const std::string& source_name
   }
   StudySpec study;
   study.scale = scale;
-  study.source_hash = fnv1a(text);
+  study.source_hash = montecarlo::fnv1a64(text);
   const toml::node* sweeps_node = nullptr;
   for (const auto& [k, node] : root) {
     if (k.str() == "study") {

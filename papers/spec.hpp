@@ -96,7 +96,7 @@ struct StudySpec {
   std::string title;
   std::string scale;          // "quick" or "full"
   std::uint64_t seed = 1;
-  std::uint64_t source_hash = 0;  // FNV-1a of the file text: a resume must use the same spec
+  std::uint64_t source_hash = 0;  // FNV-1a (montecarlo/hash.hpp) of the file text: a resume must use the same spec
   std::vector<SweepSpec> sweeps;
   std::int64_t total_points() const;
 };
@@ -117,7 +117,5 @@ std::vector<const char*> required_metrics(SweepKind kind);
 
 // The metric names a sweep may keep (docs/models.md §5 JSON keys).
 const std::vector<std::string>& metric_names();
-
-std::uint64_t fnv1a(std::string_view text) noexcept;
 
 }  // namespace retrylab::papers

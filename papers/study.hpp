@@ -2,8 +2,8 @@
 // Running a study: every point of every sweep is simulated (or, for sleep sweeps, drawn) and
 // appended to the results store as soon as it finishes; then the tables and figures are rendered
 // from the store alone, so a resumed run and an uninterrupted one give the same bytes.
-// The caller passes the validation certificate id (the CLI gates on it; papers/ does not depend
-// on validation/), and every output names it.
+// The caller passes the validation certificate id (papers/gate.hpp finds or makes it; the CLI
+// calls the gate first), and every output names it.
 #include <cstdint>
 #include <filesystem>
 #include <functional>

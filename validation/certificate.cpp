@@ -7,10 +7,12 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <string_view>
 #include <system_error>
 #include <unistd.h>
 
 #include "analytic/units.hpp"
+#include "montecarlo/hash.hpp"
 
 namespace retrylab::validation {
 
@@ -49,18 +51,14 @@ std::optional<Certificate> read_certificate(const std::filesystem::path& p) {
 }  // namespace
 
 std::string current_build_id() {
-  // 64-bit FNV-1a over the executable's bytes: any rebuild that changes the code changes the id.
+  // 64-bit FNV-1a (montecarlo/hash.hpp) over the executable's bytes: any rebuild that changes the code changes the id.
   std::ifstream in(self_exe(), std::ios::binary);
   if (!in) throw std::runtime_error("cannot read /proc/self/exe to identify this build");
-  std::uint64_t h = 0xcbf29ce484222325ULL;
+  std::uint64_t h = montecarlo::fnv1a64_basis;
   char buf[1 << 16];
   while (in) {
     in.read(buf, sizeof buf);
-    const auto got = in.gcount();
-    for (std::streamsize i = 0; i < got; ++i) {
-      h ^= static_cast<unsigned char>(buf[i]);
-      h *= 0x100000001b3ULL;
-    }
+    h = montecarlo::fnv1a64_update(h, std::string_view(buf, static_cast<std::size_t>(in.gcount())));
   }
   return fmt::format("{:016x}", h);
 }

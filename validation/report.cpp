@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "analytic/units.hpp"
+#include "validation/escape.hpp"
 
 namespace retrylab::validation {
 
@@ -80,52 +81,6 @@ std::string md_escape(const std::string& s) {
   return o;
 }
 
-std::string latex_escape(const std::string& s) {
-  static const std::pair<const char*, const char*> map[] = {
-      {"λ", "$\\lambda$"}, {"ρ", "$\\rho$"},  {"τ", "$\\tau$"},   {"α", "$\\alpha$"}, {"Δ", "$\\Delta$"},
-      {"−", "$-$"},        {"±", "$\\pm$"},   {"≤", "$\\le$"},    {"√", "$\\surd$"},  {"·", "$\\cdot$"},
-      {"—", "---"},        {"∞", "$\\infty$"}, {"≫", "$\\gg$"},   {"σ", "$\\sigma$"}, {"Φ", "$\\Phi$"},
-      {"≥", "$\\ge$"},     {"×", "$\\times$"}};
-  std::string o;
-  for (std::size_t i = 0; i < s.size();) {
-    bool done = false;
-    for (const auto& [from, to] : map) {
-      const std::size_t n = std::char_traits<char>::length(from);
-      if (s.compare(i, n, from) == 0) {
-        o += to;
-        i += n;
-        done = true;
-        break;
-      }
-    }
-    if (done) continue;
-    const char c = s[i++];
-    switch (c) {
-      case '&': o += "\\&"; break;
-      case '%': o += "\\%"; break;
-      case '_': o += "\\_"; break;
-      case '#': o += "\\#"; break;
-      case '$': o += "\\$"; break;
-      case '{': o += "\\{"; break;
-      case '}': o += "\\}"; break;
-      case '~': o += "\\textasciitilde{}"; break;
-      case '^': o += "\\textasciicircum{}"; break;
-      case '\\': o += "\\textbackslash{}"; break;
-      case '<': o += "$<$"; break;
-      case '>': o += "$>$"; break;
-      default: o += c;
-    }
-  }
-  return o;
-}
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string o = "\"";
-  for (char c : s) o += (c == '"') ? std::string("\"\"") : std::string(1, c);
-  return o + "\"";
-}
-
 std::string csv_num(double x) { return std::isfinite(x) ? fmt::format("{:.17g}", x) : ""; }
 
 nlohmann::json json_num(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
@@ -161,14 +116,15 @@ std::string format_text(const SuiteResult& s) {
 
 std::string format_markdown(const SuiteResult& s) {
   std::string out = fmt::format("# retrylab validation ({})\n\n", to_string(s.options.scale));
-  out += "|";
-  for (const auto& h : headers) out += fmt::format(" {} |", md_escape(h));
-  out += "\n|";
-  for (std::size_t j = 0; j < headers.size(); ++j) out += (j == 3 || j == 4) ? "---:|" : "---|";
-  out += "\n";
+  std::vector<std::string> head;
+  for (const auto& h : headers) head.push_back(md_escape(h));
+  out += markdown_row(head);
+  std::vector<std::string_view> align(headers.size(), "---");
+  align[3] = align[4] = "---:";  // the two number columns
+  out += markdown_rule(align);
   for (const auto& r : rows(s))
-    out += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} |\n", r.name, md_escape(r.parameters), md_escape(r.closed_form),
-                       md_escape(r.simulated), md_escape(r.rel_error), md_escape(r.tolerance), r.verdict, r.alpha);
+    out += markdown_row({"`" + r.name + "`", md_escape(r.parameters), md_escape(r.closed_form), md_escape(r.simulated),
+                         md_escape(r.rel_error), md_escape(r.tolerance), r.verdict, r.alpha});
   out += fmt::format("\n{}\n\n{}\n", rule_line, summary_line(s));
   return out;
 }
@@ -176,12 +132,14 @@ std::string format_markdown(const SuiteResult& s) {
 std::string format_latex(const SuiteResult& s) {
   std::string out = "% retrylab validation table; needs \\usepackage{booktabs}\n";
   out += "\\begin{tabular}{lllrrlll}\n\\toprule\n";
-  for (std::size_t j = 0; j < headers.size(); ++j) out += (j ? " & " : "") + latex_escape(headers[j]);
-  out += " \\\\\n\\midrule\n";
+  std::vector<std::string> head;
+  for (const auto& h : headers) head.push_back(latex_escape(h));
+  out += latex_row(head) + "\\midrule\n";
   for (const auto& r : rows(s)) {
-    const std::vector<std::string> c{r.name, r.parameters, r.closed_form, r.simulated, r.rel_error, r.tolerance, r.verdict, r.alpha};
-    for (std::size_t j = 0; j < c.size(); ++j) out += (j ? " & " : "") + (j == 0 ? "\\texttt{" + latex_escape(c[j]) + "}" : latex_escape(c[j]));
-    out += " \\\\\n";
+    std::vector<std::string> c{r.name, r.parameters, r.closed_form, r.simulated, r.rel_error, r.tolerance, r.verdict, r.alpha};
+    for (auto& x : c) x = latex_escape(x);
+    c[0] = "\\texttt{" + c[0] + "}";
+    out += latex_row(c);
   }
   out += "\\bottomrule\n\\end{tabular}\n";
   out += fmt::format("% {}\n", latex_escape(summary_line(s)));

@@ -71,6 +71,13 @@ double t_two_sided(double alpha, double df) {
   return boost::math::quantile(boost::math::complement(boost::math::students_t(df), alpha / 2.0));
 }
 
+double t_two_sided_p(double t, double df) {
+  if (!(df >= 1.0)) throw InputError("df", fmt::format("must be >= 1 (got {})", df));
+  if (std::isnan(t)) throw InputError("t", "must be a number (got NaN)");
+  if (std::isinf(t)) return 0.0;
+  return 2.0 * boost::math::cdf(boost::math::complement(boost::math::students_t(df), std::fabs(t)));
+}
+
 double kolmogorov_sf(double x) {
   if (!(x > 0.0)) return 1.0;
   if (x < 1.0) return 1.0 - kolmogorov_cdf(x);

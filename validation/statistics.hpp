@@ -22,6 +22,10 @@ double z_two_sided(double alpha);
 // in a mean check over n = df + 1 independent runs (exact for normal run means, else by the CLT).
 double t_two_sided(double alpha, double df);
 
+// P(|T| > t) for T ~ Student-t with df degrees of freedom (df >= 1; an infinite t gives 0): the two-sided
+// p-value of a mean check, 2·cdf(complement(students_t(df), |t|)) from Boost.Math.
+double t_two_sided_p(double t, double df);
+
 // Kolmogorov's limit distribution: P(sup|B(t)| > x) for a Brownian bridge B, by its two series
 // (Smirnov 1948): the alternating one for x >= 1, the Jacobi-theta one below.
 double kolmogorov_sf(double x);

@@ -1,11 +1,7 @@
 // `retrylab analytic` as a user sees it: exit status, one-line errors naming the flag, the JSON keys of
 // docs/cli.md, and values identical to the library's (the CLI is a thin layer: it must not compute).
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <array>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -20,32 +16,14 @@
 #include "analytic/ps.hpp"
 #include "analytic/sleep.hpp"
 #include "cli/fluid_cap_band.hpp"
+#include "tests/support/cli.hpp"
 
 namespace {
 
-struct Outcome {
-  int status;
-  std::string out;
-  std::string err;
-};
+using Outcome = retrylab::test::Child;
 
-// Runs `retrylab analytic <args>` through the shell (args are fixed test strings, no quoting needed).
-Outcome run(const std::string& args) {
-  // One file per process: ctest -j runs several of these test processes at once.
-  const std::string err_path = testing::TempDir() + "retrylab_analytic_cli_stderr_" + std::to_string(getpid()) + ".txt";
-  const std::string command = std::string(RETRYLAB_EXE) + " analytic " + args + " 2>" + err_path;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return {-1, "", "popen failed"};
-  std::string out;
-  std::array<char, 4096> buf{};
-  for (std::size_t n; (n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0;) out.append(buf.data(), n);
-  const int raw = pclose(pipe);
-  std::ifstream err_file(err_path);
-  std::stringstream err;
-  err << err_file.rdbuf();
-  std::remove(err_path.c_str());
-  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, out, err.str()};
-}
+// `retrylab analytic <args>` (args are fixed test strings, no quoting needed).
+Outcome run(const std::string& args) { return retrylab::test::run_cli("analytic " + args); }
 
 nlohmann::json run_json(const std::string& args) {
   const Outcome o = run(args + " --json");

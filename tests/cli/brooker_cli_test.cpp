@@ -3,11 +3,7 @@
 // Brooker's defaults (base 5 ms, cap 2000 ms, 100 clients), and exit 2 with one line naming the flag
 // for bad values and for engine flags that mean nothing to this test. About 1 s.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -16,33 +12,16 @@
 #include <string>
 
 #include "montecarlo/brooker.hpp"
+#include "tests/support/cli.hpp"
 
 namespace mc = retrylab::montecarlo;
 
 namespace {
 
-struct Outcome {
-  int status;
-  std::string out;
-  std::string err;
-};
+using Outcome = retrylab::test::Child;
 
-// Runs `retrylab simulate --model brooker <args>` (args are fixed test strings, no quoting needed).
-Outcome run(const std::string& args) {
-  const std::string err_path = testing::TempDir() + "retrylab_brooker_cli_stderr_" + std::to_string(getpid()) + ".txt";
-  const std::string command = std::string(RETRYLAB_EXE) + " simulate " + args + " 2>" + err_path;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return {-1, "", "popen failed"};
-  std::string out;
-  std::array<char, 4096> buf{};
-  for (std::size_t n; (n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0;) out.append(buf.data(), n);
-  const int raw = pclose(pipe);
-  std::ifstream err_file(err_path);
-  std::stringstream err;
-  err << err_file.rdbuf();
-  std::remove(err_path.c_str());
-  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, out, err.str()};
-}
+// `retrylab simulate <args>` (args are fixed test strings, no quoting needed).
+Outcome run(const std::string& args) { return retrylab::test::run_cli("simulate " + args); }
 
 nlohmann::json run_json(const std::string& args) {
   const Outcome o = run("--model brooker " + args + " --json");

@@ -17,7 +17,9 @@
 #include "analytic/sleep.hpp"
 #include "montecarlo/atomic_file.hpp"
 #include "montecarlo/scenario.hpp"
-#include "subprocess.hpp"
+#include "tests/support/cli.hpp"
+#include "tests/support/golden.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using retrylab::test::Child;
@@ -27,12 +29,7 @@ namespace {
 
 using Args = std::vector<std::string>;
 
-fs::path fresh_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / fmt::format("retrylab_hostile_{}_{}", ::getpid(), name);
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+fs::path fresh_dir(const std::string& name) { return retrylab::test::fresh_dir("hostile-" + name); }
 
 // Exit `status`, and stderr is one line "retrylab: ..." holding `needle`.
 void expect_refused(const Args& args, int status, const std::string& needle, const std::string& stdout_path = "") {

@@ -10,41 +10,15 @@
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
-#include <unistd.h>
+
+#include "tests/support/cli.hpp"
+#include "tests/support/golden.hpp"
 
 namespace {
 
-struct Output {
-  int status;
-  std::string out, err;
-};
+using Output = retrylab::test::Child;
 
-Output run_cli(const std::string& args) {
-  // One stderr file per test process: ctest runs the tests of this file in parallel processes.
-  const std::string err_file = ::testing::TempDir() + "retrylab_cli_stderr_" + std::to_string(getpid()) + ".txt";
-  const std::string cmd = std::string(RETRYLAB_CLI) + " " + args + " 2>" + err_file;
-  FILE* p = popen(cmd.c_str(), "r");
-  Output o{-1, {}, {}};
-  if (!p) return o;
-  char buf[4096];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) o.out.append(buf, n);
-  const int st = pclose(p);
-  o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  std::ifstream e(err_file);
-  std::stringstream ss;
-  ss << e.rdbuf();
-  o.err = ss.str();
-  return o;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using retrylab::test::run_cli;
 
 struct Golden {
   const char* name;  // file under golden/
@@ -67,7 +41,7 @@ const Golden goldens[] = {
 };
 
 TEST(Golden, SameBytesWithOneAndTwoThreads) {
-  const bool update = std::getenv("RETRYLAB_UPDATE_GOLDEN") != nullptr;
+  const bool update = retrylab::test::update_golden();
   for (const auto& g : goldens) {
     SCOPED_TRACE(g.name);
     const auto one = run_cli(std::string("simulate ") + g.args + " --quiet --threads 1");
@@ -78,10 +52,10 @@ TEST(Golden, SameBytesWithOneAndTwoThreads) {
     EXPECT_EQ(one.err, "");  // stderr is not a terminal: no progress line
     const std::string path = std::string(RETRYLAB_GOLDEN_DIR) + "/" + g.name;
     if (update) {
-      std::ofstream(path, std::ios::binary) << one.out;
+      retrylab::test::spit(path, one.out);
       continue;
     }
-    const std::string expected = read_file(path);
+    const std::string expected = retrylab::test::slurp(path);
     ASSERT_FALSE(expected.empty()) << "missing " << path << " (RETRYLAB_UPDATE_GOLDEN=1 writes it)";
     EXPECT_EQ(one.out, expected) << "differs from " << path
                                  << " (if the change is intended: RETRYLAB_UPDATE_GOLDEN=1, review, commit)";

@@ -9,34 +9,16 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
-#include <unistd.h>
+
+#include "tests/support/cli.hpp"
+#include "tests/support/golden.hpp"
 
 namespace {
 
-struct Output {
-  int status;
-  std::string out, err;
-};
+using Output = retrylab::test::Child;
 
-Output run_cli(const std::string& args) {
-  // One stderr file per test process: ctest runs the tests of this file in parallel processes.
-  const std::string err_file = ::testing::TempDir() + "retrylab_server_cli_stderr_" + std::to_string(getpid()) + ".txt";
-  const std::string cmd = std::string(RETRYLAB_CLI) + " simulate " + args + " 2>" + err_file;
-  FILE* p = popen(cmd.c_str(), "r");
-  Output o{-1, {}, {}};
-  if (!p) return o;
-  char buf[4096];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) o.out.append(buf, n);
-  const int st = pclose(p);
-  o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  std::ifstream e(err_file);
-  std::stringstream ss;
-  ss << e.rdbuf();
-  o.err = ss.str();
-  return o;
-}
+// `retrylab simulate <args>` (args are fixed test strings).
+Output run_cli(const std::string& args) { return retrylab::test::run_cli("simulate " + args); }
 
 TEST(ServerCli, LimitCaseThroughTheCommandLine) {
   // 3 clients, limit 1, nojitter: 6 attempts, 3 rejected, makespan 4 (worked out in server_test.cpp).

@@ -14,6 +14,9 @@
 #include "papers/spec.hpp"
 #include "papers/study.hpp"
 
+#include "tests/support/golden.hpp"
+#include "tests/support/temp_dir.hpp"
+
 namespace retrylab::papers {
 namespace {
 
@@ -44,16 +47,10 @@ metrics = ["latency", "collapsed", "goodput", "reject_fraction", "latency_p99", 
   lock = true
 )";
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
-}
+using retrylab::test::slurp;
 
 TEST(Admission, SteadyLinesAreGroupedAndLabelledByServerConfiguration) {
-  const fs::path out = fs::temp_directory_path() / ("retrylab-papers-admission-" + std::to_string(::getpid()));
-  fs::remove_all(out);
+  const fs::path out = retrylab::test::fresh_path("papers-admission");
   StudyOptions o;
   o.out = out;
   o.threads = 2;

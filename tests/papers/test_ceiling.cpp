@@ -18,6 +18,9 @@
 #include "papers/spec.hpp"
 #include "papers/study.hpp"
 
+#include "tests/support/golden.hpp"
+#include "tests/support/temp_dir.hpp"
+
 namespace retrylab::papers {
 namespace {
 
@@ -78,12 +81,7 @@ metrics = ["latency", "collapsed", "goodput"]
   lock = true
 )";
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
-}
+using retrylab::test::slurp;
 
 // Text outputs (tables, gnuplot scripts, results store) by file name.
 std::map<std::string, std::string> text_outputs(const fs::path& dir) {
@@ -96,8 +94,7 @@ std::map<std::string, std::string> text_outputs(const fs::path& dir) {
 }
 
 fs::path run(int threads) {
-  const fs::path out = fs::temp_directory_path() / ("retrylab-papers-ceiling-" + std::to_string(::getpid()) + "-" + std::to_string(threads));
-  fs::remove_all(out);
+  const fs::path out = retrylab::test::fresh_path("papers-ceiling-" + std::to_string(threads));
   StudyOptions o;
   o.out = out;
   o.threads = threads;

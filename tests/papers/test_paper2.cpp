@@ -16,6 +16,9 @@
 #include "papers/spec.hpp"
 #include "papers/study.hpp"
 
+#include "tests/support/golden.hpp"
+#include "tests/support/temp_dir.hpp"
+
 #ifndef RETRYLAB_TEST_DIR
 #error "RETRYLAB_TEST_DIR must name tests/papers"
 #endif
@@ -169,25 +172,11 @@ TEST(Paper2Spec, OutOfRangeValuesAreErrors) {
 
 const fs::path test_dir = RETRYLAB_TEST_DIR;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
-}
+using retrylab::test::slurp;
 
-fs::path fresh_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("retrylab-paper2-" + name + "-" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+fs::path fresh_dir(const std::string& name) { return retrylab::test::fresh_dir("paper2-" + name); }
 
-std::map<std::string, std::string> all_files(const fs::path& dir) {
-  std::map<std::string, std::string> out;
-  for (const auto& e : fs::directory_iterator(dir)) out[e.path().filename().string()] = slurp(e.path());
-  return out;
-}
+using retrylab::test::all_files;
 
 StudyOptions options(const fs::path& out, int threads) {
   StudyOptions o;
@@ -211,23 +200,9 @@ TEST(Paper2Study, GoldenOutputsAndThreadIndependence) {
                         "classic.png", "amplification.md", "amplification.png", "budget.csv", "budget.png", "idempotency.tex",
                         "idempotency.png", "breaker.md", "breaker.png"})
     EXPECT_TRUE(a.count(f)) << f << " was not written";
-  const fs::path golden = test_dir / "golden_paper2";
-  const bool update = std::getenv("RETRYLAB_UPDATE_GOLDEN") != nullptr;
-  if (update) fs::create_directories(golden);
-  int compared = 0;
-  for (const auto& [name, bytes] : a) {
-    const std::string ext = fs::path(name).extension().string();
-    if (ext != ".md" && ext != ".csv" && ext != ".tex" && ext != ".gp" && ext != ".jsonl") continue;
-    if (update) {
-      std::ofstream(golden / name, std::ios::binary) << bytes;
-      continue;
-    }
-    ASSERT_TRUE(fs::exists(golden / name)) << name << " has no golden file; run with RETRYLAB_UPDATE_GOLDEN=1";
-    EXPECT_EQ(bytes, slurp(golden / name)) << name << " differs from " << (golden / name)
-                                           << "; if the change is intended, rerun with RETRYLAB_UPDATE_GOLDEN=1 and review the diff";
-    ++compared;
-  }
-  if (!update) {
+  const int compared =
+      retrylab::test::expect_goldens(a, test_dir / "golden_paper2", {".md", ".csv", ".tex", ".gp", ".jsonl"});
+  if (!retrylab::test::update_golden()) {
     EXPECT_GE(compared, 30);
   }
 }

@@ -12,25 +12,18 @@
 #include "analytic/error.hpp"
 #include "papers/store.hpp"
 
+#include "tests/support/golden.hpp"
+#include "tests/support/temp_dir.hpp"
+
 namespace fs = std::filesystem;
 using retrylab::InputError;
 using retrylab::papers::ResultsStore;
 
 namespace {
 
-fs::path fresh(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("retrylab_store_" + std::to_string(::getpid()) + "_" + name);
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+fs::path fresh(const std::string& name) { return retrylab::test::fresh_dir("store-" + name); }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
-}
+using retrylab::test::slurp;
 
 const nlohmann::json header = {{"study", "t"}, {"scale", "quick"}, {"certificate", "b1-quick-7"}};
 

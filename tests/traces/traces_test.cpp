@@ -13,6 +13,9 @@
 #include "montecarlo/trace.hpp"
 #include "validation/trace_check.hpp"
 
+#include "tests/support/golden.hpp"
+#include "tests/support/temp_dir.hpp"
+
 namespace {
 
 using retrylab::InputError;
@@ -23,16 +26,13 @@ using retrylab::validation::CheckVerdict;
 using retrylab::validation::check_trace;
 using retrylab::validation::TraceReport;
 
+// One folder per test process, emptied once when first used.
 std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("retrylab_traces_test_" + std::to_string(::getpid()) + "_" + name)).string();
+  static const std::filesystem::path dir = retrylab::test::fresh_dir("traces");
+  return (dir / name).string();
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using retrylab::test::slurp;
 
 std::string write(const Scenario& s, std::uint64_t seed, std::int64_t runs, const std::string& name) {
   const std::string path = temp_path(name);

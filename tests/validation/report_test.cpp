@@ -11,8 +11,12 @@
 #include <string>
 
 #include "validation/certificate.hpp"
+#include "validation/escape.hpp"
 #include "validation/report.hpp"
 #include "validation/suite.hpp"
+
+#include "tests/support/golden.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace rv = retrylab::validation;
 namespace fs = std::filesystem;
@@ -60,16 +64,10 @@ std::vector<std::string> lines(const std::string& text) {
   return out;
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
+using retrylab::test::slurp;
 
-fs::path fresh_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("retrylab-validation-test-" + name + "-" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  return d;
-}
+// Absent: the writers create it.
+fs::path fresh_dir(const std::string& name) { return retrylab::test::fresh_path("validation-" + name); }
 
 }  // namespace
 
@@ -163,4 +161,15 @@ TEST(Certificate, RoundTripPrefersFullAndIgnoresFailures) {
   EXPECT_EQ(found->cases.size(), 2u);
   ::unsetenv("RETRYLAB_CERTIFICATE_DIR");
   fs::remove_all(d);
+}
+
+// The one escaper, both flavours (validation/escape.hpp): the validation tables escape every LaTeX
+// special and spell ≤ as \le; the study tables escape & % _ # $ only and spell ≤ as \leq.
+TEST(Escape, LatexFlavoursAndCsvQuoting) {
+  const std::string text = "10^9 ≤ λ_1 & {x} – 5%";
+  EXPECT_EQ(rv::latex_escape(text), "10\\textasciicircum{}9 $\\le$ $\\lambda$\\_1 \\& \\{x\\} -- 5\\%");
+  EXPECT_EQ(rv::latex_escape(text, rv::LatexFlavour::study), "10^9 $\\leq$ $\\lambda$\\_1 \\& {x} -- 5\\%");
+  EXPECT_EQ(rv::latex_escape("a<b>c\\"), "a$<$b$>$c\\textbackslash{}");
+  EXPECT_EQ(rv::csv_field("plain"), "plain");
+  EXPECT_EQ(rv::csv_field("a,\"b\""), "\"a,\"\"b\"\"\"");
 }

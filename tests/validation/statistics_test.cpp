@@ -5,6 +5,8 @@
 #include <algorithm>
 
 #include <cmath>
+#include <limits>
+#include <numbers>
 #include <vector>
 
 #include "analytic/error.hpp"
@@ -27,6 +29,22 @@ TEST(Statistics, StudentTwoSidedQuantiles) {
   // The t multiplier exceeds z and tends to it as df grows.
   EXPECT_GT(rv::t_two_sided(1e-5, 31), rv::z_two_sided(1e-5));
   EXPECT_NEAR(rv::t_two_sided(1e-5, 1e7), rv::z_two_sided(1e-5), 1e-5);
+}
+
+// P(|T| > t) in closed form where Student's t has one: df = 1 is Cauchy, P(|T| > t) = 1 − (2/π)·atan t;
+// df = 2: P(|T| > t) = 1 − t/√(t² + 2). And the p-value inverts the quantile (Boost both ways).
+TEST(Statistics, StudentTwoSidedPValues) {
+  const double eps = std::numeric_limits<double>::epsilon();
+  EXPECT_NEAR(rv::t_two_sided_p(1.0, 1), 0.5, 8 * eps);
+  EXPECT_NEAR(rv::t_two_sided_p(3.0, 1), 1.0 - 2.0 / std::numbers::pi * std::atan(3.0), 8 * eps);
+  EXPECT_NEAR(rv::t_two_sided_p(2.0, 2), 1.0 - 2.0 / std::sqrt(6.0), 8 * eps);
+  EXPECT_EQ(rv::t_two_sided_p(0.0, 5), 1.0);
+  EXPECT_EQ(rv::t_two_sided_p(-2.0, 2), rv::t_two_sided_p(2.0, 2));  // two-sided: |t|
+  EXPECT_EQ(rv::t_two_sided_p(std::numeric_limits<double>::infinity(), 3), 0.0);
+  for (double alpha : {0.05, 1e-3, 1e-8})
+    for (double df : {1.0, 4.0, 63.0}) EXPECT_NEAR(rv::t_two_sided_p(rv::t_two_sided(alpha, df), df) / alpha, 1.0, 1e-9);
+  EXPECT_THROW(rv::t_two_sided_p(1.0, 0.5), retrylab::InputError);
+  EXPECT_THROW(rv::t_two_sided_p(std::nan(""), 3), retrylab::InputError);
 }
 
 TEST(Statistics, BonferroniSplit) {

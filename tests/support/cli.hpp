@@ -1,7 +1,8 @@
 #pragma once
-// Runs the retrylab executable as a child process with an exact argument vector (no shell), its
-// stdout to a file (or a given path such as /dev/full), its stderr captured, killed after a timeout.
-// For the hostile-input tests and the random-argument property.
+// The one way tests run the retrylab executable (RETRYLAB_EXE, defined by tests/support): as a child
+// process, stdout to a file (or a given path such as /dev/full), stderr captured, killed after a
+// timeout. run_child takes an exact argument vector (no shell: hostile input, random arguments);
+// run_cli a command line of fixed test strings, through /bin/sh (redirections allowed).
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -10,11 +11,12 @@
 
 #include <chrono>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
+
+#include "tests/support/golden.hpp"
 
 namespace retrylab::test {
 
@@ -25,22 +27,14 @@ struct Child {
   std::string out, err;  // stdout (unless redirected elsewhere) and stderr
 };
 
-inline std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
-}
-
-// stdout_path empty: captured into Child::out. cwd: the child's working folder ("" = ours).
-inline Child run_child(const std::vector<std::string>& args, double timeout_s = 60.0, const std::string& stdout_path = "",
-                       const std::string& cwd = "") {
+// Runs full[0] (a path) with arguments full[1..]. stdout_path empty: captured into Child::out.
+// cwd: the child's working folder ("" = ours).
+inline Child spawn_child(std::vector<std::string> full, double timeout_s, const std::string& stdout_path,
+                         const std::string& cwd) {
   static int serial = 0;
   const std::string base = "/tmp/retrylab_child_" + std::to_string(::getpid()) + "_" + std::to_string(serial++);
   const std::string out_path = stdout_path.empty() ? base + ".out" : stdout_path;
   const std::string err_path = base + ".err";
-  std::vector<std::string> full{RETRYLAB_EXE};
-  full.insert(full.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& a : full) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -83,6 +77,19 @@ inline Child run_child(const std::vector<std::string>& args, double timeout_s = 
   c.err = slurp(err_path);
   std::remove(err_path.c_str());
   return c;
+}
+
+// retrylab ARGS..., exactly these arguments.
+inline Child run_child(const std::vector<std::string>& args, double timeout_s = 60.0, const std::string& stdout_path = "",
+                       const std::string& cwd = "") {
+  std::vector<std::string> full{RETRYLAB_EXE};
+  full.insert(full.end(), args.begin(), args.end());
+  return spawn_child(std::move(full), timeout_s, stdout_path, cwd);
+}
+
+// `retrylab COMMAND_LINE` through /bin/sh: COMMAND_LINE is fixed test text (no quoting is added).
+inline Child run_cli(const std::string& command_line, double timeout_s = 600.0) {
+  return spawn_child({"/bin/sh", "-c", std::string(RETRYLAB_EXE) + " " + command_line}, timeout_s, "", "");
 }
 
 }  // namespace retrylab::test

@@ -1,0 +1,62 @@
+#pragma once
+// TraceReader: the syntax and order of an attempt trace (docs/traces.md), in one streaming pass.
+// The constructor reads the header (CSV "# key=value" comments and the column line, or a JSON
+// header object) into the declared scenario; read() then hands every record, in order, to a
+// RecordSink. Invariants it enforces before a sink sees a record: lines are at most 64 KiB; runs
+// never decrease and no row follows its run's end; within a run rows come in order of `end`; a
+// run index stays below the header's runs=R. Anything else throws InputError("line N: field", ...).
+// The reader knows nothing of the rules: what a trace must satisfy is the sinks' business.
+#include <cstdint>
+#include <istream>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "montecarlo/scenario.hpp"
+#include "validation/trace/record.hpp"
+
+namespace retrylab::validation::trace {
+
+// Receives a trace's records in order. begin_run comes before the first record of a run, end_run
+// once per run: with the run_end record, or empty when the trace has none for that run.
+class RecordSink {
+ public:
+  virtual ~RecordSink() = default;
+  virtual void begin_run(std::int64_t run, std::int64_t line) = 0;
+  virtual void row(const Row& r, std::int64_t line, std::string_view text) = 0;
+  virtual void end_run(const std::optional<RunEnd>& stop) = 0;
+};
+
+struct TraceHeader {
+  montecarlo::Scenario declared;
+  std::uint64_t seed = 0;
+  bool json = false;                // JSON lines, else CSV
+  std::size_t columns = 9;          // CSV: 9 under the full column line, 8 without burst
+  std::optional<std::int64_t> runs; // the header's runs=R
+  std::int64_t line = 1;            // the header's last line
+};
+
+struct ReadCounts {
+  std::int64_t rows = 0, runs = 0;
+};
+
+class TraceReader {
+ public:
+  explicit TraceReader(std::istream& in);  // reads the header
+  const TraceHeader& header() const noexcept { return header_; }
+  ReadCounts read(RecordSink& sink);       // the body, to its end
+
+ private:
+  bool next_line();
+  void read_csv_header(std::map<std::string, std::string>& kv, std::map<std::string, std::int64_t>& key_line);
+  void read_json_header(std::map<std::string, std::string>& kv);
+  bool parse_record(std::optional<Row>& row, std::optional<RunEnd>& stop);
+
+  std::streambuf* in_;
+  std::string line_;
+  std::int64_t n_ = 0;
+  TraceHeader header_;
+};
+
+}  // namespace retrylab::validation::trace

@@ -1,0 +1,40 @@
+#pragma once
+// The records of an attempt trace (docs/traces.md) as the reader hands them to the rules: one
+// attempt row, or the end of a run. Invariants: a Row's times are finite; `sleep` is meaningful
+// only when `has_sleep` (retry >= 1); rows of a run arrive in order of `end`.
+// Also the tolerance every rule compares times with, and the one way a malformed trace is reported.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <fmt/format.h>
+#include <limits>
+#include <string>
+
+#include "analytic/error.hpp"
+
+namespace retrylab::validation::trace {
+
+inline constexpr double inf = std::numeric_limits<double>::infinity();
+// Timestamps are printed shortest-round-trip; external ones may be rounded.
+inline constexpr double rel_tol = 1e-9;
+
+inline double tol(double x) { return rel_tol * std::max(1.0, std::fabs(x)); }
+
+// A malformed trace: InputError whose field reads "line N: <field>".
+[[noreturn]] inline void malformed(std::int64_t line, const std::string& field, const std::string& message) {
+  throw InputError(fmt::format("line {}: {}", line, field), message);
+}
+
+struct Row {
+  std::int64_t run = 0, client = 0, retry = 0;
+  double arrival = 0, start = 0, end = 0, sleep = 0;
+  bool success = false, has_sleep = false, burst = false;
+};
+
+struct RunEnd {
+  std::int64_t run = 0;
+  std::string stop;
+  double stop_time = 0;
+};
+
+}  // namespace retrylab::validation::trace

@@ -1,0 +1,34 @@
+#pragma once
+// ServerRules: what the declared server options (montecarlo/server_engine.hpp) do to the trace
+// rules: which hold as they are, which hold in a generalised form, and which do not hold (the
+// reason, shown as "n/a", is the non-empty *_na string). Rows are the client's view: start = send,
+// end = when the outcome (or the client's timeout) reached the client. Without server options
+// every field gives the version-1 rules. A value computed once from the scenario; never changes.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "montecarlo/scenario.hpp"
+#include "validation/trace/record.hpp"
+
+namespace retrylab::validation::trace {
+
+struct ServerRules {
+  explicit ServerRules(const montecarlo::Scenario& s);
+
+  bool any = false, rejects = false, instant_reject = false, deterministic = true, exact = false;
+  bool strategies_mix = false, retry_after_fixed = true, only_rows = false, lock = false;
+  double timeout = inf;
+  std::int64_t max_attempts = 0;
+  double success_min = 1, failure_min = 1, success_value = 1, max_duration = inf, retry_after_max = 0;
+  std::vector<double> failure_values;
+  std::string duration_na, overlap_na, spacing_na, idle_na, lock_na, ks_na, sequence_na, vanish_na;
+  std::string fields;  // the server options as canonical() writes them, "rows=4 lock=on"
+
+ private:
+  void durations(const montecarlo::Scenario& s);
+  void model_rules(const montecarlo::Scenario& s);
+  void client_rules(const montecarlo::Scenario& s);
+};
+
+}  // namespace retrylab::validation::trace
