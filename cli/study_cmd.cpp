@@ -14,6 +14,7 @@
 
 #include "analytic/error.hpp"
 #include "cli/common.hpp"
+#include "papers/published.hpp"
 #include "papers/spec.hpp"
 #include "papers/store.hpp"
 #include "papers/study.hpp"
@@ -222,6 +223,8 @@ int run_study_command(const StudyFlags& f, bool reproduce) {
 #else
     const auto outcome = papers::run_study(spec, opt);
 #endif
+    if (reproduce && fs::exists(fs::path(f.target) / "published.toml"))  // the paper's statements beside the results
+      papers::render_published(fs::path(f.target) / "published.toml", spec, out);
     if (reproduce) render_readme(fs::path(f.target) / "README.template.md", out, spec, *cert);
     if (!f.quiet)
       std::fprintf(stderr, "retrylab: %s (%s scale): %lld points run, %lld resumed, %zu files in %s (%.1f s)\n",
