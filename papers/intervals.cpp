@@ -94,7 +94,9 @@ Estimate for_metric(std::string_view metric, const nlohmann::json& e) {
     case Quantity::count: {
       const double m = num(e, "mean"), sd = num(e, "sd");
       if (!std::isfinite(m) || n <= 0) return {m, nan, nan};
-      const Estimate p = poisson_mean(m * static_cast<double>(n), n);
+      if (m > 0.0 && !(sd > 0.0)) return {m, m, m};  // every run the same count (e.g. capped): no spread
+      Estimate p = poisson_mean(m * static_cast<double>(n), n);
+      p.mean = m;  // the recorded mean, not total / n re-rounded
       if (!(sd * sd > m)) return p;  // Poisson-like or underdispersed: the exact interval
       const Estimate l = log_scale(m, sd, n);  // overdispersed: the wider of the two
       return {m, std::min(p.lo, l.lo), std::max(p.hi, l.hi)};

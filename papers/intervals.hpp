@@ -4,7 +4,8 @@
 // interval on the total, widened to the log-scale interval when the runs are overdispersed; a mean of
 // per-run fractions a logit-scale interval; any other non-negative mean (latency, drain time, work)
 // a log-scale interval. Invariant: every bound is >= 0, and a fraction's bounds lie in [0, 1]; a
-// degenerate sample (n < 2 or sd = 0) gives [mean, mean], as the summary's own interval does.
+// degenerate sample (n < 2 or sd = 0) gives [mean, mean], as the summary's own interval does,
+// except a count of zero in every run, which keeps its exact Poisson upper bound (−ln 0.025 / n).
 #include <cstdint>
 #include <string_view>
 

@@ -151,10 +151,15 @@ std::vector<fs::path> write_table(const Table& t, const fs::path& dir, const std
   tex += "\\bottomrule\n\\end{tabular}\n";
   for (const auto& n : t.notes) tex += "% " + n + "\n";
   tex += "\\end{table}\n";
-  // CSV: numbers in full precision, an estimate as three columns.
+  // CSV: numbers in full precision, an estimate as three columns. A column is an estimate column
+  // when any row holds one there; another cell in it gets empty lo and hi, so rows stay aligned.
+  std::vector<bool> est_col(t.columns.size(), false);
+  for (const auto& row : t.rows)
+    for (std::size_t i = 0; i < row.size() && i < est_col.size(); ++i)
+      if (std::holds_alternative<Estimate>(row[i])) est_col[i] = true;
   std::vector<std::string> head;
   for (std::size_t i = 0; i < t.columns.size(); ++i) {
-    const bool est = !t.rows.empty() && std::holds_alternative<Estimate>(t.rows.front()[i]);
+    const bool est = est_col[i];
     head.push_back(csv_field(t.columns[i]));
     if (est) {
       head.push_back(csv_field(t.columns[i] + " lo"));
@@ -167,14 +172,16 @@ std::vector<fs::path> write_table(const Table& t, const fs::path& dir, const std
   csv += "\n";
   for (const auto& row : t.rows) {
     std::string line;
-    for (const auto& c : row) {
-      if (!line.empty()) line += ",";
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      const Cell& c = row[i];
+      if (i > 0) line += ",";
       if (auto s = std::get_if<std::string>(&c)) line += csv_field(*s);
       else if (auto d = std::get_if<double>(&c)) line += csv_number(*d);
       else {
         const auto& e = std::get<Estimate>(c);
         line += csv_number(e.mean) + "," + csv_number(e.lo) + "," + csv_number(e.hi);
       }
+      if (i < est_col.size() && est_col[i] && !std::holds_alternative<Estimate>(c)) line += ",,";
     }
     csv += line + "," + csv_field(cert) + "\n";
   }
