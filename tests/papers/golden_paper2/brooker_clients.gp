@@ -2,7 +2,7 @@
 # validation certificate: test-certificate
 set label 999 "validation certificate test-certificate" at screen 1, screen 0 left rotate by 90 offset -0.7,0.5 font ",7" textcolor rgb "#777777"
 $d0 << EOD
-5 15 10.941102929411487 20.071180165652937
+5 15 15 15
 10 46 38.645637226023005 54.34657726790505
 20 147.33333333333334 133.91643045518842 161.73043411668166
 EOD
