@@ -197,3 +197,25 @@ TEST(Published, ABadStatementIsRefusedNamingItsKey) {
 }
 
 }  // namespace
+
+namespace {
+
+// A table whose first row has no estimate in a column that later rows estimate: the CSV header
+// still names the column's lo and hi, and every row has as many fields as the header.
+TEST(Tables, AnEstimateColumnIsKnownFromAnyRowNotOnlyTheFirst) {
+  const fs::path dir = fs::temp_directory_path() / ("retrylab_table_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  Table t{"t", "t", {"name", "latency"}, {{std::string("a"), std::string("none finished")}, {std::string("b"), Estimate{2, 1, 3}}}, {}};
+  write_table(t, dir, {"c"});
+  std::ifstream in(dir / "t.csv");
+  std::string head, first, second;
+  std::getline(in, head);
+  std::getline(in, first);
+  std::getline(in, second);
+  fs::remove_all(dir);
+  EXPECT_EQ(head, "name,latency,latency lo,latency hi,certificate");
+  EXPECT_EQ(first, "a,none finished,,,c");
+  EXPECT_EQ(second, "b,2,1,3,c");
+}
+
+}  // namespace
