@@ -196,6 +196,8 @@ int run_study_command(const StudyFlags& f, bool reproduce) {
       if (out.empty()) out = default_reproduce_out(f.target);
     }
     const papers::StudySpec spec = papers::parse_study_file(spec_file, f.scale);
+    if (reproduce && fs::exists(fs::path(f.target) / "published.toml"))  // before the run, not after it
+      papers::check_statements(fs::path(f.target) / "published.toml", spec);
     if (out.empty()) out = fs::path("out") / spec.name / spec.scale;
     require_writable_folder(reproduce ? "--out (default: the paper folder)" : "--out", out.string());
     // The gate runs on rank 0 only; its decision goes to every rank.

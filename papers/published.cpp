@@ -41,6 +41,7 @@ struct Reading {
 };
 
 struct Statement {
+  std::int64_t line = 0;  // in the statements file, for errors
   std::string id, statement, quote, published_text, compare = "equal", untested;
   double published = nan, half_width = nan;
   Query query;
@@ -55,6 +56,19 @@ struct Value {
 
 [[noreturn]] void bad(const std::string& id, const std::string& key, const std::string& rule) {
   throw InputError(fmt::format("statement {}: {}", id, key), rule);
+}
+
+// Runs f(); an InputError it throws is reported against the statements file and line.
+template <class F>
+auto at_line(const fs::path& file, std::int64_t line, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const SpecError&) {
+    throw;
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    throw SpecError(e.field(), what.size() > e.field().size() ? what.substr(e.field().size() + 1) : what, file.string(), line);
+  }
 }
 
 std::string node_text(const toml::node& n) {
@@ -132,6 +146,8 @@ void parse_published(Statement& s, const std::string& text) {
   }
 }
 
+Statement parse_statement(const toml::table& t, std::size_t index);
+
 std::vector<Statement> load(const fs::path& file) {
   toml::table root;
   try {
@@ -144,29 +160,35 @@ std::vector<Statement> load(const fs::path& file) {
   if (!arr) throw InputError(file.string(), "must hold [[statement]] tables");
   for (const auto& n : *arr) {
     const toml::table& t = *n.as_table();
-    Statement s;
-    s.id = t["id"].value<std::string>().value_or("");
-    if (s.id.empty()) throw InputError(file.string(), fmt::format("statement {} has no id", out.size() + 1));
-    s.statement = t["statement"].value<std::string>().value_or("");
-    s.quote = t["quote"].value<std::string>().value_or("");
-    s.compare = t["compare"].value<std::string>().value_or("equal");
-    if (s.compare != "equal" && s.compare != "below" && s.compare != "above")
-      bad(s.id, "compare", "must be equal, below or above (got " + s.compare + ")");
-    s.untested = t["untested"].value<std::string>().value_or("");
-    if (const toml::node* p = t.get("published")) s.published_text = node_text(*p);
-    parse_published(s, s.published_text);
-    if (auto w = t["within"].value<double>()) s.half_width = *w;
-    parse_query(s.id, t, s.query);
-    if (s.untested.empty() && s.query.sweep.empty()) bad(s.id, "sweep", "must name a sweep of study.toml (or give untested = reason)");
-    if (const toml::array* rs = t["reading"].as_array())
-      for (const auto& rn : *rs) {
-        Reading r{rn.as_table()->at("label").value<std::string>().value_or(""), s.query};
-        parse_query(s.id, *rn.as_table(), r.query);
-        s.readings.push_back(std::move(r));
-      }
-    out.push_back(std::move(s));
+    const auto line = static_cast<std::int64_t>(n.source().begin.line);
+    out.push_back(at_line(file, line, [&] { return parse_statement(t, out.size()); }));
+    out.back().line = line;
   }
   return out;
+}
+
+Statement parse_statement(const toml::table& t, std::size_t index) {
+  Statement s;
+  s.id = t["id"].value<std::string>().value_or("");
+  if (s.id.empty()) throw InputError(fmt::format("statement {}", index + 1), "has no id");
+  s.statement = t["statement"].value<std::string>().value_or("");
+  s.quote = t["quote"].value<std::string>().value_or("");
+  s.compare = t["compare"].value<std::string>().value_or("equal");
+  if (s.compare != "equal" && s.compare != "below" && s.compare != "above")
+    bad(s.id, "compare", "must be equal, below or above (got " + s.compare + ")");
+  s.untested = t["untested"].value<std::string>().value_or("");
+  if (const toml::node* p = t.get("published")) s.published_text = node_text(*p);
+  parse_published(s, s.published_text);
+  if (auto w = t["within"].value<double>()) s.half_width = *w;
+  parse_query(s.id, t, s.query);
+  if (s.untested.empty() && s.query.sweep.empty()) bad(s.id, "sweep", "must name a sweep of study.toml (or give untested = reason)");
+  if (const toml::array* rs = t["reading"].as_array())
+    for (const auto& rn : *rs) {
+      Reading r{rn.as_table()->at("label").value<std::string>().value_or(""), s.query};
+      parse_query(s.id, *rn.as_table(), r.query);
+      s.readings.push_back(std::move(r));
+    }
+  return s;
 }
 
 // ---- The results of one study, indexed by sweep ----
@@ -478,11 +500,24 @@ PublishedRow evaluate(const Statement& s, const Results& r) {
 
 }  // namespace
 
+void check_statements(const fs::path& statements, const StudySpec& spec) {
+  const auto known = [&](const std::string& name) {
+    return std::any_of(spec.sweeps.begin(), spec.sweeps.end(), [&](const SweepSpec& s) { return s.name == name; });
+  };
+  for (const auto& s : load(statements))
+    at_line(statements, s.line, [&] {
+      if (!s.untested.empty()) return;
+      if (!known(s.query.sweep)) bad(s.id, "sweep", "names no sweep of the study (got " + s.query.sweep + ")");
+      for (const auto& r : s.readings)
+        if (!known(r.query.sweep)) bad(s.id, "reading sweep", "names no sweep of the study (got " + r.query.sweep + ")");
+    });
+}
+
 std::vector<PublishedRow> compute_published(const fs::path& statements, const StudySpec& spec, const fs::path& dir) {
   const auto list = load(statements);
   const Results results(spec, dir);
   std::vector<PublishedRow> rows;
-  for (const auto& s : list) rows.push_back(evaluate(s, results));
+  for (const auto& s : list) rows.push_back(at_line(statements, s.line, [&] { return evaluate(s, results); }));
   return rows;
 }
 

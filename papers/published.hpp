@@ -33,6 +33,10 @@ struct PublishedRow {
   std::string reason;
 };
 
+// Reads `statements` and checks that every sweep it names is one of `spec`'s (InputError if not),
+// so that a typo is reported before a study runs, not after.
+void check_statements(const std::filesystem::path& statements, const StudySpec& spec);
+
 // Computes every statement of `statements` (published.toml) from DIR/results.jsonl of `spec`.
 std::vector<PublishedRow> compute_published(const std::filesystem::path& statements, const StudySpec& spec,
                                             const std::filesystem::path& dir);

@@ -194,6 +194,12 @@ TEST(Published, ABadStatementIsRefusedNamingItsKey) {
                retrylab::InputError);
   EXPECT_THROW(f.run("[[statement]]\nid = \"x\"\npublished = \"about seven\"\nsweep = \"classic\"\n"), retrylab::InputError);
   EXPECT_THROW(f.run("[[statement]]\nid = \"x\"\npublished = \"7\"\nsweep = \"nope\"\nmetric = \"latency\"\n"), retrylab::InputError);
+  // check_statements catches an unknown sweep without any results, as reproduce does before running.
+  std::ofstream(f.dir / "published.toml") << "[[statement]]\nid = \"x\"\npublished = \"7\"\nsweep = \"classic\"\n"
+                                             "metric = \"latency\"\n  [[statement.reading]]\n  label = \"l\"\n  sweep = \"nope\"\n";
+  EXPECT_THROW(check_statements(f.dir / "published.toml", f.spec), retrylab::InputError);
+  std::ofstream(f.dir / "published.toml") << "[[statement]]\nid = \"x\"\npublished = \"7\"\nsweep = \"classic\"\nmetric = \"latency\"\n";
+  EXPECT_NO_THROW(check_statements(f.dir / "published.toml", f.spec));
 }
 
 }  // namespace
