@@ -16,6 +16,7 @@
 #include "analytic/error.hpp"
 #include "cli/common.hpp"
 #include "papers/gate.hpp"
+#include "papers/published.hpp"
 #include "papers/readme.hpp"
 #include "papers/spec.hpp"
 #include "papers/store.hpp"
@@ -116,6 +117,8 @@ int run_study_command(const StudyFlags& f, bool reproduce) {
       if (out.empty()) out = default_reproduce_out(f.target);
     }
     const papers::StudySpec spec = papers::parse_study_file(spec_file, f.scale);
+    if (reproduce && fs::exists(fs::path(f.target) / "published.toml"))  // before the run, not after it
+      papers::check_statements(fs::path(f.target) / "published.toml", spec);
     if (out.empty()) out = fs::path("out") / spec.name / spec.scale;
     require_writable_folder(reproduce ? "--out (default: the paper folder)" : "--out", out.string());
     // The gate runs on rank 0 only; its decision goes to every rank.
@@ -148,6 +151,8 @@ int run_study_command(const StudyFlags& f, bool reproduce) {
 #else
     const auto outcome = papers::run_study(spec, opt);
 #endif
+    if (reproduce && fs::exists(fs::path(f.target) / "published.toml"))  // the paper's statements beside the results
+      papers::render_published(fs::path(f.target) / "published.toml", spec, out);
     if (reproduce) papers::render_readme(fs::path(f.target) / "README.template.md", out, spec, *cert);
     if (!f.quiet)
       std::fprintf(stderr, "retrylab: %s (%s scale): %lld points run, %lld resumed, %zu files in %s (%.1f s)\n",

@@ -135,11 +135,16 @@ std::string latex_table(const Table& t, const std::string& cert) {
   return tex;
 }
 
-// CSV: numbers in full precision, an estimate as three columns.
+// CSV: numbers in full precision, an estimate as three columns. A column is an estimate column
+// when any row holds one there; another cell in it gets empty lo and hi, so rows stay aligned.
 std::string csv_table(const Table& t, const std::string& cert) {
+  std::vector<bool> est_col(t.columns.size(), false);
+  for (const auto& row : t.rows)
+    for (std::size_t i = 0; i < row.size() && i < est_col.size(); ++i)
+      if (std::holds_alternative<Estimate>(row[i])) est_col[i] = true;
   std::vector<std::string> head;
   for (std::size_t i = 0; i < t.columns.size(); ++i) {
-    const bool est = !t.rows.empty() && std::holds_alternative<Estimate>(t.rows.front()[i]);
+    const bool est = est_col[i];
     head.push_back(csv_field(t.columns[i]));
     if (est) {
       head.push_back(csv_field(t.columns[i] + " lo"));
@@ -150,12 +155,17 @@ std::string csv_table(const Table& t, const std::string& cert) {
   std::string csv = validation::csv_row(head);
   for (const auto& row : t.rows) {
     std::vector<std::string> fields;
-    for (const auto& c : row) {
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      const Cell& c = row[i];
       if (auto s = std::get_if<std::string>(&c)) fields.push_back(csv_field(*s));
       else if (auto d = std::get_if<double>(&c)) fields.push_back(csv_number(*d));
       else {
         const auto& e = std::get<Estimate>(c);
         for (double x : {e.mean, e.lo, e.hi}) fields.push_back(csv_number(x));
+      }
+      if (i < est_col.size() && est_col[i] && !std::holds_alternative<Estimate>(c)) {
+        fields.emplace_back();  // empty lo and hi
+        fields.emplace_back();
       }
     }
     fields.push_back(csv_field(cert));

@@ -17,6 +17,7 @@
 #include "analytic/sleep.hpp"
 #include "montecarlo/brooker.hpp"
 #include "montecarlo/dependency.hpp"
+#include "papers/intervals.hpp"
 #include "papers/render.hpp"
 
 namespace retrylab::papers {
@@ -42,10 +43,8 @@ const json& metric(const json& rec, const std::string& m) {
 double mean_of(const json& rec, const std::string& m) { return jnum(metric(rec, m).at("mean")); }
 double frac_of(const json& rec, const std::string& m) { return jnum(metric(rec, m).at("fraction")); }
 std::int64_t n_of(const json& rec, const std::string& m) { return metric(rec, m).at("n").get<std::int64_t>(); }
-Estimate est_of(const json& rec, const std::string& m) {
-  const json& j = metric(rec, m);
-  return {jnum(j.at("mean")), jnum(j.at("ci95")[0]), jnum(j.at("ci95")[1])};
-}
+// The interval respects the quantity (papers/intervals.hpp): no negative bound for a non-negative one.
+Estimate est_of(const json& rec, const std::string& m) { return intervals::for_metric(m, metric(rec, m)); }
 std::int64_t runs_of(const json& rec) { return rec.at("runs").get<std::int64_t>(); }
 
 std::string name(Model m) { return std::string(to_string(m)); }

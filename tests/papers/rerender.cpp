@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <exception>
 
+#include <filesystem>
+
+#include "papers/published.hpp"
 #include "papers/spec.hpp"
 #include "papers/study.hpp"
 
@@ -15,7 +18,10 @@ int main(int argc, char** argv) {
   }
   try {
     const auto spec = retrylab::papers::parse_study_file(argv[1], argv[2]);
-    const auto files = retrylab::papers::render_study(spec, argv[3]);
+    auto files = retrylab::papers::render_study(spec, argv[3]);
+    const auto statements = std::filesystem::path(argv[1]).parent_path() / "published.toml";  // as `reproduce` does
+    if (std::filesystem::exists(statements))
+      for (auto& f : retrylab::papers::render_published(statements, spec, argv[3])) files.push_back(f);
     std::fprintf(stderr, "retrylab_rerender: %zu files in %s\n", files.size(), argv[3]);
     return 0;
   } catch (const std::exception& e) {

@@ -1,0 +1,227 @@
+// papers/intervals.hpp against known values, and papers/published.hpp on a small hand-made results
+// store: each measure, each verdict, the reason from another reading, the grid-edge flag and the
+// refusal of a bad statements file. Deterministic (no simulation).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <unistd.h>
+
+#include "analytic/error.hpp"
+#include "papers/intervals.hpp"
+#include "papers/published.hpp"
+
+namespace fs = std::filesystem;
+using namespace retrylab::papers;
+using nlohmann::json;
+
+namespace {
+
+TEST(Intervals, WilsonAndClopperPearsonMatchTheirClosedForms) {
+  const Estimate w = intervals::wilson(0, 20);  // upper = z²/(n+z²)
+  const double z = 1.959963984540054;
+  EXPECT_EQ(w.lo, 0.0);
+  EXPECT_NEAR(w.hi, z * z / (20 + z * z), 1e-12);
+  const Estimate cp = intervals::clopper_pearson(0, 20);  // upper = 1 − (α/2)^(1/n)
+  EXPECT_EQ(cp.lo, 0.0);
+  EXPECT_NEAR(cp.hi, 1.0 - std::pow(0.025, 1.0 / 20.0), 1e-10);
+  const Estimate all = intervals::clopper_pearson(20, 20);
+  EXPECT_NEAR(all.lo, std::pow(0.025, 1.0 / 20.0), 1e-10);
+  EXPECT_EQ(all.hi, 1.0);
+}
+
+TEST(Intervals, PoissonIsGarwoodsExactInterval) {
+  const Estimate zero = intervals::poisson_mean(0, 1);  // upper = −ln(0.025)
+  EXPECT_EQ(zero.lo, 0.0);
+  EXPECT_NEAR(zero.hi, -std::log(0.025), 1e-9);
+  const Estimate ten = intervals::poisson_mean(10, 2);  // published table: [4.7954, 18.3904] for k = 10
+  EXPECT_NEAR(ten.mean, 5.0, 1e-12);
+  EXPECT_NEAR(ten.lo, 4.7954 / 2, 1e-4);
+  EXPECT_NEAR(ten.hi, 18.3904 / 2, 1e-4);
+}
+
+TEST(Intervals, SkewedMeansGetPositiveBoundsAndFractionsStayInTheUnitInterval) {
+  // A latency whose normal interval would be [−8.8, 63] (steady_latency, collision, load 0.5).
+  const Estimate l = intervals::log_scale(27.12, 76.6, 20);
+  EXPECT_GT(l.lo, 0.0);
+  EXPECT_LT(l.lo, 27.12);
+  EXPECT_GT(l.hi, 27.12);
+  const Estimate f = intervals::logit_scale(0.001, 0.0009, 5);
+  EXPECT_GT(f.lo, 0.0);
+  EXPECT_LT(f.hi, 1.0);
+  EXPECT_LT(f.lo, 0.001);
+  EXPECT_EQ(intervals::log_scale(4.0, 0.0, 20).lo, 4.0);  // all runs equal: no spread to show
+}
+
+TEST(Intervals, MetricsAreClassifiedByWhatTheyMeasure) {
+  using Q = intervals::Quantity;
+  EXPECT_EQ(intervals::quantity_of("drained"), Q::fraction_of_runs);
+  EXPECT_EQ(intervals::quantity_of("unfinished"), Q::count);
+  EXPECT_EQ(intervals::quantity_of("top_failure_fraction"), Q::fraction_mean);
+  EXPECT_EQ(intervals::quantity_of("drain_time"), Q::positive);
+  // An overdispersed count (sd² > mean) gets the wider of the Poisson and log-scale intervals.
+  const json e = {{"mean", 0.1}, {"sd", 0.379}, {"n", 40}};
+  const Estimate c = intervals::for_metric("unfinished", e);
+  const Estimate p = intervals::poisson_mean(4, 40);
+  EXPECT_GE(c.lo, 0.0);
+  EXPECT_LE(c.lo, p.lo);
+  EXPECT_GE(c.hi, p.hi);
+}
+
+// A tiny study folder: sweeps "classic", "steady" and "burst" with hand-made records.
+struct Folder {
+  fs::path dir = fs::temp_directory_path() / ("retrylab_published_" + std::to_string(::getpid()));
+  StudySpec spec;
+  Folder() {
+    fs::create_directories(dir);
+    for (const char* n : {"classic", "steady", "burst"}) {
+      SweepSpec s;
+      s.name = n;
+      spec.sweeps.push_back(s);
+    }
+    std::ofstream out(dir / "results.jsonl");
+    out << json{{"retrylab_results", 1}, {"study", "t"}}.dump() << "\n";
+    int point = 0;
+    const auto rec = [&](const std::string& sweep, const std::string& scen, const json& summary, const json& per_run = nullptr) {
+      json r = {{"sweep", sweep}, {"point", point++}, {"scenario", scen}, {"runs", 20}, {"summary", summary}, {"certificate", "c"}};
+      if (!per_run.is_null()) r["per_run"] = per_run;
+      out << r.dump() << "\n";
+    };
+    const auto m = [](double mean, double sd) { return json{{"mean", mean}, {"sd", sd}, {"n", 20}}; };
+    rec("classic", "model=free strategy=full base=1 cap=1000 clients=100", {{"attempts_per_client", m(7.41, 0.5)}, {"makespan", m(470, 40)}});
+    rec("classic", "model=free strategy=window base=1 cap=1000 window=50 clients=100", {{"latency", m(300, 30)}, {"makespan", m(600, 40)}});
+    rec("classic", "model=free strategy=window base=1 cap=1000 window=100 clients=100", {{"latency", m(200, 30)}, {"makespan", m(600, 40)}});
+    // Steady: at rate 0.1 no run reaches 3000 but 15 of 20 reach 300; at 0.2 all reach 3000.
+    json low = json::array(), high = json::array();
+    for (int i = 0; i < 20; ++i) low.push_back(i < 15 ? 500 : 100), high.push_back(3000);
+    rec("steady", "model=shared strategy=full rate=0.1 collapse=3000", {}, {{"max_waiting", low}});
+    rec("steady", "model=shared strategy=full rate=0.2 collapse=3000", {}, {{"max_waiting", high}});
+    const auto d = [](int k) { return json{{"count", k}, {"fraction", k / 20.0}, {"n", 20}}; };
+    rec("burst", "model=collision strategy=full clients=300 cap=250", {{"drained", d(0)}});
+    rec("burst", "model=collision strategy=full clients=300 cap=500", {{"drained", d(20)}});
+  }
+  ~Folder() { fs::remove_all(dir); }
+  std::vector<PublishedRow> run(const std::string& toml) {
+    std::ofstream(dir / "published.toml") << toml;
+    return compute_published(dir / "published.toml", spec, dir);
+  }
+};
+
+TEST(Published, VerdictsFollowThePrintedPrecisionAndTheInterval) {
+  Folder f;
+  const auto rows = f.run(R"(
+[[statement]]
+id = "a"
+published = "7.4"
+sweep = "classic"
+metric = "attempts_per_client"
+where = { strategy = "full" }
+[[statement]]
+id = "b"
+published = "7.6"
+sweep = "classic"
+metric = "attempts_per_client"
+where = { strategy = "full" }
+[[statement]]
+id = "c"
+published = "9"
+sweep = "classic"
+metric = "attempts_per_client"
+where = { strategy = "full" }
+[[statement]]
+id = "d"
+published = "1"
+untested = "no sweep"
+)");
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0].verdict, "holds");         // 7.41 rounds to 7.4
+  EXPECT_EQ(rows[1].verdict, "within noise");  // 7.41 is not 7.6, but its interval reaches it
+  EXPECT_EQ(rows[2].verdict, "differs");
+  EXPECT_EQ(rows[2].reason, "no other reading is defined for it");
+  EXPECT_EQ(rows[3].verdict, "not tested");
+}
+
+TEST(Published, AnotherThresholdIsNamedWhenItReproducesTheNumber) {
+  Folder f;
+  const auto rows = f.run(R"(
+[[statement]]
+id = "collapse"
+published = "0.1"
+within = 0.001
+sweep = "steady"
+measure = "collapse_load"
+where = { model = "shared" }
+  [[statement.reading]]
+  label = "K = 300"
+  k = 300
+)");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].reproduced.mean, 0.2);  // at K = 3000 the first collapsing load is 0.2
+  EXPECT_EQ(rows[0].verdict, "differs");
+  EXPECT_NE(rows[0].reason.find("K = 300 gives 0.1"), std::string::npos) << rows[0].reason;
+}
+
+TEST(Published, CapThresholdAndBestPointFlagTheGridEdge) {
+  Folder f;
+  const auto rows = f.run(R"(
+[[statement]]
+id = "cap"
+published = "500"
+sweep = "burst"
+measure = "cap_threshold"
+where = { clients = 300 }
+[[statement]]
+id = "best"
+published = "200"
+sweep = "classic"
+measure = "best"
+metric = "latency"
+where = { strategy = "window" }
+)");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].reproduced.mean, 500);
+  EXPECT_NE(rows[0].reason.find("largest cap"), std::string::npos) << rows[0].reason;
+  EXPECT_EQ(rows[1].reproduced.mean, 200);
+  EXPECT_NE(rows[1].reason.find("edge: window 100"), std::string::npos) << rows[1].reason;
+}
+
+TEST(Published, ABadStatementIsRefusedNamingItsKey) {
+  Folder f;
+  EXPECT_THROW(f.run("[[statement]]\nid = \"x\"\npublished = \"7.4\"\nsweep = \"classic\"\nmesure = \"value\"\n"),
+               retrylab::InputError);
+  EXPECT_THROW(f.run("[[statement]]\nid = \"x\"\npublished = \"about seven\"\nsweep = \"classic\"\n"), retrylab::InputError);
+  EXPECT_THROW(f.run("[[statement]]\nid = \"x\"\npublished = \"7\"\nsweep = \"nope\"\nmetric = \"latency\"\n"), retrylab::InputError);
+  // check_statements catches an unknown sweep without any results, as reproduce does before running.
+  std::ofstream(f.dir / "published.toml") << "[[statement]]\nid = \"x\"\npublished = \"7\"\nsweep = \"classic\"\n"
+                                             "metric = \"latency\"\n  [[statement.reading]]\n  label = \"l\"\n  sweep = \"nope\"\n";
+  EXPECT_THROW(check_statements(f.dir / "published.toml", f.spec), retrylab::InputError);
+  std::ofstream(f.dir / "published.toml") << "[[statement]]\nid = \"x\"\npublished = \"7\"\nsweep = \"classic\"\nmetric = \"latency\"\n";
+  EXPECT_NO_THROW(check_statements(f.dir / "published.toml", f.spec));
+}
+
+}  // namespace
+
+namespace {
+
+// A table whose first row has no estimate in a column that later rows estimate: the CSV header
+// still names the column's lo and hi, and every row has as many fields as the header.
+TEST(Tables, AnEstimateColumnIsKnownFromAnyRowNotOnlyTheFirst) {
+  const fs::path dir = fs::temp_directory_path() / ("retrylab_table_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  Table t{"t", "t", {"name", "latency"}, {{std::string("a"), std::string("none finished")}, {std::string("b"), Estimate{2, 1, 3}}}, {}};
+  write_table(t, dir, {"c"});
+  std::ifstream in(dir / "t.csv");
+  std::string head, first, second;
+  std::getline(in, head);
+  std::getline(in, first);
+  std::getline(in, second);
+  fs::remove_all(dir);
+  EXPECT_EQ(head, "name,latency,latency lo,latency hi,certificate");
+  EXPECT_EQ(first, "a,none finished,,,c");
+  EXPECT_EQ(second, "b,2,1,3,c");
+}
+
+}  // namespace
