@@ -215,8 +215,11 @@ Guess first_guess(const Request& r, Strategy s) {
   m.horizon = r.drain_within;
   m.collapse = static_cast<double>(std::max<std::int64_t>(3000, 3 * r.clients));
   // nojitter's lock-step is the burst model's blind spot (analytic/burst.hpp): no guess from it.
-  if (s != Strategy::nojitter)
+  // When the base itself drains, that is the guess (burst_cap_threshold would probe below the base).
+  if (s != Strategy::nojitter) {
+    if (predict_burst(m).drained) return {r.base, "burst model"};
     if (auto c = burst_cap_threshold(m, max_cap(r))) return {*c, "burst model"};
+  }
   if (r.model == Model::collision && s != Strategy::memoryless) {
     try {
       const FluidCapEstimate e = fluid_cap(FluidCap{r.clients, r.rate, Backoff{s, r.base, unbounded_cap, 0.0}});
