@@ -93,7 +93,7 @@ void take_numbers(Candidate& c, const std::vector<montecarlo::RunResult>& runs) 
 }
 
 // The least passing grid index, from the guess: octaves towards it, then bisection. -1 if none up to top.
-int least_passing(const Request& r, int g, int top, const std::function<bool(int)>& passes) {
+int least_passing(int g, int top, const std::function<bool(int)>& passes) {
   int lo = -1, hi = std::min(g, top);  // lo fails (or is below the base), hi passes
   if (passes(hi)) {
     while (hi > 0) {
@@ -113,7 +113,6 @@ int least_passing(const Request& r, int g, int top, const std::function<bool(int
       lo = hi;
     }
   }
-  (void)r;
   while (hi - lo > 1) {
     const int mid = lo + (hi - lo) / 2;
     (passes(mid) ? hi : lo) = mid;
@@ -136,7 +135,7 @@ Candidate search(const Request& r, Strategy s) {
   // Without a guess start near N/4 base units (paper 1: full and equal jitter drain near 2·N).
   const int g = c.guess.cap ? grid_index(r, *c.guess.cap)
                             : grid_index(r, r.base * std::max(1.0, static_cast<double>(r.clients) / 4.0));
-  const int least = least_passing(r, g, top, [&](int i) { return at(i).passed; });
+  const int least = least_passing(g, top, [&](int i) { return at(i).passed; });
   if (least < 0) return c;
   c.found = true;
   c.search_cap = grid_cap(r, least);

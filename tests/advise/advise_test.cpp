@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <ostream>
 
 #include "advise/advise.hpp"
 #include "analytic/error.hpp"
@@ -57,6 +58,10 @@ struct Case {
   Strategy strategy;
   double rate = 0.0;
 };
+
+void PrintTo(const Case& k, std::ostream* os) {
+  *os << to_string(k.model) << " N=" << k.clients << " " << to_string(k.strategy) << " rate=" << k.rate;
+}
 
 class AdviseGrid : public ::testing::TestWithParam<Case> {};
 
