@@ -166,6 +166,18 @@ bool confirm(const Request& r, Candidate& c) {
     c.cap = grid_cap(r, i);
     take_numbers(c, t.runs);
     c.sustainable_rate = sustainable(r, c.strategy, c.cap);
+    if (r.clients_low > 0) {
+      Request low = r;
+      low.clients = r.clients_low;
+      const auto runs = runs_of(r, scenario_at(low, c.strategy, c.cap), r.seed + 1, 0, confirm_runs(r));
+      c.runs_simulated += static_cast<std::int64_t>(runs.size());
+      const montecarlo::Summary sum = montecarlo::summarize(runs);
+      c.low_end_run = true;
+      c.low_drained = sum.drained;
+      c.low_drain_time = sum.drain_time;
+      c.low_drain_time_p99 = sum.drain_time_p99;
+      c.low_attempts_per_client = sum.attempts_per_client;
+    }
     return true;
   }
   return false;
@@ -188,6 +200,8 @@ void check_request(const Request& r) {
   if (r.model == Model::ps) throw InputError("model", "must be collision, free or shared (got ps: no conflicts, nothing to advise)");
   if (r.clients < 2 || r.clients > max_advise_clients)
     throw InputError("clients", fmt::format("must be in [2, {}] (got {})", max_advise_clients, r.clients));
+  if (r.clients_low != 0 && (r.clients_low < 2 || r.clients_low > r.clients))
+    throw InputError("clients", fmt::format("range LOW:HIGH must have 2 <= LOW <= HIGH (got {}:{})", r.clients_low, r.clients));
   if (!(r.rate >= 0.0 && r.rate < 1.0)) throw InputError("rate", fmt::format("must be in [0, 1) per attempt-duration (got {})", r.rate));
   if (!(r.base > 0.0) || !std::isfinite(r.base)) throw InputError("base", fmt::format("must be a finite number > 0 (got {})", r.base));
   if (!(r.drain_within > r.base) || !std::isfinite(r.drain_within) || r.drain_within > 1e7)

@@ -34,7 +34,8 @@ std::vector<Strategy> capped_strategies();
 
 struct Request {
   Model model = Model::collision;     // collision, free or shared (what a failed attempt costs)
-  std::int64_t clients = 100;         // the burst N, [2, 100000]
+  std::int64_t clients = 100;         // the burst N, [2, 100000]; with a range, its upper end
+  std::int64_t clients_low = 0;       // a range's lower end, [2, clients]; 0 = no range
   double rate = 0.0;                  // steady load λ per attempt-duration, [0, 1)
   double base = 1.0;                  // the base every strategy uses, > 0
   double drain_within = 60000.0;      // the drain-time objective: the burst must drain within it (the runs' horizon)
@@ -73,6 +74,12 @@ struct Candidate {
   ProportionSummary drained{};    // runs that drained within the objective
   MeanSummary drain_time{}, drain_time_p99{}, attempts_per_client{};
   std::int64_t runs_simulated = 0;  // every run this strategy cost (search and confirmation)
+  // With a range: the confirmed policy run on clients_low clients (the same confirming seed and
+  // count); the burst sizes between are taken to need no larger cap than the upper end (the
+  // least draining cap grows with N in every model here: analytic/fluid_cap.hpp, burst.hpp).
+  bool low_end_run = false;
+  ProportionSummary low_drained{};
+  MeanSummary low_drain_time{}, low_drain_time_p99{}, low_attempts_per_client{};
   // Estimated steady load the policy sustains (analytic/steady.hpp: the fold of the mean-field
   // success rate); NaN when the model has no fold (free: the load can rise to the resource's rate).
   double sustainable_rate = 0.0;

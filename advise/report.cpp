@@ -28,6 +28,13 @@ nlohmann::ordered_json candidate_json(const Request& r, const Candidate& c, doub
     x["drain_time_p99"] = mean_json(c.drain_time_p99, d);
     x["attempts_per_client"] = mean_json(c.attempts_per_client, 1.0);
     x["sustainable_rate"] = jnum(c.sustainable_rate / d);
+    if (c.low_end_run)
+      x["low_end"] = {{"clients", r.clients_low},
+                      {"drained", {{"count", c.low_drained.count}, {"n", c.low_drained.n}, {"fraction", jnum(c.low_drained.fraction)},
+                                   {"ci95", {jnum(c.low_drained.ci95.lo), jnum(c.low_drained.ci95.hi)}}}},
+                      {"drain_time", mean_json(c.low_drain_time, d)},
+                      {"drain_time_p99", mean_json(c.low_drain_time_p99, d)},
+                      {"attempts_per_client", mean_json(c.low_attempts_per_client, 1.0)}};
     nlohmann::ordered_json profile = nlohmann::ordered_json::array();
     for (const CapPoint& p : c.profile)
       profile.push_back({{"cap", p.cap * d}, {"drained", p.drained.count}, {"n", p.drained.n},
@@ -72,7 +79,7 @@ std::vector<std::string> warnings(const Advice& a) {
 nlohmann::ordered_json advice_json(const Advice& a, double d) {
   const Request& r = a.request;
   nlohmann::ordered_json j;
-  j["request"] = {{"clients", r.clients},      {"failed_attempts", plain_words(r.model)},
+  j["request"] = {{"clients", r.clients}, {"clients_low", r.clients_low > 0 ? nlohmann::ordered_json(r.clients_low) : nullptr},      {"failed_attempts", plain_words(r.model)},
                   {"model", std::string(to_string(r.model))}, {"rate", r.rate / d},
                   {"base", r.base * d},        {"drain_within", r.drain_within * d},
                   {"probability", r.probability}, {"seed", r.seed}};

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -19,7 +20,7 @@ namespace retrylab::cli {
 namespace {
 
 struct AdviseOptions {
-  std::int64_t clients = 0;
+  std::string clients;              // N, or a range LOW:HIGH
   std::string failed_attempts;      // free | use-capacity | collide
   std::string unit = "attempt";     // attempt | ms | s
   double attempt_duration = 0.0;    // in `unit`
@@ -81,7 +82,13 @@ advise::Request request_of(const AdviseOptions& o, double d) {
   if (!given(o, "--failed-attempts")) throw InputError("--failed-attempts", "is required: free, use-capacity or collide");
   advise::Request r;
   r.model = model_of(o.failed_attempts);
-  r.clients = o.clients;
+  const std::size_t colon = o.clients.find(':');
+  if (colon == std::string::npos) {
+    r.clients = parse_int("--clients", o.clients, 0, std::numeric_limits<std::int64_t>::max());
+  } else {
+    r.clients_low = parse_int("--clients", o.clients.substr(0, colon), 0, std::numeric_limits<std::int64_t>::max());
+    r.clients = parse_int("--clients", o.clients.substr(colon + 1), 0, std::numeric_limits<std::int64_t>::max());
+  }
   for (const auto& [flag, v] : {std::pair{"--rate", o.rate}, std::pair{"--base", o.base}, std::pair{"--drain-within", o.drain_within},
                                 std::pair{"--probability", o.probability}})
     require_finite(flag, v);
@@ -122,7 +129,7 @@ void print_table(const advise::Advice& a, const std::string& unit, double d) {
   const std::string u = unit == "attempt" ? "attempt-durations" : unit;
   std::cout << fmt::format("retrylab advise: {} clients at once, {} ({}), steady load {} per {}, drain within {} {}, "
                            "probability {}, seed {}\n",
-                           r.clients, advise::plain_words(r.model), to_string(r.model), num(r.rate / d),
+                           r.clients_low > 0 ? fmt::format("{} to {}", r.clients_low, r.clients) : std::to_string(r.clients), advise::plain_words(r.model), to_string(r.model), num(r.rate / d),
                            unit == "attempt" ? "attempt-duration" : unit, num(r.drain_within * d), u, r.probability, r.seed);
   if (unit != "attempt") std::cout << fmt::format("unit: {} (one attempt = {} {})\n", unit, d, unit);
   if (!a.candidates.empty() && a.candidates.front().confirmed) {
@@ -134,6 +141,10 @@ void print_table(const advise::Advice& a, const std::string& unit, double d) {
     std::cout << fmt::format("  drain time, last client ({}): {}  (mean [95% interval])\n", u, interval(c.drain_time, d));
     std::cout << fmt::format("  drain time, 99% of clients ({}): {}\n", u, interval(c.drain_time_p99, d));
     std::cout << fmt::format("  attempts per client: {}\n", interval(c.attempts_per_client, 1.0));
+    if (c.low_end_run)
+      std::cout << fmt::format("  at the low end, {} clients: drained {} of {} runs; drain time ({}) {}; 99% {}; attempts per client {}\n",
+                               r.clients_low, c.low_drained.count, c.low_drained.n, u, interval(c.low_drain_time, d),
+                               interval(c.low_drain_time_p99, d), interval(c.low_attempts_per_client, 1.0));
     std::cout << fmt::format("  sustainable steady load (mean-field estimate): {}\n",
                              std::isfinite(c.sustainable_rate) ? num(c.sustainable_rate / d) + " per " + (unit == "attempt" ? "attempt-duration" : unit)
                                                                : "no fold: up to the resource's own rate");
@@ -176,7 +187,9 @@ int run_advise(const AdviseOptions& o) {
 void add_advise_command(CLI::App& app, Action& action) {
   auto opts = std::make_shared<AdviseOptions>();
   CLI::App* cmd = app.add_subcommand("advise", "Recommend the strategy, base and cap that drain a pile-up of clients, with drain times");
-  cmd->add_option("--clients", opts->clients, "Clients that pile up at once (the burst N), 2 .. 100000 (required)");
+  cmd->add_option("--clients", opts->clients,
+                  "Clients that pile up at once (the burst N), 2 .. 100000, or a range LOW:HIGH (advised for HIGH, "
+                  "confirmed at LOW too) (required)");
   cmd->add_option("--failed-attempts", opts->failed_attempts,
                   "What a failed attempt costs: free (free), use-capacity (shared) or collide (collision) (required)");
   cmd->add_option("--unit", opts->unit, "Unit of every time and rate given and printed: attempt, ms or s")->capture_default_str();

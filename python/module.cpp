@@ -302,7 +302,7 @@ py::list fields() {
   return out;
 }
 
-std::string advise(std::int64_t clients, const std::string& failed_attempts, const std::string& unit, double attempt_duration,
+std::string advise(std::int64_t clients_low, std::int64_t clients, const std::string& failed_attempts, const std::string& unit, double attempt_duration,
                    double rate, double base, double drain_within, double probability, const std::vector<std::string>& strategies,
                    std::uint64_t seed, int threads) {
   advise::Request r;
@@ -314,6 +314,7 @@ std::string advise(std::int64_t clients, const std::string& failed_attempts, con
     else if (failed_attempts == "collide") r.model = Model::collision;
     else throw InputError("--failed-attempts", fmt::format("must be free, use-capacity or collide (got {})", failed_attempts));
     r.clients = clients;
+    r.clients_low = clients_low;
     r.rate = rate * D;
     if (base != 0.0) r.base = base / D;
     if (drain_within != 0.0) r.drain_within = drain_within / D;

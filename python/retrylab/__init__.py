@@ -59,10 +59,16 @@ def simulate(*, runs=20, seed=1, threads=0, unit="attempt", attempt_duration=Non
 
 def advise(*, clients, failed_attempts, unit="attempt", attempt_duration=None, rate=0.0, base=None, drain_within=None,
            probability=0.99, strategies=None, seed=1, threads=0):
-    """The strategy, base and cap that drain a pile-up of `clients`, as `retrylab advise --json`."""
+    """The strategy, base and cap that drain a pile-up of `clients`, as `retrylab advise --json`.
+    `clients` may be a range (low, high) or "low:high", as --clients LOW:HIGH."""
+    low = 0
+    if isinstance(clients, str) and ":" in clients:
+        low, clients = (int(x) for x in clients.split(":", 1))
+    elif isinstance(clients, (tuple, list)):
+        low, clients = (int(x) for x in clients)
     if isinstance(strategies, str):
         strategies = strategies.split(",")
-    text = _core.advise(int(clients), failed_attempts, unit, float(attempt_duration or 0.0), float(rate),
+    text = _core.advise(int(low), int(clients), failed_attempts, unit, float(attempt_duration or 0.0), float(rate),
                         float(base or 0.0), float(drain_within or 0.0), float(probability), list(strategies or []),
                         int(seed), int(threads))
     return _json.loads(text)

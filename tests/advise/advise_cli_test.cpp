@@ -29,6 +29,7 @@ TEST(AdviseCli, BadInputIsOneLineNamingTheFlag) {
   expect_error({"--clients", "1", "--failed-attempts", "collide"}, "--clients must be in [2, 100000] (got 1)");
   expect_error({"--clients", "30", "--failed-attempts", "bogus"}, "--failed-attempts must be free, use-capacity or collide (got bogus)");
   expect_error({"--clients", "30"}, "--failed-attempts is required: free, use-capacity or collide");
+  expect_error({"--clients", "50:20", "--failed-attempts", "free"}, "--clients range LOW:HIGH must have 2 <= LOW <= HIGH (got 50:20)");
   expect_error({"--failed-attempts", "free"}, "--clients is required: the number of clients that pile up at once");
   expect_error({"--clients", "30", "--failed-attempts", "free", "--unit", "ms"},
                "--attempt-duration is required with --unit ms: the mean time of one attempt in ms");
@@ -67,6 +68,23 @@ TEST(AdviseCli, JsonInTheUsersUnit) {
   // The cap is on the grid base·2^(i/8).
   const double i = 8 * std::log2(p["recommended"]["cap"].get<double>());
   EXPECT_NEAR(i, std::round(i), 1e-9);
+}
+
+TEST(AdviseCli, ARangeIsAdvisedForItsTopAndConfirmedAtItsBottom) {
+  const auto range = run_child(args({"--clients", "10:40", "--failed-attempts", "collide", "--strategies", "full", "--drain-within",
+                                     "5000", "--json"}));
+  ASSERT_EQ(range.status, 0) << range.err;
+  const auto top = run_child(args({"--clients", "40", "--failed-attempts", "collide", "--strategies", "full", "--drain-within", "5000",
+                                   "--json"}));
+  ASSERT_EQ(top.status, 0) << top.err;
+  const auto j = nlohmann::json::parse(range.out), t = nlohmann::json::parse(top.out);
+  EXPECT_EQ(j["request"]["clients_low"], 10);
+  EXPECT_EQ(j["recommended"]["cap"], t["recommended"]["cap"]);  // the same search: for the top of the range
+  ASSERT_TRUE(j["recommended"].contains("low_end"));
+  EXPECT_EQ(j["recommended"]["low_end"]["clients"], 10);
+  EXPECT_EQ(j["recommended"]["low_end"]["drained"]["n"], j["recommended"]["drained"]["n"]);
+  EXPECT_LT(j["recommended"]["low_end"]["drain_time"]["mean"].get<double>(), j["recommended"]["drain_time"]["mean"].get<double>());
+  EXPECT_FALSE(t["recommended"].contains("low_end"));
 }
 
 TEST(AdviseCli, TableNamesTheRecommendationAndEveryCandidate) {
