@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -22,7 +23,9 @@
 #include "advise/report.hpp"
 #include "analytic/aloha.hpp"
 #include "analytic/amplification.hpp"
+#include "analytic/budget.hpp"
 #include "analytic/burst.hpp"
+#include "analytic/decorrelated.hpp"
 #include "analytic/classic.hpp"
 #include "analytic/error.hpp"
 #include "analytic/fluid_cap.hpp"
@@ -439,6 +442,36 @@ void bind_analytic(py::module_& m) {
   m.def("amplification", [](int layers, int attempts, double failure) {
           RetryAmplification a{layers, attempts, failure}; check_amplification(a); return expected_bottom_calls(a); },
         py::arg("layers"), py::arg("attempts"), py::arg("failure"), "Expected bottom calls per top request");
+  m.def("growth", [](std::optional<double> sleep, double base, double cap) {
+          return sleep ? decorrelated_step_growth(*sleep, base, cap) : decorrelated_growth_limit(); },
+        py::arg("sleep") = py::none(), py::arg("base") = 1.0, py::arg("cap") = inf,
+        "Decorrelated jitter: E[ln(s_k/s_(k-1)) | s_(k-1) = sleep], or its limit ln 3 - 1 without a sleep");
+  m.def("budget", [](const std::string& preset, std::optional<double> capacity, std::optional<double> cost,
+                     std::optional<double> refund, std::optional<double> threshold, double successes, double requests) {
+          if (preset == "finagle") {
+            const FinagleBudget f{};
+            check_finagle_budget(f);
+            return finagle_max_retries(f, requests);
+          }
+          TokenBucket t;
+          if (preset == "aws-standard") t = aws_standard();
+          else if (preset == "aws-standard-timeout") t = aws_standard_timeout();
+          else if (preset == "grpc") t = grpc_throttling();
+          else if (preset == "custom") {
+            if (!capacity || !cost || !refund)
+              throw InputError("preset", "custom needs capacity, cost and refund (a custom bucket has no preset values)");
+            t.threshold = 0.0;
+          } else
+            throw InputError("preset", fmt::format("must be aws-standard, aws-standard-timeout, grpc, finagle or custom (got {})", preset));
+          if (capacity) t.capacity = *capacity;
+          if (cost) t.retry_cost = *cost;
+          if (refund) t.refund = *refund;
+          if (threshold) t.threshold = *threshold;
+          check_token_bucket(t);
+          return max_retries(t, successes); },
+        py::arg("preset") = "aws-standard", py::arg("capacity") = py::none(), py::arg("cost") = py::none(),
+        py::arg("refund") = py::none(), py::arg("threshold") = py::none(), py::arg("successes") = 0.0,
+        py::arg("requests") = 0.0, "Retry budget: the most retries allowed (as `retrylab analytic budget`)");
   m.def("fluid_cap", [](std::int64_t clients, double rate, const std::string& strategy, double base) {
           const FluidCapEstimate e = fluid_cap(FluidCap{clients, rate, backoff_of(strategy, base, inf, 0.0)}); return e.cap; },
         py::arg("clients"), py::arg("rate") = 0.0, py::arg("strategy") = "full", py::arg("base") = 1.0,
@@ -458,6 +491,14 @@ void bind_analytic(py::module_& m) {
         py::arg("model"), py::arg("strategy"), py::arg("clients"), py::arg("base") = 1.0, py::arg("cap") = 1000.0,
         py::arg("rate") = 0.05, py::arg("horizon") = 60000.0, py::arg("collapse") = 3000.0,
         "ESTIMATE (stage ODEs) of a burst on steady load: drained, drain times");
+  m.def("burst_cap", [](const std::string& model, const std::string& strategy, std::int64_t clients, double base, double rate,
+                        double horizon, double collapse) {
+          BurstModel b{model_of(model), backoff_of(strategy, base, base, 0.0), clients, rate, horizon, collapse};
+          const auto c = burst_cap_threshold(b);
+          return c ? py::cast(*c) : py::none(); },
+        py::arg("model"), py::arg("strategy"), py::arg("clients"), py::arg("base") = 1.0, py::arg("rate") = 0.05,
+        py::arg("horizon") = 60000.0, py::arg("collapse") = 3000.0,
+        "ESTIMATE: the smallest cap base·2^(i/8) at which the stage model drains the burst (None if none), as burst --find-cap");
   m.def("steady_fold_load", [](const std::string& model, const std::string& strategy, double base, double cap) {
           const MeanField f(SteadyModel{model_of(model), backoff_of(strategy, base, cap, 0.0)});
           const auto fold = f.fold_load(1e6);

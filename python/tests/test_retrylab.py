@@ -139,6 +139,19 @@ def test_analytic_against_the_cli():
     assert retrylab.analytic.aloha_goodput(0.3) == doc["value"]
     doc = cli_json("analytic", "fluid-cap", "--clients", "300", "--rate", "0.05")
     assert retrylab.analytic.fluid_cap(300, 0.05) == doc["value"]
+    doc = cli_json("analytic", "growth")
+    assert retrylab.analytic.growth() == doc["value"]
+    doc = cli_json("analytic", "growth", "--sleep", "5", "--base", "1", "--cap", "100")
+    assert retrylab.analytic.growth(5.0, 1.0, 100.0) == doc["value"]
+    for preset in ("aws-standard", "grpc"):
+        doc = cli_json("analytic", "budget", "--preset", preset, "--successes", "7")
+        assert retrylab.analytic.budget(preset, successes=7) == doc["value"], preset
+    doc = cli_json("analytic", "budget", "--preset", "finagle", "--requests", "30")
+    assert retrylab.analytic.budget("finagle", requests=30) == doc["value"]
+    doc = cli_json("analytic", "sleep", "--strategy", "equal", "--retry", "4", "--cap", "10")
+    assert retrylab.analytic.sleep_mean("equal", 4, cap=10.0) == doc["value"]
+    doc = cli_json("analytic", "burst", "--clients", "100", "--find-cap")
+    assert retrylab.analytic.burst_cap("collision", "full", 100) == doc["cap_threshold"]
     with pytest.raises(ValueError):
         retrylab.analytic.aloha_goodput(-1.0)
 
