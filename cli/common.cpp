@@ -159,6 +159,9 @@ void add_commands(CLI::App& app, Action& action) {
   add_simulate_command(app, action);
   add_validate_command(app, action);
   add_check_command(app, action);
+#ifndef RETRYLAB_FAULTY_CLI  // advise searches on the engine: never on the planted-fault build
+  add_advise_command(app, action);
+#endif
 #ifndef RETRYLAB_FAULTY_CLI  // the planted-fault build has no study commands: experiments never run on it
   add_study_commands(app, action);
 #endif

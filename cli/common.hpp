@@ -78,5 +78,6 @@ void add_simulate_command(CLI::App& app, Action& action);
 void add_validate_command(CLI::App& app, Action& action);
 void add_study_commands(CLI::App& app, Action& action);  // run and reproduce
 void add_check_command(CLI::App& app, Action& action);   // attempt traces (docs/traces.md)
+void add_advise_command(CLI::App& app, Action& action);  // the retry policy for a pile-up (docs/advise.md)
 
 }  // namespace retrylab::cli

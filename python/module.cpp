@@ -1,0 +1,533 @@
+// retrylab._core: the pybind11 extension under `import retrylab` (python/retrylab/__init__.py wraps
+// it). The Python API mirrors the CLI: scenario fields by their names in the field table
+// (montecarlo/fields.hpp), values parsed by that table's parser, times in the unit given
+// (--unit/--attempt-duration of `retrylab simulate`), the summary built from the same summarize() in
+// the same run order, so a seed gives the CLI's numbers bit for bit (python/tests compares them).
+// Results cross into Python as JSON text (doubles printed to round-trip) plus numpy arrays for the
+// per-run metrics. Every InputError becomes ValueError with the CLI's one-line message (the field
+// spelled as its flag). The GIL is released while the engine runs.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cmath>
+#include <fmt/format.h>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "advise/advise.hpp"
+#include "advise/report.hpp"
+#include "analytic/aloha.hpp"
+#include "analytic/amplification.hpp"
+#include "analytic/budget.hpp"
+#include "analytic/burst.hpp"
+#include "analytic/decorrelated.hpp"
+#include "analytic/classic.hpp"
+#include "analytic/error.hpp"
+#include "analytic/fluid_cap.hpp"
+#include "analytic/markov.hpp"
+#include "analytic/occ.hpp"
+#include "analytic/ps.hpp"
+#include "analytic/sleep.hpp"
+#include "analytic/steady.hpp"
+#include "analytic/version.hpp"
+#include "montecarlo/fields.hpp"
+#include "montecarlo/result.hpp"
+#include "montecarlo/scenario.hpp"
+#include "montecarlo/simulate.hpp"
+#include "validation/report.hpp"
+#include "validation/suite.hpp"
+#include "validation/trace_check.hpp"
+
+namespace py = pybind11;
+using Json = nlohmann::ordered_json;
+
+namespace retrylab::python {
+
+namespace {
+
+// The CLI's spelling of a field in an error: "--reject-cost" for reject_cost.
+std::string as_flag(std::string field) {
+  if (field.rfind("-", 0) == 0) return field;
+  std::replace(field.begin(), field.end(), '_', '-');
+  return "--" + field;
+}
+
+[[noreturn]] void raise(const InputError& e) {
+  throw py::value_error(as_flag(e.field()) + std::string(e.what()).substr(e.field().size()));
+}
+
+Json number(double x) { return std::isfinite(x) ? Json(x) : Json(nullptr); }
+
+Json to_json(const MeanSummary& m) {
+  return {{"mean", number(m.mean)}, {"sd", number(m.sd)}, {"n", m.n}, {"ci95", {number(m.ci95.lo), number(m.ci95.hi)}}};
+}
+Json to_json(const ProportionSummary& p) {
+  return {{"count", p.count}, {"fraction", number(p.fraction)}, {"n", p.n}, {"ci95", {number(p.ci95.lo), number(p.ci95.hi)}}};
+}
+
+enum class Dim { count, time, per_time };
+
+// A value in attempt-durations into the user's unit: times x D, rates / D (as the CLI does).
+double out(Dim d, double v, double D) { return d == Dim::time ? v * D : d == Dim::per_time ? v / D : v; }
+
+MeanSummary scaled(MeanSummary m, Dim d, double D) {
+  if (d == Dim::count || D == 1.0) return m;
+  m.mean = out(d, m.mean, D);
+  m.sd = out(d, m.sd, D);
+  m.ci95.lo = out(d, m.ci95.lo, D);
+  m.ci95.hi = out(d, m.ci95.hi, D);
+  return m;
+}
+
+struct Metric {
+  const char* key;
+  Dim dim;
+  MeanSummary montecarlo::Summary::*summary;
+  double montecarlo::RunResult::*run;  // the per-run value, when the run has one as a double
+};
+
+// The metrics `retrylab simulate --json` prints, in its order (the CLI's test of this module
+// compares every key): always, then with server features, then with client-side controls.
+const std::vector<Metric>& base_metrics() {
+  using S = montecarlo::Summary;
+  using R = montecarlo::RunResult;
+  static const std::vector<Metric> m = {
+      {"attempts_per_client", Dim::count, &S::attempts_per_client, &R::attempts_per_client},
+      {"makespan", Dim::time, &S::makespan, &R::makespan},
+      {"latency", Dim::time, &S::latency, &R::latency},
+      {"goodput", Dim::per_time, &S::goodput, &R::goodput},
+      {"attempt_rate", Dim::per_time, &S::attempt_rate, &R::attempt_rate},
+      {"sojourn", Dim::time, &S::sojourn, &R::sojourn},
+      {"drain_time", Dim::time, &S::drain_time, &R::drain_time},
+      {"drain_time_p99", Dim::time, &S::drain_time_p99, &R::drain_time_p99},
+      {"unfinished", Dim::count, &S::unfinished, nullptr},
+      {"max_waiting", Dim::count, &S::max_waiting, nullptr},
+      {"mean_waiting", Dim::count, &S::mean_waiting, &R::mean_waiting},
+      {"mean_time_waiting", Dim::time, &S::mean_time_waiting, &R::mean_time_waiting},
+      {"arrival_rate", Dim::per_time, &S::arrival_rate, &R::arrival_rate},
+      {"busy_time", Dim::time, &S::busy_time, &R::busy_time},
+      {"work_done", Dim::time, &S::work_done, &R::work_done}};
+  return m;
+}
+const std::vector<Metric>& server_metrics() {
+  using S = montecarlo::Summary;
+  using R = montecarlo::RunResult;
+  static const std::vector<Metric> m = {{"rejected", Dim::count, &S::rejected, nullptr},
+                                        {"reject_fraction", Dim::count, &S::reject_fraction, &R::reject_fraction},
+                                        {"queue_wait", Dim::time, &S::queue_wait, &R::queue_wait},
+                                        {"mean_limit", Dim::count, &S::mean_limit, &R::mean_limit},
+                                        {"latency_p50", Dim::time, &S::latency_p50, &R::latency_p50},
+                                        {"latency_p99", Dim::time, &S::latency_p99, &R::latency_p99},
+                                        {"lost", Dim::count, &S::lost, nullptr},
+                                        {"lost_fraction", Dim::count, &S::lost_fraction, &R::lost_fraction},
+                                        {"timed_out", Dim::count, &S::timed_out, nullptr}};
+  return m;
+}
+const std::vector<Metric>& control_metrics() {
+  using S = montecarlo::Summary;
+  static const std::vector<Metric> m = {{"retries_denied", Dim::count, &S::retries_denied, nullptr},
+                                        {"breaker_rejected", Dim::count, &S::breaker_rejected, nullptr},
+                                        {"throttled", Dim::count, &S::throttled, nullptr},
+                                        {"injected", Dim::count, &S::injected, nullptr},
+                                        {"deadline_lost", Dim::count, &S::deadline_lost, nullptr}};
+  return m;
+}
+
+bool shows_controls(const montecarlo::Scenario& sc) {
+  const montecarlo::ServerOptions& o = sc.server;
+  return o.budget != 0 || o.breaker != 0 || o.failure_prob > 0.0 || o.outage_end > 0.0 || !std::isinf(o.deadline);
+}
+
+std::vector<const Metric*> metrics_of(const montecarlo::Scenario& sc, bool server_engine) {
+  std::vector<const Metric*> out;
+  for (const auto& m : base_metrics()) out.push_back(&m);
+  if (montecarlo::has_server_features(sc) || server_engine)
+    for (const auto& m : server_metrics()) out.push_back(&m);
+  if (shows_controls(sc))
+    for (const auto& m : control_metrics()) out.push_back(&m);
+  return out;
+}
+
+Json field_json(const montecarlo::Field& f, double v, double D) {
+  using montecarlo::FieldKind;
+  switch (f.kind) {
+    case FieldKind::choice:
+    case FieldKind::on_off: return montecarlo::format_field(f, v);
+    case FieldKind::integer: return static_cast<std::int64_t>(v);
+    case FieldKind::number_or_none:
+      if (std::isinf(v)) return "none";
+      [[fallthrough]];
+    case FieldKind::number:
+      return out(f.unit == montecarlo::FieldUnit::time ? Dim::time : f.unit == montecarlo::FieldUnit::per_time ? Dim::per_time : Dim::count,
+                 v, D);
+  }
+  return nullptr;
+}
+
+// D from unit/attempt_duration, with the CLI's rules and messages (attempt_duration <= 0: not given).
+double attempt_length(const std::string& unit, double attempt_duration) {
+  const bool given = attempt_duration != 0.0;
+  if (unit == "attempt") {
+    if (given && attempt_duration != 1.0)
+      throw InputError("--attempt-duration", fmt::format("must be 1 (or left out) with --unit attempt (got {})", attempt_duration));
+    return 1.0;
+  }
+  if (unit != "ms" && unit != "s") throw InputError("--unit", fmt::format("must be attempt, ms or s (got {})", unit));
+  if (!given)
+    throw InputError("--attempt-duration", fmt::format("is required with --unit {}: the mean time of one attempt in {}", unit, unit));
+  if (!(attempt_duration > 0.0) || !std::isfinite(attempt_duration))
+    throw InputError("--attempt-duration", fmt::format("must be a finite number > 0 (got {})", attempt_duration));
+  return attempt_duration;
+}
+
+// The scenario from field texts (name -> text as typed), as `retrylab simulate` builds it.
+montecarlo::Scenario scenario_of(const std::map<std::string, std::string>& values, double D, bool clocked_unit,
+                                 const std::string& unit) {
+  for (const auto& [name, text] : values)
+    if (!montecarlo::find_field(name))
+      throw py::type_error(fmt::format("simulate() got an unexpected field '{}' (retrylab.fields() lists them)", name));
+  if (!values.count("model"))
+    throw InputError("--model", "is required: collision, free, shared or ps (or brooker); --list-fields lists every field");
+  montecarlo::Scenario sc;
+  for (const montecarlo::Field& f : montecarlo::scenario_fields()) {
+    const auto it = values.find(std::string(f.name));
+    if (it == values.end()) continue;
+    double v = 0.0;
+    try {
+      v = montecarlo::parse_field(f, it->second);
+    } catch (const InputError& e) {
+      throw InputError(montecarlo::flag_of(f), std::string(e.what()).substr(e.field().size() + 1));
+    }
+    if (f.unit == montecarlo::FieldUnit::time) v /= D;
+    if (f.unit == montecarlo::FieldUnit::per_time) v *= D;
+    f.set(sc, v);
+  }
+  if (montecarlo::needs_clock(sc.server) && !values.count("attempt_ms") && clocked_unit)
+    sc.server.attempt_ms = unit == "s" ? 1000.0 * D : D;
+  if (sc.retries && !values.count("strategy"))
+    throw InputError("--strategy", "is required with retries on (one of none, nojitter, full, equal, decorrelated, "
+                                   "window); with --retries off it may be left out");
+  montecarlo::check_scenario(sc);
+  return sc;
+}
+
+py::array_t<double> column(const std::vector<montecarlo::RunResult>& runs, auto value) {
+  py::array_t<double> a(static_cast<py::ssize_t>(runs.size()));
+  auto w = a.mutable_unchecked<1>();
+  for (std::size_t i = 0; i < runs.size(); ++i) w(static_cast<py::ssize_t>(i)) = value(runs[i]);
+  return a;
+}
+
+// Returns (summary JSON text, per-run arrays).
+py::tuple simulate(const std::map<std::string, std::string>& values, const std::string& unit, double attempt_duration,
+                   std::int64_t runs, std::uint64_t seed, int threads, bool server_engine) {
+  montecarlo::Scenario sc;
+  montecarlo::RunPlan plan;
+  double D = 1.0;
+  try {
+    D = attempt_length(unit, attempt_duration);
+    sc = scenario_of(values, D, unit != "attempt", unit);
+    plan.runs = runs;
+    plan.seed = seed;
+    plan.threads = threads;
+    plan.server_engine = server_engine;
+    montecarlo::check_run_plan(plan);
+  } catch (const InputError& e) {
+    raise(e);
+  }
+  std::vector<montecarlo::RunResult> results;
+  {
+    py::gil_scoped_release release;
+    results = montecarlo::simulate(sc, plan);
+  }
+  const montecarlo::Summary s = montecarlo::summarize(results);
+  const bool plain = unit == "attempt";
+  Json j;
+  j["retrylab"] = std::string(version);
+  j["unit"] = plain ? std::string("attempt-duration") : unit;
+  if (!plain) j["attempt_duration"] = D;
+  Json scenario, extra;
+  for (const montecarlo::Field& f : montecarlo::scenario_fields())
+    if (montecarlo::field_shown(f, sc))
+      (f.presence == montecarlo::Presence::always ? scenario : extra)[std::string(f.name)] = field_json(f, montecarlo::field_value(f, sc), D);
+  scenario["runs"] = plan.runs;
+  scenario["seed"] = plan.seed;
+  for (auto& [k, v] : extra.items()) scenario[k] = v;
+  if (plan.server_engine) scenario["server_engine"] = true;
+  j["scenario"] = scenario;
+  j["canonical"] = montecarlo::canonical(sc);
+  j["runs"] = s.runs;
+  Json metrics;
+  py::dict per_run;
+  for (const Metric* m : metrics_of(sc, server_engine)) {
+    metrics[m->key] = to_json(scaled(s.*(m->summary), m->dim, D));
+    if (m->run) {
+      const auto field = m->run;
+      const Dim dim = m->dim;
+      per_run[m->key] = column(results, [&](const montecarlo::RunResult& r) { return out(dim, r.*field, D); });
+    }
+  }
+  metrics["collapsed"] = to_json(s.collapsed);
+  metrics["drained"] = to_json(s.drained);
+  j["metrics"] = metrics;
+  j["stop"] = {{"finished", s.stops[0]}, {"drained", s.stops[1]}, {"collapsed", s.stops[2]}, {"horizon", s.stops[3]}};
+  using R = montecarlo::RunResult;
+  per_run["stop_time"] = column(results, [&](const R& r) { return r.stop_time * D; });
+  per_run["attempts"] = column(results, [](const R& r) { return static_cast<double>(r.attempts); });
+  per_run["successes"] = column(results, [](const R& r) { return static_cast<double>(r.successes); });
+  per_run["unfinished"] = column(results, [](const R& r) { return static_cast<double>(r.unfinished); });
+  per_run["max_waiting"] = column(results, [](const R& r) { return static_cast<double>(r.max_waiting); });
+  per_run["drained"] = column(results, [](const R& r) { return r.drained ? 1.0 : 0.0; });
+  per_run["collapsed"] = column(results, [](const R& r) { return r.collapsed ? 1.0 : 0.0; });
+  return py::make_tuple(j.dump(), per_run);
+}
+
+py::list fields() {
+  py::list out;
+  for (const montecarlo::Field& f : montecarlo::scenario_fields()) {
+    py::dict d;
+    d["name"] = std::string(f.name);
+    d["flag"] = montecarlo::flag_of(f);
+    d["unit"] = std::string(montecarlo::unit_text(f));
+    d["default"] = montecarlo::default_text(f);
+    d["allowed"] = montecarlo::range_text(f);
+    d["meaning"] = std::string(f.meaning);
+    py::list choices;
+    for (auto c : f.choices) choices.append(std::string(c));
+    d["choices"] = choices;
+    out.append(d);
+  }
+  return out;
+}
+
+std::string advise(std::int64_t clients_low, std::int64_t clients, const std::string& failed_attempts, const std::string& unit, double attempt_duration,
+                   double rate, double base, double drain_within, double probability, const std::vector<std::string>& strategies,
+                   std::uint64_t seed, int threads) {
+  advise::Request r;
+  double D = 1.0;
+  try {
+    D = attempt_length(unit, attempt_duration);
+    if (failed_attempts == "free") r.model = Model::free;
+    else if (failed_attempts == "use-capacity") r.model = Model::shared;
+    else if (failed_attempts == "collide") r.model = Model::collision;
+    else throw InputError("--failed-attempts", fmt::format("must be free, use-capacity or collide (got {})", failed_attempts));
+    r.clients = clients;
+    r.clients_low = clients_low;
+    r.rate = rate * D;
+    if (base != 0.0) r.base = base / D;
+    if (drain_within != 0.0) r.drain_within = drain_within / D;
+    r.probability = probability;
+    if (!strategies.empty()) {
+      r.strategies.clear();
+      for (const auto& name : strategies) {
+        const auto s = parse_strategy(name);
+        if (!s) throw InputError("--strategies", fmt::format("must name nojitter, full, equal, decorrelated or memoryless (got {})", name));
+        r.strategies.push_back(*s);
+      }
+    }
+    r.seed = seed;
+    r.threads = threads;
+    advise::check_request(r);
+  } catch (const InputError& e) {
+    raise(e);
+  }
+  advise::Advice a;
+  {
+    py::gil_scoped_release release;
+    a = advise::advise(r);
+  }
+  Json j;
+  j["retrylab"] = std::string(version);
+  j["unit"] = unit == "attempt" ? std::string("attempt-duration") : unit;
+  if (unit != "attempt") j["attempt_duration"] = D;
+  const Json body = advise::advice_json(a, D);
+  for (auto& [k, v] : body.items()) j[k] = v;
+  return j.dump();
+}
+
+std::string check(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw py::value_error(fmt::format("check: TRACE must be a readable file (got {})", path));
+  validation::TraceReport r;
+  try {
+    r = validation::check_trace(in);
+  } catch (const InputError& e) {
+    throw py::value_error(fmt::format("check: {} {}", path, e.what()));
+  }
+  if (r.rows == 0) throw py::value_error(fmt::format("check: {} has a header but no attempt rows: nothing to check", path));
+  Json j;
+  j["trace"] = path;
+  j["format"] = r.format;
+  j["declared"] = montecarlo::canonical(r.declared);
+  j["seed"] = r.seed;
+  j["rows"] = r.rows;
+  j["runs"] = r.runs;
+  j["passed"] = r.passed();
+  j["checks"] = Json::array();
+  for (const auto& c : r.checks)
+    j["checks"].push_back({{"check", c.name}, {"kind", c.kind}, {"expected", c.expected}, {"observed", c.observed},
+                           {"verdict", validation::to_string(c.verdict)}, {"count", c.count}, {"lines", c.lines}});
+  return j.dump();
+}
+
+std::string validate(bool quick, std::uint64_t seed, int threads, const std::vector<std::string>& only) {
+  validation::SuiteOptions opt;
+  opt.only = only;
+  opt.scale = quick ? validation::Scale::quick : validation::Scale::full;
+  opt.seed = seed;
+  opt.threads = threads;
+  validation::SuiteResult result;
+  {
+    py::gil_scoped_release release;
+    result = validation::run_suite(opt);
+  }
+  return validation::format_json(result, std::string(version));
+}
+
+// Closed forms: thin calls of analytic/; each checks its input (InputError -> ValueError by the
+// translator registered in the module).
+Backoff backoff_of(const std::string& strategy, double base, double cap, double window) {
+  const auto s = parse_strategy(strategy);
+  if (!s) throw InputError("strategy", fmt::format("must be one of none, nojitter, full, equal, decorrelated, window, memoryless (got {})", strategy));
+  return Backoff{*s, base, cap, window};
+}
+
+Model model_of(const std::string& name) {
+  const auto m = parse_model(name);
+  if (!m) throw InputError("model", fmt::format("must be one of collision, free, shared, ps (got {})", name));
+  return *m;
+}
+
+void bind_analytic(py::module_& m) {
+  constexpr double inf = unbounded_cap;
+  m.def("aloha_goodput", [](double rate) { PureAloha a{rate}; check_aloha(a); return goodput(a); }, py::arg("rate"),
+        "Pure ALOHA goodput rate·e^(−2·rate) (proofs/Aloha.v)");
+  m.def("aloha_inverse", [](double g) { const AlohaInverse r = aloha_inverse(g); return py::make_tuple(r.low, r.high); },
+        py::arg("goodput"), "The two loads with goodput g: (low <= 1/2, high >= 1/2), Lambert W");
+  m.def("occ_goodput", [](double rate) { OccFree o{rate}; check_occ(o); return goodput(o); }, py::arg("rate"),
+        "First-commit-wins, failures free (M/D/1/1 loss): rate/(1+rate)");
+  m.def("ps_mean_time", [](double load, double service) { ProcessorSharing p{load, service}; check_ps(p); return mean_time(p); },
+        py::arg("load"), py::arg("service") = 1.0, "Processor sharing: mean time in system service/(1−load)");
+  m.def("sleep_mean", [](const std::string& strategy, int retry, double base, double cap, double window) {
+          return SleepDistribution(backoff_of(strategy, base, cap, window), retry).mean(); },
+        py::arg("strategy"), py::arg("retry"), py::arg("base") = 1.0, py::arg("cap") = 1000.0, py::arg("window") = 0.0,
+        "Mean of the sleep before retry k");
+  m.def("sleep_quantile", [](const std::string& strategy, int retry, double q, double base, double cap, double window) {
+          return SleepDistribution(backoff_of(strategy, base, cap, window), retry).quantile(q); },
+        py::arg("strategy"), py::arg("retry"), py::arg("q"), py::arg("base") = 1.0, py::arg("cap") = 1000.0, py::arg("window") = 0.0,
+        "Quantile q of the sleep before retry k");
+  m.def("classic", [](const std::string& model, const std::string& strategy, std::int64_t clients, double base, double cap) {
+          ClassicTest t{model_of(model), backoff_of(strategy, base, cap, 0.0), clients};
+          check_classic(t);
+          const ClassicResult r = classic(t);
+          py::dict d;
+          d["finishes"] = r.finishes;
+          d["attempts_per_client"] = r.attempts_per_client ? py::cast(*r.attempts_per_client) : py::none();
+          d["makespan"] = r.makespan ? py::cast(*r.makespan) : py::none();
+          return d; },
+        py::arg("model"), py::arg("strategy"), py::arg("clients"), py::arg("base") = 1.0, py::arg("cap") = 1000.0,
+        "Classic test (N clients together), exact: attempts per client and makespan");
+  m.def("markov", [](const std::string& model, std::int64_t clients, double base, double cap) {
+          MarkovBurst b{model_of(model), Backoff{Strategy::memoryless, base, cap, 0.0}, clients};
+          check_markov(b);
+          const MarkovSolution s = solve_markov(b);
+          return py::make_tuple(s.attempts_per_client, s.makespan); },
+        py::arg("model"), py::arg("clients"), py::arg("base") = 1.0, py::arg("cap") = 8.0,
+        "EXACT classic test of N <= 8 memoryless clients (Markov chain): (attempts per client, makespan)");
+  m.def("amplification", [](int layers, int attempts, double failure) {
+          RetryAmplification a{layers, attempts, failure}; check_amplification(a); return expected_bottom_calls(a); },
+        py::arg("layers"), py::arg("attempts"), py::arg("failure"), "Expected bottom calls per top request");
+  m.def("growth", [](std::optional<double> sleep, double base, double cap) {
+          return sleep ? decorrelated_step_growth(*sleep, base, cap) : decorrelated_growth_limit(); },
+        py::arg("sleep") = py::none(), py::arg("base") = 1.0, py::arg("cap") = inf,
+        "Decorrelated jitter: E[ln(s_k/s_(k-1)) | s_(k-1) = sleep], or its limit ln 3 - 1 without a sleep");
+  m.def("budget", [](const std::string& preset, std::optional<double> capacity, std::optional<double> cost,
+                     std::optional<double> refund, std::optional<double> threshold, double successes, double requests) {
+          if (preset == "finagle") {
+            const FinagleBudget f{};
+            check_finagle_budget(f);
+            return finagle_max_retries(f, requests);
+          }
+          TokenBucket t;
+          if (preset == "aws-standard") t = aws_standard();
+          else if (preset == "aws-standard-timeout") t = aws_standard_timeout();
+          else if (preset == "grpc") t = grpc_throttling();
+          else if (preset == "custom") {
+            if (!capacity || !cost || !refund)
+              throw InputError("preset", "custom needs capacity, cost and refund (a custom bucket has no preset values)");
+            t.threshold = 0.0;
+          } else
+            throw InputError("preset", fmt::format("must be aws-standard, aws-standard-timeout, grpc, finagle or custom (got {})", preset));
+          if (capacity) t.capacity = *capacity;
+          if (cost) t.retry_cost = *cost;
+          if (refund) t.refund = *refund;
+          if (threshold) t.threshold = *threshold;
+          check_token_bucket(t);
+          return max_retries(t, successes); },
+        py::arg("preset") = "aws-standard", py::arg("capacity") = py::none(), py::arg("cost") = py::none(),
+        py::arg("refund") = py::none(), py::arg("threshold") = py::none(), py::arg("successes") = 0.0,
+        py::arg("requests") = 0.0, "Retry budget: the most retries allowed (as `retrylab analytic budget`)");
+  m.def("fluid_cap", [](std::int64_t clients, double rate, const std::string& strategy, double base) {
+          const FluidCapEstimate e = fluid_cap(FluidCap{clients, rate, backoff_of(strategy, base, inf, 0.0)}); return e.cap; },
+        py::arg("clients"), py::arg("rate") = 0.0, py::arg("strategy") = "full", py::arg("base") = 1.0,
+        "ESTIMATE of the least cap that drains a burst on collision (fluid argument)");
+  m.def("burst", [](const std::string& model, const std::string& strategy, std::int64_t clients, double base, double cap,
+                            double rate, double horizon, double collapse) {
+          BurstModel b{model_of(model), backoff_of(strategy, base, cap, 0.0), clients, rate, horizon, collapse};
+          check_burst_model(b);
+          const BurstPrediction p = predict_burst(b);
+          py::dict d;
+          d["drained"] = p.drained;
+          d["collapsed"] = p.collapsed;
+          d["drain_time"] = p.drain_time;
+          d["drain_time_p99"] = p.drain_time_p99;
+          d["peak_backlog"] = p.peak_backlog;
+          return d; },
+        py::arg("model"), py::arg("strategy"), py::arg("clients"), py::arg("base") = 1.0, py::arg("cap") = 1000.0,
+        py::arg("rate") = 0.05, py::arg("horizon") = 60000.0, py::arg("collapse") = 3000.0,
+        "ESTIMATE (stage ODEs) of a burst on steady load: drained, drain times");
+  m.def("burst_cap", [](const std::string& model, const std::string& strategy, std::int64_t clients, double base, double rate,
+                        double horizon, double collapse) {
+          BurstModel b{model_of(model), backoff_of(strategy, base, base, 0.0), clients, rate, horizon, collapse};
+          const auto c = burst_cap_threshold(b);
+          return c ? py::cast(*c) : py::none(); },
+        py::arg("model"), py::arg("strategy"), py::arg("clients"), py::arg("base") = 1.0, py::arg("rate") = 0.05,
+        py::arg("horizon") = 60000.0, py::arg("collapse") = 3000.0,
+        "ESTIMATE: the smallest cap base·2^(i/8) at which the stage model drains the burst (None if none), as burst --find-cap");
+  m.def("steady_fold_load", [](const std::string& model, const std::string& strategy, double base, double cap) {
+          const MeanField f(SteadyModel{model_of(model), backoff_of(strategy, base, cap, 0.0)});
+          const auto fold = f.fold_load(1e6);
+          return fold ? py::cast(*fold) : py::none(); },
+        py::arg("model"), py::arg("strategy"), py::arg("base") = 1.0, py::arg("cap") = 1000.0,
+        "ESTIMATE (mean field): the steady load at which the stable low backlog disappears (None: no fold)");
+}
+
+}  // namespace
+
+}  // namespace retrylab::python
+
+PYBIND11_MODULE(_core, m) {
+  using namespace retrylab::python;
+  m.doc() = "retrylab's C++ core (use the retrylab package)";
+  m.attr("version") = std::string(retrylab::version);
+  m.attr("validation_seed") = retrylab::validation::default_seed;
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const retrylab::InputError& e) {
+      PyErr_SetString(PyExc_ValueError, (as_flag(e.field()) + std::string(e.what()).substr(e.field().size())).c_str());
+    }
+  });
+  m.def("fields", &fields, "The scenario field table");
+  m.def("simulate", &simulate);
+  m.def("advise", &advise);
+  m.def("check", &check);
+  m.def("validate", &validate);
+  py::module_ analytic = m.def_submodule("analytic", "Closed forms and estimates (analytic/)");
+  bind_analytic(analytic);
+}

@@ -1,0 +1,86 @@
+"""retrylab from Python: the CLI's commands as functions (docs/python.md).
+
+    import retrylab
+    r = retrylab.simulate(model="collision", strategy="full", clients=100, runs=20)
+    r["metrics"]["attempts_per_client"]      # {"mean", "sd", "n", "ci95"}, as `retrylab simulate --json`
+    r["per_run"]["drain_time"]               # numpy array, one value per run
+
+Scenario fields are the CLI's, by the names of the field table (`retrylab.fields()`, `retrylab
+simulate --list-fields`), with the same units (unit="ms", attempt_duration=20 as --unit ms
+--attempt-duration 20) and defaults. A value may be a number, a string as typed on the command line
+("none", "lognormal"), or True/False for on/off fields. Bad input raises ValueError with the CLI's
+one-line message.
+"""
+import json as _json
+import math as _math
+
+from . import _core
+from ._core import analytic  # noqa: F401  (retrylab.analytic.*: the closed forms)
+
+__version__ = _core.version
+__all__ = ["simulate", "advise", "check", "validate", "fields", "analytic", "__version__"]
+
+
+def fields():
+    """The scenario field table: name, flag, unit, default, allowed range, meaning, choices."""
+    return _core.fields()
+
+
+def _text(name, value):
+    """A field value as the command line would spell it."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if value is None:
+        return "none"
+    if isinstance(value, float):
+        if _math.isinf(value) and value > 0:
+            return "none"
+        return repr(value)  # the shortest text that round-trips, as the CLI prints
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return value
+    raise TypeError(f"field {name}: expected a number, a string or a bool (got {type(value).__name__})")
+
+
+def simulate(*, runs=20, seed=1, threads=0, unit="attempt", attempt_duration=None, server_engine=False, **fields):
+    """Run one scenario `runs` times, as `retrylab simulate --json`.
+
+    Returns the CLI's JSON document as a dict (plus "canonical", the scenario's canonical string)
+    with "per_run": a dict of numpy arrays, one value per run, in the same unit.
+    """
+    values = {name: _text(name, v) for name, v in fields.items()}
+    text, per_run = _core.simulate(values, unit, float(attempt_duration or 0.0), int(runs), int(seed), int(threads),
+                                   bool(server_engine))
+    out = _json.loads(text)
+    out["per_run"] = per_run
+    return out
+
+
+def advise(*, clients, failed_attempts, unit="attempt", attempt_duration=None, rate=0.0, base=None, drain_within=None,
+           probability=0.99, strategies=None, seed=1, threads=0):
+    """The strategy, base and cap that drain a pile-up of `clients`, as `retrylab advise --json`.
+    `clients` may be a range (low, high) or "low:high", as --clients LOW:HIGH."""
+    low = 0
+    if isinstance(clients, str) and ":" in clients:
+        low, clients = (int(x) for x in clients.split(":", 1))
+    elif isinstance(clients, (tuple, list)):
+        low, clients = (int(x) for x in clients)
+    if isinstance(strategies, str):
+        strategies = strategies.split(",")
+    text = _core.advise(int(low), int(clients), failed_attempts, unit, float(attempt_duration or 0.0), float(rate),
+                        float(base or 0.0), float(drain_within or 0.0), float(probability), list(strategies or []),
+                        int(seed), int(threads))
+    return _json.loads(text)
+
+
+def check(path):
+    """Check an attempt trace (docs/traces.md), as `retrylab check --json`; "passed" says the verdict."""
+    return _json.loads(_core.check(str(path)))
+
+
+def validate(quick=True, seed=None, threads=0, only=None):
+    """Run the validation suite (quick or full scale), as `retrylab validate --json`; `only`: the
+    cases whose name contains one of these strings (as --only)."""
+    return _json.loads(_core.validate(bool(quick), _core.validation_seed if seed is None else int(seed), int(threads),
+                                      list(only or [])))

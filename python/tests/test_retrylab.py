@@ -1,0 +1,166 @@
+"""retrylab from Python against the CLI it mirrors: same seed, same numbers, bit for bit; the CLI's
+error messages; the field table; per-run arrays; the closed forms. Exact tests only (no tolerance):
+every comparison is of the same runs computed twice."""
+import json
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+import retrylab
+
+EXE = os.environ["RETRYLAB_EXE"]
+
+
+def cli_json(*args):
+    quiet = ["--quiet"] if args[0] in ("simulate", "validate") else []
+    out = subprocess.run([EXE, *args, "--json", *quiet], check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+def cli_error(*args):
+    out = subprocess.run([EXE, *args], capture_output=True, text=True)
+    assert out.returncode == 2, out
+    line = out.stderr.strip()
+    assert line.startswith("retrylab: ") and "\n" not in line
+    return line[len("retrylab: "):]
+
+
+SCENARIOS = [
+    (dict(model="collision", strategy="full", clients=100, runs=20), []),
+    (dict(model="free", strategy="decorrelated", clients=50, rate=0.2, horizon=500, runs=7, seed=9), []),
+    (dict(model="shared", strategy="equal", clients=30, cap=64, rows=4, lock=True, runs=5), []),
+    (dict(model="collision", strategy="full", clients=300, base=20, cap=8000, runs=6, unit="ms", attempt_duration=20), []),
+    (dict(model="ps", strategy="nojitter", rate=0.5, horizon=200.0, cap=None, runs=4, unit="s", attempt_duration=0.5), []),
+]
+
+
+def flags(kwargs):
+    args = []
+    for k, v in kwargs.items():
+        if k == "runs" or k == "seed" or k == "unit" or k == "attempt_duration":
+            args += ["--" + k.replace("_", "-"), str(v)]
+            continue
+        text = "none" if v is None else ("on" if v is True else ("off" if v is False else repr(v) if isinstance(v, float) else str(v)))
+        args += ["--" + k.replace("_", "-"), text]
+    return args
+
+
+@pytest.mark.parametrize("kwargs", [s[0] for s in SCENARIOS])
+def test_same_numbers_as_the_cli(kwargs):
+    py = retrylab.simulate(**kwargs)
+    cli = cli_json("simulate", *flags(kwargs))
+    for key in ("retrylab", "unit", "scenario", "runs", "metrics", "stop"):
+        assert py[key] == cli[key], key  # floats compared exactly: both are the JSON of the same doubles
+    assert py.get("attempt_duration") == cli.get("attempt_duration")
+
+
+def test_threads_never_change_a_number():
+    one = retrylab.simulate(model="collision", strategy="full", clients=80, runs=8, threads=1)
+    two = retrylab.simulate(model="collision", strategy="full", clients=80, runs=8, threads=2)
+    assert one["metrics"] == two["metrics"]
+    assert np.array_equal(one["per_run"]["drain_time"], two["per_run"]["drain_time"])
+
+
+def test_per_run_arrays_are_the_summary_inputs():
+    r = retrylab.simulate(model="collision", strategy="full", clients=60, runs=12, seed=3)
+    a = r["per_run"]["attempts_per_client"]
+    assert isinstance(a, np.ndarray) and a.shape == (12,)
+    assert r["metrics"]["attempts_per_client"]["mean"] == pytest.approx(float(np.mean(a)), rel=1e-12)
+    assert int(r["per_run"]["drained"].sum()) == r["metrics"]["drained"]["count"]
+
+
+def test_times_in_the_users_unit():
+    plain = retrylab.simulate(model="collision", strategy="full", clients=50, cap=100, runs=5)
+    ms = retrylab.simulate(model="collision", strategy="full", clients=50, base=20, cap=2000, runs=5, unit="ms",
+                           attempt_duration=20)
+    # The same scenario in attempt-durations (base 1, cap 100): same runs, times x 20.
+    assert ms["canonical"] == plain["canonical"]
+    assert np.array_equal(ms["per_run"]["drain_time"], plain["per_run"]["drain_time"] * 20)
+
+
+@pytest.mark.parametrize("kwargs,args", [
+    (dict(model="collision", strategy="full", clients=-1), ["--model", "collision", "--strategy", "full", "--clients", "-1"]),
+    (dict(model="collision", strategy="full", base=2, cap=1), ["--model", "collision", "--strategy", "full", "--base", "2", "--cap", "1"]),
+    (dict(model="collision", clients=5), ["--model", "collision", "--clients", "5"]),
+    (dict(model="bogus", strategy="full"), ["--model", "bogus", "--strategy", "full"]),
+    (dict(model="collision", strategy="full", unit="ms"), ["--model", "collision", "--strategy", "full", "--unit", "ms"]),
+    (dict(model="collision", strategy="full", reject_cost=2), ["--model", "collision", "--strategy", "full", "--reject-cost", "2"]),
+])
+def test_errors_carry_the_cli_message(kwargs, args):
+    with pytest.raises(ValueError) as e:
+        retrylab.simulate(**kwargs)
+    assert str(e.value) == cli_error("simulate", *args)
+
+
+def test_unknown_field_is_a_type_error():
+    with pytest.raises(TypeError):
+        retrylab.simulate(model="collision", strategy="full", clientz=3)
+
+
+def test_fields_are_the_cli_table():
+    cli = subprocess.run([EXE, "simulate", "--list-fields", "json"], check=True, capture_output=True, text=True)
+    table = json.loads(cli.stdout)
+    mine = retrylab.fields()
+    assert [f["name"] for f in mine] == [f["name"] for f in table]
+    for a, b in zip(mine, table):
+        for key in ("flag", "unit", "default", "allowed", "meaning"):
+            assert a[key] == b[key]
+
+
+def test_advise_matches_the_cli():
+    args = dict(clients=40, failed_attempts="collide", strategies="full", unit="ms", attempt_duration=20)
+    py = retrylab.advise(**args)
+    cli = cli_json("advise", "--clients", "40", "--failed-attempts", "collide", "--strategies", "full", "--unit", "ms",
+                   "--attempt-duration", "20")
+    assert py == cli
+    assert py["recommended"]["cap"] >= 20
+
+
+def test_advise_error():
+    with pytest.raises(ValueError) as e:
+        retrylab.advise(clients=1, failed_attempts="collide")
+    assert str(e.value) == cli_error("advise", "--clients", "1", "--failed-attempts", "collide")
+
+
+def test_check_passes_the_engines_own_trace(tmp_path):
+    trace = tmp_path / "t.csv"
+    subprocess.run([EXE, "simulate", "--model", "free", "--strategy", "full", "--clients", "20", "--runs", "3", "--quiet",
+                    "--trace", str(trace)], check=True, capture_output=True)
+    r = retrylab.check(trace)
+    assert r["passed"] is True and r["rows"] > 0
+    with pytest.raises(ValueError):
+        retrylab.check(tmp_path / "missing.csv")
+
+
+def test_analytic_against_the_cli():
+    doc = cli_json("analytic", "aloha", "--rate", "0.3")
+    assert retrylab.analytic.aloha_goodput(0.3) == doc["value"]
+    doc = cli_json("analytic", "fluid-cap", "--clients", "300", "--rate", "0.05")
+    assert retrylab.analytic.fluid_cap(300, 0.05) == doc["value"]
+    doc = cli_json("analytic", "growth")
+    assert retrylab.analytic.growth() == doc["value"]
+    doc = cli_json("analytic", "growth", "--sleep", "5", "--base", "1", "--cap", "100")
+    assert retrylab.analytic.growth(5.0, 1.0, 100.0) == doc["value"]
+    for preset in ("aws-standard", "grpc"):
+        doc = cli_json("analytic", "budget", "--preset", preset, "--successes", "7")
+        assert retrylab.analytic.budget(preset, successes=7) == doc["value"], preset
+    doc = cli_json("analytic", "budget", "--preset", "finagle", "--requests", "30")
+    assert retrylab.analytic.budget("finagle", requests=30) == doc["value"]
+    doc = cli_json("analytic", "sleep", "--strategy", "equal", "--retry", "4", "--cap", "10")
+    assert retrylab.analytic.sleep_mean("equal", 4, cap=10.0) == doc["value"]
+    doc = cli_json("analytic", "burst", "--clients", "100", "--find-cap")
+    assert retrylab.analytic.burst_cap("collision", "full", 100) == doc["cap_threshold"]
+    with pytest.raises(ValueError):
+        retrylab.analytic.aloha_goodput(-1.0)
+
+
+def test_validate_runs_the_suite_as_the_cli():
+    # One case of the quick catalogue (the whole suite takes minutes; ctest runs it through the CLI).
+    case = "sleep-decorrelated-c5-k6"
+    py = retrylab.validate(quick=True, only=[case], threads=1)
+    cli = cli_json("validate", "--cases", case, "--threads", "1")
+    assert [c["case"] for c in py["cases"]] == [case]
+    assert [c["verdict"] for c in py["cases"]] == [c["verdict"] for c in cli["cases"]]
+    assert [c["observed"] for c in py["cases"]] == [c["observed"] for c in cli["cases"]]
