@@ -86,15 +86,18 @@ class WakeQueue {
   std::uint32_t seq_ = 0;
 };
 
-// Radix heap (Ahuja, Mehlhorn, Orlin, Tarjan 1990) keyed on the 64 bits of a non-negative double.
-// Bucket 0 holds the entries whose key equals `last_` (the last key popped); bucket b >= 1 those
-// whose highest bit differing from `last_` is bit b − 1. Invariants: every entry is in the bucket
-// its key and the current `last_` name (a refill moves `last_` only within the bits below the
-// refilled bucket, so other buckets stay exact); entries with equal keys are therefore always in
-// one bucket, in push order (appends and refills are stable), and bucket 0 is a FIFO: equal times
-// pop in push order, as in WakeQueue. Precondition: no push is earlier than the last entry popped
-// or returned by top() (top_time() only looks).
-// Each entry moves at most 64 times, in practice a few: pops are amortised O(1).
+// Radix heap (Ahuja, Mehlhorn, Orlin, Tarjan 1990) keyed on the 64 bits of a non-negative double,
+// with a sorted run in front. Bucket b >= 1 holds the entries whose highest bit differing from
+// `last_` (the smallest key of the current run) is bit b − 1; the run holds, sorted by (key, push
+// order), every entry with key <= `run_max_`, and every bucket entry has a larger key. Invariants:
+// every bucket entry is in the bucket its key and the current `last_` name (a refill moves `last_`
+// only within the bits below the refilled bucket, so other buckets stay exact); entries with equal
+// keys are therefore in one place, in push order (appends, refills and run insertions are stable),
+// so equal times pop in push order, as in WakeQueue. A refill takes the lowest non-empty bucket: a
+// small one is sorted into the run at once, a large one is spread over the buckets below it around
+// its minimum. Precondition: no push is earlier than the last entry popped or returned by top()
+// (top_time() only looks). Pops are amortised O(1) (each entry moves at most 64 times, in practice
+// a few).
 class MonotoneWakeQueue {
  public:
   struct Entry {
@@ -102,46 +105,56 @@ class MonotoneWakeQueue {
     std::int32_t client;
   };
 
-  void reserve(std::size_t n) { buckets_[0].reserve(n); }  // the buckets grow on first use
+  void reserve(std::size_t n) { run_.reserve(n); }  // the buckets grow on first use
   bool empty() const noexcept { return size_ == 0; }
   std::size_t size() const noexcept { return size_; }
 
-  // The earliest time (+inf when empty). Only looks: the key order (last_) stays where it is, so a
-  // later push may still be earlier than this time (but not earlier than the last top()).
+  // The earliest time (+inf when empty). Only looks: a later push may still be earlier than this
+  // time (but not earlier than the last top()).
   double top_time() noexcept {
-    if (head_ != buckets_[0].size()) return buckets_[0][head_].time;
+    if (head_ != run_.size()) return run_[head_].time;
     if (mask_ == 0) return std::numeric_limits<double>::infinity();
     return time_of(upper_min());
   }
-  // The earliest entry (not empty). Moves the key order to its time: later pushes must not be earlier.
+  // The earliest entry (not empty). Later pushes must not be earlier than its time.
   const Entry& top() noexcept {
-    if (head_ == buckets_[0].size()) refill();
-    return buckets_[0][head_];
+    if (head_ == run_.size()) refill();
+    return run_[head_];
   }
 
   void push(double time, std::int32_t client) {
     ++size_;
     const std::uint64_t k = bits(time);
+    if (k <= run_max_) {
+      // Into the run, after every entry with a key <= k (usually at the end: k is the latest).
+      run_.push_back({time, client});
+      std::size_t i = run_.size() - 1;
+      while (i > head_ && bits(run_[i - 1].time) > k) {
+        run_[i] = run_[i - 1];
+        --i;
+      }
+      run_[i] = {time, client};
+      return;
+    }
     const int b = bucket(k);
     buckets_[b].push_back({time, client});
-    if (b != 0) {
-      mask_ |= std::uint64_t{1} << (b - 1);
-      if (upper_min_ != unknown && k < upper_min_) upper_min_ = k;
-    }
+    mask_ |= std::uint64_t{1} << (b - 1);
+    if (upper_min_ != unknown && k < upper_min_) upper_min_ = k;
   }
 
   // Removes the earliest entry (not empty).
   void pop() noexcept {
-    if (head_ == buckets_[0].size()) refill();
+    if (head_ == run_.size()) refill();
     --size_;
-    if (++head_ == buckets_[0].size()) {
-      buckets_[0].clear();
+    if (++head_ == run_.size()) {
+      run_.clear();
       head_ = 0;
     }
   }
 
  private:
   static constexpr std::uint64_t unknown = ~std::uint64_t{0};  // above every key (NaN bits)
+  static constexpr std::size_t small = 32;  // a bucket this small is sorted at once (16–64: alike)
 
   static std::uint64_t bits(double t) noexcept {
     std::uint64_t k;
@@ -155,13 +168,12 @@ class MonotoneWakeQueue {
   }
   int bucket(std::uint64_t k) const noexcept { return 64 - std::countl_zero(k ^ last_); }
 
-  // The smallest key in buckets 1–64 (not all empty): the lowest non-empty bucket's, cached until
-  // the next refill (pushes keep the cache exact).
+  // The smallest key in the buckets (not all empty): the lowest non-empty bucket's, cached until the
+  // next refill (pushes keep the cache exact).
   std::uint64_t upper_min() noexcept {
     if (upper_min_ == unknown) {
-      const std::vector<Entry>& src = buckets_[std::countr_zero(mask_) + 1];
       std::uint64_t m = unknown;
-      for (const Entry& e : src) {
+      for (const Entry& e : buckets_[std::countr_zero(mask_) + 1]) {
         const std::uint64_t k = bits(e.time);
         m = k < m ? k : m;
       }
@@ -170,29 +182,50 @@ class MonotoneWakeQueue {
     return upper_min_;
   }
 
-  // Bucket 0 is empty and some other bucket is not: moves the lowest non-empty bucket down around
-  // its minimum, which becomes last_. Every bucket below it is empty, so appending in scan order
-  // keeps push order among equal keys.
+  // The run is empty and some bucket is not: moves the lowest non-empty bucket (every bucket below it
+  // is empty, so scan order keeps push order among equal keys) into the run, or around its minimum.
   void refill() noexcept {
-    const std::uint64_t m = upper_min();
     const int i = std::countr_zero(mask_);
     std::vector<Entry>& src = buckets_[i + 1];
-    last_ = m;
     mask_ &= ~(std::uint64_t{1} << i);
-    for (const Entry& e : src) {
-      const int b = bucket(bits(e.time));
-      buckets_[b].push_back(e);
-      if (b != 0) mask_ |= std::uint64_t{1} << (b - 1);
+    if (src.size() <= small) {
+      for (const Entry& e : src) {  // stable insertion sort by key
+        const std::uint64_t k = bits(e.time);
+        run_.push_back(e);
+        std::size_t j = run_.size() - 1;
+        while (j > 0 && bits(run_[j - 1].time) > k) {
+          run_[j] = run_[j - 1];
+          --j;
+        }
+        run_[j] = e;
+      }
+      last_ = bits(run_.front().time);
+      run_max_ = bits(run_.back().time);
+    } else {
+      last_ = upper_min();
+      run_max_ = last_;
+      for (const Entry& e : src) {
+        const std::uint64_t k = bits(e.time);
+        if (k == last_) {
+          run_.push_back(e);
+        } else {
+          const int b = bucket(k);
+          buckets_[b].push_back(e);
+          mask_ |= std::uint64_t{1} << (b - 1);
+        }
+      }
     }
     src.clear();
     upper_min_ = unknown;
   }
 
-  std::vector<Entry> buckets_[65];  // buckets_[b] is bucket b; bucket 0 is a FIFO from head_
+  std::vector<Entry> run_;  // sorted; entries before head_ are popped
   std::size_t head_ = 0;
+  std::vector<Entry> buckets_[65];  // buckets_[b] is bucket b (buckets_[0] unused)
   std::uint64_t mask_ = 0;          // bit b − 1 set: bucket b is not empty
   std::uint64_t last_ = 0;
-  std::uint64_t upper_min_ = unknown;  // min key of buckets 1–64, or unknown
+  std::uint64_t run_max_ = 0;
+  std::uint64_t upper_min_ = unknown;  // min key of the buckets, or unknown
   std::size_t size_ = 0;
 };
 
