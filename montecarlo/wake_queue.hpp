@@ -122,18 +122,11 @@ class MonotoneWakeQueue {
     return run_[head_];
   }
 
-  void push(double time, std::int32_t client) {
+  [[gnu::always_inline]] void push(double time, std::int32_t client) {
     ++size_;
     const std::uint64_t k = bits(time);
-    if (k <= run_max_) {
-      // Into the run, after every entry with a key <= k (usually at the end: k is the latest).
-      run_.push_back({time, client});
-      std::size_t i = run_.size() - 1;
-      while (i > head_ && bits(run_[i - 1].time) > k) {
-        run_[i] = run_[i - 1];
-        --i;
-      }
-      run_[i] = {time, client};
+    if (k <= run_max_) [[unlikely]] {
+      insert_into_run({time, client});
       return;
     }
     const int b = bucket(k);
@@ -168,6 +161,18 @@ class MonotoneWakeQueue {
   }
   int bucket(std::uint64_t k) const noexcept { return 64 - std::countl_zero(k ^ last_); }
 
+  // Into the run, after every entry with a key <= e's (out of line: the hot push is a bucket append).
+  [[gnu::noinline]] void insert_into_run(const Entry& e) {
+    const std::uint64_t k = bits(e.time);
+    run_.push_back(e);
+    std::size_t i = run_.size() - 1;
+    while (i > head_ && bits(run_[i - 1].time) > k) {
+      run_[i] = run_[i - 1];
+      --i;
+    }
+    run_[i] = e;
+  }
+
   // The smallest key in the buckets (not all empty): the lowest non-empty bucket's, cached until the
   // next refill (pushes keep the cache exact).
   std::uint64_t upper_min() noexcept {
@@ -187,6 +192,7 @@ class MonotoneWakeQueue {
   void refill() noexcept {
     const int i = std::countr_zero(mask_);
     std::vector<Entry>& src = buckets_[i + 1];
+    if (src.size() > small) last_ = upper_min();  // before the bucket leaves the mask
     mask_ &= ~(std::uint64_t{1} << i);
     if (src.size() <= small) {
       for (const Entry& e : src) {  // stable insertion sort by key
@@ -202,7 +208,6 @@ class MonotoneWakeQueue {
       last_ = bits(run_.front().time);
       run_max_ = bits(run_.back().time);
     } else {
-      last_ = upper_min();
       run_max_ = last_;
       for (const Entry& e : src) {
         const std::uint64_t k = bits(e.time);
