@@ -2,10 +2,10 @@
 // Wake-up queues (internal to the event loops): sleeping clients ordered by (time, push order), so
 // equal times pop in push order, deterministically. Two with the same order and interface:
 //  - WakeQueue: a 4-ary min-heap, for any push order (the server engine's queues);
-//  - MonotoneWakeQueue: a radix heap on the bits of the double, O(1) amortised, for event loops whose
-//    pushes are never earlier than the last pop (the plain loop: a wake is pushed at te + sleep,
-//    sleep >= 0, te the current time). Times must be >= +0.0 (the bits of a non-negative double
-//    order like the double).
+//  - MonotoneWakeQueue: a radix heap on the bits of the double, O(1) amortised, made for event loops
+//    whose pushes are never earlier than the last pop (the plain loop: a wake is pushed at
+//    te + sleep, sleep >= 0, te the current time); other push orders stay exact, only slower.
+//    Times must be >= +0.0 (the bits of a non-negative double order like the double).
 // Both pop equal times in push order; tests/montecarlo check they pop the same sequence.
 #include <bit>
 #include <cstdint>
@@ -95,9 +95,10 @@ class WakeQueue {
 // keys are therefore in one place, in push order (appends, refills and run insertions are stable),
 // so equal times pop in push order, as in WakeQueue. A refill takes the lowest non-empty bucket: a
 // small one is sorted into the run at once, a large one is spread over the buckets below it around
-// its minimum. Precondition: no push is earlier than the last entry popped or returned by top()
-// (top_time() only looks). Pops are amortised O(1) (each entry moves at most 64 times, in practice
-// a few).
+// its minimum. A push at or below `run_max_` is inserted into the run, so any push order gives the
+// heap's order; the speed needs monotone use (no push earlier than the last entry popped or
+// returned by top(): then pushes into the run are rare and land near its end). Pops are amortised
+// O(1) (each entry moves at most 64 times, in practice a few).
 class MonotoneWakeQueue {
  public:
   struct Entry {
@@ -109,14 +110,13 @@ class MonotoneWakeQueue {
   bool empty() const noexcept { return size_ == 0; }
   std::size_t size() const noexcept { return size_; }
 
-  // The earliest time (+inf when empty). Only looks: a later push may still be earlier than this
-  // time (but not earlier than the last top()).
+  // The earliest time (+inf when empty). Only looks (the loop then pushes wakes earlier than it).
   double top_time() noexcept {
     if (head_ != run_.size()) return run_[head_].time;
     if (mask_ == 0) return std::numeric_limits<double>::infinity();
     return time_of(upper_min());
   }
-  // The earliest entry (not empty). Later pushes must not be earlier than its time.
+  // The earliest entry (not empty).
   const Entry& top() noexcept {
     if (head_ == run_.size()) refill();
     return run_[head_];
