@@ -129,6 +129,13 @@ class MonotoneWakeQueue {
       insert_into_run({time, client});
       return;
     }
+    if (mask_ == 0 && run_.size() - head_ < tiny) {
+      // No bucket in use and a short run: the new latest key extends the run (a small queue, as in
+      // light steady traffic, then never touches the buckets).
+      run_.push_back({time, client});
+      run_max_ = k;
+      return;
+    }
     const int b = bucket(k);
     buckets_[b].push_back({time, client});
     mask_ |= std::uint64_t{1} << (b - 1);
@@ -148,6 +155,7 @@ class MonotoneWakeQueue {
  private:
   static constexpr std::uint64_t unknown = ~std::uint64_t{0};  // above every key (NaN bits)
   static constexpr std::size_t small = 32;  // a bucket this small is sorted at once (16–64: alike)
+  static constexpr std::size_t tiny = 4;    // a run this short grows at its end while no bucket is used
 
   static std::uint64_t bits(double t) noexcept {
     std::uint64_t k;
@@ -162,8 +170,33 @@ class MonotoneWakeQueue {
   int bucket(std::uint64_t k) const noexcept { return 64 - std::countl_zero(k ^ last_); }
 
   // Into the run, after every entry with a key <= e's (out of line: the hot push is a bucket append).
+  // A run grown past 2·small first gives its upper half back to the buckets (so an insertion moves
+  // at most 2·small entries in monotone use): run_max_ drops to the last key kept (not below last_),
+  // and the entries given back, all above it, go to their buckets in order (no bucket holds a key
+  // they hold).
   [[gnu::noinline]] void insert_into_run(const Entry& e) {
     const std::uint64_t k = bits(e.time);
+    if (run_.size() - head_ >= 2 * small) {
+      std::size_t cut = head_ + small;  // keep [head_, cut): cut past every key equal to the last kept
+      const std::uint64_t kept = bits(run_[cut - 1].time);
+      while (cut < run_.size() && bits(run_[cut].time) == kept) ++cut;
+      if (cut < run_.size() && kept >= last_) {  // (kept < last_ only outside monotone use)
+        for (std::size_t j = cut; j < run_.size(); ++j) {
+          const int b = bucket(bits(run_[j].time));
+          buckets_[b].push_back(run_[j]);
+          mask_ |= std::uint64_t{1} << (b - 1);
+        }
+        run_.resize(cut);
+        run_max_ = kept;
+        upper_min_ = unknown;
+        if (k > run_max_) {  // now above the run: a bucket entry
+          const int b = bucket(k);
+          buckets_[b].push_back(e);
+          mask_ |= std::uint64_t{1} << (b - 1);
+          return;
+        }
+      }
+    }
     run_.push_back(e);
     std::size_t i = run_.size() - 1;
     while (i > head_ && bits(run_[i - 1].time) > k) {
