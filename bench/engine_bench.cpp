@@ -1,9 +1,11 @@
 // Engine benchmarks: simulated attempts per second on the classic test (free, full
 // jitter, N = 100 and N = 100,000), steady `shared` at 15% load and steady `collision` at 10%, both
 // with full jitter, against an "ideal loop" that does only the unavoidable work per attempt: one
-// random draw and one priority-queue operation (pop + push) on a queue of the same size. After the
-// run it prints the ratios engine / ideal loop and N = 100 / N = 100,000, and the server engine's
-// against the original loop on the same steady `shared` scenario.
+// random draw and one priority-queue operation (pop + push) on a queue of the same size (the
+// engine's radix heap, and the 4-ary heap beside it). After the run it prints the ratios engine /
+// ideal loop, N = 100 / N = 100,000, radix / 4-ary heap, and the server engine's against the
+// original loop on the same steady `shared` scenario. Whole-process ratios against an independent
+// peer simulator: bench/compare_naive.sh.
 //   bench/engine_bench --benchmark_min_time=0.5
 #include <benchmark/benchmark.h>
 
@@ -111,10 +113,12 @@ void BM_ServerSharedTimeoutAt15(benchmark::State& state) {
 BENCHMARK(BM_ServerSharedTimeoutAt15)->Unit(benchmark::kMillisecond);
 
 // The unavoidable work per attempt: one uniform draw, one pop and one push on a wake-up queue
-// holding N entries (the engine's own WakeQueue and Stream). Also the event queue's own benchmark.
-void BM_IdealLoop(benchmark::State& state) {
+// holding N entries (the engine's own Stream, and its MonotoneWakeQueue; the 4-ary WakeQueue that
+// the server engine uses beside it). Also the event queues' own benchmark.
+template <class Queue>
+void ideal_loop(benchmark::State& state) {
   const auto n = static_cast<std::int32_t>(state.range(0));
-  mc::detail::WakeQueue q;
+  Queue q;
   q.reserve(static_cast<std::size_t>(n));
   mc::Stream rng(1, mc::StreamId::sleeps, 0);
   for (std::int32_t i = 0; i < n; ++i) q.push(rng.uniform() * 1000.0, i);
@@ -131,7 +135,10 @@ void BM_IdealLoop(benchmark::State& state) {
   benchmark::DoNotOptimize(q.top_time());
   state.counters["attempts/s"] = benchmark::Counter(static_cast<double>(ops), benchmark::Counter::kIsRate);
 }
+void BM_IdealLoop(benchmark::State& state) { ideal_loop<mc::detail::MonotoneWakeQueue>(state); }
 BENCHMARK(BM_IdealLoop)->Arg(100)->Arg(100000)->Unit(benchmark::kMillisecond);
+void BM_IdealLoopHeap(benchmark::State& state) { ideal_loop<mc::detail::WakeQueue>(state); }
+BENCHMARK(BM_IdealLoopHeap)->Arg(100)->Arg(100000)->Unit(benchmark::kMillisecond);
 
 // Records each benchmark's attempts/s to print the ratios after the table.
 class RatioReporter : public benchmark::ConsoleReporter {
@@ -163,6 +170,8 @@ int main(int argc, char** argv) {
   print_ratio(rep, "engine/ideal, classic N=100000", "BM_ClassicFreeFull/100000", "BM_IdealLoop/100000");
   print_ratio(rep, "classic N=100 / N=100000 (engine)", "BM_ClassicFreeFull/100", "BM_ClassicFreeFull/100000");
   print_ratio(rep, "ideal N=100 / N=100000", "BM_IdealLoop/100", "BM_IdealLoop/100000");
+  print_ratio(rep, "ideal radix / 4-ary heap, N=100", "BM_IdealLoop/100", "BM_IdealLoopHeap/100");
+  print_ratio(rep, "ideal radix / 4-ary heap, N=100000", "BM_IdealLoop/100000", "BM_IdealLoopHeap/100000");
   print_ratio(rep, "server engine / original, shared 15%", "BM_ServerSteadySharedFull15", "BM_SteadySharedFull15");
   print_ratio(rep, "server + timeout 20 / original, shared 15%", "BM_ServerSharedTimeoutAt15", "BM_SteadySharedFull15");
   benchmark::Shutdown();

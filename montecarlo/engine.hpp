@@ -4,7 +4,8 @@
 //  - attempts end in the order they started in every model (proofs/Engine.v: ps_fifo_order), so
 //    in-flight attempts are a FIFO ring buffer; `shared`/`ps` run in virtual time V, dV/dt = 1/n:
 //    an attempt started at virtual time v ends when V = v + 1;
-//  - only wake-ups (sleeping clients) need a priority queue, ordered by (time, sequence number); the
+//  - only wake-ups (sleeping clients) need a priority queue, ordered by (time, push order); as wakes
+//    are pushed at the current time plus a sleep, a monotone one (wake_queue.hpp: radix heap); the
 //    next Poisson arrival is a single pending time;
 //  - at equal times attempt ends are processed before attempt starts (half-open intervals);
 //  - client slots and attempt slots are recycled: no allocation once the peak backlog is reached.
@@ -29,6 +30,7 @@
 #include "montecarlo/result.hpp"
 #include "montecarlo/sampler.hpp"
 #include "montecarlo/scenario.hpp"
+#include "montecarlo/wake_queue.hpp"
 #if RETRYLAB_PLANTED_FAULTS
 #include "montecarlo/faults.hpp"
 #endif
@@ -91,76 +93,6 @@ class Ring {
   }
   std::vector<T> data_;
   std::size_t head_ = 0, size_ = 0, mask_ = 0;
-};
-
-// Wake-ups: an implicit 4-ary min-heap ordered by (time, sequence number), so equal times pop in
-// push order, deterministically (ns-3 scheduler.h style). Entries are 16 bytes: the sequence number
-// is 32 bits compared by serial-number arithmetic (a before b iff int32(a − b) < 0), exact as long
-// as entries with equal times were pushed fewer than 2^31 pushes apart (they are pushed within one
-// round of a lock-step strategy). A 4-ary heap halves the depth of a binary one: fewer cache
-// misses at N = 100,000.
-class WakeQueue {
- public:
-  struct Entry {
-    double time;
-    std::uint32_t seq;
-    std::int32_t client;
-  };
-  void reserve(std::size_t n) { heap_.reserve(n); }
-  bool empty() const noexcept { return heap_.empty(); }
-  std::size_t size() const noexcept { return heap_.size(); }
-  double top_time() const noexcept { return heap_.empty() ? inf : heap_.front().time; }
-  const Entry& top() const noexcept { return heap_.front(); }
-
-  void push(double time, std::int32_t client) {
-    const Entry e{time, seq_++, client};
-    std::size_t i = heap_.size();
-    heap_.push_back(e);
-    while (i > 0) {
-      const std::size_t parent = (i - 1) >> 2;
-      if (!before(e, heap_[parent])) break;
-      heap_[i] = heap_[parent];
-      i = parent;
-    }
-    heap_[i] = e;
-  }
-
-  void pop() noexcept {
-    const Entry last = heap_.back();
-    heap_.pop_back();
-    const std::size_t n = heap_.size();
-    if (n == 0) return;
-    Entry* h = heap_.data();
-    std::size_t i = 0;
-    for (;;) {
-      const std::size_t first = 4 * i + 1;
-      std::size_t best;
-      if (first + 3 < n) {
-        // All four children: a branch-free tournament (the comparisons are data-dependent coin
-        // flips, so branches would mispredict half the time).
-        const std::size_t b01 = first + before(h[first + 1], h[first]);
-        const std::size_t b23 = first + 2 + before(h[first + 3], h[first + 2]);
-        best = before(h[b23], h[b01]) ? b23 : b01;
-      } else {
-        if (first >= n) break;
-        best = first;
-        for (std::size_t c = first + 1; c < n; ++c)
-          if (before(h[c], h[best])) best = c;
-      }
-      if (!before(h[best], last)) break;
-      h[i] = h[best];
-      i = best;
-    }
-    h[i] = last;
-  }
-
- private:
-  static bool before(const Entry& a, const Entry& b) noexcept {
-    // Bitwise, not short-circuit: lets the compiler emit flags and conditional moves, no branches.
-    return (a.time < b.time) | ((a.time == b.time) & (static_cast<std::int32_t>(a.seq - b.seq) < 0));
-  }
-  std::vector<Entry> heap_;
-  std::uint32_t seq_ = 0;
 };
 
 // What both event loops (this one and server_engine.hpp) count for RunResult (docs/models.md §5), and
@@ -598,7 +530,7 @@ class Engine {
   std::vector<Client> clients_;
   std::vector<std::int32_t> free_slots_;
   Ring<Attempt> fifo_;
-  WakeQueue wakes_;
+  MonotoneWakeQueue wakes_;  // pushes at te + sleep >= the current time: monotone
 
   double t_ = 0.0;
   double v_ = 0.0;          // virtual time (shared, ps)
