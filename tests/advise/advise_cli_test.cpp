@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
-#include "tests/cli/subprocess.hpp"
+#include "tests/support/cli.hpp"
 
 namespace {
 
