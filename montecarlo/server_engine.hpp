@@ -108,7 +108,7 @@ class EndQueue {
   };
   bool fifo_;
   Ring<Entry> ring_;
-  WakeQueue heap_;
+  MonotoneWakeQueue heap_;  // same (time, push order) as the 4-ary heap for any push order
 };
 
 template <Model M, class Observer>
@@ -890,7 +890,7 @@ class ServerEngine {
   std::vector<std::int32_t> free_clients_;
   std::vector<Job> jobs_;
   std::vector<std::int32_t> free_jobs_, group_;
-  WakeQueue wakes_, reaches_, responds_;
+  MonotoneWakeQueue wakes_, reaches_, responds_;  // montecarlo/wake_queue.hpp
   EndQueue ends_;  // keyed by real (collision, free) or virtual (shared, ps) end
   std::vector<std::int64_t> row_inflight_, mark_, row_count_, row_winner_;
   std::vector<double> last_commit_;
