@@ -1,8 +1,8 @@
 #include "advise/advise.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 #include <functional>
 #include <limits>
 #include <map>
@@ -197,13 +197,17 @@ std::vector<Strategy> capped_strategies() {
 }
 
 void check_request(const Request& r) {
-  if (r.model == Model::ps) throw InputError("model", "must be collision, free or shared (got ps: no conflicts, nothing to advise)");
+  if (r.model == Model::ps)
+    throw InputError("model", "must be collision, free or shared (got ps: no conflicts, nothing to advise)");
   if (r.clients < 2 || r.clients > max_advise_clients)
     throw InputError("clients", fmt::format("must be in [2, {}] (got {})", max_advise_clients, r.clients));
   if (r.clients_low != 0 && (r.clients_low < 2 || r.clients_low > r.clients))
-    throw InputError("clients", fmt::format("range LOW:HIGH must have 2 <= LOW <= HIGH (got {}:{})", r.clients_low, r.clients));
-  if (!(r.rate >= 0.0 && r.rate < 1.0)) throw InputError("rate", fmt::format("must be in [0, 1) per attempt-duration (got {})", r.rate));
-  if (!(r.base > 0.0) || !std::isfinite(r.base)) throw InputError("base", fmt::format("must be a finite number > 0 (got {})", r.base));
+    throw InputError("clients",
+                     fmt::format("range LOW:HIGH must have 2 <= LOW <= HIGH (got {}:{})", r.clients_low, r.clients));
+  if (!(r.rate >= 0.0 && r.rate < 1.0))
+    throw InputError("rate", fmt::format("must be in [0, 1) per attempt-duration (got {})", r.rate));
+  if (!(r.base > 0.0) || !std::isfinite(r.base))
+    throw InputError("base", fmt::format("must be a finite number > 0 (got {})", r.base));
   if (!(r.drain_within > r.base) || !std::isfinite(r.drain_within) || r.drain_within > 1e7)
     throw InputError("drain_within", fmt::format("must be in (base, 1e7] attempt-durations (got {})", r.drain_within));
   if (!(r.probability >= 0.5 && r.probability <= 0.999))
@@ -213,7 +217,8 @@ void check_request(const Request& r) {
     const auto ok = capped_strategies();
     if (std::find(ok.begin(), ok.end(), s) == ok.end())
       throw InputError("strategy", fmt::format("must be one of nojitter, full, equal, decorrelated, memoryless "
-                                               "(got {}: it has no cap to tune)", to_string(s)));
+                                               "(got {}: it has no cap to tune)",
+                                               to_string(s)));
   }
 }
 

@@ -33,16 +33,16 @@ namespace retrylab::advise {
 std::vector<Strategy> capped_strategies();
 
 struct Request {
-  Model model = Model::collision;     // collision, free or shared (what a failed attempt costs)
-  std::int64_t clients = 100;         // the burst N, [2, 100000]; with a range, its upper end
-  std::int64_t clients_low = 0;       // a range's lower end, [2, clients]; 0 = no range
-  double rate = 0.0;                  // steady load λ per attempt-duration, [0, 1)
-  double base = 1.0;                  // the base every strategy uses, > 0
-  double drain_within = 60000.0;      // the drain-time objective: the burst must drain within it (the runs' horizon)
-  double probability = 0.99;          // the drained fraction the cap must reach, [0.5, 0.999]
+  Model model = Model::collision;  // collision, free or shared (what a failed attempt costs)
+  std::int64_t clients = 100;      // the burst N, [2, 100000]; with a range, its upper end
+  std::int64_t clients_low = 0;    // a range's lower end, [2, clients]; 0 = no range
+  double rate = 0.0;               // steady load λ per attempt-duration, [0, 1)
+  double base = 1.0;               // the base every strategy uses, > 0
+  double drain_within = 60000.0;   // the drain-time objective: the burst must drain within it (the runs' horizon)
+  double probability = 0.99;       // the drained fraction the cap must reach, [0.5, 0.999]
   std::vector<Strategy> strategies = capped_strategies();
-  std::uint64_t seed = 1;             // the search uses seed, the confirmation seed + 1
-  int threads = 0;                    // 0 = all cores; never changes a result
+  std::uint64_t seed = 1;  // the search uses seed, the confirmation seed + 1
+  int threads = 0;         // 0 = all cores; never changes a result
 };
 
 // Throws InputError naming the field (model, clients, rate, base, drain_within, probability, strategy),

@@ -1,9 +1,9 @@
 #include "analytic/aloha.hpp"
 
+#include <fmt/format.h>
 #include <boost/math/constants/constants.hpp>
 #include <boost/math/special_functions/lambert_w.hpp>
 #include <cmath>
-#include <fmt/format.h>
 #include <limits>
 
 #include "analytic/error.hpp"

@@ -1,7 +1,7 @@
 #include "analytic/amplification.hpp"
 
-#include <cmath>
 #include <fmt/format.h>
+#include <cmath>
 
 #include "analytic/error.hpp"
 

@@ -25,8 +25,8 @@ struct RetryAmplification {
 
 // Throws InputError (layers, attempts, failure) outside the ranges above or when a^L > 1e300.
 void check_amplification(const RetryAmplification& m);
-double expected_bottom_calls(const RetryAmplification& m);  // E_L
-double amplification_bound(const RetryAmplification& m);    // a^L
+double expected_bottom_calls(const RetryAmplification& m);    // E_L
+double amplification_bound(const RetryAmplification& m);      // a^L
 double top_failure_probability(const RetryAmplification& m);  // p^(a^L)
 
 }  // namespace retrylab

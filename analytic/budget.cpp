@@ -1,7 +1,7 @@
 #include "analytic/budget.hpp"
 
-#include <cmath>
 #include <fmt/format.h>
+#include <cmath>
 
 #include "analytic/error.hpp"
 
@@ -27,8 +27,8 @@ void check_token_bucket(const TokenBucket& t) {
   if (!(t.refund >= 0.0) || !std::isfinite(t.refund))
     throw InputError("refund", fmt::format("must be a finite number >= 0 (got {})", t.refund));
   if (!(t.threshold >= 0.0) || !(t.threshold < t.capacity))
-    throw InputError("threshold", fmt::format("must be in [0, capacity) (got threshold={}, capacity={})",
-                                              t.threshold, t.capacity));
+    throw InputError("threshold",
+                     fmt::format("must be in [0, capacity) (got threshold={}, capacity={})", t.threshold, t.capacity));
 }
 
 double max_retries(const TokenBucket& t, double successes) {
@@ -43,7 +43,8 @@ void check_finagle_budget(const FinagleBudget& f) {
     throw InputError("ttl", fmt::format("must be in [1, 1e6] seconds (got {})", f.ttl));
   if (!(f.min_retries_per_sec >= 0.0 && f.min_retries_per_sec <= 1e6) ||
       f.min_retries_per_sec != std::floor(f.min_retries_per_sec))
-    throw InputError("min_retries_per_sec", fmt::format("must be an integer in [0, 1e6] (got {})", f.min_retries_per_sec));
+    throw InputError("min_retries_per_sec",
+                     fmt::format("must be an integer in [0, 1e6] (got {})", f.min_retries_per_sec));
   if (!(f.percent_can_retry >= 0.0 && f.percent_can_retry <= 1000.0))
     throw InputError("percent_can_retry", fmt::format("must be in [0, 1000] (got {})", f.percent_can_retry));
 }

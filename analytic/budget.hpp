@@ -30,8 +30,8 @@ struct TokenBucket {
   double threshold = 0.0;   // 0 <= threshold < capacity: retries only while tokens stay >= it
 };
 
-TokenBucket aws_standard();           // {500, 5, 1, 0}
-TokenBucket aws_standard_timeout();   // {500, 10, 1, 0}: every retry after a timeout
+TokenBucket aws_standard();          // {500, 5, 1, 0}
+TokenBucket aws_standard_timeout();  // {500, 10, 1, 0}: every retry after a timeout
 TokenBucket grpc_throttling(double max_tokens = 10.0, double token_ratio = 0.1);  // {10, 1, 0.1, 5}
 
 // Throws InputError (capacity, cost, refund, threshold) outside the ranges above.

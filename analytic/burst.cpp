@@ -1,11 +1,11 @@
 #include "analytic/burst.hpp"
 
+#include <fmt/format.h>
 #include <Eigen/Core>
 #include <algorithm>
 #include <boost/numeric/odeint.hpp>
 #include <boost/numeric/odeint/external/eigen/eigen.hpp>
 #include <cmath>
-#include <fmt/format.h>
 #include <limits>
 #include <vector>
 

@@ -37,11 +37,11 @@ struct BurstModel {
 struct BurstPrediction {
   bool drained = false;
   bool collapsed = false;
-  double drain_time = 0.0;      // Σ x_k <= 1/2; NaN unless drained
-  double drain_time_p99 = 0.0;  // Σ x_k <= B/100; NaN if never
-  double peak_backlog = 0.0;    // max of Σ x_k + Σ y_k
-  double burst_left = 0.0;      // Σ x_k when the run stopped (conservation: B − successes)
-  double burst_successes = 0.0; // ∫ burst successes dt (conservation check: + burst_left = B)
+  double drain_time = 0.0;       // Σ x_k <= 1/2; NaN unless drained
+  double drain_time_p99 = 0.0;   // Σ x_k <= B/100; NaN if never
+  double peak_backlog = 0.0;     // max of Σ x_k + Σ y_k
+  double burst_left = 0.0;       // Σ x_k when the run stopped (conservation: B − successes)
+  double burst_successes = 0.0;  // ∫ burst successes dt (conservation check: + burst_left = B)
 };
 
 void check_burst_model(const BurstModel& m);

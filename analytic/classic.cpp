@@ -1,7 +1,7 @@
 #include "analytic/classic.hpp"
 
-#include <cmath>
 #include <fmt/format.h>
+#include <cmath>
 
 #include "analytic/error.hpp"
 
@@ -29,8 +29,9 @@ void check_classic(const ClassicTest& t) {
                                              to_string(t.backoff.strategy)));
   check_backoff(t.backoff);
   if (t.backoff.multiplier != 2.0)
-    throw InputError("multiplier", fmt::format("must be 2 for the classic closed form (proved for doubling windows; got {})",
-                                               t.backoff.multiplier));
+    throw InputError("multiplier",
+                     fmt::format("must be 2 for the classic closed form (proved for doubling windows; got {})",
+                                 t.backoff.multiplier));
 }
 
 ClassicResult classic(const ClassicTest& t) {
@@ -49,8 +50,9 @@ ClassicResult classic(const ClassicTest& t) {
   const double sleeps = b * (std::ldexp(1.0, static_cast<int>(j)) - 1.0) +
                         (j < t.clients - 1 ? static_cast<double>(t.clients - 1 - j) * c : 0.0);
   if (!std::isfinite(n + sleeps))
-    throw InputError("clients", fmt::format("must be smaller with cap {}: the makespan exceeds the double range (got {})",
-                                            format_cap(c), t.clients));
+    throw InputError("clients",
+                     fmt::format("must be smaller with cap {}: the makespan exceeds the double range (got {})",
+                                 format_cap(c), t.clients));
   return {true, attempts, n + sleeps};
 }
 

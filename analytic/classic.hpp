@@ -28,9 +28,9 @@
 namespace retrylab {
 
 struct ClassicTest {
-  Model model = Model::free;  // free or collision
+  Model model = Model::free;                          // free or collision
   Backoff backoff{Strategy::none, 1.0, 1000.0, 0.0};  // strategy none or nojitter; base, cap used by nojitter
-  std::int64_t clients = 1;  // N in [1, 10^15]
+  std::int64_t clients = 1;                           // N in [1, 10^15]
 };
 
 struct ClassicResult {

@@ -1,8 +1,8 @@
 #include "analytic/decorrelated.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 
 #include "analytic/error.hpp"
 
@@ -38,8 +38,7 @@ struct StepView {
   double base;
 };
 
-StepView make_view(const std::vector<double>& x, const std::vector<double>& g, double atom, double base,
-                   double cap) {
+StepView make_view(const std::vector<double>& x, const std::vector<double>& g, double atom, double base, double cap) {
   const std::size_t n = x.size() - 1;
   StepView v{x, g, std::vector<double>(n), std::vector<double>(n + 1), base};
   v.suffix[n] = atom > 0.0 ? atom / (3.0 * cap - base) : 0.0;
@@ -54,15 +53,14 @@ StepView make_view(const std::vector<double>& x, const std::vector<double>& g, d
 
 }  // namespace
 
-DecorrelatedSleep::DecorrelatedSleep(const Backoff& backoff, int retry, int cells_per_factor3)
-    : retry_(retry) {
+DecorrelatedSleep::DecorrelatedSleep(const Backoff& backoff, int retry, int cells_per_factor3) : retry_(retry) {
   check_decorrelated(backoff, retry, cells_per_factor3);
   const double b = backoff.base;
   const double c = backoff.cap;
   const double reach = b * std::pow(3.0, retry);  // b·3^k: finite for k <= 300 and for capped use
   const double top = std::min(c, reach);
   const bool capped = c <= reach;  // the atom at c can carry mass
-  if (c == b) {  // every sleep is min(b, U(b, 3b)) = b: all mass in the atom
+  if (c == b) {                    // every sleep is min(b, U(b, 3b)) = b: all mass in the atom
     nodes_ = {b, b};
     cdf_ = {0.0, 0.0};
     atom_ = 1.0;
@@ -109,8 +107,10 @@ DecorrelatedSleep::DecorrelatedSleep(const Backoff& backoff, int retry, int cell
       next[i] = std::min(1.0, g_u + (t - b) * h_u);
     }
     double new_atom = 0.0;
-    if (capped) new_atom = std::max(0.0, 1.0 - next[n]);
-    else next[n] = 1.0;
+    if (capped)
+      new_atom = std::max(0.0, 1.0 - next[n]);
+    else
+      next[n] = 1.0;
     double change = std::abs(new_atom - atom_);
     for (std::size_t i = 0; i <= n; ++i) change = std::max(change, std::abs(next[i] - cdf_[i]));
     cdf_.swap(next);
@@ -143,8 +143,7 @@ double DecorrelatedSleep::quantile(double q) const {
 double DecorrelatedSleep::mean() const {
   // Piecewise-uniform density: each cell contributes its mass times its midpoint.
   double m = atom_ * nodes_.back();
-  for (std::size_t i = 0; i + 1 < nodes_.size(); ++i)
-    m += (cdf_[i + 1] - cdf_[i]) * 0.5 * (nodes_[i] + nodes_[i + 1]);
+  for (std::size_t i = 0; i + 1 < nodes_.size(); ++i) m += (cdf_[i + 1] - cdf_[i]) * 0.5 * (nodes_[i] + nodes_[i + 1]);
   return m;
 }
 

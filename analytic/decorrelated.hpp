@@ -48,10 +48,10 @@ class DecorrelatedSleep {
   // Throws InputError (base, cap, retry, cells) on bad input; backoff.strategy is ignored.
   DecorrelatedSleep(const Backoff& backoff, int retry, int cells_per_factor3 = default_decorrelated_cells);
 
-  double cdf(double t) const;       // P(s_k <= t)
-  double quantile(double q) const;  // inf{t : P(s_k <= t) >= q}, q in [0, 1]
-  double mean() const;              // E[s_k]
-  double atom() const noexcept { return atom_; }  // P(s_k = c) (0 when the cap is out of reach)
+  double cdf(double t) const;                               // P(s_k <= t)
+  double quantile(double q) const;                          // inf{t : P(s_k <= t) >= q}, q in [0, 1]
+  double mean() const;                                      // E[s_k]
+  double atom() const noexcept { return atom_; }            // P(s_k = c) (0 when the cap is out of reach)
   double lower() const noexcept { return nodes_.front(); }  // b
   double upper() const noexcept { return nodes_.back(); }   // min(c, b·3^k)
   int retry() const noexcept { return retry_; }

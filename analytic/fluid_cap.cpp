@@ -1,8 +1,8 @@
 #include "analytic/fluid_cap.hpp"
 
+#include <fmt/format.h>
 #include <boost/math/tools/toms748_solve.hpp>
 #include <cmath>
-#include <fmt/format.h>
 #include <limits>
 
 #include "analytic/aloha.hpp"
@@ -53,8 +53,8 @@ FluidCapEstimate fluid_cap(const FluidCap& f) {
   const double hi = 2.0 * std::max(2.0 * need, b);
   auto excess = [&](double c) { return mean_sleep_at_cap(f.backoff, c) - need; };
   boost::uintmax_t iterations = 200;
-  const auto bracket = boost::math::tools::toms748_solve(excess, b, hi, boost::math::tools::eps_tolerance<double>(52),
-                                                         iterations);
+  const auto bracket =
+      boost::math::tools::toms748_solve(excess, b, hi, boost::math::tools::eps_tolerance<double>(52), iterations);
   // The upper end of the final bracket: the least cap that satisfies m(c) >= m* to within one ulp.
   return {g_star, need, bracket.second};
 }

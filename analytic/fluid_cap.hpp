@@ -27,8 +27,8 @@
 namespace retrylab {
 
 struct FluidCap {
-  std::int64_t clients = 1;                // B >= 1, the burst
-  double rate = 0.0;                       // λ in [0, 1/(2e)), steady traffic
+  std::int64_t clients = 1;                                  // B >= 1, the burst
+  double rate = 0.0;                                         // λ in [0, 1/(2e)), steady traffic
   Backoff backoff{Strategy::full, 1.0, unbounded_cap, 0.0};  // strategy and base (cap is the unknown)
 };
 

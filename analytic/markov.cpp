@@ -1,11 +1,11 @@
 #include "analytic/markov.hpp"
 
+#include <fmt/format.h>
 #include <Eigen/SparseCore>
 #include <Eigen/SparseLU>
 #include <algorithm>
 #include <cmath>
 #include <deque>
-#include <fmt/format.h>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -57,7 +57,8 @@ bool any_in_flight(const Layout& L, const State& x) {
 }
 
 // Every transition out of x (models: see the header).
-std::vector<Transition> transitions(Model model, const Layout& L, const std::vector<double>& wake_rate, const State& x) {
+std::vector<Transition> transitions(Model model, const Layout& L, const std::vector<double>& wake_rate,
+                                    const State& x) {
   std::vector<Transition> out;
   for (int k = 1; k <= L.S; ++k) {
     const int n = x[L.sleeping(k)];
@@ -128,17 +129,20 @@ double max_abs(const Eigen::VectorXd& v) { return v.size() == 0 ? 0.0 : v.cwiseA
 
 void check_markov(const MarkovBurst& m) {
   if (m.model != Model::collision && m.model != Model::free)
-    throw InputError("model", fmt::format("must be collision or free for the Markov chain (got {})", to_string(m.model)));
+    throw InputError("model",
+                     fmt::format("must be collision or free for the Markov chain (got {})", to_string(m.model)));
   if (m.backoff.strategy != Strategy::memoryless)
-    throw InputError("strategy", fmt::format("must be memoryless for the Markov chain (got {})", to_string(m.backoff.strategy)));
+    throw InputError("strategy",
+                     fmt::format("must be memoryless for the Markov chain (got {})", to_string(m.backoff.strategy)));
   check_backoff(m.backoff);
   if (!std::isfinite(m.backoff.cap))
     throw InputError("cap", "must be finite for the Markov chain (the stages must end)");
   if (stage_count(m.backoff) > max_stages)
-    throw InputError("cap", fmt::format("must be at most base·2^{} for the Markov chain (got cap/base={})", max_stages - 1,
-                                        m.backoff.cap / m.backoff.base));
+    throw InputError("cap", fmt::format("must be at most base·2^{} for the Markov chain (got cap/base={})",
+                                        max_stages - 1, m.backoff.cap / m.backoff.base));
   if (m.clients < 1 || m.clients > markov_max_clients)
-    throw InputError("clients", fmt::format("must be in [1, {}] for the Markov chain (got {})", markov_max_clients, m.clients));
+    throw InputError("clients",
+                     fmt::format("must be in [1, {}] for the Markov chain (got {})", markov_max_clients, m.clients));
 }
 
 MarkovSolution solve_markov(const MarkovBurst& m) {

@@ -28,9 +28,9 @@ inline constexpr std::int64_t markov_max_clients = 8;
 inline constexpr std::int64_t markov_max_states = 400'000;
 
 struct MarkovBurst {
-  Model model = Model::collision;                      // collision or free
+  Model model = Model::collision;                        // collision or free
   Backoff backoff{Strategy::memoryless, 1.0, 8.0, 0.0};  // memoryless, finite cap
-  std::int64_t clients = 4;                            // N in [1, markov_max_clients]
+  std::int64_t clients = 4;                              // N in [1, markov_max_clients]
 };
 
 struct MarkovSolution {

@@ -1,6 +1,6 @@
+#include <fmt/format.h>
 #include <charconv>
 #include <cmath>
-#include <fmt/format.h>
 
 #include "analytic/error.hpp"
 #include "analytic/model.hpp"
@@ -9,7 +9,8 @@
 namespace retrylab {
 
 namespace {
-constexpr std::string_view strategy_names[] = {"none", "nojitter", "full", "equal", "decorrelated", "window", "memoryless"};
+constexpr std::string_view strategy_names[] = {"none",         "nojitter", "full",      "equal",
+                                               "decorrelated", "window",   "memoryless"};
 constexpr std::string_view model_names[] = {"collision", "free", "shared", "ps", "none"};
 }  // namespace
 
@@ -33,8 +34,7 @@ void check_backoff(const Backoff& b) {
     throw InputError("base", fmt::format("must be a finite number > 0 (got {})", b.base));
   if (std::isnan(b.cap) || !(b.cap > 0.0))
     throw InputError("cap", fmt::format("must be > 0 or \"none\" (got {})", b.cap));
-  if (b.cap < b.base)
-    throw InputError("cap", fmt::format("must be >= base (got cap={}, base={})", b.cap, b.base));
+  if (b.cap < b.base) throw InputError("cap", fmt::format("must be >= base (got cap={}, base={})", b.cap, b.base));
   if (!(b.multiplier >= 1.0 && b.multiplier <= max_multiplier))
     throw InputError("multiplier", fmt::format("must be in [1, {}] (got {})", max_multiplier, b.multiplier));
   if (b.strategy == Strategy::window && (!(b.window > 0.0) || !std::isfinite(b.window)))

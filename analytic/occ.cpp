@@ -1,7 +1,7 @@
 #include "analytic/occ.hpp"
 
-#include <cmath>
 #include <fmt/format.h>
+#include <cmath>
 
 #include "analytic/error.hpp"
 

@@ -1,7 +1,7 @@
 #include "analytic/rows.hpp"
 
-#include <cmath>
 #include <fmt/format.h>
+#include <cmath>
 
 #include "analytic/error.hpp"
 
@@ -59,7 +59,8 @@ double loss_probability(const FifoTimeout& m) {
 double service_second_moment_exponential() noexcept { return 2.0; }
 
 double service_second_moment_lognormal(double cv) {
-  if (!(cv >= 0.0) || !std::isfinite(cv)) throw InputError("cv", fmt::format("must be a finite number >= 0 (got {})", cv));
+  if (!(cv >= 0.0) || !std::isfinite(cv))
+    throw InputError("cv", fmt::format("must be a finite number >= 0 (got {})", cv));
   return 1.0 + cv * cv;
 }
 

@@ -45,25 +45,25 @@
 namespace retrylab {
 
 struct AlohaRows {
-  double rate = 0.0;       // λ, finite, >= 0
-  std::int64_t rows = 1;   // M >= 1
+  double rate = 0.0;      // λ, finite, >= 0
+  std::int64_t rows = 1;  // M >= 1
 };
 double success_probability(const AlohaRows& m);  // e^(−2λ/M)
 double goodput(const AlohaRows& m);              // λ·e^(−2λ/M)
 
 struct FreeRows {
-  double rate = 0.0;       // λ, finite, >= 0
-  std::int64_t rows = 1;   // M >= 1
+  double rate = 0.0;      // λ, finite, >= 0
+  std::int64_t rows = 1;  // M >= 1
 };
-double goodput(const FreeRows& m);               // λ/(1+λ/M)
+double goodput(const FreeRows& m);  // λ/(1+λ/M)
 
 // M/G/1 FIFO with unit mean service (the lock on one row).
 struct FifoQueue {
-  double rate = 0.0;            // λ in [0, 1)
-  double second_moment = 1.0;   // E[S²] >= 1 (= 1 + CV²; E[S] = 1 forces E[S²] >= 1)
+  double rate = 0.0;           // λ in [0, 1)
+  double second_moment = 1.0;  // E[S²] >= 1 (= 1 + CV²; E[S] = 1 forces E[S²] >= 1)
 };
-double mean_wait(const FifoQueue& m);            // λ·m2 / (2(1−λ))
-double mean_time(const FifoQueue& m);            // 1 + mean_wait
+double mean_wait(const FifoQueue& m);  // λ·m2 / (2(1−λ))
+double mean_time(const FifoQueue& m);  // 1 + mean_wait
 
 // M/M/1 FIFO (the lock, exponential service, unit mean) with a client timeout τ: the probability
 // that a client's time in system exceeds τ, e^(−(1−λ)τ).
@@ -71,7 +71,7 @@ struct FifoTimeout {
   double rate = 0.0;     // λ in [0, 1)
   double timeout = 1.0;  // τ, finite, > 0
 };
-double loss_probability(const FifoTimeout& m);   // e^(−(1−λ)τ)
+double loss_probability(const FifoTimeout& m);  // e^(−(1−λ)τ)
 void check_fifo_timeout(const FifoTimeout& m);
 
 // E[S²] of the engine's service distributions with mean 1: deterministic 1, exponential 2,

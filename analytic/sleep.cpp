@@ -1,16 +1,15 @@
 #include "analytic/sleep.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 #include <limits>
 
 #include "analytic/error.hpp"
 
 namespace retrylab {
 
-namespace {
-}
+namespace {}
 
 void check_sleep(const Backoff& backoff, int retry) {
   check_backoff(backoff);
@@ -27,9 +26,18 @@ SleepDistribution::SleepDistribution(const Backoff& backoff, int retry) : backof
   switch (backoff.strategy) {
     case Strategy::none: lo_ = hi_ = 0.0; break;
     case Strategy::nojitter: lo_ = hi_ = window_width(backoff, retry); break;
-    case Strategy::full: lo_ = 0.0; hi_ = window_width(backoff, retry); break;
-    case Strategy::equal: hi_ = window_width(backoff, retry); lo_ = 0.5 * hi_; break;
-    case Strategy::window: lo_ = 0.0; hi_ = backoff.window; break;
+    case Strategy::full:
+      lo_ = 0.0;
+      hi_ = window_width(backoff, retry);
+      break;
+    case Strategy::equal:
+      hi_ = window_width(backoff, retry);
+      lo_ = 0.5 * hi_;
+      break;
+    case Strategy::window:
+      lo_ = 0.0;
+      hi_ = backoff.window;
+      break;
     case Strategy::memoryless:
       exp_mean_ = 0.5 * window_width(backoff, retry);
       lo_ = 0.0;

@@ -38,7 +38,7 @@ class SleepDistribution {
   double cdf(double t) const;       // P(sleep <= t)
   double quantile(double q) const;  // q in [0, 1], else InputError("quantile")
   double mean() const;
-  double lower() const;             // support [lower, upper]
+  double lower() const;  // support [lower, upper]
   double upper() const;
   bool exact() const noexcept { return !decorrelated_.has_value(); }
   const Backoff& backoff() const noexcept { return backoff_; }

@@ -1,10 +1,10 @@
 #include "analytic/stats.hpp"
 
+#include <fmt/format.h>
 #include <boost/math/distributions/beta.hpp>
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
-#include <fmt/format.h>
 #include <limits>
 
 #include "analytic/error.hpp"
@@ -71,13 +71,16 @@ Interval clopper_pearson_interval(std::int64_t count, std::int64_t n, double lev
   const double alpha = 1.0 - level;
   const double k = static_cast<double>(count);
   const double nn = static_cast<double>(n);
-  const double lo = count == 0 ? 0.0 : boost::math::quantile(boost::math::beta_distribution<>(k, nn - k + 1), alpha / 2);
-  const double hi = count == n ? 1.0 : boost::math::quantile(boost::math::beta_distribution<>(k + 1, nn - k), 1 - alpha / 2);
+  const double lo =
+      count == 0 ? 0.0 : boost::math::quantile(boost::math::beta_distribution<>(k, nn - k + 1), alpha / 2);
+  const double hi =
+      count == n ? 1.0 : boost::math::quantile(boost::math::beta_distribution<>(k + 1, nn - k), 1 - alpha / 2);
   return {lo, hi};
 }
 
 ProportionSummary summarize_proportion(std::int64_t count, std::int64_t n, double level) {
-  return {count, n > 0 ? static_cast<double>(count) / static_cast<double>(n) : nan, n, wilson_interval(count, n, level)};
+  return {count, n > 0 ? static_cast<double>(count) / static_cast<double>(n) : nan, n,
+          wilson_interval(count, n, level)};
 }
 
 }  // namespace retrylab

@@ -1,8 +1,8 @@
 #include "analytic/steady.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 #include <limits>
 
 #include "analytic/decorrelated.hpp"

@@ -64,7 +64,7 @@ class MeanField {
 
  private:
   double cycle_time(double p, double duration) const;  // B(p)
-  double rate_given(double n, double p) const;          // G for a given p (solves D(G) on shared)
+  double rate_given(double n, double p) const;         // G for a given p (solves D(G) on shared)
   SteadyModel s_;
   std::vector<double> m_;
 };

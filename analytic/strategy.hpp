@@ -8,7 +8,8 @@
 // The multiplier m is 2 unless set (m = 1: constant backoff b); it applies to the strategies with
 // windows w_k (nojitter, full, equal, memoryless) only.
 // Invariants (checked by check_backoff): 0 < b <= c <= +inf (c = +inf is "cap none");
-// window strategy: 0 < W < inf; 1 <= m <= max_multiplier. Proof of the window reaching the cap: proofs/Sleep.v: window_reaches_cap.
+// window strategy: 0 < W < inf; 1 <= m <= max_multiplier. Proof of the window reaching the cap: proofs/Sleep.v:
+// window_reaches_cap.
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -19,8 +20,8 @@ namespace retrylab {
 
 // New strategies are appended (the enum's order is the CLI's listing order).
 enum class Strategy { none, nojitter, full, equal, decorrelated, window, memoryless };
-inline constexpr Strategy all_strategies[] = {Strategy::none,         Strategy::nojitter, Strategy::full,
-                                              Strategy::equal,        Strategy::decorrelated, Strategy::window,
+inline constexpr Strategy all_strategies[] = {Strategy::none,      Strategy::nojitter,     Strategy::full,
+                                              Strategy::equal,     Strategy::decorrelated, Strategy::window,
                                               Strategy::memoryless};
 
 std::string_view to_string(Strategy s) noexcept;
@@ -31,8 +32,8 @@ inline constexpr double unbounded_cap = std::numeric_limits<double>::infinity();
 struct Backoff {
   Strategy strategy = Strategy::full;
   double base = 1.0;
-  double cap = 1000.0;  // +inf: no cap
-  double window = 0.0;  // W, window strategy only
+  double cap = 1000.0;      // +inf: no cap
+  double window = 0.0;      // W, window strategy only
   double multiplier = 2.0;  // m: the window grows by m per failure (nojitter, full, equal)
 };
 

@@ -14,12 +14,12 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include <fmt/format.h>
 #include <array>
 #include <boost/math/distributions/students_t.hpp>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -50,10 +50,11 @@ struct Options {
 };
 
 [[noreturn]] void usage(const std::string& message) {
-  std::fprintf(stderr,
-               "brooker_peer: %s\nusage: brooker_peer [--clients N] [--runs R] [--strategies a,b,...] [--leg-mean MS]\n"
-               "  [--leg-sd MS] [--base MS] [--cap MS] [--threads J] [--alpha A] [--seed S] [--python PATH] [--peer PATH]\n",
-               message.c_str());
+  std::fprintf(
+      stderr,
+      "brooker_peer: %s\nusage: brooker_peer [--clients N] [--runs R] [--strategies a,b,...] [--leg-mean MS]\n"
+      "  [--leg-sd MS] [--base MS] [--cap MS] [--threads J] [--alpha A] [--seed S] [--python PATH] [--peer PATH]\n",
+      message.c_str());
   std::exit(2);
 }
 
@@ -65,19 +66,32 @@ Options parse(int argc, char** argv) {
     if (i + 1 >= argc) usage(flag + " needs a value");
     const std::string v = argv[++i];
     try {
-      if (flag == "--clients") o.clients = std::stoll(v);
-      else if (flag == "--runs") o.runs = std::stoll(v);
-      else if (flag == "--strategies") o.strategies = v;
-      else if (flag == "--leg-mean") o.leg_mean = std::stod(v);
-      else if (flag == "--leg-sd") o.leg_sd = std::stod(v);
-      else if (flag == "--base") o.base = std::stod(v);
-      else if (flag == "--cap") o.cap = std::stod(v);
-      else if (flag == "--threads") o.threads = std::stoi(v);
-      else if (flag == "--alpha") o.alpha = std::stod(v);
-      else if (flag == "--seed") o.seed = std::stoull(v);
-      else if (flag == "--python") o.python = v;
-      else if (flag == "--peer") o.peer = v;
-      else usage("unknown flag " + flag);
+      if (flag == "--clients")
+        o.clients = std::stoll(v);
+      else if (flag == "--runs")
+        o.runs = std::stoll(v);
+      else if (flag == "--strategies")
+        o.strategies = v;
+      else if (flag == "--leg-mean")
+        o.leg_mean = std::stod(v);
+      else if (flag == "--leg-sd")
+        o.leg_sd = std::stod(v);
+      else if (flag == "--base")
+        o.base = std::stod(v);
+      else if (flag == "--cap")
+        o.cap = std::stod(v);
+      else if (flag == "--threads")
+        o.threads = std::stoi(v);
+      else if (flag == "--alpha")
+        o.alpha = std::stod(v);
+      else if (flag == "--seed")
+        o.seed = std::stoull(v);
+      else if (flag == "--python")
+        o.python = v;
+      else if (flag == "--peer")
+        o.peer = v;
+      else
+        usage("unknown flag " + flag);
     } catch (const std::logic_error&) {
       usage(flag + ": not a number (got " + v + ")");
     }
@@ -108,16 +122,16 @@ Welch welch(const retrylab::MeanSummary& a, const retrylab::MeanSummary& b) {
   const double va = a.sd * a.sd / static_cast<double>(a.n), vb = b.sd * b.sd / static_cast<double>(b.n);
   if (va + vb == 0.0) return {0.0, NAN, a.mean == b.mean ? 1.0 : 0.0};
   const double t = (a.mean - b.mean) / std::sqrt(va + vb);
-  const double df = (va + vb) * (va + vb) /
-                    (va * va / static_cast<double>(a.n - 1) + vb * vb / static_cast<double>(b.n - 1));
+  const double df =
+      (va + vb) * (va + vb) / (va * va / static_cast<double>(a.n - 1) + vb * vb / static_cast<double>(b.n - 1));
   const boost::math::students_t dist(df);
   return {t, df, 2.0 * boost::math::cdf(boost::math::complement(dist, std::fabs(t)))};
 }
 
 std::string run_peer(const Options& o) {
   const std::string cmd = fmt::format(
-      "'{}' '{}' --strategies {} --clients {} --runs {} --base {} --cap {} --leg-mean {} --leg-sd {} --seed {}", o.python,
-      o.peer, o.strategies, o.clients, o.runs, o.base, o.cap, o.leg_mean, o.leg_sd, o.seed);
+      "'{}' '{}' --strategies {} --clients {} --runs {} --base {} --cap {} --leg-mean {} --leg-sd {} --seed {}",
+      o.python, o.peer, o.strategies, o.clients, o.runs, o.base, o.cap, o.leg_mean, o.leg_sd, o.seed);
   FILE* pipe = popen(cmd.c_str(), "r");
   if (!pipe) usage("cannot start the peer: " + cmd);
   std::string out;
@@ -193,8 +207,9 @@ int main(int argc, char** argv) {
 
   const auto tests = static_cast<double>(2 * names.size());
   const double alpha_each = o.alpha / tests;
-  std::printf("Brooker's OCC test: %lld clients, %lld runs per strategy, legs |Normal(%g, %g)| ms, base %g ms, cap %g ms\n",
-              static_cast<long long>(o.clients), static_cast<long long>(o.runs), o.leg_mean, o.leg_sd, o.base, o.cap);
+  std::printf(
+      "Brooker's OCC test: %lld clients, %lld runs per strategy, legs |Normal(%g, %g)| ms, base %g ms, cap %g ms\n",
+      static_cast<long long>(o.clients), static_cast<long long>(o.runs), o.leg_mean, o.leg_sd, o.base, o.cap);
   std::printf("peer: %s (%s)\n\n", peer.at("peer").get<std::string>().c_str(), o.peer.c_str());
   std::printf("%-13s %-22s %14s %14s %9s %9s %6s\n", "strategy", "metric (unit)", "retrylab mean", "SimPy mean",
               "Welch t", "p", "agree");
@@ -214,12 +229,16 @@ int main(int argc, char** argv) {
   std::printf("\nagreement: Welch two-sided, family-wise alpha %g over %g tests (%.3g each, Bonferroni): %s\n", o.alpha,
               tests, alpha_each, all_agree ? "all agree" : "DISAGREEMENT");
   std::printf("\n%-44s %12s %12s\n", "time for all strategies", "wall (s)", "CPU (s)");
-  std::printf("%-44s %12.4f %12.4f\n", fmt::format("retrylab, {} thread(s)", o.threads == 0 ? std::string("all") : std::to_string(o.threads)).c_str(), our_wall, our_cpu);
+  std::printf(
+      "%-44s %12.4f %12.4f\n",
+      fmt::format("retrylab, {} thread(s)", o.threads == 0 ? std::string("all") : std::to_string(o.threads)).c_str(),
+      our_wall, our_cpu);
   std::printf("%-44s %12.4f %12s\n", "retrylab, all cores", our_wall_all, "-");
   std::printf("%-44s %12.4f %12.4f\n", "SimPy (simulations only)", peer_wall, peer_cpu);
   std::printf("%-44s %12.4f %12s\n", "SimPy (whole process, with start-up)", peer_process_wall, "-");
   std::printf("\nspeed-up (SimPy / retrylab), target > 200x:\n");
-  std::printf("  wall, %s thread(s): %.1fx\n", o.threads == 0 ? "all" : std::to_string(o.threads).c_str(), peer_wall / our_wall);
+  std::printf("  wall, %s thread(s): %.1fx\n", o.threads == 0 ? "all" : std::to_string(o.threads).c_str(),
+              peer_wall / our_wall);
   std::printf("  CPU:                %.1fx\n", peer_cpu / our_cpu);
   std::printf("  wall, all cores:    %.1fx\n", peer_wall / our_wall_all);
   return all_agree ? 0 : 1;

@@ -1,8 +1,8 @@
 // `retrylab analytic`: the closed forms of analytic/ (docs/cli.md). Parses, calls the library, formats;
 // every range check lives in the library, which names the field (= the flag without "--").
+#include <fmt/format.h>
 #include <cmath>
 #include <cstdio>
-#include <fmt/format.h>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -48,8 +48,10 @@ std::string scalar_text(const Json& v) {
 void flatten(const Json& doc, const std::string& prefix, std::vector<std::pair<std::string, Json>>& out) {
   for (auto it = doc.begin(); it != doc.end(); ++it) {
     const std::string key = prefix.empty() ? it.key() : prefix + "." + it.key();
-    if (it.value().is_object()) flatten(it.value(), key, out);
-    else out.emplace_back(key, it.value());
+    if (it.value().is_object())
+      flatten(it.value(), key, out);
+    else
+      out.emplace_back(key, it.value());
   }
 }
 
@@ -86,7 +88,8 @@ int print(const Json& doc, OutputFormat format) {
   }
   std::size_t width = 0;
   for (const auto& r : rows) width = std::max(width, r.first.size());
-  for (const auto& r : rows) std::fputs(fmt::format("{:<{}}  {}\n", r.first, width, scalar_text(r.second)).c_str(), stdout);
+  for (const auto& r : rows)
+    std::fputs(fmt::format("{:<{}}  {}\n", r.first, width, scalar_text(r.second)).c_str(), stdout);
   return 0;
 }
 
@@ -113,7 +116,8 @@ void cite(Json& doc, const std::string& formula, const std::string& assumptions,
 
 Strategy strategy_of(const std::string& flag, const std::string& name) {
   if (auto s = parse_strategy(name)) return *s;
-  throw InputError(flag, fmt::format("must be one of none|nojitter|full|equal|decorrelated|window|memoryless (got {})", name));
+  throw InputError(
+      flag, fmt::format("must be one of none|nojitter|full|equal|decorrelated|window|memoryless (got {})", name));
 }
 
 Model model_of(const std::string& name) {
@@ -218,7 +222,10 @@ int run_sleep(const Options& o) {
   doc["accuracy"] = d.exact() ? Json(nullptr) : Json(decorrelated_accuracy(b, o.retry));
   std::string formula, proof;
   switch (b.strategy) {
-    case Strategy::none: formula = "sleep = 0"; proof = "definition (docs/models.md §2): point mass at 0"; break;
+    case Strategy::none:
+      formula = "sleep = 0";
+      proof = "definition (docs/models.md §2): point mass at 0";
+      break;
     case Strategy::nojitter:
       formula = "sleep = w_k = min(cap, base·2^(k−1))";
       proof = "definition (docs/models.md §2): point mass at w_k";
@@ -236,13 +243,15 @@ int run_sleep(const Options& o) {
       proof = "proofs/Sleep.v: window_mean, window_quantile";
       break;
     case Strategy::memoryless:
-      formula = "sleep ~ Exp(mean w_k/2), w_k = min(cap, base·2^(k−1)); F(t) = 1 − e^(−2t/w_k), quantile −(w_k/2)·ln(1−q)";
+      formula =
+          "sleep ~ Exp(mean w_k/2), w_k = min(cap, base·2^(k−1)); F(t) = 1 − e^(−2t/w_k), quantile −(w_k/2)·ln(1−q)";
       proof = "definition (an exponential law: its mean and quantile are the textbook ones)";
       break;
     case Strategy::decorrelated:
-      formula = "s_k = min(cap, U(base, 3·s_(k−1))), s_0 = base: law of s_k propagated numerically "
-                "(F_k(t) = F_(k−1)(t/3) + (t − base)·E[1/(3s − base); s > t/3]); accuracy = estimated "
-                "sup CDF error (grid 4× finer, Richardson)";
+      formula =
+          "s_k = min(cap, U(base, 3·s_(k−1))), s_0 = base: law of s_k propagated numerically "
+          "(F_k(t) = F_(k−1)(t/3) + (t − base)·E[1/(3s − base); s > t/3]); accuracy = estimated "
+          "sup CDF error (grid 4× finer, Richardson)";
       proof = "numerical (no closed form); the step growth is proofs/Decorrelated.v: decorrelated_step_growth";
       break;
   }
@@ -256,8 +265,11 @@ int run_classic(const Options& o) {
   t.backoff = Backoff{strategy_of("--strategy", o.strategy), o.base, parse_cap(o.cap), 0.0};
   t.clients = o.clients;
   const ClassicResult r = classic(t);
-  Json in{{"model", std::string(to_string(t.model))}, {"strategy", std::string(to_string(t.backoff.strategy))},
-          {"clients", t.clients}, {"base", t.backoff.base}, {"cap", cap_value(t.backoff.cap)}};
+  Json in{{"model", std::string(to_string(t.model))},
+          {"strategy", std::string(to_string(t.backoff.strategy))},
+          {"clients", t.clients},
+          {"base", t.backoff.base},
+          {"cap", cap_value(t.backoff.cap)}};
   Json doc = document("classic", in, r.makespan ? *r.makespan : NAN);
   doc["attempts_per_client"] = number(r.attempts_per_client);
   doc["makespan"] = number(r.makespan);
@@ -302,22 +314,26 @@ Json fluid_cap_error_band(Strategy s) {
   return Json{{"ratio", "simulated threshold cap / estimate"},
               {"low", band->low},
               {"high", band->high},
-              {"measured_at", fmt::format("collision, base 1, rate 0.05, B = {}..{} ({} comparisons)", band->min_clients,
-                                          band->max_clients, band->rows)},
-              {"source", "papers/cap-is-doing-the-work: validation table (fluid-cap cases: cap where half the runs drained) "
-                         "and burst_caps.csv, burst_long_caps.csv (least cap of a doubling grid where all runs drained)"}};
+              {"measured_at", fmt::format("collision, base 1, rate 0.05, B = {}..{} ({} comparisons)",
+                                          band->min_clients, band->max_clients, band->rows)},
+              {"source",
+               "papers/cap-is-doing-the-work: validation table (fluid-cap cases: cap where half the runs drained) "
+               "and burst_caps.csv, burst_long_caps.csv (least cap of a doubling grid where all runs drained)"}};
 }
 
 int run_fluid_cap(const Options& o) {
   if (!o.rate)
-    throw InputError("--rate", "is required: the steady Poisson load λ in [0, 1/(2e)) under the burst sets the cap "
-                               "(--rate 0 for a pure burst, where the estimate is the base)");
+    throw InputError("--rate",
+                     "is required: the steady Poisson load λ in [0, 1/(2e)) under the burst sets the cap "
+                     "(--rate 0 for a pure burst, where the estimate is the base)");
   FluidCap f;
   f.clients = o.clients;
   f.rate = *o.rate;
   f.backoff = Backoff{strategy_of("--strategy", o.strategy), o.base, unbounded_cap, 0.0};
   const FluidCapEstimate e = fluid_cap(f);
-  Json in{{"clients", f.clients}, {"rate", f.rate}, {"strategy", std::string(to_string(f.backoff.strategy))},
+  Json in{{"clients", f.clients},
+          {"rate", f.rate},
+          {"strategy", std::string(to_string(f.backoff.strategy))},
           {"base", f.backoff.base}};
   Json doc = document("fluid-cap", in, e.cap);
   doc["cap"] = e.cap;
@@ -341,8 +357,9 @@ int run_amplification(const Options& o) {
   Json doc = document("amplification", in, expected_bottom_calls(m));
   doc["bound"] = amplification_bound(m);
   doc["top_failure_probability"] = top_failure_probability(m);
-  cite(doc, "expected bottom calls per top request = Π_(l=0..layers−1) Σ_(i=0..attempts−1) failure^(i·attempts^l) "
-            "<= attempts^layers (equality at failure = 1)",
+  cite(doc,
+       "expected bottom calls per top request = Π_(l=0..layers−1) Σ_(i=0..attempts−1) failure^(i·attempts^l) "
+       "<= attempts^layers (equality at failure = 1)",
        "every layer makes up to `attempts` attempts, bottom calls fail independently with probability `failure`",
        "proofs/Budget.v: amplification_expected, amplification_bound, amplification_exact");
   return print(doc, o.format);
@@ -351,16 +368,25 @@ int run_amplification(const Options& o) {
 // Finagle's RetryBudget: not a token bucket (deposits and withdrawals expire after
 // ttl), so it has its own bound and takes --requests instead of the bucket's flags.
 int run_finagle_budget(const Options& o) {
-  const char* bucket_only = o.capacity ? "--capacity" : o.cost ? "--cost" : o.refund ? "--refund" : o.threshold ? "--threshold" : nullptr;
-  if (bucket_only) throw InputError(bucket_only, "does not apply to --preset finagle (a token bucket's flag; give --requests)");
+  const char* bucket_only = o.capacity    ? "--capacity"
+                            : o.cost      ? "--cost"
+                            : o.refund    ? "--refund"
+                            : o.threshold ? "--threshold"
+                                          : nullptr;
+  if (bucket_only)
+    throw InputError(bucket_only, "does not apply to --preset finagle (a token bucket's flag; give --requests)");
   if (o.successes != 0.0) throw InputError("--successes", "does not apply to --preset finagle (give --requests)");
   const FinagleBudget f{};
   const double value = finagle_max_retries(f, o.requests);
-  Json in{{"preset", o.preset}, {"ttl", f.ttl}, {"min_retries_per_sec", f.min_retries_per_sec},
-          {"percent_can_retry", f.percent_can_retry}, {"requests", o.requests}};
+  Json in{{"preset", o.preset},
+          {"ttl", f.ttl},
+          {"min_retries_per_sec", f.min_retries_per_sec},
+          {"percent_can_retry", f.percent_can_retry},
+          {"requests", o.requests}};
   Json doc = document("budget", in, value);
   doc["max_retries"] = value;
-  cite(doc, "retries in any ttl-long window ending at a retry <= min_retries_per_sec·ttl + percent_can_retry·requests in it",
+  cite(doc,
+       "retries in any ttl-long window ending at a retry <= min_retries_per_sec·ttl + percent_can_retry·requests in it",
        "Finagle RetryBudget (ttl 10 s, minRetriesPerSec 10, percentCanRetry 0.2): every request deposits 1000, a "
        "retry withdraws 1000/percentCanRetry while the balance of the last ttl plus the reserve covers it; entries "
        "expire after ttl (finagle-core RetryBudget.scala, TokenRetryBudget)",
@@ -372,21 +398,27 @@ int run_budget(const Options& o) {
   if (o.preset == "finagle") return run_finagle_budget(o);
   if (o.requests != 0.0) throw InputError("--requests", "applies only to --preset finagle");
   TokenBucket t;
-  if (o.preset == "aws-standard") t = aws_standard();
-  else if (o.preset == "aws-standard-timeout") t = aws_standard_timeout();
-  else if (o.preset == "grpc") t = grpc_throttling();
+  if (o.preset == "aws-standard")
+    t = aws_standard();
+  else if (o.preset == "aws-standard-timeout")
+    t = aws_standard_timeout();
+  else if (o.preset == "grpc")
+    t = grpc_throttling();
   else if (o.preset != "custom")
-    throw InputError("--preset", fmt::format("must be one of aws-standard|aws-standard-timeout|grpc|finagle|custom (got {})", o.preset));
+    throw InputError(
+        "--preset",
+        fmt::format("must be one of aws-standard|aws-standard-timeout|grpc|finagle|custom (got {})", o.preset));
   if (o.preset == "custom")  // no preset behind it: every bucket parameter is the user's (threshold 0 unless given)
-    for (const auto& [flag, given] : {std::pair{"--capacity", o.capacity.has_value()}, {"--cost", o.cost.has_value()},
+    for (const auto& [flag, given] : {std::pair{"--capacity", o.capacity.has_value()},
+                                      {"--cost", o.cost.has_value()},
                                       {"--refund", o.refund.has_value()}})
       if (!given) throw InputError(flag, "is required with --preset custom (a custom bucket has no preset values)");
   if (o.capacity) t.capacity = *o.capacity;
   if (o.cost) t.retry_cost = *o.cost;
   if (o.refund) t.refund = *o.refund;
   if (o.threshold) t.threshold = *o.threshold;
-  Json in{{"preset", o.preset}, {"capacity", t.capacity}, {"cost", t.retry_cost}, {"refund", t.refund},
-          {"threshold", t.threshold}, {"successes", o.successes}};
+  Json in{{"preset", o.preset}, {"capacity", t.capacity},   {"cost", t.retry_cost},
+          {"refund", t.refund}, {"threshold", t.threshold}, {"successes", o.successes}};
   Json doc = document("budget", in, max_retries(t, o.successes));
   doc["max_retries"] = max_retries(t, o.successes);
   cite(doc, "retries <= (capacity − threshold + refund·successes)/cost",
@@ -406,7 +438,8 @@ using Runner = int (*)(const Options&);
 int print_analytic(const nlohmann::ordered_json& doc, OutputFormat format) { return print(doc, format); }
 
 void add_analytic_command(CLI::App& app, Action& action) {
-  CLI::App* analytic = app.add_subcommand("analytic", "Closed forms: value, formula, assumptions and the proof that backs it");
+  CLI::App* analytic =
+      app.add_subcommand("analytic", "Closed forms: value, formula, assumptions and the proof that backs it");
   analytic->require_subcommand(1);
 
   // Each subcommand gets its own Options, owned by its callback.
@@ -419,30 +452,40 @@ void add_analytic_command(CLI::App& app, Action& action) {
   };
 
   {
-    auto [sub, o] = make("aloha", "Pure ALOHA goodput rate·e^(−2·rate), or its inverse (both branches, Lambert W)", run_aloha);
+    auto [sub, o] =
+        make("aloha", "Pure ALOHA goodput rate·e^(−2·rate), or its inverse (both branches, Lambert W)", run_aloha);
     sub->add_option("--rate", o->rate, "Offered load λ >= 0 (attempts per attempt-duration)");
-    sub->add_option("--goodput", o->goodput, "Goodput S in [0, 1/(2e)] to invert: prints the low (<= 1/2) and high (>= 1/2) loads");
+    sub->add_option("--goodput", o->goodput,
+                    "Goodput S in [0, 1/(2e)] to invert: prints the low (<= 1/2) and high (>= 1/2) loads");
   }
   {
     auto [sub, o] = make("occ", "First-commit-wins, failures free (M/D/1/1 loss): goodput rate/(1+rate)", run_occ);
     sub->add_option("--rate", o->rate, "Arrival rate λ >= 0 (required)");
   }
   {
-    auto [sub, o] = make("ps", "Processor sharing: mean time in system service/(1−load), mean number load/(1−load)", run_ps);
+    auto [sub, o] =
+        make("ps", "Processor sharing: mean time in system service/(1−load), mean number load/(1−load)", run_ps);
     sub->add_option("--load", o->load, "Load ρ in [0, 1) (required)");
     sub->add_option("--service", o->service, "Mean service requirement x > 0")->capture_default_str();
   }
   {
-    auto [sub, o] = make("sleep", "Exact distribution of the sleep before retry k (decorrelated: numerical, accuracy stated)", run_sleep);
-    sub->add_option("--strategy", o->strategy, "none|nojitter|full|equal|decorrelated|window|memoryless (required)")->required();
-    sub->add_option("--retry", o->retry, fmt::format("Retry index k in [1, {}] (the sleep after the k-th failure; required)", max_sleep_retry))->required();
+    auto [sub, o] =
+        make("sleep", "Exact distribution of the sleep before retry k (decorrelated: numerical, accuracy stated)",
+             run_sleep);
+    sub->add_option("--strategy", o->strategy, "none|nojitter|full|equal|decorrelated|window|memoryless (required)")
+        ->required();
+    sub->add_option(
+           "--retry", o->retry,
+           fmt::format("Retry index k in [1, {}] (the sleep after the k-th failure; required)", max_sleep_retry))
+        ->required();
     sub->add_option("--base", o->base, "Base b > 0")->capture_default_str();
     sub->add_option("--cap", o->cap, "Cap c >= base, or \"none\" (unbounded)")->capture_default_str();
     sub->add_option("--window", o->window, "Window W > 0 (window strategy only)")->capture_default_str();
     sub->add_option("--quantile", o->quantile, "Quantile level q in [0, 1]: value is then the quantile, else the mean");
   }
   {
-    auto [sub, o] = make("classic", "Classic test (N clients together): exact attempts per client and makespan", run_classic);
+    auto [sub, o] =
+        make("classic", "Classic test (N clients together): exact attempts per client and makespan", run_classic);
     sub->add_option("--model", o->model, "free|collision (required)")->required();
     sub->add_option("--strategy", o->strategy, "none|nojitter (required; jitter has no closed form)")->required();
     sub->add_option("--clients", o->clients, "N in [1, 1e15] (required)")->required();
@@ -450,34 +493,48 @@ void add_analytic_command(CLI::App& app, Action& action) {
     sub->add_option("--cap", o->cap, "Cap c >= base, or \"none\" (nojitter)")->capture_default_str();
   }
   {
-    auto [sub, o] = make("growth", "Decorrelated jitter: ln 3 − 1 and the exact one-step log growth at a given sleep", run_growth);
+    auto [sub, o] =
+        make("growth", "Decorrelated jitter: ln 3 − 1 and the exact one-step log growth at a given sleep", run_growth);
     o->cap = "none";
-    sub->add_option("--sleep", o->sleep, "Current sleep s in [base, cap]: prints E[ln(s_k/s_(k−1)) | s_(k−1) = s] (optional)");
+    sub->add_option("--sleep", o->sleep,
+                    "Current sleep s in [base, cap]: prints E[ln(s_k/s_(k−1)) | s_(k−1) = s] (optional)");
     sub->add_option("--base", o->base, "Base b > 0")->capture_default_str();
     sub->add_option("--cap", o->cap, "Cap c >= base, or \"none\" (unbounded)")->capture_default_str();
   }
   {
-    auto [sub, o] = make("fluid-cap", "ESTIMATE of the least cap that lets a burst drain on collision (fluid argument, Lambert W−1)", run_fluid_cap);
+    auto [sub, o] = make("fluid-cap",
+                         "ESTIMATE of the least cap that lets a burst drain on collision (fluid argument, Lambert W−1)",
+                         run_fluid_cap);
     o->strategy = "full";
     sub->add_option("--clients", o->clients, "Burst size B in [1, 1e9] (required)")->required();
-    sub->add_option("--rate", o->rate, "Steady Poisson rate λ in [0, 1/(2e)) under the burst (required; 0 = a pure burst)");
+    sub->add_option("--rate", o->rate,
+                    "Steady Poisson rate λ in [0, 1/(2e)) under the burst (required; 0 = a pure burst)");
     sub->add_option("--strategy", o->strategy, "nojitter|full|equal|decorrelated")->capture_default_str();
     sub->add_option("--base", o->base, "Base b > 0")->capture_default_str();
   }
   {
-    auto [sub, o] = make("amplification", "Retry amplification over layers: expected bottom calls per top request (<= attempts^layers)", run_amplification);
+    auto [sub, o] = make("amplification",
+                         "Retry amplification over layers: expected bottom calls per top request (<= attempts^layers)",
+                         run_amplification);
     sub->add_option("--layers", o->layers, "Layers L in [1, 1000]")->capture_default_str();
-    sub->add_option("--attempts", o->attempts, "Attempts per call a in [1, 10000] (first try included)")->capture_default_str();
-    sub->add_option("--failure", o->failure, "Failure probability p in [0, 1] of one bottom call")->capture_default_str();
+    sub->add_option("--attempts", o->attempts, "Attempts per call a in [1, 10000] (first try included)")
+        ->capture_default_str();
+    sub->add_option("--failure", o->failure, "Failure probability p in [0, 1] of one bottom call")
+        ->capture_default_str();
   }
   {
-    auto [sub, o] = make("budget", "Retry budget: most retries allowed (aws-standard, grpc, finagle, custom)", run_budget);
-    sub->add_option("--preset", o->preset, "aws-standard (500, cost 5, refund 1) | aws-standard-timeout (cost 10) | grpc (maxTokens 10, tokenRatio 0.1, threshold 5) | finagle (ttl 10 s, minRetriesPerSec 10, percentCanRetry 0.2) | custom (--capacity, --cost and --refund required; --threshold 0 unless given)")
+    auto [sub, o] =
+        make("budget", "Retry budget: most retries allowed (aws-standard, grpc, finagle, custom)", run_budget);
+    sub->add_option("--preset", o->preset,
+                    "aws-standard (500, cost 5, refund 1) | aws-standard-timeout (cost 10) | grpc (maxTokens 10, "
+                    "tokenRatio 0.1, threshold 5) | finagle (ttl 10 s, minRetriesPerSec 10, percentCanRetry 0.2) | "
+                    "custom (--capacity, --cost and --refund required; --threshold 0 unless given)")
         ->capture_default_str();
     sub->add_option("--capacity", o->capacity, "Bucket capacity B > 0 (overrides the preset)");
     sub->add_option("--cost", o->cost, "Token cost of a retry > 0 (overrides the preset)");
     sub->add_option("--refund", o->refund, "Tokens returned per success >= 0 (overrides the preset)");
-    sub->add_option("--threshold", o->threshold, "Retries only while tokens stay >= threshold, in [0, capacity) (overrides the preset)");
+    sub->add_option("--threshold", o->threshold,
+                    "Retries only while tokens stay >= threshold, in [0, capacity) (overrides the preset)");
     sub->add_option("--successes", o->successes, "Successes S >= 0 so far")->capture_default_str();
     sub->add_option("--requests", o->requests, "finagle only: requests >= 0 in the ttl window")->capture_default_str();
   }

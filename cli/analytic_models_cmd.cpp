@@ -1,8 +1,8 @@
 // `retrylab analytic markov|steady|burst`: the models that predict what the engine finds
 // (analytic/markov.hpp exact; analytic/steady.hpp and analytic/burst.hpp estimates). Parses, calls
 // the library, formats; the library checks every range and names the field.
-#include <cmath>
 #include <fmt/format.h>
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,13 +37,18 @@ Model model_of(const std::string& name) {
 
 Strategy strategy_of(const std::string& name) {
   if (auto s = parse_strategy(name)) return *s;
-  throw InputError("strategy", fmt::format("must be one of none|nojitter|full|equal|decorrelated|window|memoryless (got {})", name));
+  throw InputError(
+      "strategy", fmt::format("must be one of none|nojitter|full|equal|decorrelated|window|memoryless (got {})", name));
 }
 
-Backoff backoff_of(const ModelOptions& o) { return Backoff{strategy_of(o.strategy), o.base, parse_cap(o.cap), o.window}; }
+Backoff backoff_of(const ModelOptions& o) {
+  return Backoff{strategy_of(o.strategy), o.base, parse_cap(o.cap), o.window};
+}
 
 Json inputs(const ModelOptions& o, const Backoff& b) {
-  Json in{{"model", o.model}, {"strategy", std::string(to_string(b.strategy))}, {"base", b.base},
+  Json in{{"model", o.model},
+          {"strategy", std::string(to_string(b.strategy))},
+          {"base", b.base},
           {"cap", std::isinf(b.cap) ? Json("none") : Json(b.cap)}};
   if (b.strategy == Strategy::window) in["window"] = b.window;
   return in;
@@ -122,8 +127,9 @@ int run_burst(const ModelOptions& o) {
       "stage ODEs: a stage-k client retries at rate 1/m_k (mean sleep), attempts a Poisson stream of rate G, "
       "success P(G); attempt durations neglected; drained when under 1/2 burst client remains (99%: B/100); "
       "--find-cap: the smallest cap base·2^(i/8) that drains";
-  doc["accuracy"] = "an estimate: see analytic/README.md for its errors against paper 1's simulated cap thresholds "
-                    "and drain times; blind to lock-step (nojitter)";
+  doc["accuracy"] =
+      "an estimate: see analytic/README.md for its errors against paper 1's simulated cap thresholds "
+      "and drain times; blind to lock-step (nojitter)";
   return print_analytic(doc, o.format);
 }
 
@@ -147,25 +153,32 @@ void add_analytic_model_commands(CLI::App* analytic, Action& action) {
     return std::pair{sub, opts};
   };
   {
-    auto [sub, o] = make("markov", "EXACT classic test of N <= 8 clients as a Markov chain (memoryless sleeps, exponential service)", run_markov);
+    auto [sub, o] = make(
+        "markov", "EXACT classic test of N <= 8 clients as a Markov chain (memoryless sleeps, exponential service)",
+        run_markov);
     o->strategy = "memoryless";
     o->cap = "8";
     sub->add_option("--clients", o->clients, "N in [1, 8] (required)")->required();
   }
   {
-    auto [sub, o] = make("steady", "ESTIMATE (mean field) of steady traffic: fixed points of the backlog, fold and collapse loads", run_steady);
+    auto [sub, o] =
+        make("steady", "ESTIMATE (mean field) of steady traffic: fixed points of the backlog, fold and collapse loads",
+             run_steady);
     sub->add_option("--rate", o->rate, "Load λ in [0, 1): prints the fixed points of the backlog at this load");
     sub->add_option("--collapse", o->collapse, "Collapse threshold K >= 1")->capture_default_str();
     sub->add_option("--horizon", o->horizon, "Horizon T > 0 of the runs")->capture_default_str();
   }
   {
-    auto [sub, o] = make("burst", "ESTIMATE (stage ODEs) of a burst on steady load: drain, drain time, smallest draining cap", run_burst);
+    auto [sub, o] =
+        make("burst", "ESTIMATE (stage ODEs) of a burst on steady load: drain, drain time, smallest draining cap",
+             run_burst);
     o->horizon = 60000.0;
     sub->add_option("--clients", o->clients, "Burst size B in [2, 1e9] (required)")->required();
     sub->add_option("--rate", o->rate, "Steady load λ in [0, 1) (default 0.05)");
     sub->add_option("--collapse", o->collapse, "Collapse threshold K >= 1")->capture_default_str();
     sub->add_option("--horizon", o->horizon, "Horizon T > 0")->capture_default_str();
-    sub->add_flag("--find-cap", o->find_cap, "Also search the smallest cap base·2^(i/8) that drains (--cap is then ignored for it)");
+    sub->add_flag("--find-cap", o->find_cap,
+                  "Also search the smallest cap base·2^(i/8) that drains (--cap is then ignored for it)");
   }
 }
 

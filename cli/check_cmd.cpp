@@ -2,8 +2,8 @@
 // declared model's invariants and closed forms (validation/trace_check.hpp), and prints the table.
 // Exit 0 all checks pass, 1 a check failed, 2 a malformed trace (one line naming line and field) or
 // one without attempt rows ("nothing to check": no check ran, so it can neither pass nor fail).
-#include <cstdio>
 #include <fmt/format.h>
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -68,8 +68,13 @@ int run_check(const CheckOptions& o) {
       j["passed"] = r.passed();
       j["checks"] = nlohmann::ordered_json::array();
       for (const auto& c : r.checks)
-        j["checks"].push_back({{"check", c.name}, {"kind", c.kind}, {"expected", c.expected}, {"observed", c.observed},
-                               {"verdict", validation::to_string(c.verdict)}, {"count", c.count}, {"lines", c.lines},
+        j["checks"].push_back({{"check", c.name},
+                               {"kind", c.kind},
+                               {"expected", c.expected},
+                               {"observed", c.observed},
+                               {"verdict", validation::to_string(c.verdict)},
+                               {"count", c.count},
+                               {"lines", c.lines},
                                {"rows", c.rows}});
       std::cout << j.dump(2) << "\n";
       break;
@@ -108,7 +113,8 @@ int run_check(const CheckOptions& o) {
 void add_check_command(CLI::App& app, Action& action) {
   auto opts = std::make_shared<CheckOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "check", "Check an attempt trace (docs/traces.md) against the declared model's invariants and closed forms; exit 0 "
+      "check",
+      "Check an attempt trace (docs/traces.md) against the declared model's invariants and closed forms; exit 0 "
       "pass, 1 a check failed, 2 a malformed trace or one with no attempt rows (nothing to check)");
   cmd->add_option("trace", opts->trace, "Trace file (CSV, or JSON Lines if it starts with '{')")->required();
   add_format_options(cmd, opts->format);

@@ -1,17 +1,17 @@
 #include "cli/common.hpp"
 
+#include <fmt/format.h>
+#include <unistd.h>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <iostream>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
-#include <fmt/format.h>
+#include <iostream>
 #include <limits>
 #include <regex>
-#include <unistd.h>
 
 #include "analytic/error.hpp"
 #include "montecarlo/atomic_file.hpp"
@@ -61,7 +61,8 @@ double parse_real(const std::string& field, const std::string& text) {
 
 std::int64_t parse_int(const std::string& field, const std::string& text, std::int64_t lo, std::int64_t hi) {
   const auto v = integer_value<std::int64_t>(text);
-  if (!v || *v < lo || *v > hi) throw InputError(field, fmt::format("must be an integer in [{}, {}] (got \"{}\")", lo, hi, text));
+  if (!v || *v < lo || *v > hi)
+    throw InputError(field, fmt::format("must be an integer in [{}, {}] (got \"{}\")", lo, hi, text));
   return *v;
 }
 
@@ -81,10 +82,10 @@ CLI::Validator strict_real() {
 
 CLI::Validator strict_int() {
   return make_validator([](const std::string& v) {
-    return integer_value<std::int64_t>(v) ? std::string()
-                                          : fmt::format("must be a decimal integer in [{}, {}] (got \"{}\")",
-                                                        std::numeric_limits<std::int64_t>::min(),
-                                                        std::numeric_limits<std::int64_t>::max(), v);
+    return integer_value<std::int64_t>(v)
+               ? std::string()
+               : fmt::format("must be a decimal integer in [{}, {}] (got \"{}\")",
+                             std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max(), v);
   });
 }
 
@@ -97,7 +98,8 @@ CLI::Validator strict_uint() {
 }
 
 CLI::Validator non_empty() {
-  return make_validator([](const std::string& v) { return v.empty() ? std::string("must not be empty") : std::string(); });
+  return make_validator(
+      [](const std::string& v) { return v.empty() ? std::string("must not be empty") : std::string(); });
 }
 
 void harden_options(CLI::App& app) {
@@ -106,9 +108,12 @@ void harden_options(CLI::App& app) {
     const std::string type = opt->get_type_name().substr(0, opt->get_type_name().find(':'));
     // Each check runs before the option's own (CLI11 runs validators in order): strictness first.
     opt->check(non_empty());
-    if (type == "FLOAT") opt->check(strict_real());
-    else if (type == "INT") opt->check(strict_int());
-    else if (type == "UINT") opt->check(strict_uint());
+    if (type == "FLOAT")
+      opt->check(strict_real());
+    else if (type == "INT")
+      opt->check(strict_int());
+    else if (type == "UINT")
+      opt->check(strict_uint());
   }
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) harden_options(*sub);
 }
@@ -123,7 +128,8 @@ void require_writable_file(const std::string& flag, const std::string& path) {
     require_replaceable(p);
   } catch (const OutputError&) {
     throw InputError(flag, fmt::format("must be a new or regular file; a symlink, FIFO, device or folder is never "
-                                       "replaced (got \"{}\")", path));
+                                       "replaced (got \"{}\")",
+                                       path));
   }
 }
 
@@ -141,7 +147,8 @@ void require_writable_folder(const std::string& flag, const std::string& path) {
       ::unlink(probe.c_str());
     }
   }
-  if (!reason.empty()) throw InputError(flag, fmt::format("must be a folder retrylab can write (got \"{}\": {})", path, reason));
+  if (!reason.empty())
+    throw InputError(flag, fmt::format("must be a folder retrylab can write (got \"{}\": {})", path, reason));
 }
 
 int finish_stdout(int rc) {
@@ -149,8 +156,8 @@ int finish_stdout(int rc) {
   errno = 0;
   const bool ok = std::cout.good() && std::fflush(stdout) == 0 && !std::ferror(stdout);
   if (!ok)
-    throw OutputError(fmt::format("cannot write to standard output: {}",
-                                  errno != 0 ? std::strerror(errno) : "a write failed"));
+    throw OutputError(
+        fmt::format("cannot write to standard output: {}", errno != 0 ? std::strerror(errno) : "a write failed"));
   return rc;
 }
 
@@ -179,19 +186,25 @@ std::optional<std::string> unknown_command(const CLI::App& app, int argc, const 
 }
 
 void add_format_options(CLI::App* cmd, OutputFormat& format) {
-  CLI::Option* format_option = cmd->add_option_function<std::string>(
-         "--format",
-         [&format](const std::string& v) {
-           if (v == "table") format = OutputFormat::table;
-           else if (v == "json") format = OutputFormat::json;
-           else if (v == "csv") format = OutputFormat::csv;
-           else throw CLI::ValidationError("--format", "must be table, json or csv (got " + v + ")");
-         },
-         "Output format: table (for people), json (one document on stdout), csv")
-      ->type_name("table|json|csv")
-      ->default_str("table");
+  CLI::Option* format_option =
+      cmd->add_option_function<std::string>(
+             "--format",
+             [&format](const std::string& v) {
+               if (v == "table")
+                 format = OutputFormat::table;
+               else if (v == "json")
+                 format = OutputFormat::json;
+               else if (v == "csv")
+                 format = OutputFormat::csv;
+               else
+                 throw CLI::ValidationError("--format", "must be table, json or csv (got " + v + ")");
+             },
+             "Output format: table (for people), json (one document on stdout), csv")
+          ->type_name("table|json|csv")
+          ->default_str("table");
   // Both at once is a conflict (--json --format csv printed JSON), refused rather than resolved.
-  cmd->add_flag_callback("--json", [&format] { format = OutputFormat::json; }, "Short for --format json")
+  cmd->add_flag_callback(
+         "--json", [&format] { format = OutputFormat::json; }, "Short for --format json")
       ->excludes(format_option);
 }
 

@@ -45,8 +45,8 @@ std::uint64_t parse_uint64(const std::string& field, const std::string& text);
 
 // The same rules as CLI11 validators (empty message = accepted), for options added one by one.
 CLI::Validator strict_real();
-CLI::Validator strict_int();     // any value a signed 64-bit integer holds
-CLI::Validator strict_uint();    // [0, 2^64 - 1]
+CLI::Validator strict_int();   // any value a signed 64-bit integer holds
+CLI::Validator strict_uint();  // [0, 2^64 - 1]
 CLI::Validator non_empty();
 
 // Walks every option of app and its subcommands: options that take a value get non_empty(), and

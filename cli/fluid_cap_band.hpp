@@ -25,8 +25,8 @@ struct MeasuredThreshold {
   Strategy strategy;
   std::int64_t clients;  // B
   double horizon;
-  double simulated;      // the simulated threshold cap
-  double estimate;       // fluid_cap() for the same inputs, as the source file records it
+  double simulated;  // the simulated threshold cap
+  double estimate;   // fluid_cap() for the same inputs, as the source file records it
 };
 
 inline constexpr MeasuredThreshold fluid_cap_measurements[] = {
@@ -58,7 +58,8 @@ struct ErrorBand {
 };
 
 // The band over the measurements of one strategy; nullopt when there are none.
-inline std::optional<ErrorBand> fluid_cap_band(Strategy s, std::span<const MeasuredThreshold> rows = fluid_cap_measurements) {
+inline std::optional<ErrorBand> fluid_cap_band(Strategy s,
+                                               std::span<const MeasuredThreshold> rows = fluid_cap_measurements) {
   std::optional<ErrorBand> band;
   for (const MeasuredThreshold& m : rows) {
     if (m.strategy != s) continue;

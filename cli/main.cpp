@@ -1,11 +1,11 @@
 // retrylab: a thin main. Parses, calls the library, formats; all errors become one
 // line on stderr with exit status 2 (bad input) per docs/cli.md.
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <string>
-#include <fmt/format.h>
 
 #include "analytic/error.hpp"
 #include "cli/common.hpp"
@@ -18,9 +18,8 @@ namespace {
 // Flags are named "--x" by the CLI and "x" by the library: print the flag form once. Positional
 // arguments are named in upper case (SPEC, PAPER, TRACE), as --help shows them, and stay as they are.
 std::string as_flag(const std::string& field) {
-  const bool positional = !field.empty() && std::all_of(field.begin(), field.end(), [](char c) {
-    return (c >= 'A' && c <= 'Z') || c == '_';
-  });
+  const bool positional = !field.empty() && std::all_of(field.begin(), field.end(),
+                                                        [](char c) { return (c >= 'A' && c <= 'Z') || c == '_'; });
   return positional || field.rfind("-", 0) == 0 ? field : "--" + field;
 }
 
@@ -69,7 +68,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "retrylab: %s\n", without_colon(e.what()).c_str());
     return 2;
   } catch (const retrylab::InputError& e) {
-    std::fprintf(stderr, "retrylab: %s\n", (as_flag(e.field()) + std::string(e.what()).substr(e.field().size())).c_str());
+    std::fprintf(stderr, "retrylab: %s\n",
+                 (as_flag(e.field()) + std::string(e.what()).substr(e.field().size())).c_str());
     return 2;
   }
   try {
@@ -78,7 +78,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "retrylab: %s\n", e.what());
     return 1;
   } catch (const retrylab::InputError& e) {
-    std::fprintf(stderr, "retrylab: %s\n", (as_flag(e.field()) + std::string(e.what()).substr(e.field().size())).c_str());
+    std::fprintf(stderr, "retrylab: %s\n",
+                 (as_flag(e.field()) + std::string(e.what()).substr(e.field().size())).c_str());
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "retrylab: error: %s\n", e.what());

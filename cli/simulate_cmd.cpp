@@ -1,11 +1,11 @@
 // `retrylab simulate`: one scenario, many runs (docs/cli.md). Parses flags into a Scenario and a RunPlan,
 // calls montecarlo::simulate, prints the summary as a table, JSON or CSV. The JSON's "scenario" is
 // every input, canonical; the thread count is not in it (it never changes a byte of the output).
+#include <fmt/format.h>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fmt/format.h>
 #include <iostream>
-#include <algorithm>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -29,17 +29,17 @@ namespace {
 struct SimulateOptions {
   // The scenario fields (montecarlo/fields.hpp) as typed, by field name; parsed by the table.
   std::map<std::string, std::string, std::less<>> values;
-  std::string unit = "attempt";     // attempt | ms | s
-  double attempt_duration = 0.0;    // mean attempt time in `unit` (0 = not given)
-  std::string list_fields;          // text | markdown | json, when --list-fields is given
-  std::string outage;               // START:END[:FRACTION], shorthand for the outage_* fields
+  std::string unit = "attempt";   // attempt | ms | s
+  double attempt_duration = 0.0;  // mean attempt time in `unit` (0 = not given)
+  std::string list_fields;        // text | markdown | json, when --list-fields is given
+  std::string outage;             // START:END[:FRACTION], shorthand for the outage_* fields
   std::int64_t runs = 20;
   std::uint64_t seed = 1;
   int threads = 0;
   bool quiet = false;
   std::string trace;  // attempt trace file (docs/traces.md); empty = none
   double max_memory = montecarlo::default_max_memory() / (1ull << 30);  // GiB
-  double leg_mean = montecarlo::brooker_default_leg_mean;  // --model brooker only (ms)
+  double leg_mean = montecarlo::brooker_default_leg_mean;               // --model brooker only (ms)
   double leg_sd = montecarlo::brooker_default_leg_sd;
   bool server_engine = false;
   OutputFormat format = OutputFormat::table;
@@ -61,15 +61,18 @@ double parse_flag(const montecarlo::Field& f, const SimulateOptions& o) {
   }
 }
 
-nlohmann::ordered_json number(double x) { return std::isfinite(x) ? nlohmann::ordered_json(x) : nlohmann::ordered_json(nullptr); }
+nlohmann::ordered_json number(double x) {
+  return std::isfinite(x) ? nlohmann::ordered_json(x) : nlohmann::ordered_json(nullptr);
+}
 
 nlohmann::ordered_json to_json(const MeanSummary& m) {
-  return {{"mean", number(m.mean)}, {"sd", number(m.sd)}, {"n", m.n},
-          {"ci95", {number(m.ci95.lo), number(m.ci95.hi)}}};
+  return {{"mean", number(m.mean)}, {"sd", number(m.sd)}, {"n", m.n}, {"ci95", {number(m.ci95.lo), number(m.ci95.hi)}}};
 }
 
 nlohmann::ordered_json to_json(const ProportionSummary& p) {
-  return {{"count", p.count}, {"fraction", number(p.fraction)}, {"n", p.n},
+  return {{"count", p.count},
+          {"fraction", number(p.fraction)},
+          {"n", p.n},
           {"ci95", {number(p.ci95.lo), number(p.ci95.hi)}}};
 }
 
@@ -85,7 +88,9 @@ struct TimeUnit {
   std::string singular() const { return plain() ? "attempt-duration" : name; }
   // A value from attempt-durations into this unit: times x D, rates / D (a division, not a
   // multiplication by 1/D, so a rate typed in this unit prints back as typed).
-  double out(Dim d, double v) const { return d == Dim::time ? v * attempt_duration : d == Dim::per_time ? v / attempt_duration : v; }
+  double out(Dim d, double v) const {
+    return d == Dim::time ? v * attempt_duration : d == Dim::per_time ? v / attempt_duration : v;
+  }
 };
 
 struct NamedMean {
@@ -170,10 +175,12 @@ std::vector<NamedMean> control_metrics(const montecarlo::Summary& s, const TimeU
 std::vector<NamedMean> effect_metrics(const montecarlo::Scenario& sc, const montecarlo::Summary& s, const TimeUnit& u) {
   const montecarlo::ServerOptions& o = sc.server;
   std::vector<MetricRow> rows;
-  if (o.breaker != 0) rows.push_back({"breaker_opened", "times the breaker opened (per run)", Dim::count, &s.breaker_opened});
+  if (o.breaker != 0)
+    rows.push_back({"breaker_opened", "times the breaker opened (per run)", Dim::count, &s.breaker_opened});
   if (!std::isinf(o.timeout) || o.idempotency != montecarlo::Idempotency::none) {
     rows.push_back({"effects", "successful attempts that took effect (per run)", Dim::count, &s.effects});
-    rows.push_back({"duplicate_effects", "effects beyond a request's first (per run)", Dim::count, &s.duplicate_effects});
+    rows.push_back(
+        {"duplicate_effects", "effects beyond a request's first (per run)", Dim::count, &s.duplicate_effects});
     rows.push_back({"hidden_effects", "lost requests that took effect (per run)", Dim::count, &s.hidden_effects});
   }
   if (o.recovery_window > 0.0)
@@ -197,7 +204,6 @@ std::vector<NamedMean> all_metrics(const montecarlo::Scenario& sc, const monteca
   return rows;
 }
 
-
 // A field's value as JSON, in the output unit: numbers, integers, names, "on"/"off", "none".
 nlohmann::ordered_json field_json(const montecarlo::Field& f, double v, const TimeUnit& u) {
   using montecarlo::FieldKind;
@@ -209,8 +215,9 @@ nlohmann::ordered_json field_json(const montecarlo::Field& f, double v, const Ti
       if (std::isinf(v)) return "none";
       [[fallthrough]];
     case FieldKind::number: {
-      const Dim d = f.unit == montecarlo::FieldUnit::time ? Dim::time
-                    : f.unit == montecarlo::FieldUnit::per_time ? Dim::per_time : Dim::count;
+      const Dim d = f.unit == montecarlo::FieldUnit::time       ? Dim::time
+                    : f.unit == montecarlo::FieldUnit::per_time ? Dim::per_time
+                                                                : Dim::count;
       return u.out(d, v);
     }
   }
@@ -254,21 +261,24 @@ void print_table(const montecarlo::Scenario& sc, const montecarlo::RunPlan& plan
   std::cout << "retrylab simulate: " << montecarlo::canonical(sc) << " runs=" << plan.runs << " seed=" << plan.seed
             << "\n";
   if (!u.plain())
-    std::cout << fmt::format("unit: {} (one attempt-duration = {} {}; the scenario line above is in attempt-durations)\n",
-                             u.name, u.attempt_duration, u.name);
+    std::cout << fmt::format(
+        "unit: {} (one attempt-duration = {} {}; the scenario line above is in attempt-durations)\n", u.name,
+        u.attempt_duration, u.name);
   std::cout << fmt::format("stops: finished {}, drained {}, collapsed {}, horizon {}\n\n", s.stops[0], s.stops[1],
                            s.stops[2], s.stops[3]);
   std::cout << fmt::format("{:<42} {:>12} {:>12} {:>6}  {:<27}\n", "metric", "mean", "sd", "n", "95% interval");
   for (const auto& m : all_metrics(sc, plan, s, u)) {
     const MeanSummary& v = m.value;
-    const std::string ci = std::isfinite(v.ci95.lo) ? fmt::format("[{}, {}]", fmt_num(v.ci95.lo), fmt_num(v.ci95.hi)) : "-";
+    const std::string ci =
+        std::isfinite(v.ci95.lo) ? fmt::format("[{}, {}]", fmt_num(v.ci95.lo), fmt_num(v.ci95.hi)) : "-";
     std::cout << fmt::format("{:<42} {:>12} {:>12} {:>6}  {:<27}\n", m.label, fmt_num(v.mean), fmt_num(v.sd), v.n, ci);
   }
   std::cout << "\n"
             << fmt::format("{:<42} {:>12} {:>12} {:>6}  {:<27}\n", "yes/no metric", "count", "fraction", "n",
                            "95% interval (Wilson)");
   for (const auto& [key, label, p] : proportion_metrics(sc, s)) {
-    const std::string ci = std::isfinite(p->ci95.lo) ? fmt::format("[{}, {}]", fmt_num(p->ci95.lo), fmt_num(p->ci95.hi)) : "-";
+    const std::string ci =
+        std::isfinite(p->ci95.lo) ? fmt::format("[{}, {}]", fmt_num(p->ci95.lo), fmt_num(p->ci95.hi)) : "-";
     std::cout << fmt::format("{:<42} {:>12} {:>12} {:>6}  {:<27}\n", label, p->count, fmt_num(p->fraction), p->n, ci);
   }
 }
@@ -326,8 +336,9 @@ int run_brooker(const SimulateOptions& o) {
     if (!brooker_takes(f.name)) foreign.push_back(flag_of(f));
   for (const std::string& flag : foreign)
     if (was_given(o, flag))
-      throw InputError(flag, "does not apply to --model brooker (it takes --strategy, --base, --cap, --window, "
-                             "--clients, --leg-mean, --leg-sd, --runs, --seed, --threads)");
+      throw InputError(flag,
+                       "does not apply to --model brooker (it takes --strategy, --base, --cap, --window, "
+                       "--clients, --leg-mean, --leg-sd, --runs, --seed, --threads)");
   require_finite("--leg-mean", o.leg_mean);
   require_finite("--leg-sd", o.leg_sd);
   // The same parsing as the engine's fields; Brooker's own defaults where a field is not given.
@@ -350,7 +361,8 @@ int run_brooker(const SimulateOptions& o) {
   const montecarlo::RunPlan plan{o.runs, o.seed, o.threads};
   montecarlo::check_run_plan(plan);
   montecarlo::Progress progress(montecarlo::Progress::pick_mode(o.quiet), "runs", plan.runs);
-  const auto runs = montecarlo::simulate_brooker(sc, plan, [&progress](std::int64_t, std::int64_t) { progress.item_done(); });
+  const auto runs =
+      montecarlo::simulate_brooker(sc, plan, [&progress](std::int64_t, std::int64_t) { progress.item_done(); });
   progress.finish();
   const montecarlo::BrookerSummary s = montecarlo::summarize_brooker(runs);
   const auto metrics = brooker_metrics(s);
@@ -389,8 +401,9 @@ int run_brooker(const SimulateOptions& o) {
     case OutputFormat::table:
       std::cout << "retrylab simulate: " << montecarlo::canonical(sc) << " runs=" << plan.runs << " seed=" << plan.seed
                 << "\n";
-      std::cout << (sc.leg_sd > 0.0 ? fmt::format("network: each leg |Normal({}, {})| ms\n\n", sc.leg_mean, sc.leg_sd)
-                                    : fmt::format("network: no delay variance, each leg exactly {} ms\n\n", sc.leg_mean));
+      std::cout << (sc.leg_sd > 0.0
+                        ? fmt::format("network: each leg |Normal({}, {})| ms\n\n", sc.leg_mean, sc.leg_sd)
+                        : fmt::format("network: no delay variance, each leg exactly {} ms\n\n", sc.leg_mean));
       std::cout << fmt::format("{:<36} {:>12} {:>12} {:>6}  {:<27}\n", "metric", "mean", "sd", "n", "95% interval");
       for (const auto& x : metrics) {
         const MeanSummary& v = *x.value;
@@ -412,13 +425,15 @@ TimeUnit time_unit(const SimulateOptions& o) {
   u.name = o.unit;
   if (o.unit == "attempt") {
     if (was_given(o, "--attempt-duration") && o.attempt_duration != 1.0)
-      throw InputError("--attempt-duration", fmt::format("must be 1 (or left out) with --unit attempt (got {})",
-                                                         o.attempt_duration));
+      throw InputError("--attempt-duration",
+                       fmt::format("must be 1 (or left out) with --unit attempt (got {})", o.attempt_duration));
     return u;
   }
-  if (o.unit != "ms" && o.unit != "s") throw InputError("--unit", fmt::format("must be attempt, ms or s (got {})", o.unit));
+  if (o.unit != "ms" && o.unit != "s")
+    throw InputError("--unit", fmt::format("must be attempt, ms or s (got {})", o.unit));
   if (!was_given(o, "--attempt-duration"))
-    throw InputError("--attempt-duration", fmt::format("is required with --unit {}: the mean time of one attempt in {}", o.unit, o.unit));
+    throw InputError("--attempt-duration",
+                     fmt::format("is required with --unit {}: the mean time of one attempt in {}", o.unit, o.unit));
   if (!(o.attempt_duration > 0.0) || !std::isfinite(o.attempt_duration))
     throw InputError("--attempt-duration", fmt::format("must be a finite number > 0 (got {})", o.attempt_duration));
   u.attempt_duration = o.attempt_duration;
@@ -462,8 +477,9 @@ montecarlo::Scenario scenario_from_flags(const SimulateOptions& o, const TimeUni
   if (montecarlo::needs_clock(sc.server) && !was_given(o, "--attempt-ms") && !u.plain())
     sc.server.attempt_ms = u.name == "s" ? 1000.0 * u.attempt_duration : u.attempt_duration;
   if (sc.retries && !was_given(o, "--strategy"))
-    throw InputError("--strategy", "is required with retries on (one of none, nojitter, full, equal, decorrelated, "
-                                   "window); with --retries off it may be left out");
+    throw InputError("--strategy",
+                     "is required with retries on (one of none, nojitter, full, equal, decorrelated, "
+                     "window); with --retries off it may be left out");
   try {
     montecarlo::check_scenario(sc);
   } catch (const InputError& e) {
@@ -483,8 +499,11 @@ int list_fields(const SimulateOptions& o) {
   } else if (o.list_fields == "json") {
     nlohmann::ordered_json j = nlohmann::ordered_json::array();
     for (const montecarlo::Field& f : montecarlo::scenario_fields())
-      j.push_back({{"name", f.name}, {"flag", flag_of(f)}, {"unit", montecarlo::unit_text(f)},
-                   {"default", montecarlo::default_text(f)}, {"allowed", montecarlo::range_text(f)},
+      j.push_back({{"name", f.name},
+                   {"flag", flag_of(f)},
+                   {"unit", montecarlo::unit_text(f)},
+                   {"default", montecarlo::default_text(f)},
+                   {"allowed", montecarlo::range_text(f)},
                    {"meaning", f.meaning}});
     std::cout << j.dump(2) << "\n";
   } else {
@@ -505,7 +524,8 @@ void check_simulate_limits(const SimulateOptions& o, const montecarlo::Scenario&
 int run_simulate(const SimulateOptions& o) {
   if (!o.list_fields.empty()) return list_fields(o);
   if (!was_given(o, "--model"))
-    throw InputError("--model", "is required: collision, free, shared or ps (or brooker); --list-fields lists every field");
+    throw InputError("--model",
+                     "is required: collision, free, shared or ps (or brooker); --list-fields lists every field");
   if (o.values.at("model") == "brooker") return run_brooker(o);
   for (const char* flag : {"--leg-mean", "--leg-sd"})
     if (was_given(o, flag))
@@ -520,7 +540,8 @@ int run_simulate(const SimulateOptions& o) {
   // Progress on stderr (montecarlo/progress.hpp): runs done, and how far the runs in flight have got.
   montecarlo::Progress progress(montecarlo::Progress::pick_mode(o.quiet), "runs", plan.runs);
   plan.pulse = progress.pulse();
-  const auto results = montecarlo::simulate(sc, plan, [&progress](std::int64_t, std::int64_t) { progress.item_done(); });
+  const auto results =
+      montecarlo::simulate(sc, plan, [&progress](std::int64_t, std::int64_t) { progress.item_done(); });
   progress.finish();
   const montecarlo::Summary s = montecarlo::summarize(results);
   // The trace replays the same runs in index order on one thread: the file never depends on --threads.
@@ -536,7 +557,8 @@ int run_simulate(const SimulateOptions& o) {
       for (const auto& m : all_metrics(sc, plan, s, unit)) metrics[m.key] = to_json(m.value);
       for (const auto& [key, label, p] : proportion_metrics(sc, s)) metrics[key] = to_json(*p);
       j["metrics"] = metrics;
-      j["stop"] = {{"finished", s.stops[0]}, {"drained", s.stops[1]}, {"collapsed", s.stops[2]}, {"horizon", s.stops[3]}};
+      j["stop"] = {
+          {"finished", s.stops[0]}, {"drained", s.stops[1]}, {"collapsed", s.stops[2]}, {"horizon", s.stops[3]}};
       std::cout << j.dump(2) << "\n";
       break;
     }
@@ -555,11 +577,14 @@ void add_simulate_command(CLI::App& app, Action& action) {
   // parsed by the table once the command line is read. --model also takes brooker.
   for (const montecarlo::Field& f : montecarlo::scenario_fields()) {
     std::string help(f.meaning);
-    if (f.name == "model") help += "; or brooker (Brooker's 2015 OCC test, times in ms: --base 5 --cap 2000 --clients 100 unless given)";
+    if (f.name == "model")
+      help += "; or brooker (Brooker's 2015 OCC test, times in ms: --base 5 --cap 2000 --clients 100 unless given)";
     const std::string_view unit = montecarlo::unit_text(f);
-    help += fmt::format(" [{}; default {}{}{}]", montecarlo::range_text(f), montecarlo::default_text(f),
-                        unit.empty() ? "" : "; ", unit.empty() ? std::string() : "in --unit, else " + std::string(unit));
-    cmd->add_option(flag_of(f), opts->values[std::string(f.name)], help)->type_name(f.kind == montecarlo::FieldKind::choice ? "NAME" : "VALUE");
+    help +=
+        fmt::format(" [{}; default {}{}{}]", montecarlo::range_text(f), montecarlo::default_text(f),
+                    unit.empty() ? "" : "; ", unit.empty() ? std::string() : "in --unit, else " + std::string(unit));
+    cmd->add_option(flag_of(f), opts->values[std::string(f.name)], help)
+        ->type_name(f.kind == montecarlo::FieldKind::choice ? "NAME" : "VALUE");
   }
   cmd->add_option("--outage", opts->outage,
                   "Outage window START:END[:FRACTION] in --unit (fraction of attempts failed inside, default 1)");
@@ -568,8 +593,9 @@ void add_simulate_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   cmd->add_option("--attempt-duration", opts->attempt_duration,
                   "Mean time of one attempt in --unit (required with ms or s)");
-  cmd->add_option("--list-fields", opts->list_fields,
-                  "Print the scenario field table (name, unit, default, allowed range, meaning): text, markdown or json")
+  cmd->add_option(
+         "--list-fields", opts->list_fields,
+         "Print the scenario field table (name, unit, default, allowed range, meaning): text, markdown or json")
       ->expected(0, 1)
       ->default_str("text");
   cmd->add_option("--runs", opts->runs, "Number of independent runs (>= 1; within --max-memory and the work limit)")
@@ -584,12 +610,14 @@ void add_simulate_command(CLI::App& app, Action& action) {
   cmd->add_option("--threads", opts->threads, "Worker threads (0 = all cores); never changes the output")
       ->capture_default_str();
   cmd->add_flag("--quiet", opts->quiet, "No progress line on stderr");
-  cmd->add_option("--trace", opts->trace,
-                  "Also write every attempt of every run to FILE (docs/traces.md; JSON Lines if FILE ends .jsonl, else CSV)");
+  cmd->add_option(
+      "--trace", opts->trace,
+      "Also write every attempt of every run to FILE (docs/traces.md; JSON Lines if FILE ends .jsonl, else CSV)");
   cmd->add_option("--leg-mean", opts->leg_mean, "brooker: mean of each one-way network leg in ms (>= 0)")
       ->capture_default_str();
-  cmd->add_option("--leg-sd", opts->leg_sd,
-                  "brooker: sd of each leg in ms (>= 0; 0 = without network delay variance: every leg exactly --leg-mean)")
+  cmd->add_option(
+         "--leg-sd", opts->leg_sd,
+         "brooker: sd of each leg in ms (>= 0; 0 = without network delay variance: every leg exactly --leg-mean)")
       ->capture_default_str();
   cmd->add_flag("--server-engine", opts->server_engine,
                 "Run on the server engine even without server options (same results; adds latency percentiles)");

@@ -4,9 +4,9 @@
 // All study logic lives in papers/.
 // Built with RETRYLAB_WITH_MPI and run by mpirun with several ranks: the gate and every output stay
 // on rank 0, which spreads the points over the ranks (papers/mpi.hpp); the others only compute.
+#include <fmt/format.h>
 #include <cstdio>
 #include <filesystem>
-#include <fmt/format.h>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -64,8 +64,9 @@ fs::path default_reproduce_out(const std::string& target) {
   const fs::path out = fs::path("out") / paper.filename();
   std::error_code ec;
   if (fs::equivalent(out, paper, ec))
-    throw InputError("--out", fmt::format("must be given to write into the paper folder {} itself (the default, {}, is that folder)",
-                                          target, out.string()));
+    throw InputError(
+        "--out", fmt::format("must be given to write into the paper folder {} itself (the default, {}, is that folder)",
+                             target, out.string()));
   return out;
 }
 
@@ -86,7 +87,8 @@ int serve_study(const StudyFlags& f) {
   if (f.seed_option && f.seed_option->count() > 0) opt.seed = f.seed;
   opt.quiet = true;
   opt.certificate_id = go.at("certificate").get<std::string>();
-  papers::mpi::serve(papers::parse_study_text(go.at("text").get<std::string>(), go.at("source").get<std::string>(), f.scale), opt);
+  papers::mpi::serve(
+      papers::parse_study_text(go.at("text").get<std::string>(), go.at("source").get<std::string>(), f.scale), opt);
   return 0;
 }
 
@@ -113,7 +115,10 @@ int run_study_command(const StudyFlags& f, bool reproduce) {
     if (reproduce) {
       spec_file = fs::path(f.target) / "study.toml";
       if (!fs::is_directory(f.target) || !fs::exists(spec_file))
-        throw InputError("PAPER", fmt::format("must be a paper folder holding study.toml, e.g. papers/cap-is-doing-the-work (got {})", f.target));
+        throw InputError(
+            "PAPER",
+            fmt::format("must be a paper folder holding study.toml, e.g. papers/cap-is-doing-the-work (got {})",
+                        f.target));
       if (out.empty()) out = default_reproduce_out(f.target);
     }
     const papers::StudySpec spec = papers::parse_study_file(spec_file, f.scale);
@@ -142,8 +147,10 @@ int run_study_command(const StudyFlags& f, bool reproduce) {
     opt.certificate_id = *cert;
 #ifdef RETRYLAB_WITH_MPI
     if (distributed()) {
-      const nlohmann::json go = {{"text", read_file(spec_file)}, {"source", spec_file.string()},
-                                 {"certificate", *cert}, {"out", out.string()}};
+      const nlohmann::json go = {{"text", read_file(spec_file)},
+                                 {"source", spec_file.string()},
+                                 {"certificate", *cert},
+                                 {"out", out.string()}};
       released = true;
       papers::mpi::broadcast_decision({0, go.dump()});
     }
@@ -157,7 +164,8 @@ int run_study_command(const StudyFlags& f, bool reproduce) {
     if (!f.quiet)
       std::fprintf(stderr, "retrylab: %s (%s scale): %lld points run, %lld resumed, %zu files in %s (%.1f s)\n",
                    spec.name.c_str(), spec.scale.c_str(), static_cast<long long>(outcome.points_run),
-                   static_cast<long long>(outcome.points_resumed), outcome.outputs.size(), out.string().c_str(), outcome.seconds);
+                   static_cast<long long>(outcome.points_resumed), outcome.outputs.size(), out.string().c_str(),
+                   outcome.seconds);
     return 0;
   } catch (const papers::SpecError& e) {
     if (!released) release_ranks(2);
@@ -177,7 +185,8 @@ void add_common(CLI::App* cmd, StudyFlags& f) {
       ->check(CLI::IsMember({"quick", "full"}))
       ->default_str("quick");
   cmd->add_flag("--resume", f.resume, "Skip the points already recorded in OUT/results.jsonl (after a kill)");
-  cmd->add_option("--threads", f.threads, "Engine threads (0 = all cores; results do not depend on it)")->default_val(0);
+  cmd->add_option("--threads", f.threads, "Engine threads (0 = all cores; results do not depend on it)")
+      ->default_val(0);
   f.seed_option = cmd->add_option("--seed", f.seed, "Replace every sweep's seed (default: the spec's seeds)");
   cmd->add_flag("--quiet", f.quiet, "No progress or log lines on stderr");
 }
@@ -186,23 +195,32 @@ void add_common(CLI::App* cmd, StudyFlags& f) {
 
 void add_study_commands(CLI::App& app, Action& action) {
   auto run = std::make_shared<StudyFlags>();
-  CLI::App* rc = app.add_subcommand("run", "Run a study spec (TOML sweeps) and render its tables and figures; needs a passing validation certificate");
+  CLI::App* rc = app.add_subcommand(
+      "run",
+      "Run a study spec (TOML sweeps) and render its tables and figures; needs a passing validation certificate");
   rc->add_option("SPEC", run->target, "Study spec (TOML)")->required();
   rc->add_option("--out", run->out, "Output folder (default out/<study>/<scale>)");
   add_common(rc, *run);
-  rc->add_flag("--validate", run->validate, "Run `retrylab validate --quick` first when this build has no passing certificate");
+  rc->add_flag("--validate", run->validate,
+               "Run `retrylab validate --quick` first when this build has no passing certificate");
   rc->callback([run, &action] { action = [run] { return run_study_command(*run, false); }; });
 
   auto rep = std::make_shared<StudyFlags>();
-  CLI::App* pc = app.add_subcommand("reproduce", "Reproduce a paper: run papers/NAME/study.toml, render its outputs and README "
-                                                 "(validates first if this build has no passing certificate)");
+  CLI::App* pc = app.add_subcommand("reproduce",
+                                    "Reproduce a paper: run papers/NAME/study.toml, render its outputs and README "
+                                    "(validates first if this build has no passing certificate)");
   pc->add_option("PAPER", rep->target, "Paper folder, e.g. papers/cap-is-doing-the-work")->required();
-  pc->add_option("--out", rep->out, "Output folder (default out/<paper folder name>; name the paper folder to rewrite its committed results)");
+  pc->add_option(
+      "--out", rep->out,
+      "Output folder (default out/<paper folder name>; name the paper folder to rewrite its committed results)");
   add_common(pc, *rep);
   for (CLI::App* c : {rc, pc})
-    c->footer("Validation certificates are looked up in $RETRYLAB_CERTIFICATE_DIR if set, else in the folder "
-              "`certificates` beside the retrylab executable (" + validation::certificate_dir().string() + ").");
-  CLI::Option* validate = pc->add_flag("--validate", rep->validate, "Validate first when there is no passing certificate (the default)");
+    c->footer(
+        "Validation certificates are looked up in $RETRYLAB_CERTIFICATE_DIR if set, else in the folder "
+        "`certificates` beside the retrylab executable (" +
+        validation::certificate_dir().string() + ").");
+  CLI::Option* validate =
+      pc->add_flag("--validate", rep->validate, "Validate first when there is no passing certificate (the default)");
   pc->add_flag("--no-validate", rep->no_validate, "Refuse instead of validating when there is no passing certificate")
       ->excludes(validate);
   pc->callback([rep, &action] { action = [rep] { return run_study_command(*rep, true); }; });

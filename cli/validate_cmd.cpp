@@ -1,15 +1,15 @@
 // `retrylab validate`: the trust gate (docs/cli.md). Runs the validation catalogue, prints the
 // table (or JSON/CSV), writes Markdown/LaTeX/CSV with --out, records a certificate for this build,
 // and exits 1 when any case fails. All logic lives in validation/; this file parses and prints.
+#include <fmt/format.h>
+#include <unistd.h>
 #include <cstdio>
 #include <filesystem>
-#include <system_error>
-#include <fmt/format.h>
 #include <iostream>
 #include <memory>
 #include <sstream>
 #include <string>
-#include <unistd.h>
+#include <system_error>
 
 #include "analytic/error.hpp"
 #include "cli/common.hpp"
@@ -100,7 +100,8 @@ void add_validate_command(CLI::App& app, Action& action) {
   cmd->add_option("--out", opts->out, "Folder for validation.md, validation.tex (booktabs) and validation.csv");
   add_format_options(cmd, opts->format);
   cmd->add_option("--seed", opts->seed, "Seed of every case's random streams")->default_val(validation::default_seed);
-  cmd->add_option("--threads", opts->threads, "Cases run in parallel on this many threads (0 = all cores)")->default_val(0);
+  cmd->add_option("--threads", opts->threads, "Cases run in parallel on this many threads (0 = all cores)")
+      ->default_val(0);
   cmd->add_option("--cases", opts->cases,
                   "Comma-separated substrings: run only the cases whose name contains one (no certificate)");
   cmd->add_flag("--quiet", opts->quiet, "No progress or log lines on stderr");

@@ -1,11 +1,11 @@
 #include "montecarlo/atomic_file.hpp"
 
-#include <cerrno>
-#include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <cerrno>
+#include <cstring>
 
 #include "analytic/error.hpp"
 
@@ -56,9 +56,10 @@ void require_replaceable(const fs::path& target) {
     fail("cannot inspect it", target, errno);
   }
   if (!S_ISREG(st.st_mode))
-    throw OutputError(fmt::format("cannot write {}: it exists and is not a regular file (a symlink, FIFO, device or "
-                                  "folder is never replaced); remove it or choose another name",
-                                  target.string()));
+    throw OutputError(
+        fmt::format("cannot write {}: it exists and is not a regular file (a symlink, FIFO, device or "
+                    "folder is never replaced); remove it or choose another name",
+                    target.string()));
 }
 
 fs::path temporary_path_for(const fs::path& target) {
@@ -66,7 +67,8 @@ fs::path temporary_path_for(const fs::path& target) {
 }
 
 AtomicFile::AtomicFile(fs::path target) : target_(std::move(target)), temporary_(temporary_path_for(target_)) {
-  if (target_.filename().empty()) throw OutputError(fmt::format("cannot write \"{}\": not a file name", target_.string()));
+  if (target_.filename().empty())
+    throw OutputError(fmt::format("cannot write \"{}\": not a file name", target_.string()));
   require_replaceable(target_);
   fd_ = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd_ < 0) fail("cannot create a file in its folder", target_, errno);

@@ -1,10 +1,10 @@
 #include "montecarlo/brooker.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <array>
 #include <bit>
 #include <cmath>
-#include <fmt/format.h>
 
 #include "analytic/error.hpp"
 #include "montecarlo/parallel_runs.hpp"
@@ -93,7 +93,8 @@ class Ziggurat {
     const double f = std::exp(-0.5 * r * r);
     x_[0] = v / f;
     x_[1] = r;
-    for (int i = 2; i < layers; ++i) x_[i] = std::sqrt(-2.0 * std::log(v / x_[i - 1] + std::exp(-0.5 * x_[i - 1] * x_[i - 1])));
+    for (int i = 2; i < layers; ++i)
+      x_[i] = std::sqrt(-2.0 * std::log(v / x_[i - 1] + std::exp(-0.5 * x_[i - 1] * x_[i - 1])));
     x_[layers] = 0.0;
     for (int i = 0; i < layers; ++i) ratio_[i] = x_[i + 1] / x_[i];
   }
@@ -104,7 +105,8 @@ class Ziggurat {
     const std::uint64_t bits = rng.next_u64();
     const auto i = static_cast<int>(bits & (layers - 1));
     const double u = 2.0 * uniform_open(bits) - 1.0;  // (−1, 1), never 0
-    if (std::fabs(u) < ratio_[i]) [[likely]] return u * x_[i];
+    if (std::fabs(u) < ratio_[i]) [[likely]]
+      return u * x_[i];
     return rare(i, u, rng);
   }
 

@@ -56,12 +56,12 @@
 
 namespace retrylab::montecarlo {
 
-inline constexpr double brooker_default_base = 5.0;      // ms (Brooker's setup_sim: backoff_cls(5, 2000))
-inline constexpr double brooker_default_cap = 2000.0;    // ms
+inline constexpr double brooker_default_base = 5.0;       // ms (Brooker's setup_sim: backoff_cls(5, 2000))
+inline constexpr double brooker_default_cap = 2000.0;     // ms
 inline constexpr double brooker_default_leg_mean = 10.0;  // ms (Net(10, 2); the post: mean 10, variance 4)
 inline constexpr double brooker_default_leg_sd = 2.0;     // ms
 inline constexpr std::int64_t brooker_max_clients = 1'000'000;
-inline constexpr double brooker_max_time = 1e12;          // ms: bound on base, cap, window, leg mean and sd
+inline constexpr double brooker_max_time = 1e12;  // ms: bound on base, cap, window, leg mean and sd
 
 // The network legs' stream (not one of the engine's: the key already differs by scenario hash).
 inline constexpr StreamId brooker_network_stream = StreamId::brooker_network;
@@ -85,13 +85,13 @@ std::string canonical(const BrookerScenario& s);
 std::uint64_t stable_hash(const BrookerScenario& s);  // fnv1a64(canonical(s))
 
 struct BrookerResult {
-  std::int64_t attempts = 0;  // write attempts (work)
-  std::int64_t reads = 0;     // read requests (= attempts)
-  std::int64_t calls = 0;     // reads + attempts
-  std::int64_t successes = 0; // = clients
+  std::int64_t attempts = 0;      // write attempts (work)
+  std::int64_t reads = 0;         // read requests (= attempts)
+  std::int64_t calls = 0;         // reads + attempts
+  std::int64_t successes = 0;     // = clients
   std::int64_t max_attempts = 0;  // most write attempts by one client (<= clients)
-  double makespan = 0.0;      // ms: last successful write reply reaches its client
-  double latency = 0.0;       // ms: mean over clients of their success reply's arrival
+  double makespan = 0.0;          // ms: last successful write reply reaches its client
+  double latency = 0.0;           // ms: mean over clients of their success reply's arrival
 };
 
 // Over runs, reduced in run-index order (a pure function of the results in that order).

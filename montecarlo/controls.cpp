@@ -1,8 +1,8 @@
 #include "montecarlo/controls.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 
 #include "analytic/error.hpp"
 
@@ -80,8 +80,9 @@ BudgetConfig budget_preset(std::string_view name) {
     b.token_bucket.charge = Charge::per_retry;
     b.token_bucket.refund_mode = Refund::per_success;
   } else {
-    throw InputError("budget", fmt::format(
-                                   "must be one of none, aws-standard, grpc, finagle, sre-adaptive, token-bucket (got {})", name));
+    throw InputError(
+        "budget",
+        fmt::format("must be one of none, aws-standard, grpc, finagle, sre-adaptive, token-bucket (got {})", name));
   }
   return b;
 }
@@ -108,10 +109,11 @@ std::string canonical(const BudgetConfig& b) {
     case BudgetKind::none: return "budget=none";
     case BudgetKind::token_bucket: {
       const auto& t = b.token_bucket;
-      return fmt::format("budget=token_bucket capacity={} cost={} timeout_cost={} refund={} threshold={} charge={} refund_mode={}",
-                         t.bucket.capacity, t.bucket.retry_cost, t.timeout_cost, t.bucket.refund, t.bucket.threshold,
-                         t.charge == Charge::per_retry ? "per_retry" : "per_failure",
-                         t.refund_mode == Refund::per_success ? "per_success" : "cost_paid");
+      return fmt::format(
+          "budget=token_bucket capacity={} cost={} timeout_cost={} refund={} threshold={} charge={} refund_mode={}",
+          t.bucket.capacity, t.bucket.retry_cost, t.timeout_cost, t.bucket.refund, t.bucket.threshold,
+          t.charge == Charge::per_retry ? "per_retry" : "per_failure",
+          t.refund_mode == Refund::per_success ? "per_success" : "cost_paid");
     }
     case BudgetKind::finagle:
       return fmt::format("budget=finagle ttl={} min_retries_per_sec={} percent_can_retry={}", b.finagle.budget.ttl,
@@ -334,7 +336,8 @@ void check_breaker(const BreakerConfig& b) {
   if (b.window_kind == BreakerWindow::time) {
     check_finite_positive("breaker_window", b.window);
   } else if (!(b.window >= 1.0 && b.window <= 1e9) || b.window != std::floor(b.window)) {
-    throw InputError("breaker_window", fmt::format("must be an integer number of calls in [1, 1e9] (got {})", b.window));
+    throw InputError("breaker_window",
+                     fmt::format("must be an integer number of calls in [1, 1e9] (got {})", b.window));
   }
   if (b.minimum_calls < 1 || b.minimum_calls > 1'000'000'000)
     throw InputError("minimum_calls", fmt::format("must be in [1, 1e9] (got {})", b.minimum_calls));
@@ -417,8 +420,7 @@ void CircuitBreaker::record(double t, const BreakerTicket& ticket, bool success)
   if (state_ == BreakerState::closed && ticket.admission == Admission::admitted) {
     window_.emplace_back(t, !success);
     if (!success) ++window_failures_;
-    if (config_.window_kind == BreakerWindow::count &&
-        static_cast<double>(window_.size()) > config_.window) {
+    if (config_.window_kind == BreakerWindow::count && static_cast<double>(window_.size()) > config_.window) {
       if (window_.front().second) --window_failures_;
       window_.pop_front();
     }
@@ -427,8 +429,7 @@ void CircuitBreaker::record(double t, const BreakerTicket& ticket, bool success)
     const std::int64_t minimum = config_.window_kind == BreakerWindow::count
                                      ? std::min(config_.minimum_calls, static_cast<std::int64_t>(config_.window))
                                      : config_.minimum_calls;
-    if (n >= minimum &&
-        static_cast<double>(window_failures_) >= config_.failure_threshold * static_cast<double>(n))
+    if (n >= minimum && static_cast<double>(window_failures_) >= config_.failure_threshold * static_cast<double>(n))
       open(t);
   } else if (state_ == BreakerState::half_open && ticket.admission == Admission::probe) {
     ++probes_done_;

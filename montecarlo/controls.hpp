@@ -20,8 +20,8 @@
 //   `refund`; cost_paid (botocore): a success on a retry gives back what that retry paid, a success
 //   on a first attempt adds `refund`.
 //   Bound (analytic/budget.hpp max_retries; proved in proofs/Budget.v: token_bucket_bound).
-//   Refund per_success: R <= max_retries(bucket, S); cost_paid: the retries whose cost was kept (retries − successes on a
-//   retry) <= max_retries(bucket with cost min(retry_cost, timeout_cost), successes on a first attempt).
+//   Refund per_success: R <= max_retries(bucket, S); cost_paid: the retries whose cost was kept (retries − successes on
+//   a retry) <= max_retries(bucket with cost min(retry_cost, timeout_cost), successes on a first attempt).
 //   * `aws-standard`: capacity 500, cost 5, timeout cost 10, refund 1, threshold 0, per_retry,
 //     cost_paid. Source: botocore/retries/standard.py (RetryQuotaChecker: INITIAL_RETRY_TOKENS = 500,
 //     RETRY_COST = 5, TIMEOUT_RETRY_COST = 10, NO_RETRY_INCREMENT = 1; acquire fails when the amount
@@ -80,8 +80,8 @@ enum class Charge { per_retry, per_failure };
 enum class Refund { per_success, cost_paid };
 
 struct TokenBucketConfig {
-  TokenBucket bucket{};         // capacity, retry_cost, refund, threshold (analytic/budget.hpp)
-  double timeout_cost = 5.0;    // > 0 finite: per_retry cost of a retry after a timeout
+  TokenBucket bucket{};       // capacity, retry_cost, refund, threshold (analytic/budget.hpp)
+  double timeout_cost = 5.0;  // > 0 finite: per_retry cost of a retry after a timeout
   Charge charge = Charge::per_retry;
   Refund refund_mode = Refund::per_success;
 };
@@ -109,7 +109,7 @@ struct BudgetConfig {
 BudgetConfig budget_preset(std::string_view name);
 inline constexpr std::string_view budget_preset_names[] = {"none",    "aws-standard", "grpc",
                                                            "finagle", "sre-adaptive", "token-bucket"};
-TokenBucketConfig aws_standard_budget();                                       // botocore standard mode
+TokenBucketConfig aws_standard_budget();                                            // botocore standard mode
 TokenBucketConfig grpc_budget(double max_tokens = 10.0, double token_ratio = 0.1);  // gRFC A6
 // Throws InputError naming the field (capacity, cost, timeout_cost, refund, threshold, ttl,
 // min_retries_per_sec, percent_can_retry, k, throttle_window).
@@ -141,8 +141,8 @@ class TokenBucketBudget {
 class FinagleBudgetControl {
  public:
   explicit FinagleBudgetControl(const FinagleConfig& c);  // checks c
-  void on_request(double t);     // deposit
-  bool admit(double t, double u);  // always true
+  void on_request(double t);                              // deposit
+  bool admit(double t, double u);                         // always true
   void on_success(double t, double paid);
   void on_failure(double t, bool timeout);
   RetryGrant try_retry(double t, bool timeout);  // withdraw iff balance >= withdrawal

@@ -1,16 +1,16 @@
 #include "montecarlo/dependency.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
 #include <exception>
-#include <fmt/format.h>
 #include <numbers>
 #include <queue>
 
 #include "analytic/amplification.hpp"
 #include "analytic/error.hpp"
-#include "montecarlo/parallel_runs.hpp"
 #include "montecarlo/normal.hpp"
+#include "montecarlo/parallel_runs.hpp"
 #include "montecarlo/random.hpp"
 #include "montecarlo/sampler.hpp"
 
@@ -73,7 +73,8 @@ void check_dependency(const DependencyScenario& s) {
   if (!(s.horizon > 0.0) || !std::isfinite(s.horizon))
     throw InputError("horizon", fmt::format("must be a finite number > 0 ms (got {})", s.horizon));
   if (!(s.rate * s.horizon <= 1e8))
-    throw InputError("rate", fmt::format("times horizon must be <= 1e8 expected requests (got {})", s.rate * s.horizon));
+    throw InputError("rate",
+                     fmt::format("times horizon must be <= 1e8 expected requests (got {})", s.rate * s.horizon));
   if (!(s.failure >= 0.0 && s.failure <= 1.0))
     throw InputError("failure", fmt::format("must be in [0, 1] (got {})", s.failure));
   double previous_end = 0.0;
@@ -93,8 +94,7 @@ void check_dependency(const DependencyScenario& s) {
     throw InputError("service_sigma", fmt::format("must be in [0, 5] (got {})", s.service_sigma));
   if (s.capacity < 0 || s.capacity > 1'000'000'000)
     throw InputError("capacity", fmt::format("must be in [0, 1e9] (0 = unlimited) (got {})", s.capacity));
-  if (!(s.timeout > 0.0))
-    throw InputError("timeout", fmt::format("must be > 0 ms (inf = none) (got {})", s.timeout));
+  if (!(s.timeout > 0.0)) throw InputError("timeout", fmt::format("must be > 0 ms (inf = none) (got {})", s.timeout));
   if (s.max_attempts < 1 || s.max_attempts > 10000)
     throw InputError("max_attempts", fmt::format("must be in [1, 10000] (got {})", s.max_attempts));
   check_backoff(s.backoff);
@@ -483,13 +483,13 @@ constexpr double max_layered_cost = 1e7;  // a^L
 }
 
 void check_layered(const LayeredScenario& s) {
-  if (s.layers < 1 || s.layers > 64)
-    throw InputError("layers", fmt::format("must be in [1, 64] (got {})", s.layers));
+  if (s.layers < 1 || s.layers > 64) throw InputError("layers", fmt::format("must be in [1, 64] (got {})", s.layers));
   if (s.attempts < 1 || s.attempts > 10000)
     throw InputError("attempts", fmt::format("must be in [1, 10000] (got {})", s.attempts));
   const double worst = std::pow(static_cast<double>(s.attempts), s.layers);
   if (!(worst <= max_layered_cost))
-    throw InputError("layers", fmt::format("attempts^layers must be <= 1e7 (got {}^{} = {})", s.attempts, s.layers, worst));
+    throw InputError("layers",
+                     fmt::format("attempts^layers must be <= 1e7 (got {}^{} = {})", s.attempts, s.layers, worst));
   if (!(s.failure >= 0.0 && s.failure <= 1.0))
     throw InputError("failure", fmt::format("must be in [0, 1] (got {})", s.failure));
   if (!(s.outage_fraction >= 0.0 && s.outage_fraction <= 1.0))

@@ -69,17 +69,17 @@ struct Outage {
 };
 
 struct DependencyScenario {
-  double rate = 0.1;        // requests per ms (Poisson)
-  double horizon = 60000;   // ms: arrivals on [0, horizon)
-  double failure = 0.0;     // p outside outages
+  double rate = 0.1;       // requests per ms (Poisson)
+  double horizon = 60000;  // ms: arrivals on [0, horizon)
+  double failure = 0.0;    // p outside outages
   std::vector<Outage> outages;
   ServiceDistribution service = ServiceDistribution::deterministic;
-  double service_mean = 10.0;   // ms
-  double service_sigma = 0.5;   // lognormal only: sd of log S
-  std::int64_t capacity = 0;    // attempts in flight at the dependency; 0 = unlimited
+  double service_mean = 10.0;                                // ms
+  double service_sigma = 0.5;                                // lognormal only: sd of log S
+  std::int64_t capacity = 0;                                 // attempts in flight at the dependency; 0 = unlimited
   double timeout = std::numeric_limits<double>::infinity();  // τ, ms; +inf = none
-  int max_attempts = 3;         // first attempt included
-  Backoff backoff{Strategy::full, 10.0, 1000.0, 0.0};  // base/cap in ms
+  int max_attempts = 3;                                      // first attempt included
+  Backoff backoff{Strategy::full, 10.0, 1000.0, 0.0};        // base/cap in ms
   BudgetConfig budget{};
   BreakerConfig breaker{};
   Idempotency idempotency = Idempotency::fixed;
@@ -92,35 +92,35 @@ std::string canonical(const DependencyScenario& s);
 std::uint64_t stable_hash(const DependencyScenario& s);  // fnv1a64(canonical(s))
 
 struct DependencyRunResult {
-  std::int64_t requests = 0;             // arrived
-  std::int64_t attempts = 0;             // reached the dependency (capacity rejections included)
-  std::int64_t retries = 0;              // tries after the first (local rejections included)
-  std::int64_t successes = 0;            // requests whose client saw a success
-  std::int64_t failures = 0;             // requests that gave up
-  double load_multiplier = 0.0;          // attempts / requests
-  double retries_per_success = 0.0;      // retries / successes; +inf if no success and retries > 0, NaN if neither
-  double success_fraction = 0.0;         // successes / requests
-  double latency = 0.0;                  // mean (success seen − arrival) over succeeded requests; NaN if none
-  double latency_p99 = 0.0;              // 99th percentile (nearest rank) of the same; NaN if none
-  std::int64_t timeouts = 0;             // attempts the client gave up on at τ
-  std::int64_t effects = 0;              // effects applied at the dependency
-  std::int64_t duplicate_effects = 0;    // Σ max(0, effects per request − 1)
-  std::int64_t hidden_effects = 0;       // requests that failed for the client but had an effect
-  std::int64_t retries_blocked = 0;      // retries the budget refused
-  std::int64_t rejected_by_breaker = 0;  // tries the breaker rejected locally
-  std::int64_t rejected_by_throttle = 0; // tries adaptive throttling rejected locally
-  std::int64_t rejected_by_capacity = 0; // attempts the dependency rejected at once (full)
-  std::int64_t breaker_opened = 0;       // times the breaker opened
-  double recovery_time = 0.0;            // ms after the first outage's end (see above); NaN if none
-  std::int64_t max_waiting = 0;          // peak number of requests in progress at once
-  double end_time = 0.0;                 // time of the last event
+  std::int64_t requests = 0;              // arrived
+  std::int64_t attempts = 0;              // reached the dependency (capacity rejections included)
+  std::int64_t retries = 0;               // tries after the first (local rejections included)
+  std::int64_t successes = 0;             // requests whose client saw a success
+  std::int64_t failures = 0;              // requests that gave up
+  double load_multiplier = 0.0;           // attempts / requests
+  double retries_per_success = 0.0;       // retries / successes; +inf if no success and retries > 0, NaN if neither
+  double success_fraction = 0.0;          // successes / requests
+  double latency = 0.0;                   // mean (success seen − arrival) over succeeded requests; NaN if none
+  double latency_p99 = 0.0;               // 99th percentile (nearest rank) of the same; NaN if none
+  std::int64_t timeouts = 0;              // attempts the client gave up on at τ
+  std::int64_t effects = 0;               // effects applied at the dependency
+  std::int64_t duplicate_effects = 0;     // Σ max(0, effects per request − 1)
+  std::int64_t hidden_effects = 0;        // requests that failed for the client but had an effect
+  std::int64_t retries_blocked = 0;       // retries the budget refused
+  std::int64_t rejected_by_breaker = 0;   // tries the breaker rejected locally
+  std::int64_t rejected_by_throttle = 0;  // tries adaptive throttling rejected locally
+  std::int64_t rejected_by_capacity = 0;  // attempts the dependency rejected at once (full)
+  std::int64_t breaker_opened = 0;        // times the breaker opened
+  double recovery_time = 0.0;             // ms after the first outage's end (see above); NaN if none
+  std::int64_t max_waiting = 0;           // peak number of requests in progress at once
+  double end_time = 0.0;                  // time of the last event
 };
 
 struct DependencySummary {
   std::int64_t runs = 0;
-  MeanSummary requests, attempts, retries, load_multiplier, retries_per_success, success_fraction, latency,
-      latency_p99, timeouts, duplicate_effects, hidden_effects, retries_blocked, rejected_by_breaker,
-      rejected_by_throttle, rejected_by_capacity, breaker_opened, recovery_time, max_waiting;
+  MeanSummary requests, attempts, retries, load_multiplier, retries_per_success, success_fraction, latency, latency_p99,
+      timeouts, duplicate_effects, hidden_effects, retries_blocked, rejected_by_breaker, rejected_by_throttle,
+      rejected_by_capacity, breaker_opened, recovery_time, max_waiting;
   // Runs where recovery_time is defined (recovered) out of runs.
   ProportionSummary recovered;
 };

@@ -180,14 +180,14 @@ class Engine {
 
   struct Client {
     double arrival;
-    double prev;           // decorrelated jitter state s_(k−1)
-    std::int64_t serial;   // arrival order, for observers
+    double prev;          // decorrelated jitter state s_(k−1)
+    std::int64_t serial;  // arrival order, for observers
     std::int32_t failures;
     bool burst;
   };
   struct Attempt {
-    double start;   // real start time
-    double end;     // real end (collision, free) or virtual end (shared, ps)
+    double start;  // real start time
+    double end;    // real end (collision, free) or virtual end (shared, ps)
     std::int64_t id;
     std::int32_t client;
   };
@@ -460,9 +460,9 @@ class Engine {
         const double cycles = std::floor((horizon_ - start) / period) - 2.0;
         if (cycles >= 1.0) {
           const auto c = static_cast<std::int64_t>(cycles);
-          tally_.busy += cycles;                                   // each round [s, s + 1) is busy
-          tally_.area_waiting += nd * cycles * period;             // n clients wait throughout
-          tally_.sojourn_sum += nd * cycles;                       // each attempt lasts exactly 1
+          tally_.busy += cycles;                        // each round [s, s + 1) is busy
+          tally_.area_waiting += nd * cycles * period;  // n clients wait throughout
+          tally_.sojourn_sum += nd * cycles;            // each attempt lasts exactly 1
           tally_.sojourn_n += n * c;
           tally_.work += nd * cycles;
           tally_.attempts += n * c;
@@ -533,8 +533,8 @@ class Engine {
   MonotoneWakeQueue wakes_;  // pushes at te + sleep >= the current time: monotone
 
   double t_ = 0.0;
-  double v_ = 0.0;          // virtual time (shared, ps)
-  double v_warmup_ = 0.0;   // virtual time at the warmup instant
+  double v_ = 0.0;         // virtual time (shared, ps)
+  double v_warmup_ = 0.0;  // virtual time at the warmup instant
   double next_arrival_ = inf;
   double last_commit_ = -inf;
   std::int64_t collision_mark_ = -1;  // attempts with id <= mark overlapped another

@@ -1,8 +1,8 @@
 // Compiled only into retrylab_montecarlo_faulty (see faults.hpp).
 #include "montecarlo/faults.hpp"
 
-#include <cstdlib>
 #include <fmt/format.h>
+#include <cstdlib>
 #include <string>
 
 #include "analytic/error.hpp"
@@ -21,11 +21,12 @@ Fault parse_fault(std::string_view name) {
   if (name == "exponential_service_rate") return Fault::exponential_service_rate;
   if (name == "lock_released_early") return Fault::lock_released_early;
   if (name == "retry_limit_off_by_one") return Fault::retry_limit_off_by_one;
-  throw InputError("RETRYLAB_FAULT",
-                   fmt::format("must be one of window_exponent, free_ties_all_fail, shared_doomed_leave_at_commit, "
-                               "decorrelated_uncapped_growth, biased_uniform, rows_ignored, lognormal_sigma_is_cv, "
-                               "exponential_service_rate, lock_released_early, retry_limit_off_by_one or empty (got {})",
-                               name));
+  throw InputError(
+      "RETRYLAB_FAULT",
+      fmt::format("must be one of window_exponent, free_ties_all_fail, shared_doomed_leave_at_commit, "
+                  "decorrelated_uncapped_growth, biased_uniform, rows_ignored, lognormal_sigma_is_cv, "
+                  "exponential_service_rate, lock_released_early, retry_limit_off_by_one or empty (got {})",
+                  name));
 }
 
 Fault fault_from_env() {

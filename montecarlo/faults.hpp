@@ -19,9 +19,19 @@
 
 namespace retrylab::montecarlo {
 
-enum class Fault { none, window_exponent, free_ties_all_fail, shared_doomed_leave_at_commit,
-                   decorrelated_uncapped_growth, biased_uniform, rows_ignored, lognormal_sigma_is_cv,
-                   exponential_service_rate, lock_released_early, retry_limit_off_by_one };
+enum class Fault {
+  none,
+  window_exponent,
+  free_ties_all_fail,
+  shared_doomed_leave_at_commit,
+  decorrelated_uncapped_growth,
+  biased_uniform,
+  rows_ignored,
+  lognormal_sigma_is_cv,
+  exponential_service_rate,
+  lock_released_early,
+  retry_limit_off_by_one
+};
 
 Fault parse_fault(std::string_view name);  // throws InputError("RETRYLAB_FAULT", ...)
 Fault fault_from_env();

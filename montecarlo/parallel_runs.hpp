@@ -24,8 +24,7 @@ std::vector<Result> run_in_order(std::int64_t count, int requested_threads, Fn&&
                                  const std::function<void(std::int64_t, std::int64_t)>& progress) {
   const std::int64_t runs = count;
   std::vector<Result> results(static_cast<std::size_t>(runs));
-  std::int64_t threads =
-      requested_threads > 0 ? requested_threads : std::max(1u, std::thread::hardware_concurrency());
+  std::int64_t threads = requested_threads > 0 ? requested_threads : std::max(1u, std::thread::hardware_concurrency());
   threads = std::min(threads, runs);
 
   std::atomic<std::int64_t> next{0}, done{0};

@@ -1,9 +1,9 @@
 #include "montecarlo/progress.hpp"
 
-#include <algorithm>
-#include <cstdio>
 #include <fmt/format.h>
 #include <unistd.h>
+#include <algorithm>
+#include <cstdio>
 
 namespace retrylab::montecarlo {
 
@@ -15,7 +15,8 @@ constexpr auto log_period = std::chrono::seconds(5);
 std::string hms(double s) {
   if (!(s >= 0) || s > 1e7) return "--:--";
   const auto t = static_cast<long>(s + 0.5);
-  return t >= 3600 ? fmt::format("{}:{:02}:{:02}", t / 3600, t / 60 % 60, t % 60) : fmt::format("{:02}:{:02}", t / 60, t % 60);
+  return t >= 3600 ? fmt::format("{}:{:02}:{:02}", t / 3600, t / 60 % 60, t % 60)
+                   : fmt::format("{:02}:{:02}", t / 60, t % 60);
 }
 
 // 950, 12.3k, 4.5M: rates and counts at a glance.
@@ -40,7 +41,11 @@ Progress::Mode Progress::pick_mode(bool quiet) {
 }
 
 Progress::Progress(Mode mode, std::string what, std::int64_t total, std::int64_t done)
-    : mode_(mode), what_(std::move(what)), total_(total), resumed_(done), done_(done),
+    : mode_(mode),
+      what_(std::move(what)),
+      total_(total),
+      resumed_(done),
+      done_(done),
       start_(std::chrono::steady_clock::now()) {
   if (mode_ != Mode::quiet) ticker_ = std::thread([this] { tick(); });
 }
@@ -88,8 +93,7 @@ Progress::Snapshot Progress::snapshot() const {
   partial = std::clamp(partial, 0.0, std::max(0.0, static_cast<double>(total_) - done));
   if (size > 0) partial = std::min(partial, 1.0);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  return {done + partial, secs, runs_.load(std::memory_order_relaxed),
-          pulse_.attempts.load(std::memory_order_relaxed)};
+  return {done + partial, secs, runs_.load(std::memory_order_relaxed), pulse_.attempts.load(std::memory_order_relaxed)};
 }
 
 std::string Progress::status(bool last) const {
@@ -108,7 +112,8 @@ std::string Progress::status(bool last) const {
 void Progress::tick() {
   std::unique_lock lock(mutex_);
   for (;;) {
-    if (wake_.wait_for(lock, mode_ == Mode::bar ? std::chrono::nanoseconds(bar_period) : std::chrono::nanoseconds(log_period),
+    if (wake_.wait_for(lock,
+                       mode_ == Mode::bar ? std::chrono::nanoseconds(bar_period) : std::chrono::nanoseconds(log_period),
                        [this] { return stop_; }))
       return;
     lock.unlock();
@@ -125,8 +130,10 @@ void Progress::draw(bool last) {
     constexpr int width = 24;
     std::string bar(static_cast<std::size_t>(f * width), '#');
     bar.resize(width, '.');
-    if (last) std::fprintf(stderr, "\r\033[K");
-    else std::fprintf(stderr, "\r[%s] %3.0f%% %s  %.30s\033[K", bar.c_str(), 100 * f, text.c_str(), label_.c_str());
+    if (last)
+      std::fprintf(stderr, "\r\033[K");
+    else
+      std::fprintf(stderr, "\r[%s] %3.0f%% %s  %.30s\033[K", bar.c_str(), 100 * f, text.c_str(), label_.c_str());
   } else if (!last || printed_) {
     const std::string label = last || label_.empty() ? std::string() : " (" + label_ + ")";
     std::fprintf(stderr, "retrylab: %s%s\n", text.c_str(), label.c_str());

@@ -17,12 +17,22 @@ namespace retrylab::montecarlo {
 // 4–8: the server engine's streams, drawn only when their feature is on: service times,
 // network delays, client populations (mixed strategy, ignoring Retry-After), rows, Retry-After.
 enum class StreamId : std::uint32_t {
-  arrivals = 1, sleeps = 2, ties = 3, service = 4, delay = 5, population = 6, rows = 7, retry_after = 8,
+  arrivals = 1,
+  sleeps = 2,
+  ties = 3,
+  service = 4,
+  delay = 5,
+  population = 6,
+  rows = 7,
+  retry_after = 8,
   failures = 9,   // injected failures (server engine)
   throttle = 14,  // adaptive throttling's draws (server engine)
   // The failing-dependency simulator's and Brooker's test's own streams (their keys differ from the
   // engine's, so the numbers never collide; named here so that no stream is made by a cast).
-  dependency_service = 10, dependency_failures = 11, dependency_throttle = 12, dependency_outage = 13,
+  dependency_service = 10,
+  dependency_failures = 11,
+  dependency_throttle = 12,
+  dependency_outage = 13,
   brooker_network = 16,
 };
 

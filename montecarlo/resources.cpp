@@ -1,9 +1,9 @@
 #include "montecarlo/resources.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
-#include <thread>
 #include <unistd.h>
+#include <algorithm>
+#include <thread>
 
 #include "analytic/error.hpp"
 #include "montecarlo/result.hpp"
@@ -39,9 +39,10 @@ void check_resources(const Scenario& s, const RunPlan& plan, double max_memory) 
                                  e.clients, max_clients_simulated, plan.runs, s.clients, s.rate, effective_horizon(s)));
   }
   if (e.bytes > max_memory)
-    throw InputError("max-memory", fmt::format("is {:.3g} GiB, below the estimated {:.3g} GiB of this run (runs={}, "
-                                               "collapse={}; lower --runs or --collapse, or raise --max-memory)",
-                                               max_memory / (1ull << 30), e.bytes / (1ull << 30), plan.runs, s.collapse));
+    throw InputError("max-memory",
+                     fmt::format("is {:.3g} GiB, below the estimated {:.3g} GiB of this run (runs={}, "
+                                 "collapse={}; lower --runs or --collapse, or raise --max-memory)",
+                                 max_memory / (1ull << 30), e.bytes / (1ull << 30), plan.runs, s.collapse));
 }
 
 }  // namespace retrylab::montecarlo

@@ -26,8 +26,7 @@ class SleepSampler {
   }
 
 #if RETRYLAB_PLANTED_FAULTS
-  SleepSampler(const Backoff& b, Fault fault)
-      : SleepSampler(b, fault == Fault::window_exponent ? 1 : 0) {
+  SleepSampler(const Backoff& b, Fault fault) : SleepSampler(b, fault == Fault::window_exponent ? 1 : 0) {
     uncapped_growth_ = fault == Fault::decorrelated_uncapped_growth;
   }
 #endif

@@ -1,7 +1,7 @@
 #include "montecarlo/scenario.hpp"
 
-#include <cmath>
 #include <fmt/format.h>
+#include <cmath>
 
 #include "analytic/error.hpp"
 #include "montecarlo/controls.hpp"
@@ -22,7 +22,6 @@ std::optional<E> parse_name(const std::string_view (&names)[N], std::string_view
   return std::nullopt;
 }
 
-
 bool same_backoff(const Backoff& a, const Backoff& b) noexcept {
   return a.strategy == b.strategy && a.base == b.base && a.cap == b.cap && a.window == b.window;
 }
@@ -30,15 +29,15 @@ bool same_backoff(const Backoff& a, const Backoff& b) noexcept {
 void check_server(const ServerOptions& o) {
   if (o.service == ServiceDist::lognormal) {
     if (!(o.service_cv > 0.0) || !(o.service_cv <= max_service_cv))
-      throw InputError("service_cv", fmt::format("must be in (0, {}] for lognormal service (got {})", max_service_cv,
-                                                 o.service_cv));
+      throw InputError("service_cv",
+                       fmt::format("must be in (0, {}] for lognormal service (got {})", max_service_cv, o.service_cv));
   } else if (o.service_cv != 0.0) {
     throw InputError("service_cv", fmt::format("only applies to lognormal service: must be 0 with {} service (got {})",
                                                to_string(o.service), o.service_cv));
   }
   if (o.delay == 0.0 && o.delay_dist != DelayDist::fixed)
-    throw InputError("delay_dist", fmt::format("needs delay > 0 (got delay_dist={} with delay=0)",
-                                               to_string(o.delay_dist)));
+    throw InputError("delay_dist",
+                     fmt::format("needs delay > 0 (got delay_dist={} with delay=0)", to_string(o.delay_dist)));
   if (o.aimd && o.limit != 0)
     throw InputError("limit", fmt::format("must be 0 with aimd (the adaptive limit replaces it) (got {})", o.limit));
   const bool limited = o.limit > 0 || o.aimd;
@@ -56,8 +55,10 @@ void check_server(const ServerOptions& o) {
   if (!o.aimd) {
     const Aimd& a = o.aimd_params;
     const Aimd da{};
-    if (a.initial != da.initial || a.min != da.min || a.max != da.max || a.backoff != da.backoff || a.timeout != da.timeout)
-      throw InputError("aimd", "must be on for aimd_initial, aimd_min, aimd_max, aimd_backoff or aimd_timeout to apply");
+    if (a.initial != da.initial || a.min != da.min || a.max != da.max || a.backoff != da.backoff ||
+        a.timeout != da.timeout)
+      throw InputError("aimd",
+                       "must be on for aimd_initial, aimd_min, aimd_max, aimd_backoff or aimd_timeout to apply");
   } else {
     const Aimd& a = o.aimd_params;
     if (a.min < 1 || a.min > max_limit)
@@ -65,12 +66,11 @@ void check_server(const ServerOptions& o) {
     if (a.max < a.min || a.max > max_limit)
       throw InputError("aimd_max", fmt::format("must be in [aimd_min={}, {}] (got {})", a.min, max_limit, a.max));
     if (a.initial < a.min || a.initial > a.max)
-      throw InputError("aimd_initial", fmt::format("must be in [aimd_min={}, aimd_max={}] (got {})", a.min, a.max,
-                                                   a.initial));
+      throw InputError("aimd_initial",
+                       fmt::format("must be in [aimd_min={}, aimd_max={}] (got {})", a.min, a.max, a.initial));
     if (!(a.backoff >= 0.5 && a.backoff < 1.0))
       throw InputError("aimd_backoff", fmt::format("must be in [0.5, 1) (got {})", a.backoff));
-    if (!(a.timeout > 0.0))
-      throw InputError("aimd_timeout", fmt::format("must be > 0 or +inf (got {})", a.timeout));
+    if (!(a.timeout > 0.0)) throw InputError("aimd_timeout", fmt::format("must be > 0 or +inf (got {})", a.timeout));
   }
   if (o.mix == 0.0 && !same_backoff(o.mix_backoff, ServerOptions{}.mix_backoff))
     throw InputError("mix", "must be > 0 for the mixed population's strategy, base, cap or window to apply");
@@ -135,7 +135,8 @@ void check_scenario(const Scenario& s) {
   if (std::isnan(s.horizon) || s.horizon < 0.0 || std::isinf(s.horizon))
     throw InputError("horizon", fmt::format("must be a finite number > 0 (got {})", s.horizon));
   if (s.rate > 0.0 && s.horizon == 0.0)
-    throw InputError("horizon", fmt::format("is required with steady traffic (rate={}): give a finite time > 0", s.rate));
+    throw InputError("horizon",
+                     fmt::format("is required with steady traffic (rate={}): give a finite time > 0", s.rate));
   const double h = effective_horizon(s);
   if (!(s.warmup >= 0.0) || !(s.warmup < h))
     throw InputError("warmup", fmt::format("must be >= 0 and < the horizon {} (got {})", h, s.warmup));
@@ -151,12 +152,15 @@ void check_scenario(const Scenario& s) {
                      "needs retries on (with retries off every client makes exactly one attempt)");
   const bool controls = o.budget != 0 || o.breaker != 0;
   if (!s.retries && (controls || o.deadline != ServerOptions{}.deadline))
-    throw InputError(o.deadline != ServerOptions{}.deadline ? "deadline" : controls && o.budget != 0 ? "budget" : "breaker",
+    throw InputError(o.deadline != ServerOptions{}.deadline ? "deadline"
+                     : controls && o.budget != 0            ? "budget"
+                                                            : "breaker",
                      "needs retries on (with retries off every client makes exactly one attempt)");
   if (o.outage_end != 0.0 && !(o.outage_end > o.outage_start))
     throw InputError("outage_end", fmt::format("must be > outage_start={} (got {})", o.outage_start, o.outage_end));
   if (o.outage_end == 0.0 && (o.outage_start != 0.0 || o.outage_fraction != 1.0))
-    throw InputError("outage_end", "must be > outage_start for outage_start or outage_fraction to apply (0 = no outage)");
+    throw InputError("outage_end",
+                     "must be > outage_start for outage_start or outage_fraction to apply (0 = no outage)");
   if (o.recovery_window > 0.0 && o.outage_end == 0.0)
     throw InputError("recovery_window", "needs an outage (outage_end > 0): recovery is measured after it");
   if (o.settle && s.retries && o.max_attempts == 0 && o.deadline == ServerOptions{}.deadline)
@@ -173,9 +177,12 @@ void check_scenario(const Scenario& s) {
     } catch (const InputError& e) {
       // The bucket's own names (capacity, cost, ...) as the scenario spells them.
       const std::string f = e.field();
-      const std::string field = f == "capacity" ? "bucket_capacity" : f == "cost" ? "bucket_cost"
-                                : f == "timeout_cost" ? "bucket_timeout_cost" : f == "refund" ? "bucket_refund"
-                                : f == "threshold" ? "bucket_threshold" : f;
+      const std::string field = f == "capacity"       ? "bucket_capacity"
+                                : f == "cost"         ? "bucket_cost"
+                                : f == "timeout_cost" ? "bucket_timeout_cost"
+                                : f == "refund"       ? "bucket_refund"
+                                : f == "threshold"    ? "bucket_threshold"
+                                                      : f;
       throw InputError(field, std::string(e.what()).substr(f.size() + 1));
     }
   }
@@ -189,8 +196,9 @@ void check_scenario(const Scenario& s) {
                      "needs max_attempts > 0 or a deadline when clients on strategy none can be rejected locally: "
                      "they would retry at one instant forever");
   if (instant_reject && some_none && s.retries)
-    throw InputError("reject_cost", "must be > 0 (or delay > 0, or a Retry-After every client honours) when clients "
-                                    "on strategy none can be rejected: they would retry at one instant forever");
+    throw InputError("reject_cost",
+                     "must be > 0 (or delay > 0, or a Retry-After every client honours) when clients "
+                     "on strategy none can be rejected: they would retry at one instant forever");
 }
 
 double effective_horizon(const Scenario& s) {

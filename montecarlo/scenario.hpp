@@ -24,8 +24,8 @@
 namespace retrylab::montecarlo {
 
 inline constexpr double default_burst_horizon = 1e7;
-inline constexpr std::int64_t max_clients = 100'000'000;      // burst size N
-inline constexpr std::int64_t max_collapse = 1'000'000'000;   // K (clients waiting at once)
+inline constexpr std::int64_t max_clients = 100'000'000;     // burst size N
+inline constexpr std::int64_t max_collapse = 1'000'000'000;  // K (clients waiting at once)
 
 // Attempt service requirement (mean 1 = one attempt-duration): deterministic 1, exponential(1), or
 // lognormal with mean 1 and coefficient of variation service_cv (σ² = ln(1+cv²), μ = −σ²/2).
@@ -66,27 +66,27 @@ struct Aimd {
   std::int64_t initial = 20;  // 1 <= min <= initial <= max <= max_limit
   std::int64_t min = 20;
   std::int64_t max = 200;
-  double backoff = 0.9;       // [0.5, 1)
+  double backoff = 0.9;                                      // [0.5, 1)
   double timeout = std::numeric_limits<double>::infinity();  // > 0 (+inf = none)
 };
 
 // The server-side mechanisms and lifted limits. Defaults reproduce the original model.
 struct ServerOptions {
-  std::int64_t rows = 1;                       // M rows, each attempt on one uniformly at random; [1, max_rows]
+  std::int64_t rows = 1;  // M rows, each attempt on one uniformly at random; [1, max_rows]
   ServiceDist service = ServiceDist::deterministic;
-  double service_cv = 0.0;                     // lognormal only: (0, max_service_cv]; 0 otherwise
-  double delay = 0.0;                          // one-way network delay (mean), finite >= 0
+  double service_cv = 0.0;  // lognormal only: (0, max_service_cv]; 0 otherwise
+  double delay = 0.0;       // one-way network delay (mean), finite >= 0
   DelayDist delay_dist = DelayDist::fixed;
-  bool lock = false;                           // a FIFO lock per row: attempts wait, then run alone
-  std::int64_t limit = 0;                      // at most `limit` attempts admitted at once; 0 = none
-  Overflow overflow = Overflow::reject;        // queue needs a limit (fixed or aimd)
-  double reject_cost = 0.0;                    // [0, 1] of an attempt's mean work; needs reject + a limit
-  double retry_after = 0.0;                    // Retry-After on rejections, finite >= 0 (0 = none sent)
+  bool lock = false;                     // a FIFO lock per row: attempts wait, then run alone
+  std::int64_t limit = 0;                // at most `limit` attempts admitted at once; 0 = none
+  Overflow overflow = Overflow::reject;  // queue needs a limit (fixed or aimd)
+  double reject_cost = 0.0;              // [0, 1] of an attempt's mean work; needs reject + a limit
+  double retry_after = 0.0;              // Retry-After on rejections, finite >= 0 (0 = none sent)
   RetryAfterRule retry_after_rule = RetryAfterRule::fixed;
-  double ignore_retry_after = 0.0;             // fraction of clients that ignore it, [0, 1]
-  bool aimd = false;                           // adaptive limit (then `limit` must be 0)
+  double ignore_retry_after = 0.0;  // fraction of clients that ignore it, [0, 1]
+  bool aimd = false;                // adaptive limit (then `limit` must be 0)
   Aimd aimd_params{};
-  double mix = 0.0;                            // fraction of clients on mix_backoff, [0, 1]
+  double mix = 0.0;  // fraction of clients on mix_backoff, [0, 1]
   Backoff mix_backoff{Strategy::none, 1.0, 1000.0, 0.0};
   // Client side (collapse can mean lost requests). A client stops waiting for an attempt
   // `timeout` after sending it: the attempt counts as failed (backoff, retry); the server still does
@@ -94,7 +94,7 @@ struct ServerOptions {
   // the last fails or times out it gives up: the request is lost (it leaves; a burst client that
   // gives up counts toward `drained`, read it with `lost`).
   double timeout = std::numeric_limits<double>::infinity();  // > 0 (+inf = none); needs retries on
-  std::int64_t max_attempts = 0;               // [1, max_limit], 0 = unlimited; needs retries on
+  std::int64_t max_attempts = 0;                             // [1, max_limit], 0 = unlimited; needs retries on
   // A request's deadline: a client starts no attempt later than arrival + deadline; when its backoff
   // would wake it later, it gives up at once (lost). +inf = none.
   double deadline = std::numeric_limits<double>::infinity();
@@ -141,14 +141,14 @@ BudgetConfig budget_of(const ServerOptions& o);
 
 struct Scenario {
   Model model = Model::collision;
-  Backoff backoff{};              // strategy, base, cap (+inf = none), window
-  std::int64_t clients = 0;       // burst of N clients at t = 0
-  double rate = 0.0;              // steady Poisson arrivals on [0, horizon)
-  double horizon = 0.0;           // 0 = unset: default_burst_horizon for pure bursts, an error with steady traffic
-  double warmup = 0.0;            // rates are measured over [warmup, stop time)
-  std::int64_t collapse = 3000;   // K: the run collapses when this many clients wait at once
-  bool retries = true;            // false: each client makes exactly one attempt (validation)
-  ServerOptions server{};         // off by default
+  Backoff backoff{};             // strategy, base, cap (+inf = none), window
+  std::int64_t clients = 0;      // burst of N clients at t = 0
+  double rate = 0.0;             // steady Poisson arrivals on [0, horizon)
+  double horizon = 0.0;          // 0 = unset: default_burst_horizon for pure bursts, an error with steady traffic
+  double warmup = 0.0;           // rates are measured over [warmup, stop time)
+  std::int64_t collapse = 3000;  // K: the run collapses when this many clients wait at once
+  bool retries = true;           // false: each client makes exactly one attempt (validation)
+  ServerOptions server{};        // off by default
 };
 
 // True when any server option differs from its default (the scenario needs the server engine).
@@ -162,10 +162,10 @@ void check_scenario(const Scenario& s);
 double effective_horizon(const Scenario& s);
 
 // Canonical one-line description, e.g.
-// "model=free strategy=full base=1 cap=1000 window=0 clients=100 rate=0 horizon=10000000 warmup=0 collapse=3000 retries=on"
-// Written from the field table (montecarlo/fields.hpp): the base fields in fixed order, shortest
-// round-trip decimals; every later field only when it differs from its default, e.g. " rows=4
-// lock=on". The input to the RNG key hash.
+// "model=free strategy=full base=1 cap=1000 window=0 clients=100 rate=0 horizon=10000000 warmup=0 collapse=3000
+// retries=on" Written from the field table (montecarlo/fields.hpp): the base fields in fixed order, shortest round-trip
+// decimals; every later field only when it differs from its default, e.g. " rows=4 lock=on". The input to the RNG key
+// hash.
 std::string canonical(const Scenario& s);
 
 // 64-bit FNV-1a of canonical(s): stable across machines, compilers and runs.

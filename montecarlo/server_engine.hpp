@@ -137,7 +137,7 @@ class ServerEngine {
     std::int64_t inflight = 0;
     std::int32_t client = 0, row = 0, next = -1;
     bool rejected = false, success = false;
-    bool orphaned = false;  // its client timed out: the outcome is discarded
+    bool orphaned = false;   // its client timed out: the outcome is discarded
     BreakerTicket ticket{};  // the client's breaker admitted it so
     double paid = 0.0;
   };
@@ -154,8 +154,8 @@ class ServerEngine {
   };
 
  public:
-  ServerEngine(const Scenario& s, std::uint64_t seed, std::uint64_t run_index,
-               const EngineOptions& options, Observer& observer)
+  ServerEngine(const Scenario& s, std::uint64_t seed, std::uint64_t run_index, const EngineOptions& options,
+               Observer& observer)
       : s_(s),
         o_(s.server),
         observer_(observer),
@@ -413,8 +413,8 @@ class ServerEngine {
     job.rejected = true;
     ++rejected_;
     if (o_.retry_after > 0.0)
-      job.retry_after = o_.retry_after_rule == RetryAfterRule::fixed ? o_.retry_after
-                                                                     : 2.0 * o_.retry_after * retry_after_.uniform();
+      job.retry_after =
+          o_.retry_after_rule == RetryAfterRule::fixed ? o_.retry_after : 2.0 * o_.retry_after * retry_after_.uniform();
     if constexpr (requires { observer_.on_reject(std::int64_t{0}, std::int64_t{0}, t_, job.retry_after); })
       observer_.on_reject(job.id, clients_[job.client].serial, t_, job.retry_after);
     if (recovery_) record_completion(false);
@@ -472,7 +472,7 @@ class ServerEngine {
       if constexpr (virtual_time) {
         if (n > 0) tally_.work += dt;  // one server at rate 1
       } else {
-        tally_.work += n * dt;         // every job served at rate 1
+        tally_.work += n * dt;  // every job served at rate 1
       }
       area_limit_ += static_cast<double>(limit_) * dt;
     }
@@ -581,8 +581,9 @@ class ServerEngine {
       for (const std::int32_t j : g) {
         const auto r = static_cast<std::size_t>(jobs_[j].row);
         if (row_count_[r] > 0) {
-          row_winner_[r] =
-              row_count_[r] >= 2 ? static_cast<std::int64_t>(ties_.index(static_cast<std::uint64_t>(row_count_[r]))) : 0;
+          row_winner_[r] = row_count_[r] >= 2
+                               ? static_cast<std::int64_t>(ties_.index(static_cast<std::uint64_t>(row_count_[r])))
+                               : 0;
           row_count_[r] = -1;  // drawn
         }
       }
@@ -804,9 +805,8 @@ class ServerEngine {
   }
 
   double recovery_time() const {
-    const double baseline = baseline_done_ > 0
-                                ? static_cast<double>(baseline_ok_) / static_cast<double>(baseline_done_)
-                                : 1.0 - o_.failure_prob;
+    const double baseline = baseline_done_ > 0 ? static_cast<double>(baseline_ok_) / static_cast<double>(baseline_done_)
+                                               : 1.0 - o_.failure_prob;
     for (std::size_t k = 0; k < bins_.size(); ++k) {
       if (bins_[k].first == 0) continue;  // a window with no attempt does not count
       const double fraction = static_cast<double>(bins_[k].second) / static_cast<double>(bins_[k].first);
@@ -838,11 +838,13 @@ class ServerEngine {
     const bool has_window = stop - warmup_ > 0.0;
     r.rejected = rejected_;
     r.served = served_;
-    r.reject_fraction = tally_.attempts > 0 ? static_cast<double>(rejected_) / static_cast<double>(tally_.attempts) : nan;
+    r.reject_fraction =
+        tally_.attempts > 0 ? static_cast<double>(rejected_) / static_cast<double>(tally_.attempts) : nan;
     r.queue_wait = queue_wait_n_ > 0 ? queue_wait_sum_ / static_cast<double>(queue_wait_n_) : nan;
     r.mean_limit = limited_ && has_window ? area_limit_ / (stop - warmup_) : nan;
     r.lost = lost_;
-    r.lost_fraction = tally_.successes + lost_ > 0 ? static_cast<double>(lost_) / static_cast<double>(tally_.successes + lost_) : nan;
+    r.lost_fraction =
+        tally_.successes + lost_ > 0 ? static_cast<double>(lost_) / static_cast<double>(tally_.successes + lost_) : nan;
     r.timed_out = timed_out_;
     r.retries_denied = retries_denied_;
     r.breaker_rejected = breaker_rejected_;
@@ -891,7 +893,7 @@ class ServerEngine {
   std::vector<Job> jobs_;
   std::vector<std::int32_t> free_jobs_, group_;
   MonotoneWakeQueue wakes_, reaches_, responds_;  // montecarlo/wake_queue.hpp
-  EndQueue ends_;  // keyed by real (collision, free) or virtual (shared, ps) end
+  EndQueue ends_;                                 // keyed by real (collision, free) or virtual (shared, ps) end
   std::vector<std::int64_t> row_inflight_, mark_, row_count_, row_winner_;
   std::vector<double> last_commit_;
   std::vector<char> row_busy_;

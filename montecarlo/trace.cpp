@@ -2,12 +2,12 @@
 
 #include "montecarlo/fields.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fmt/format.h>
 #include <unordered_map>
 
 #include "analytic/error.hpp"
@@ -65,8 +65,8 @@ std::string trace_header(const Scenario& s, std::uint64_t seed, std::int64_t run
       "{{\"retrylab_trace\":{},\"model\":\"{}\",\"strategy\":\"{}\",\"base\":{},\"cap\":{},\"window\":{},"
       "\"clients\":{},\"rate\":{},\"horizon\":{},\"warmup\":{},\"collapse\":{},\"retries\":\"{}\"{},"
       "\"time_unit\":\"attempt-duration\",\"seed\":{},\"runs\":{},\"order\":\"end\"}}\n",
-      version, to_string(s.model), to_string(s.backoff.strategy), s.backoff.base, cap, window, s.clients,
-      s.rate, effective_horizon(s), s.warmup, s.collapse, s.retries ? "on" : "off", fields, seed, runs);
+      version, to_string(s.model), to_string(s.backoff.strategy), s.backoff.base, cap, window, s.clients, s.rate,
+      effective_horizon(s), s.warmup, s.collapse, s.retries ? "on" : "off", fields, seed, runs);
 }
 
 std::string trace_line(const TraceRow& r, TraceFormat f) {

@@ -154,8 +154,8 @@ class MonotoneWakeQueue {
 
  private:
   static constexpr std::uint64_t unknown = ~std::uint64_t{0};  // above every key (NaN bits)
-  static constexpr std::size_t small = 32;  // a bucket this small is sorted at once (16–64: alike)
-  static constexpr std::size_t tiny = 4;    // a run this short grows at its end while no bucket is used
+  static constexpr std::size_t small = 32;                     // a bucket this small is sorted at once (16–64: alike)
+  static constexpr std::size_t tiny = 4;  // a run this short grows at its end while no bucket is used
 
   static std::uint64_t bits(double t) noexcept {
     std::uint64_t k;

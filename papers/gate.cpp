@@ -1,7 +1,7 @@
 #include "papers/gate.hpp"
 
-#include <cstdio>
 #include <fmt/format.h>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -30,9 +30,10 @@ void copy_certified_tables(const validation::Certificate& c, const fs::path& out
   const fs::path from = validation::certificate_tables_dir(c);
   std::error_code ec;
   if (!fs::is_regular_file(from / "validation.md", ec)) {
-    o.say(fmt::format("the validation table of certificate {} is not stored (written by an older retrylab): {} is "
-                      "not refreshed; `retrylab validate --out {}` rewrites it",
-                      c.id, (out / "validation").string(), (out / "validation").string()));
+    o.say(
+        fmt::format("the validation table of certificate {} is not stored (written by an older retrylab): {} is "
+                    "not refreshed; `retrylab validate --out {}` rewrites it",
+                    c.id, (out / "validation").string(), (out / "validation").string()));
     return;
   }
   fs::create_directories(out / "validation");
@@ -56,7 +57,8 @@ std::optional<std::string> validate_now(const GateOptions& o, const fs::path& ou
                       (out / "validation").string()));
     return std::nullopt;
   }
-  if (!o.quiet) o.say(fmt::format("validation passed: certificate {} (table in {})", cert.id, (out / "validation").string()));
+  if (!o.quiet)
+    o.say(fmt::format("validation passed: certificate {} (table in {})", cert.id, (out / "validation").string()));
   return cert.id;
 }
 
@@ -71,9 +73,10 @@ std::optional<std::string> pass_gate(const GateOptions& options, const fs::path&
     return c->id;
   }
   if (!o.validate) {
-    o.say(fmt::format("this build ({}) has no passing validation certificate in {}; run `retrylab validate` "
-                      "first (or pass --validate to run it now)",
-                      validation::current_build_id(), validation::certificate_dir().string()));
+    o.say(
+        fmt::format("this build ({}) has no passing validation certificate in {}; run `retrylab validate` "
+                    "first (or pass --validate to run it now)",
+                    validation::current_build_id(), validation::certificate_dir().string()));
     return std::nullopt;
   }
   return validate_now(o, out);

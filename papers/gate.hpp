@@ -14,10 +14,10 @@
 namespace retrylab::papers {
 
 struct GateOptions {
-  bool validate = false;  // run the quick catalogue when no passing certificate exists
-  int threads = 0;        // for that run (0 = all cores)
-  bool quiet = false;     // only refusals and warnings are said
-  std::string version;    // the retrylab version the certificate records
+  bool validate = false;                             // run the quick catalogue when no passing certificate exists
+  int threads = 0;                                   // for that run (0 = all cores)
+  bool quiet = false;                                // only refusals and warnings are said
+  std::string version;                               // the retrylab version the certificate records
   std::function<void(const std::string& line)> say;  // default: "retrylab: LINE" on stderr
 };
 

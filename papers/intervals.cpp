@@ -31,10 +31,21 @@ bool degenerate(double sd, std::int64_t n) { return n < 2 || !(sd > 0.0); }
 
 Quantity quantity_of(std::string_view m) noexcept {
   static constexpr std::array<std::string_view, 3> of_runs = {"collapsed", "drained", "recovered"};
-  static constexpr std::array<std::string_view, 15> counts = {
-      "unfinished", "attempts",   "calls",           "reads",           "requests",
-      "retries",    "timeouts",   "timed_out",       "retries_blocked", "breaker_opened",
-      "duplicate_effects", "hidden_effects", "rejected_by_breaker", "rejected_by_capacity", "rejected_by_throttle"};
+  static constexpr std::array<std::string_view, 15> counts = {"unfinished",
+                                                              "attempts",
+                                                              "calls",
+                                                              "reads",
+                                                              "requests",
+                                                              "retries",
+                                                              "timeouts",
+                                                              "timed_out",
+                                                              "retries_blocked",
+                                                              "breaker_opened",
+                                                              "duplicate_effects",
+                                                              "hidden_effects",
+                                                              "rejected_by_breaker",
+                                                              "rejected_by_capacity",
+                                                              "rejected_by_throttle"};
   if (std::find(of_runs.begin(), of_runs.end(), m) != of_runs.end()) return Quantity::fraction_of_runs;
   if (std::find(counts.begin(), counts.end(), m) != counts.end()) return Quantity::count;
   if (m.size() >= 9 && m.substr(m.size() - 9) == "_fraction") return Quantity::fraction_mean;
@@ -56,7 +67,8 @@ Estimate clopper_pearson(std::int64_t k, std::int64_t n, double confidence) {
   if (n <= 0) return {nan, nan, nan};
   const double a = (1.0 - confidence) / 2.0, kk = static_cast<double>(k), nn = static_cast<double>(n);
   const double lo = k == 0 ? 0.0 : boost::math::quantile(boost::math::beta_distribution<double>(kk, nn - kk + 1.0), a);
-  const double hi = k == n ? 1.0 : boost::math::quantile(boost::math::beta_distribution<double>(kk + 1.0, nn - kk), 1.0 - a);
+  const double hi =
+      k == n ? 1.0 : boost::math::quantile(boost::math::beta_distribution<double>(kk + 1.0, nn - kk), 1.0 - a);
   return {kk / nn, lo, hi};
 }
 
@@ -89,20 +101,18 @@ Estimate for_metric(std::string_view metric, const nlohmann::json& e) {
   switch (quantity_of(metric)) {
     case Quantity::fraction_of_runs:
       return e.contains("count") ? wilson(e.at("count").get<std::int64_t>(), n) : Estimate{nan, nan, nan};
-    case Quantity::fraction_mean:
-      return logit_scale(num(e, "mean"), num(e, "sd"), n);
+    case Quantity::fraction_mean: return logit_scale(num(e, "mean"), num(e, "sd"), n);
     case Quantity::count: {
       const double m = num(e, "mean"), sd = num(e, "sd");
       if (!std::isfinite(m) || n <= 0) return {m, nan, nan};
       if (m > 0.0 && !(sd > 0.0)) return {m, m, m};  // every run the same count (e.g. capped): no spread
       Estimate p = poisson_mean(m * static_cast<double>(n), n);
-      p.mean = m;  // the recorded mean, not total / n re-rounded
-      if (!(sd * sd > m)) return p;  // Poisson-like or underdispersed: the exact interval
+      p.mean = m;                              // the recorded mean, not total / n re-rounded
+      if (!(sd * sd > m)) return p;            // Poisson-like or underdispersed: the exact interval
       const Estimate l = log_scale(m, sd, n);  // overdispersed: the wider of the two
       return {m, std::min(p.lo, l.lo), std::max(p.hi, l.hi)};
     }
-    case Quantity::positive:
-      break;
+    case Quantity::positive: break;
   }
   return log_scale(num(e, "mean"), num(e, "sd"), n);
 }

@@ -14,9 +14,12 @@ using nlohmann::json;
 namespace {
 
 json brooker_summary(const montecarlo::BrookerSummary& s) {
-  return {{"attempts", to_json(s.attempts)},   {"reads", to_json(s.reads)},
-          {"calls", to_json(s.calls)},         {"attempts_per_client", to_json(s.attempts_per_client)},
-          {"makespan", to_json(s.makespan)},   {"latency", to_json(s.latency)},
+  return {{"attempts", to_json(s.attempts)},
+          {"reads", to_json(s.reads)},
+          {"calls", to_json(s.calls)},
+          {"attempts_per_client", to_json(s.attempts_per_client)},
+          {"makespan", to_json(s.makespan)},
+          {"latency", to_json(s.latency)},
           {"max_attempts", to_json(s.max_attempts)}};
 }
 
@@ -60,9 +63,11 @@ bool is_extension_kind(SweepKind kind) noexcept {
   return kind == SweepKind::brooker || kind == SweepKind::amplification || is_dependency_kind(kind);
 }
 
-nlohmann::json run_extension_point(const SweepSpec& sw, std::int64_t index, int threads, const std::function<void()>& run_done) {
+nlohmann::json run_extension_point(const SweepSpec& sw, std::int64_t index, int threads,
+                                   const std::function<void()>& run_done) {
   if (!is_extension_kind(sw.kind))
-    throw std::logic_error("sweep " + sw.name + ": kind " + std::string(to_string(sw.kind)) + " is not an extension kind");
+    throw std::logic_error("sweep " + sw.name + ": kind " + std::string(to_string(sw.kind)) +
+                           " is not an extension kind");
   if (index < 0 || index >= static_cast<std::int64_t>(sw.points.size()))
     throw std::logic_error("sweep " + sw.name + ": no point " + std::to_string(index));
   const SweepPoint& p = sw.points[static_cast<std::size_t>(index)];

@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -12,20 +13,18 @@
 #include <cstring>
 #include <deque>
 #include <exception>
-#include <fmt/format.h>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
 #include <type_traits>
 #include <vector>
 
-
 namespace retrylab::papers::mpi {
 
 namespace {
 
-using nlohmann::json;
 using montecarlo::RunResult;
+using nlohmann::json;
 
 // Run results travel as their bytes: every rank runs the same binary (a homogeneous cluster).
 static_assert(std::is_trivially_copyable_v<RunResult>);
@@ -112,7 +111,8 @@ void send_bytes(int dest, int tag, const std::vector<char>& bytes) {
   // Non-blocking send waited by polling: a large result does not spin the sender's core while rank 0
   // is busy computing its own unit.
   MPI_Request req;
-  check(MPI_Isend(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, dest, tag, MPI_COMM_WORLD, &req), "MPI_Isend");
+  check(MPI_Isend(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, dest, tag, MPI_COMM_WORLD, &req),
+        "MPI_Isend");
   wait_polling(req);
 }
 
@@ -178,8 +178,8 @@ UnitResult compute(const StudySpec& spec, const StudyOptions& opt, const UnitHea
 // Splits the unrecorded points into units, in study order. A splittable point becomes about 2 units
 // per rank (so the last points of a study still keep every rank busy), each at least `threads` runs
 // (so a rank's engine threads have work); sleep and extension points are one unit each.
-std::vector<UnitHeader> make_units(const StudySpec& spec, const std::vector<PendingPoint>& todo, int ranks,
-                                   int threads, std::vector<std::int64_t>& units_per_point) {
+std::vector<UnitHeader> make_units(const StudySpec& spec, const std::vector<PendingPoint>& todo, int ranks, int threads,
+                                   std::vector<std::int64_t>& units_per_point) {
   const std::int64_t t = threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
   std::vector<UnitHeader> units;
   units_per_point.assign(todo.size(), 0);
@@ -194,7 +194,8 @@ std::vector<UnitHeader> make_units(const StudySpec& spec, const std::vector<Pend
     const std::int64_t pieces = 2 * static_cast<std::int64_t>(ranks);
     const std::int64_t chunk = std::max<std::int64_t>({1, (sw.runs + pieces - 1) / pieces, std::min(sw.runs, t)});
     for (std::int64_t first = 0; first < sw.runs; first += chunk) {
-      units.push_back({static_cast<std::int64_t>(units.size()), s, todo[k].point, first, std::min(sw.runs, first + chunk)});
+      units.push_back(
+          {static_cast<std::int64_t>(units.size()), s, todo[k].point, first, std::min(sw.runs, first + chunk)});
       ++units_per_point[k];
     }
   }
@@ -214,9 +215,8 @@ double silence_limit_seconds() {
 }
 
 [[noreturn]] void abort_job(int rank, const std::string& what, const StudyOptions& opt) {
-  std::fprintf(stderr,
-               "retrylab: rank %d failed: %s; the points recorded so far stay in %s: run again with --resume\n", rank,
-               what.c_str(), (opt.out / "results.jsonl").string().c_str());
+  std::fprintf(stderr, "retrylab: rank %d failed: %s; the points recorded so far stay in %s: run again with --resume\n",
+               rank, what.c_str(), (opt.out / "results.jsonl").string().c_str());
   std::fflush(stderr);
   MPI_Abort(MPI_COMM_WORLD, 3);
   std::abort();
@@ -319,8 +319,11 @@ void run_master(const StudySpec& spec, const std::vector<PendingPoint>& todo, co
       for (int w = 1; w < ranks; ++w) {
         const double quiet = std::chrono::duration<double>(clock::now() - heard[static_cast<std::size_t>(w)]).count();
         if (outstanding[static_cast<std::size_t>(w)] > 0 && quiet > silence_limit)
-          abort_job(w, fmt::format("sent nothing for {:.0f} s while holding work (hung, stopped or gone; "
-                                   "RETRYLAB_MPI_SILENCE sets the limit)", quiet), opt);
+          abort_job(w,
+                    fmt::format("sent nothing for {:.0f} s while holding work (hung, stopped or gone; "
+                                "RETRYLAB_MPI_SILENCE sets the limit)",
+                                quiet),
+                    opt);
       }
       {
         std::unique_lock lock(mutex);
@@ -346,8 +349,10 @@ void run_master(const StudySpec& spec, const std::vector<PendingPoint>& todo, co
         ++flushed;
         busy = true;
       }
-      if (busy) nap.reset();
-      else nap.idle();
+      if (busy)
+        nap.reset();
+      else
+        nap.idle();
     }
     for (int w = 1; w < ranks; ++w)
       if (!stopped[static_cast<std::size_t>(w)]) send_bytes(w, tag_stop, {});
@@ -406,7 +411,8 @@ Decision broadcast_decision(const Decision& from_rank0) {
   MPI_Request req;
   check(MPI_Ibcast(head, 2, MPI_INT64_T, 0, MPI_COMM_WORLD, &req), "MPI_Ibcast");
   wait_polling(req);  // rank 0 may be validating for a minute: the others wait without spinning
-  Decision d{static_cast<int>(head[0]), root ? from_rank0.payload : std::string(static_cast<std::size_t>(head[1]), '\0')};
+  Decision d{static_cast<int>(head[0]),
+             root ? from_rank0.payload : std::string(static_cast<std::size_t>(head[1]), '\0')};
   if (head[1] > 0) {
     check(MPI_Ibcast(d.payload.data(), static_cast<int>(head[1]), MPI_CHAR, 0, MPI_COMM_WORLD, &req), "MPI_Ibcast");
     wait_polling(req);
@@ -441,7 +447,7 @@ void serve(const StudySpec& study, const StudyOptions& options) {
   // has work out); a second thread computes, so the heartbeat goes on during a long unit.
   std::mutex mutex;
   std::condition_variable wake;
-  std::deque<UnitHeader> queue;                       // units received, not started
+  std::deque<UnitHeader> queue;                          // units received, not started
   std::deque<std::pair<int, std::vector<char>>> outbox;  // (tag, bytes) for rank 0
   bool stop = false, busy = false;
   std::thread computer([&] {
@@ -475,9 +481,12 @@ void serve(const StudySpec& study, const StudyOptions& options) {
       for (Message m; try_receive(0, m);) {
         acted = true;
         std::lock_guard lock(mutex);
-        if (m.tag == tag_stop) stop = true;
-        else if (m.tag == tag_unit) queue.push_back(read_header(m.bytes));
-        else throw std::runtime_error(fmt::format("MPI: rank {} got unexpected tag {}", me, m.tag));
+        if (m.tag == tag_stop)
+          stop = true;
+        else if (m.tag == tag_unit)
+          queue.push_back(read_header(m.bytes));
+        else
+          throw std::runtime_error(fmt::format("MPI: rank {} got unexpected tag {}", me, m.tag));
         wake.notify_one();
       }
       std::deque<std::pair<int, std::vector<char>>> out;
@@ -498,8 +507,10 @@ void serve(const StudySpec& study, const StudyOptions& options) {
         send_bytes(0, tag_alive, {});
         last_sent = std::chrono::steady_clock::now();
       }
-      if (acted) nap.reset();
-      else nap.idle();
+      if (acted)
+        nap.reset();
+      else
+        nap.idle();
     }
   } catch (...) {
     {

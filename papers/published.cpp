@@ -1,14 +1,14 @@
 #include "papers/published.hpp"
 
+#include <fmt/format.h>
+#include <toml++/toml.h>
 #include <algorithm>
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
-#include <fmt/format.h>
 #include <limits>
 #include <map>
 #include <optional>
 #include <sstream>
-#include <toml++/toml.h>
 
 #include "analytic/error.hpp"
 #include "papers/intervals.hpp"
@@ -30,7 +30,7 @@ struct Query {
   std::string sweep, measure = "value", metric, field = "q50";
   std::map<std::string, std::vector<std::string>> where, over;
   std::map<std::string, double> upto;
-  std::int64_t k = 0;  // collapse threshold K (0: the sweep's own collapse)
+  std::int64_t k = 0;   // collapse threshold K (0: the sweep's own collapse)
   double scale = 1.0;   // the reproduced value is multiplied by it (e.g. 1/B for cap / burst)
   double offset = 0.0;  // then this is added (e.g. 1 turns the exponent of work per client into total work's)
 };
@@ -67,7 +67,8 @@ auto at_line(const fs::path& file, std::int64_t line, F&& f) -> decltype(f()) {
     throw;
   } catch (const InputError& e) {
     const std::string what = e.what();
-    throw SpecError(e.field(), what.size() > e.field().size() ? what.substr(e.field().size() + 1) : what, file.string(), line);
+    throw SpecError(e.field(), what.size() > e.field().size() ? what.substr(e.field().size() + 1) : what, file.string(),
+                    line);
   }
 }
 
@@ -79,7 +80,8 @@ std::string node_text(const toml::node& n) {
   return "";
 }
 
-std::map<std::string, std::vector<std::string>> parse_where(const std::string& id, const std::string& key, const toml::node& n) {
+std::map<std::string, std::vector<std::string>> parse_where(const std::string& id, const std::string& key,
+                                                            const toml::node& n) {
   const toml::table* t = n.as_table();
   if (!t) bad(id, key, "must be a table of scenario fields");
   std::map<std::string, std::vector<std::string>> out;
@@ -94,29 +96,41 @@ std::map<std::string, std::vector<std::string>> parse_where(const std::string& i
 }
 
 void parse_query(const std::string& id, const toml::table& t, Query& q) {
-  static const std::vector<std::string> measures = {"value", "reached", "collapse_load", "last_surviving", "cap_threshold",
-                                                    "best", "best_ratio", "ratio", "sleep", "max", "min", "exponent"};
+  static const std::vector<std::string> measures = {"value",         "reached", "collapse_load", "last_surviving",
+                                                    "cap_threshold", "best",    "best_ratio",    "ratio",
+                                                    "sleep",         "max",     "min",           "exponent"};
   for (const auto& [key, v] : t) {
     const std::string k(key.str());
-    if (k == "sweep") q.sweep = node_text(v);
+    if (k == "sweep")
+      q.sweep = node_text(v);
     else if (k == "measure") {
       q.measure = node_text(v);
       if (std::find(measures.begin(), measures.end(), q.measure) == measures.end())
-        bad(id, k, "must be one of value, reached, collapse_load, last_surviving, cap_threshold, best, best_ratio, ratio, "
-                   "sleep, max, min, exponent (got " + q.measure + ")");
-    } else if (k == "metric") q.metric = node_text(v);
-    else if (k == "field") q.field = node_text(v);
-    else if (k == "where") q.where = parse_where(id, k, v);
-    else if (k == "over") q.over = parse_where(id, k, v);
+        bad(id, k,
+            "must be one of value, reached, collapse_load, last_surviving, cap_threshold, best, best_ratio, ratio, "
+            "sleep, max, min, exponent (got " +
+                q.measure + ")");
+    } else if (k == "metric")
+      q.metric = node_text(v);
+    else if (k == "field")
+      q.field = node_text(v);
+    else if (k == "where")
+      q.where = parse_where(id, k, v);
+    else if (k == "over")
+      q.over = parse_where(id, k, v);
     else if (k == "upto") {
       for (const auto& [f, b] : parse_where(id, k, v)) q.upto[f] = std::stod(b.at(0));
-    } else if (k == "k") q.k = v.value<std::int64_t>().value_or(0);
-    else if (k == "scale") q.scale = v.value<double>().value_or(nan);
-    else if (k == "offset") q.offset = v.value<double>().value_or(nan);
+    } else if (k == "k")
+      q.k = v.value<std::int64_t>().value_or(0);
+    else if (k == "scale")
+      q.scale = v.value<double>().value_or(nan);
+    else if (k == "offset")
+      q.offset = v.value<double>().value_or(nan);
     else if (k != "label" && k != "id" && k != "statement" && k != "quote" && k != "published" && k != "compare" &&
              k != "within" && k != "untested" && k != "reading")
-      bad(id, k, "is not a statement key (id, statement, quote, published, compare, within, untested, sweep, measure, "
-                 "metric, field, where, over, upto, k, scale, offset, reading)");
+      bad(id, k,
+          "is not a statement key (id, statement, quote, published, compare, within, untested, sweep, measure, "
+          "metric, field, where, over, upto, k, scale, offset, reading)");
   }
 }
 
@@ -134,9 +148,11 @@ void parse_published(Statement& s, const std::string& text) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used == 0 || used != t.size()) bad(s.id, "published", "must be a number as printed, e.g. \"7.4\", \"90,000\" or \"15%\" (got " + text + ")");
+  if (used == 0 || used != t.size())
+    bad(s.id, "published", "must be a number as printed, e.g. \"7.4\", \"90,000\" or \"15%\" (got " + text + ")");
   double unit = 1.0;
-  if (const auto dot = t.find('.'); dot != std::string::npos) unit = std::pow(10.0, -static_cast<double>(t.size() - dot - 1));
+  if (const auto dot = t.find('.'); dot != std::string::npos)
+    unit = std::pow(10.0, -static_cast<double>(t.size() - dot - 1));
   else
     for (std::size_t i = t.size(); i > 1 && t[i - 1] == '0'; --i) unit *= 10.0;
   s.half_width = unit / 2.0;
@@ -181,7 +197,8 @@ Statement parse_statement(const toml::table& t, std::size_t index) {
   parse_published(s, s.published_text);
   if (auto w = t["within"].value<double>()) s.half_width = *w;
   parse_query(s.id, t, s.query);
-  if (s.untested.empty() && s.query.sweep.empty()) bad(s.id, "sweep", "must name a sweep of study.toml (or give untested = reason)");
+  if (s.untested.empty() && s.query.sweep.empty())
+    bad(s.id, "sweep", "must name a sweep of study.toml (or give untested = reason)");
   if (const toml::array* rs = t["reading"].as_array())
     for (const auto& rn : *rs) {
       Reading r{rn.as_table()->at("label").value<std::string>().value_or(""), s.query};
@@ -216,7 +233,8 @@ bool same_value(const std::string& a, const std::string& b) {
   char* ea = nullptr;
   char* eb = nullptr;
   const double x = std::strtod(a.c_str(), &ea), y = std::strtod(b.c_str(), &eb);
-  if (*ea || *eb || ea == a.c_str() || eb == b.c_str()) return (a == "none" && b == "inf") || (a == "inf" && b == "none");
+  if (*ea || *eb || ea == a.c_str() || eb == b.c_str())
+    return (a == "none" && b == "inf") || (a == "inf" && b == "none");
   return x == y;
 }
 
@@ -232,8 +250,10 @@ class Results {
   Results(const StudySpec& spec, const fs::path& dir) : spec_(spec), all_(read_results(dir / "results.jsonl")) {
     for (const auto& [key, rec] : all_) {
       std::string text;
-      if (rec.contains("canonical")) text = rec.at("canonical").get<std::string>();
-      else if (rec.at("scenario").is_string()) text = rec.at("scenario").get<std::string>();
+      if (rec.contains("canonical"))
+        text = rec.at("canonical").get<std::string>();
+      else if (rec.at("scenario").is_string())
+        text = rec.at("scenario").get<std::string>();
       by_sweep_[key.first].push_back({parse_canonical(text), &rec});
     }
   }
@@ -242,7 +262,8 @@ class Results {
       if (s.name == name) return s;
     bad(id, "sweep", "names no sweep of the study (got " + name + ")");
   }
-  std::vector<Point> select(const std::string& id, const Query& q, const std::map<std::string, std::vector<std::string>>& where) const {
+  std::vector<Point> select(const std::string& id, const Query& q,
+                            const std::map<std::string, std::vector<std::string>>& where) const {
     sweep(id, q.sweep);
     std::vector<Point> out;
     const auto it = by_sweep_.find(q.sweep);
@@ -323,7 +344,8 @@ struct Best {
   std::vector<Point> candidates;
 };
 
-Best best_of(const std::string& id, const Results& r, const Query& q, const std::map<std::string, std::vector<std::string>>& where) {
+Best best_of(const std::string& id, const Results& r, const Query& q,
+             const std::map<std::string, std::vector<std::string>>& where) {
   Best b;
   b.candidates = r.select(id, q, where);
   double lowest = inf;
@@ -336,7 +358,8 @@ Best best_of(const std::string& id, const Results& r, const Query& q, const std:
   return b;
 }
 
-Value best_value(const std::string& id, const Results& r, const Query& q, const std::map<std::string, std::vector<std::string>>& where) {
+Value best_value(const std::string& id, const Results& r, const Query& q,
+                 const std::map<std::string, std::vector<std::string>>& where) {
   const Best b = best_of(id, r, q, where);
   if (!b.point) return {{nan, nan, nan}, "no point where every run finished"};
   Value v{value_of(id, *b.point, q.metric), "best at " + describe(*b.point, {"strategy", "base", "cap", "window"})};
@@ -362,18 +385,22 @@ std::int64_t collapse_k(const Query& q, const Point& p) {
 Value compute(const std::string& id, const Results& r, const Query& q) {
   const auto pts = r.select(id, q, q.where);
   const auto one = [&]() -> const Point& {
-    if (pts.size() != 1) bad(id, "where", fmt::format("must select one point of sweep {} (selects {})", q.sweep, pts.size()));
+    if (pts.size() != 1)
+      bad(id, "where", fmt::format("must select one point of sweep {} (selects {})", q.sweep, pts.size()));
     return pts.front();
   };
   Value v;
   if (q.measure == "value") {
     v.e = value_of(id, one(), q.metric);
     const json& sum = one().rec->at("summary");
-    if (q.metric.rfind("drain_time", 0) == 0 && sum.contains("drained") && sum.at("drained").at("fraction").get<double>() < 1.0)
-      v.note = fmt::format("only {} of {} runs drained within the horizon {} (the time is theirs)", sum.at("drained").at("count").get<std::int64_t>(),
-                           sum.at("drained").at("n").get<std::int64_t>(), one().fields.count("horizon") ? one().fields.at("horizon") : "?");
-  }
-  else if (q.measure == "reached") v.e = reached(id, one(), collapse_k(q, one()));
+    if (q.metric.rfind("drain_time", 0) == 0 && sum.contains("drained") &&
+        sum.at("drained").at("fraction").get<double>() < 1.0)
+      v.note =
+          fmt::format("only {} of {} runs drained within the horizon {} (the time is theirs)",
+                      sum.at("drained").at("count").get<std::int64_t>(), sum.at("drained").at("n").get<std::int64_t>(),
+                      one().fields.count("horizon") ? one().fields.at("horizon") : "?");
+  } else if (q.measure == "reached")
+    v.e = reached(id, one(), collapse_k(q, one()));
   else if (q.measure == "sleep") {
     const double x = one().rec->at("sleep").at(q.field).get<double>();
     v.e = {x, nan, nan};
@@ -389,8 +416,10 @@ Value compute(const std::string& id, const Results& r, const Query& q) {
       before = field_num(p, "rate");
     }
     v.e = {q.measure == "collapse_load" ? first : before, nan, nan};
-    if (std::isnan(first)) v.note = "no load of the grid collapses", v.edge = true;
-    else if (std::isnan(before)) v.note = "the grid's first load collapses", v.edge = true;
+    if (std::isnan(first))
+      v.note = "no load of the grid collapses", v.edge = true;
+    else if (std::isnan(before))
+      v.note = "the grid's first load collapses", v.edge = true;
   } else if (q.measure == "cap_threshold") {
     const auto ps = sorted_by(pts, "cap");
     if (ps.empty()) bad(id, "where", "selects no point of sweep " + q.sweep);
@@ -401,9 +430,12 @@ Value compute(const std::string& id, const Results& r, const Query& q) {
         break;
       }
     v.e = {cap, nan, nan};
-    if (std::isinf(cap)) v.note = fmt::format("no cap up to {} drains every run", ps.back().fields.at("cap")), v.edge = true;
-    else if (cap == field_num(ps.back(), "cap")) v.note = "at the grid's largest cap", v.edge = true;
-  } else if (q.measure == "best") v = best_value(id, r, q, q.where);
+    if (std::isinf(cap))
+      v.note = fmt::format("no cap up to {} drains every run", ps.back().fields.at("cap")), v.edge = true;
+    else if (cap == field_num(ps.back(), "cap"))
+      v.note = "at the grid's largest cap", v.edge = true;
+  } else if (q.measure == "best")
+    v = best_value(id, r, q, q.where);
   else if (q.measure == "best_ratio") {
     const Best a = best_of(id, r, q, q.where), b = best_of(id, r, q, q.over);
     if (!a.point || !b.point) return {{nan, nan, nan}, "no point where every run finished"};
@@ -421,8 +453,8 @@ Value compute(const std::string& id, const Results& r, const Query& q) {
     if (bs.size() != 1) bad(id, "over", fmt::format("must select one point (selects {})", bs.size()));
     const json& ea = entry(id, a, q.metric);
     const json& eb = entry(id, bs.front(), q.metric);
-    v.e = ratio(value_of(id, a, q.metric), ea.value("sd", 0.0), ea.at("n").get<double>(), value_of(id, bs.front(), q.metric),
-                eb.value("sd", 0.0), eb.at("n").get<double>());
+    v.e = ratio(value_of(id, a, q.metric), ea.value("sd", 0.0), ea.at("n").get<double>(),
+                value_of(id, bs.front(), q.metric), eb.value("sd", 0.0), eb.at("n").get<double>());
   } else if (q.measure == "max" || q.measure == "min") {
     if (pts.empty()) bad(id, "where", "selects no point of sweep " + q.sweep);
     std::optional<Estimate> pick;
@@ -436,7 +468,8 @@ Value compute(const std::string& id, const Results& r, const Query& q) {
   } else if (q.measure == "exponent") {
     // Least-squares slope of log(mean metric) against log(clients), with its t interval.
     std::vector<double> x, y;
-    for (const auto& p : pts) x.push_back(std::log(field_num(p, "clients"))), y.push_back(std::log(value_of(id, p, q.metric).mean));
+    for (const auto& p : pts)
+      x.push_back(std::log(field_num(p, "clients"))), y.push_back(std::log(value_of(id, p, q.metric).mean));
     const double n = static_cast<double>(x.size());
     if (n < 3) bad(id, "where", "exponent needs at least 3 client counts");
     double mx = 0, my = 0;
@@ -459,8 +492,12 @@ std::string verdict(const Statement& s, const Estimate& e) {
   const bool has_ci = !std::isnan(e.lo);
   if (std::isnan(e.mean)) return "differs";
   // A bound holds when the whole interval is on its side, is within noise when the interval straddles it.
-  if (s.compare == "below") return (has_ci ? e.hi : e.mean) < s.published ? "holds" : (has_ci && e.lo < s.published ? "within noise" : "differs");
-  if (s.compare == "above") return (has_ci ? e.lo : e.mean) > s.published ? "holds" : (has_ci && e.hi > s.published ? "within noise" : "differs");
+  if (s.compare == "below")
+    return (has_ci ? e.hi : e.mean) < s.published ? "holds"
+                                                  : (has_ci && e.lo < s.published ? "within noise" : "differs");
+  if (s.compare == "above")
+    return (has_ci ? e.lo : e.mean) > s.published ? "holds"
+                                                  : (has_ci && e.hi > s.published ? "within noise" : "differs");
   if (e.mean >= lo && e.mean <= hi) return "holds";
   if (has_ci && e.lo <= hi && e.hi >= lo) return "within noise";
   return "differs";
@@ -509,7 +546,8 @@ void check_statements(const fs::path& statements, const StudySpec& spec) {
       if (!s.untested.empty()) return;
       if (!known(s.query.sweep)) bad(s.id, "sweep", "names no sweep of the study (got " + s.query.sweep + ")");
       for (const auto& r : s.readings)
-        if (!known(r.query.sweep)) bad(s.id, "reading sweep", "names no sweep of the study (got " + r.query.sweep + ")");
+        if (!known(r.query.sweep))
+          bad(s.id, "reading sweep", "names no sweep of the study (got " + r.query.sweep + ")");
     });
 }
 
@@ -523,7 +561,11 @@ std::vector<PublishedRow> compute_published(const fs::path& statements, const St
 
 std::vector<fs::path> render_published(const fs::path& statements, const StudySpec& spec, const fs::path& dir) {
   const auto rows = compute_published(statements, spec, dir);
-  Table t{"published", "Published against reproduced", {"statement", "quote", "published", "reproduced", "verdict", "reason"}, {}, {}};
+  Table t{"published",
+          "Published against reproduced",
+          {"statement", "quote", "published", "reproduced", "verdict", "reason"},
+          {},
+          {}};
   std::map<std::string, int> counts;
   std::vector<std::string> certs;
   for (const auto& [key, rec] : read_results(dir / "results.jsonl")) {
@@ -532,22 +574,25 @@ std::vector<fs::path> render_published(const fs::path& statements, const StudySp
   }
   std::string differs;
   for (const auto& r : rows) {
-    t.rows.push_back({r.statement, "\"" + r.quote + "\"", r.published, r.reproduced, r.verdict, r.reason.empty() ? "–" : r.reason});
+    t.rows.push_back(
+        {r.statement, "\"" + r.quote + "\"", r.published, r.reproduced, r.verdict, r.reason.empty() ? "–" : r.reason});
     ++counts[r.verdict];
     if (r.verdict == "differs" || r.verdict == "not tested")
       differs += fmt::format("- **{}** ({}: published {}, reproduced {}): {}\n", r.statement, r.verdict, r.published,
                              format_number(r.reproduced.mean), r.reason);
   }
   t.notes.push_back(
-      "Reproduced at the paper's stated settings from this folder's results.jsonl (papers/published.hpp). Verdicts: holds = "
+      "Reproduced at the paper's stated settings from this folder's results.jsonl (papers/published.hpp). Verdicts: "
+      "holds = "
       "the reproduced value rounds to the published one (for a bound: its whole 95% interval is on the stated side); "
       "within noise = its interval reaches the published value (straddles the bound); differs = neither. Grid values "
       "(thresholds, best points, sleep quantiles of 200,000 draws) have no interval.");
   auto files = write_table(t, dir, certs);
-  std::string summary = fmt::format(
-      "Of the {} statements, at this scale: {} hold, {} within noise, {} differ, {} not tested.\n",
-      rows.size(), counts["holds"], counts["within noise"], counts["differs"], counts["not tested"]);
-  if (!differs.empty()) summary += "\nThe statements that differ or are not tested, and the reason the study found:\n\n" + differs;
+  std::string summary =
+      fmt::format("Of the {} statements, at this scale: {} hold, {} within noise, {} differ, {} not tested.\n",
+                  rows.size(), counts["holds"], counts["within noise"], counts["differs"], counts["not tested"]);
+  if (!differs.empty())
+    summary += "\nThe statements that differ or are not tested, and the reason the study found:\n\n" + differs;
   write_file_atomic(dir / "published_summary.md", summary);
   files.push_back(dir / "published_summary.md");
   return files;

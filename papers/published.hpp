@@ -25,11 +25,11 @@ namespace retrylab::papers {
 
 struct PublishedRow {
   std::string id;
-  std::string statement;   // what is stated, in this repository's words, with the paper's settings
-  std::string quote;       // a short quote locating it in the paper
-  std::string published;   // the paper's number as printed
-  Estimate reproduced;     // NaN lo/hi when the measure has no interval (a grid value)
-  std::string verdict;     // holds | within noise | differs | not tested
+  std::string statement;  // what is stated, in this repository's words, with the paper's settings
+  std::string quote;      // a short quote locating it in the paper
+  std::string published;  // the paper's number as printed
+  Estimate reproduced;    // NaN lo/hi when the measure has no interval (a grid value)
+  std::string verdict;    // holds | within noise | differs | not tested
   std::string reason;
 };
 

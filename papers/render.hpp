@@ -20,11 +20,11 @@ struct Estimate {
 using Cell = std::variant<std::string, double, Estimate>;
 
 struct Table {
-  std::string name;                      // file stem
+  std::string name;  // file stem
   std::string title;
   std::vector<std::string> columns;
   std::vector<std::vector<Cell>> rows;
-  std::vector<std::string> notes;        // printed under the table
+  std::vector<std::string> notes;  // printed under the table
 };
 
 // Four significant digits, "–" for NaN, "∞" for +inf.
@@ -34,9 +34,9 @@ std::vector<std::filesystem::path> write_table(const Table& t, const std::filesy
                                                const std::vector<std::string>& certificates);
 
 struct Figure {
-  std::string name;         // file stem
-  std::string script;       // gnuplot commands (datablocks, settings, plot); no terminal/output
-  int width = 900;          // pixels
+  std::string name;    // file stem
+  std::string script;  // gnuplot commands (datablocks, settings, plot); no terminal/output
+  int width = 900;     // pixels
   int height = 600;
 };
 

@@ -2,17 +2,17 @@
 
 #include "montecarlo/resources.hpp"
 
+#include <fmt/format.h>
+#include <toml++/toml.h>
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <fmt/format.h>
 #include <fstream>
 #include <iterator>
 #include <limits>
 #include <map>
 #include <optional>
 #include <sstream>
-#include <toml++/toml.h>
 
 #include "montecarlo/fields.hpp"
 #include "montecarlo/hash.hpp"
@@ -27,10 +27,12 @@ SpecError::SpecError(std::string key, const std::string& message, std::string fi
 
 namespace {
 
-constexpr std::string_view kind_names[] = {"grid",  "checks",        "sleep",  "classic",     "frontier", "steady", "burst",
-                                           "drain", "brooker", "amplification", "budget", "idempotency", "breaker"};
+constexpr std::string_view kind_names[] = {"grid",   "checks",      "sleep",  "classic", "frontier",
+                                           "steady", "burst",       "drain",  "brooker", "amplification",
+                                           "budget", "idempotency", "breaker"};
 constexpr std::string_view kind_list =
-    "grid, checks, sleep, classic, frontier, steady, burst, drain, brooker, amplification, budget, idempotency, breaker";
+    "grid, checks, sleep, classic, frontier, steady, burst, drain, brooker, amplification, budget, idempotency, "
+    "breaker";
 
 // Paper 2's kinds: points are not engine Scenarios (papers/kinds.hpp runs them).
 bool is_ext(SweepKind k) { return static_cast<int>(k) >= static_cast<int>(SweepKind::brooker); }
@@ -47,26 +49,38 @@ struct ExtField {
 };
 constexpr std::string_view service_names[] = {"deterministic", "exponential", "lognormal"};
 constexpr std::string_view idempotency_names[] = {"none", "per-attempt", "fixed"};
-const std::vector<ExtField> brooker_fields = {
-    {"strategy", ExtType::strategy}, {"base", ExtType::number},    {"cap", ExtType::number},
-    {"window", ExtType::number},     {"clients", ExtType::integer, 1, 100'000'000},
-    {"leg_mean", ExtType::number},   {"leg_sd", ExtType::number}};
+const std::vector<ExtField> brooker_fields = {{"strategy", ExtType::strategy},
+                                              {"base", ExtType::number},
+                                              {"cap", ExtType::number},
+                                              {"window", ExtType::number},
+                                              {"clients", ExtType::integer, 1, 100'000'000},
+                                              {"leg_mean", ExtType::number},
+                                              {"leg_sd", ExtType::number}};
 const std::vector<ExtField> layered_fields = {{"layers", ExtType::integer, 1, 1'000'000},
                                               {"attempts", ExtType::integer, 1, 1'000'000},
                                               {"failure", ExtType::number},
                                               {"outage_fraction", ExtType::number},
                                               {"requests", ExtType::integer, 1, 1'000'000'000'000}};
-const std::vector<ExtField> dependency_fields = {
-    {"rate", ExtType::number},          {"horizon", ExtType::number},
-    {"failure", ExtType::number},       {"outage_start", ExtType::number},
-    {"outage_end", ExtType::number},    {"outage_failure", ExtType::number},
-    {"service", ExtType::service},      {"service_mean", ExtType::number},
-    {"service_sigma", ExtType::number}, {"capacity", ExtType::integer, 0, 1'000'000'000'000},
-    {"timeout", ExtType::timeout},      {"max_attempts", ExtType::integer, 1, 1'000'000'000},
-    {"strategy", ExtType::strategy},    {"base", ExtType::number},
-    {"cap", ExtType::number},           {"window", ExtType::number},
-    {"budget", ExtType::budget},        {"breaker", ExtType::breaker},
-    {"idempotency", ExtType::idempotency}, {"recovery_window", ExtType::number}};
+const std::vector<ExtField> dependency_fields = {{"rate", ExtType::number},
+                                                 {"horizon", ExtType::number},
+                                                 {"failure", ExtType::number},
+                                                 {"outage_start", ExtType::number},
+                                                 {"outage_end", ExtType::number},
+                                                 {"outage_failure", ExtType::number},
+                                                 {"service", ExtType::service},
+                                                 {"service_mean", ExtType::number},
+                                                 {"service_sigma", ExtType::number},
+                                                 {"capacity", ExtType::integer, 0, 1'000'000'000'000},
+                                                 {"timeout", ExtType::timeout},
+                                                 {"max_attempts", ExtType::integer, 1, 1'000'000'000},
+                                                 {"strategy", ExtType::strategy},
+                                                 {"base", ExtType::number},
+                                                 {"cap", ExtType::number},
+                                                 {"window", ExtType::number},
+                                                 {"budget", ExtType::budget},
+                                                 {"breaker", ExtType::breaker},
+                                                 {"idempotency", ExtType::idempotency},
+                                                 {"recovery_window", ExtType::number}};
 
 const std::vector<ExtField>& ext_fields(SweepKind k) {
   if (k == SweepKind::brooker) return brooker_fields;
@@ -80,9 +94,9 @@ std::span<const montecarlo::Field> fields_table() { return montecarlo::scenario_
 std::size_t n_fields() { return fields_table().size(); }
 constexpr std::string_view sleep_fields[] = {"strategy", "base", "cap", "window", "multiplier"};
 
-const std::vector<std::string> per_run_names = {"attempts_per_client", "makespan", "latency", "goodput",
-                                                "drain_time", "drain_time_p99", "max_waiting", "unfinished",
-                                                "collapsed", "drained"};
+const std::vector<std::string> per_run_names = {"attempts_per_client", "makespan",       "latency",     "goodput",
+                                                "drain_time",          "drain_time_p99", "max_waiting", "unfinished",
+                                                "collapsed",           "drained"};
 
 struct Where {
   std::string file;
@@ -119,7 +133,8 @@ struct Axis {
 double parse_field_value(const Where& w, const std::string& key, std::string_view field, const toml::node& n) {
   using montecarlo::FieldKind;
   const montecarlo::Field& f = *montecarlo::find_field(field);
-  const bool numeric = f.kind == FieldKind::number || f.kind == FieldKind::integer || f.kind == FieldKind::number_or_none;
+  const bool numeric =
+      f.kind == FieldKind::number || f.kind == FieldKind::integer || f.kind == FieldKind::number_or_none;
   try {
     if (auto str = n.as_string(); str && (!numeric || f.kind == FieldKind::number_or_none))
       return montecarlo::parse_field(f, str->get());
@@ -222,7 +237,8 @@ struct Draft {
 
 bool is_field(std::string_view k, SweepKind kind) {
   if (is_ext(kind)) return find_ext_field(kind, k) != nullptr;
-  if (kind == SweepKind::sleep) return std::find(std::begin(sleep_fields), std::end(sleep_fields), k) != std::end(sleep_fields);
+  if (kind == SweepKind::sleep)
+    return std::find(std::begin(sleep_fields), std::end(sleep_fields), k) != std::end(sleep_fields);
   return montecarlo::find_field(k) != nullptr;
 }
 
@@ -259,10 +275,13 @@ void apply(const Where& w, const std::string& prefix, const toml::table& t, Draf
       if (!node.is_table()) fail(w, key, node, "must be a table of overrides");
       continue;  // applied by the caller
     }
-    if (is_ext(d.kind) && (name == "draws" || name == "retry_max" || name == "metrics" || name == "per_run" || name == "thresholds")) {
+    if (is_ext(d.kind) &&
+        (name == "draws" || name == "retry_max" || name == "metrics" || name == "per_run" || name == "thresholds")) {
       std::string fields;
       for (const auto& f : ext_fields(d.kind)) fields += ", " + std::string(f.name);
-      fail(w, key, node, fmt::format("is not a key of a {} sweep (kind, title, runs, seed, unit, grid, quick, full{})", to_string(d.kind), fields));
+      fail(w, key, node,
+           fmt::format("is not a key of a {} sweep (kind, title, runs, seed, unit, grid, quick, full{})",
+                       to_string(d.kind), fields));
     }
     if (name == "kind") {
       if (is_scale) fail(w, key, node, "cannot change with the scale");
@@ -284,7 +303,8 @@ void apply(const Where& w, const std::string& prefix, const toml::table& t, Draf
     } else if (name == "attempt_duration") {
       if (is_scale) fail(w, key, node, "cannot change with the scale");
       auto x = as_number(node);
-      if (!x || !(*x > 0.0) || !std::isfinite(*x)) fail(w, key, node, "must be a finite number > 0 (in the sweep's unit)");
+      if (!x || !(*x > 0.0) || !std::isfinite(*x))
+        fail(w, key, node, "must be a finite number > 0 (in the sweep's unit)");
       d.attempt_duration = *x;
       d.unit_line = w.line(node);
     } else if (name == "runs") {
@@ -330,9 +350,13 @@ void apply(const Where& w, const std::string& prefix, const toml::table& t, Draf
     } else if (is_ext(d.kind)) {
       std::string fields;
       for (const auto& f : ext_fields(d.kind)) fields += ", " + std::string(f.name);
-      fail(w, key, node, fmt::format("is not a known key of a {} sweep (kind, title, runs, seed, unit, grid, quick, full{})", to_string(d.kind), fields));
+      fail(w, key, node,
+           fmt::format("is not a known key of a {} sweep (kind, title, runs, seed, unit, grid, quick, full{})",
+                       to_string(d.kind), fields));
     } else {
-      fail(w, key, node, "is not a known key (kind, title, runs, seed, unit, attempt_duration, draws, retry_max, metrics, per_run, thresholds, grid, quick, full, or a scenario field)");
+      fail(w, key, node,
+           "is not a known key (kind, title, runs, seed, unit, attempt_duration, draws, retry_max, metrics, per_run, "
+           "thresholds, grid, quick, full, or a scenario field)");
     }
   }
 }
@@ -359,9 +383,10 @@ void check_block_size(const Where& w, const GridBlock& b, const Axes& axes, doub
     if (a) n *= static_cast<double>(a->values.size());
   total += n;
   if (total > static_cast<double>(max_sweep_points))
-    throw SpecError(b.key, fmt::format("makes the sweep {:.3g} points, above the limit {} (shorten its arrays)", total,
-                                       max_sweep_points),
-                    w.file, b.line);
+    throw SpecError(
+        b.key,
+        fmt::format("makes the sweep {:.3g} points, above the limit {} (shorten its arrays)", total, max_sweep_points),
+        w.file, b.line);
 }
 
 std::vector<SweepPoint> expand(const Where& w, const Draft& d) {
@@ -376,8 +401,10 @@ std::vector<SweepPoint> expand(const Where& w, const Draft& d) {
     std::vector<Axis> fallback(n_fields());
     for (int f = 0; f < nf; ++f) {
       const std::string fname(fields_table()[f].name);
-      if (auto it = b.fields.find(fname); it != b.fields.end()) axes[f] = &it->second;
-      else if (auto jt = d.fields.find(fname); jt != d.fields.end()) axes[f] = &jt->second;
+      if (auto it = b.fields.find(fname); it != b.fields.end())
+        axes[f] = &it->second;
+      else if (auto jt = d.fields.find(fname); jt != d.fields.end())
+        axes[f] = &jt->second;
       else {
         fallback[f] = Axis{{default_values[f]}, b.line, b.key + "." + fname};
         axes[f] = &fallback[f];
@@ -435,45 +462,77 @@ void set_ext(SweepKind kind, std::string_view name, double v, SweepPoint& p, mon
   auto as_int = [v] { return static_cast<std::int64_t>(v); };
   if (kind == SweepKind::brooker) {
     auto& b = p.brooker;
-    if (name == "strategy") b.backoff.strategy = static_cast<Strategy>(as_int());
-    else if (name == "base") b.backoff.base = v;
-    else if (name == "cap") b.backoff.cap = v;
-    else if (name == "window") b.backoff.window = v;
-    else if (name == "clients") b.clients = as_int();
-    else if (name == "leg_mean") b.leg_mean = v;
-    else if (name == "leg_sd") b.leg_sd = v;
+    if (name == "strategy")
+      b.backoff.strategy = static_cast<Strategy>(as_int());
+    else if (name == "base")
+      b.backoff.base = v;
+    else if (name == "cap")
+      b.backoff.cap = v;
+    else if (name == "window")
+      b.backoff.window = v;
+    else if (name == "clients")
+      b.clients = as_int();
+    else if (name == "leg_mean")
+      b.leg_mean = v;
+    else if (name == "leg_sd")
+      b.leg_sd = v;
     return;
   }
   if (kind == SweepKind::amplification) {
     auto& l = p.layered;
-    if (name == "layers") l.layers = static_cast<int>(as_int());
-    else if (name == "attempts") l.attempts = static_cast<int>(as_int());
-    else if (name == "failure") l.failure = v;
-    else if (name == "outage_fraction") l.outage_fraction = v;
-    else if (name == "requests") l.requests = as_int();
+    if (name == "layers")
+      l.layers = static_cast<int>(as_int());
+    else if (name == "attempts")
+      l.attempts = static_cast<int>(as_int());
+    else if (name == "failure")
+      l.failure = v;
+    else if (name == "outage_fraction")
+      l.outage_fraction = v;
+    else if (name == "requests")
+      l.requests = as_int();
     return;
   }
   auto& s = p.dependency;
-  if (name == "rate") s.rate = v;
-  else if (name == "horizon") s.horizon = v;
-  else if (name == "failure") s.failure = v;
-  else if (name == "outage_start") outage.start = v;
-  else if (name == "outage_end") outage.end = v;
-  else if (name == "outage_failure") outage.failure = v;
-  else if (name == "service") s.service = static_cast<montecarlo::ServiceDistribution>(as_int());
-  else if (name == "service_mean") s.service_mean = v;
-  else if (name == "service_sigma") s.service_sigma = v;
-  else if (name == "capacity") s.capacity = as_int();
-  else if (name == "timeout") s.timeout = v;
-  else if (name == "max_attempts") s.max_attempts = static_cast<int>(as_int());
-  else if (name == "strategy") s.backoff.strategy = static_cast<Strategy>(as_int());
-  else if (name == "base") s.backoff.base = v;
-  else if (name == "cap") s.backoff.cap = v;
-  else if (name == "window") s.backoff.window = v;
-  else if (name == "budget") s.budget = montecarlo::budget_preset(montecarlo::budget_preset_names[as_int()]);
-  else if (name == "breaker") s.breaker = montecarlo::breaker_preset(montecarlo::breaker_preset_names[as_int()]);
-  else if (name == "idempotency") s.idempotency = static_cast<montecarlo::Idempotency>(as_int());
-  else if (name == "recovery_window") s.recovery_window = v;
+  if (name == "rate")
+    s.rate = v;
+  else if (name == "horizon")
+    s.horizon = v;
+  else if (name == "failure")
+    s.failure = v;
+  else if (name == "outage_start")
+    outage.start = v;
+  else if (name == "outage_end")
+    outage.end = v;
+  else if (name == "outage_failure")
+    outage.failure = v;
+  else if (name == "service")
+    s.service = static_cast<montecarlo::ServiceDistribution>(as_int());
+  else if (name == "service_mean")
+    s.service_mean = v;
+  else if (name == "service_sigma")
+    s.service_sigma = v;
+  else if (name == "capacity")
+    s.capacity = as_int();
+  else if (name == "timeout")
+    s.timeout = v;
+  else if (name == "max_attempts")
+    s.max_attempts = static_cast<int>(as_int());
+  else if (name == "strategy")
+    s.backoff.strategy = static_cast<Strategy>(as_int());
+  else if (name == "base")
+    s.backoff.base = v;
+  else if (name == "cap")
+    s.backoff.cap = v;
+  else if (name == "window")
+    s.backoff.window = v;
+  else if (name == "budget")
+    s.budget = montecarlo::budget_preset(montecarlo::budget_preset_names[as_int()]);
+  else if (name == "breaker")
+    s.breaker = montecarlo::breaker_preset(montecarlo::breaker_preset_names[as_int()]);
+  else if (name == "idempotency")
+    s.idempotency = static_cast<montecarlo::Idempotency>(as_int());
+  else if (name == "recovery_window")
+    s.recovery_window = v;
 }
 
 // Grid expansion for paper 2's kinds: fields not given keep the simulator's defaults (the scenario
@@ -488,8 +547,10 @@ std::vector<SweepPoint> expand_ext(const Where& w, const Draft& d) {
     std::vector<const Axis*> axes(fields.size(), nullptr);
     for (std::size_t f = 0; f < fields.size(); ++f) {
       const std::string fname(fields[f].name);
-      if (auto it = b.fields.find(fname); it != b.fields.end()) axes[f] = &it->second;
-      else if (auto jt = d.fields.find(fname); jt != d.fields.end()) axes[f] = &jt->second;
+      if (auto it = b.fields.find(fname); it != b.fields.end())
+        axes[f] = &it->second;
+      else if (auto jt = d.fields.find(fname); jt != d.fields.end())
+        axes[f] = &jt->second;
     }
     auto where = [&](std::string_view field) -> std::pair<std::string, std::int64_t> {
       for (std::size_t f = 0; f < fields.size(); ++f)
@@ -510,8 +571,9 @@ std::vector<SweepPoint> expand_ext(const Where& w, const Draft& d) {
             p.dependency.outages = {outage};
           } else if (outage.start != 0.0 || outage.end < 0.0) {
             field = outage.end < 0.0 ? "outage_end" : "outage_start";
-            throw InputError(field, fmt::format("needs outage_end > outage_start (outage_end = 0: no outage) (got start {}, end {})",
-                                                outage.start, outage.end));
+            throw InputError(
+                field, fmt::format("needs outage_end > outage_start (outage_end = 0: no outage) (got start {}, end {})",
+                                   outage.start, outage.end));
           }
           montecarlo::check_dependency(p.dependency);
         } else if (d.kind == SweepKind::brooker) {
@@ -547,30 +609,36 @@ void check_report_needs(const Where& w, const Draft& d, const SweepSpec& s) {
   if (!d.metrics.empty())
     for (const char* m : needs)
       if (std::find(d.metrics.begin(), d.metrics.end(), m) == d.metrics.end())
-        throw SpecError(key + ".metrics", fmt::format("must include \"{}\": the {} report needs it", m, to_string(d.kind)),
-                        w.file, d.line);
+        throw SpecError(key + ".metrics",
+                        fmt::format("must include \"{}\": the {} report needs it", m, to_string(d.kind)), w.file,
+                        d.line);
   const bool keeps_waiting = std::find(d.per_run.begin(), d.per_run.end(), "max_waiting") != d.per_run.end();
   if (d.kind == SweepKind::steady && !keeps_waiting)
     for (const auto& p : s.points)
       for (auto k : s.thresholds)
         if (k != p.scenario.collapse)
-          throw SpecError(key + ".per_run", fmt::format("must include \"max_waiting\": thresholds other than collapse "
-                                                        "(got {} with collapse {}) are read from it", k, p.scenario.collapse),
+          throw SpecError(key + ".per_run",
+                          fmt::format("must include \"max_waiting\": thresholds other than collapse "
+                                      "(got {} with collapse {}) are read from it",
+                                      k, p.scenario.collapse),
                           w.file, d.line);
   if (d.kind == SweepKind::sleep) {
     std::vector<std::string> backoffs;
     for (const auto& p : s.points)
-      if (p.scenario.backoff.strategy != Strategy::none) backoffs.push_back(canonical(p, d.kind).substr(0, canonical(p, d.kind).rfind(" retry=")));
+      if (p.scenario.backoff.strategy != Strategy::none)
+        backoffs.push_back(canonical(p, d.kind).substr(0, canonical(p, d.kind).rfind(" retry=")));
     std::sort(backoffs.begin(), backoffs.end());
     const auto n = std::unique(backoffs.begin(), backoffs.end()) - backoffs.begin();
     if (n > max_sleep_panels)
-      throw SpecError(key, fmt::format("has {} backoffs, one figure panel each: at most {} fit its figure", n, max_sleep_panels),
-                      w.file, d.line);
+      throw SpecError(
+          key, fmt::format("has {} backoffs, one figure panel each: at most {} fit its figure", n, max_sleep_panels),
+          w.file, d.line);
   }
   if (!is_ext(d.kind) && d.kind != SweepKind::sleep)
     for (const auto& p : s.points) {
       try {
-        montecarlo::check_resources(p.scenario, montecarlo::RunPlan{s.runs, s.seed, 0}, montecarlo::default_max_memory());
+        montecarlo::check_resources(p.scenario, montecarlo::RunPlan{s.runs, s.seed, 0},
+                                    montecarlo::default_max_memory());
       } catch (const InputError& e) {
         throw SpecError(key, std::string(e.what()), w.file, d.line);
       }
@@ -581,7 +649,9 @@ void check_report_needs(const Where& w, const Draft& d, const SweepSpec& s) {
 // attempt_duration; paper 2's simulators are in ms (unit may say so); the layered test has no time.
 void check_unit(const Where& w, const Draft& d) {
   const std::string key = "sweep." + d.name + ".unit";
-  auto fail_unit = [&](const std::string& rule) { throw SpecError(key, rule, w.file, d.unit_line ? d.unit_line : d.line); };
+  auto fail_unit = [&](const std::string& rule) {
+    throw SpecError(key, rule, w.file, d.unit_line ? d.unit_line : d.line);
+  };
   if (d.unit.empty() && d.attempt_duration == 0.0) return;
   if (d.kind == SweepKind::amplification) fail_unit("is not a key of an amplification sweep (it has no time)");
   if (is_ext(d.kind)) {
@@ -616,10 +686,10 @@ SweepSpec finish(const Where& w, const Draft& d, std::uint64_t study_seed) {
     for (const auto& p : s.points)
       for (auto k : s.thresholds)
         if (k > p.scenario.collapse)
-          throw SpecError("sweep." + d.name + ".thresholds",
-                          fmt::format("must be <= collapse, since a run stops at collapse (got {} > {})", k,
-                                      p.scenario.collapse),
-                          w.file, d.line);
+          throw SpecError(
+              "sweep." + d.name + ".thresholds",
+              fmt::format("must be <= collapse, since a run stops at collapse (got {} > {})", k, p.scenario.collapse),
+              w.file, d.line);
   check_report_needs(w, d, s);
   return s;
 }
@@ -635,8 +705,9 @@ void check_sweep_name(const Where& w, const std::string& name, std::int64_t line
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
   });
   if (!plain)
-    throw SpecError("sweep", fmt::format("names must be plain file names: 1 to 64 letters, digits, '_' or '-' (got \"{}\")",
-                                         name.substr(0, 80)),
+    throw SpecError("sweep",
+                    fmt::format("names must be plain file names: 1 to 64 letters, digits, '_' or '-' (got \"{}\")",
+                                name.substr(0, 80)),
                     w.file, line);
 }
 

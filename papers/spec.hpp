@@ -60,7 +60,21 @@ class SpecError : public InputError {
   std::string message_;
 };
 
-enum class SweepKind { grid, checks, sleep, classic, frontier, steady, burst, drain, brooker, amplification, budget, idempotency, breaker };
+enum class SweepKind {
+  grid,
+  checks,
+  sleep,
+  classic,
+  frontier,
+  steady,
+  burst,
+  drain,
+  brooker,
+  amplification,
+  budget,
+  idempotency,
+  breaker
+};
 std::string_view to_string(SweepKind k) noexcept;
 
 struct SweepPoint {
@@ -82,19 +96,19 @@ struct SweepSpec {
   std::string name;
   SweepKind kind = SweepKind::grid;
   std::string title;
-  std::int64_t runs = 20;                  // runs per point (grid kinds)
+  std::int64_t runs = 20;  // runs per point (grid kinds)
   std::uint64_t seed = 1;
-  std::int64_t draws = 200000;             // sleep: draws per (strategy, k)
-  std::vector<std::string> metrics;        // summary metrics kept (empty = all)
-  std::vector<std::string> per_run;        // per-run values kept in the store
-  std::vector<std::int64_t> thresholds;    // steady: collapse thresholds K' to report (<= collapse)
+  std::int64_t draws = 200000;           // sleep: draws per (strategy, k)
+  std::vector<std::string> metrics;      // summary metrics kept (empty = all)
+  std::vector<std::string> per_run;      // per-run values kept in the store
+  std::vector<std::int64_t> thresholds;  // steady: collapse thresholds K' to report (<= collapse)
   std::vector<SweepPoint> points;
 };
 
 struct StudySpec {
   std::string name;
   std::string title;
-  std::string scale;          // "quick" or "full"
+  std::string scale;  // "quick" or "full"
   std::uint64_t seed = 1;
   std::uint64_t source_hash = 0;  // FNV-1a (montecarlo/hash.hpp) of the file text: a resume must use the same spec
   std::vector<SweepSpec> sweeps;

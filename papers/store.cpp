@@ -1,14 +1,14 @@
 #include "papers/store.hpp"
 
-#include <cerrno>
-#include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "analytic/error.hpp"
 
@@ -72,7 +72,8 @@ std::size_t complete_prefix(const std::string& text, std::vector<Line>& lines, c
     if (j.is_discarded() || !j.is_object()) {
       if (nl + 1 == text.size()) break;  // a garbled last line is a partial one too
       throw InputError("--resume", fmt::format("cannot use {}: line {} is not a JSON object (the file is damaged; "
-                                               "remove it to start afresh)", p.string(), number));
+                                               "remove it to start afresh)",
+                                               p.string(), number));
     }
     lines.push_back({std::move(j), number});
     pos = nl + 1;
@@ -85,7 +86,8 @@ std::pair<std::string, std::int64_t> record_key(const Line& l, const fs::path& p
   const auto s = l.value.find("sweep"), i = l.value.find("point");
   if (s == l.value.end() || !s->is_string() || i == l.value.end() || !i->is_number_integer())
     throw InputError("--resume", fmt::format("cannot use {}: line {} is not a study record (it needs a string "
-                                             "\"sweep\" and an integer \"point\")", p.string(), l.number));
+                                             "\"sweep\" and an integer \"point\")",
+                                             p.string(), l.number));
   return {s->get<std::string>(), i->get<std::int64_t>()};
 }
 
@@ -93,8 +95,8 @@ std::pair<std::string, std::int64_t> record_key(const Line& l, const fs::path& p
 // counts it; `unique_text` is the file without repeats); two different records for one point are
 // reported with both lines.
 std::map<std::pair<std::string, std::int64_t>, nlohmann::json> unique_records(const std::vector<Line>& lines,
-                                                                             const fs::path& p, std::size_t& dropped,
-                                                                             std::string* unique_text = nullptr) {
+                                                                              const fs::path& p, std::size_t& dropped,
+                                                                              std::string* unique_text = nullptr) {
   std::map<std::pair<std::string, std::int64_t>, nlohmann::json> out;
   std::map<std::pair<std::string, std::int64_t>, std::int64_t> where;
   dropped = 0;
@@ -110,7 +112,8 @@ std::map<std::pair<std::string, std::int64_t>, nlohmann::json> unique_records(co
       ++dropped;
     } else {
       throw InputError("--resume", fmt::format("cannot use {}: lines {} and {} record point {} of sweep {} "
-                                               "differently", p.string(), where[key], lines[i].number, key.second, key.first));
+                                               "differently",
+                                               p.string(), where[key], lines[i].number, key.second, key.first));
     }
   }
   return out;

@@ -3,21 +3,21 @@
 #include <charconv>
 #include <cmath>
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <chrono>
 #include <memory>
-#include <stdexcept>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "analytic/units.hpp"
 #include "analytic/version.hpp"
 #include "montecarlo/parallel_runs.hpp"
 #include "montecarlo/simulate.hpp"
-#include "papers/summary_json.hpp"
 #include "papers/kinds.hpp"
 #include "papers/report.hpp"
 #include "papers/store.hpp"
+#include "papers/summary_json.hpp"
 
 namespace retrylab::papers {
 
@@ -41,14 +41,10 @@ json summary_json(const montecarlo::Summary& s, const std::vector<std::string>& 
               {"drained", to_json(s.drained)}};
   if (keep.empty()) return all;
   // The server engine's metrics, recorded only when a sweep names them (specs without them keep their bytes).
-  const json server = {{"rejected", to_json(s.rejected)},
-                       {"reject_fraction", to_json(s.reject_fraction)},
-                       {"queue_wait", to_json(s.queue_wait)},
-                       {"latency_p50", to_json(s.latency_p50)},
-                       {"latency_p99", to_json(s.latency_p99)},
-                       {"lost", to_json(s.lost)},
-                       {"lost_fraction", to_json(s.lost_fraction)},
-                       {"timed_out", to_json(s.timed_out)}};
+  const json server = {{"rejected", to_json(s.rejected)},           {"reject_fraction", to_json(s.reject_fraction)},
+                       {"queue_wait", to_json(s.queue_wait)},       {"latency_p50", to_json(s.latency_p50)},
+                       {"latency_p99", to_json(s.latency_p99)},     {"lost", to_json(s.lost)},
+                       {"lost_fraction", to_json(s.lost_fraction)}, {"timed_out", to_json(s.timed_out)}};
   json out = json::object();
   for (const auto& k : keep) out[k] = all.contains(k) ? all.at(k) : server.at(k);
   return out;
@@ -110,9 +106,14 @@ json record_head(const SweepSpec& sw, std::int64_t index, const std::string& cer
   // Provenance (docs/outputs.md): the version that computed the record, the unit of its times, the
   // scenario as an object and its canonical string (the input of the RNG key).
   const std::string text = canonical(p, sw.kind);
-  return {{"sweep", sw.name},      {"point", index},      {"scenario", scenario_object(text)},
-          {"canonical", text},     {"seed", sw.seed},       {"certificate", certificate_id},
-          {"retrylab", version},   {"unit", time_unit(sw.kind)}};
+  return {{"sweep", sw.name},
+          {"point", index},
+          {"scenario", scenario_object(text)},
+          {"canonical", text},
+          {"seed", sw.seed},
+          {"certificate", certificate_id},
+          {"retrylab", version},
+          {"unit", time_unit(sw.kind)}};
 }
 
 void add_runs(json& rec, const SweepSpec& sw, const std::vector<montecarlo::RunResult>& results) {
@@ -143,9 +144,9 @@ OpenedStudy open_study(StudySpec& spec, const StudyOptions& opt) {
   remove_stale_temporaries(opt.out);
   json seeds = json::array();
   for (const auto& sw : spec.sweeps) seeds.push_back(sw.seed);
-  const json header = {{"retrylab_results", 1},      {"study", spec.name},
-                       {"scale", spec.scale},       {"spec_hash", fmt::format("{:016x}", spec.source_hash)},
-                       {"seeds", seeds},            {"certificate", opt.certificate_id}};
+  const json header = {{"retrylab_results", 1}, {"study", spec.name},
+                       {"scale", spec.scale},   {"spec_hash", fmt::format("{:016x}", spec.source_hash)},
+                       {"seeds", seeds},        {"certificate", opt.certificate_id}};
   OpenedStudy o{std::make_unique<ResultsStore>(opt.out, header, opt.resume), 0};
   for (const auto& sw : spec.sweeps)
     for (std::size_t i = 0; i < sw.points.size(); ++i)
@@ -160,7 +161,8 @@ OpenedStudy open_study(StudySpec& spec, const StudyOptions& opt) {
 
 // The log lines of a study beside the progress display (log mode only, as before).
 void note_resumed(Progress& progress, const StudySpec& spec, std::int64_t resumed) {
-  if (resumed > 0) progress.note(fmt::format("resuming: {} of {} points already recorded", resumed, spec.total_points()));
+  if (resumed > 0)
+    progress.note(fmt::format("resuming: {} of {} points already recorded", resumed, spec.total_points()));
 }
 
 void note_sweep(Progress& progress, const SweepSpec& sw, std::int64_t to_run) {
@@ -169,15 +171,14 @@ void note_sweep(Progress& progress, const SweepSpec& sw, std::int64_t to_run) {
 
 }  // namespace
 
-bool is_splittable(const SweepSpec& sw) noexcept {
-  return !is_extension_kind(sw.kind) && sw.kind != SweepKind::sleep;
-}
+bool is_splittable(const SweepSpec& sw) noexcept { return !is_extension_kind(sw.kind) && sw.kind != SweepKind::sleep; }
 
 std::vector<montecarlo::RunResult> run_range(const SweepSpec& sw, std::int64_t point, std::int64_t first,
                                              std::int64_t last, int threads, const std::function<void()>& run_done) {
   if (!is_splittable(sw) || point < 0 || point >= static_cast<std::int64_t>(sw.points.size()) || first < 0 ||
       last > sw.runs || first > last)
-    throw std::logic_error(fmt::format("run_range: no runs [{}, {}) of point {} of sweep {}", first, last, point, sw.name));
+    throw std::logic_error(
+        fmt::format("run_range: no runs [{}, {}) of point {} of sweep {}", first, last, point, sw.name));
   const montecarlo::Scenario& s = sw.points[static_cast<std::size_t>(point)].scenario;
   const std::int64_t n = last - first;
   // simulate_run is a pure function of (scenario, seed, run index): the same result that
@@ -193,8 +194,8 @@ std::vector<montecarlo::RunResult> run_range(const SweepSpec& sw, std::int64_t p
 json point_record(const SweepSpec& sw, std::int64_t point, const std::string& certificate_id,
                   const std::vector<montecarlo::RunResult>& results) {
   if (!is_splittable(sw) || static_cast<std::int64_t>(results.size()) != sw.runs)
-    throw std::logic_error(fmt::format("point_record: sweep {} point {} needs {} runs (got {})", sw.name, point,
-                                       sw.runs, results.size()));
+    throw std::logic_error(
+        fmt::format("point_record: sweep {} point {} needs {} runs (got {})", sw.name, point, sw.runs, results.size()));
   json rec = record_head(sw, point, certificate_id);
   add_runs(rec, sw, results);
   return rec;
@@ -217,8 +218,10 @@ json run_whole_point(const SweepSpec& sw, std::int64_t index, const StudyOptions
     for (double x : xs) sum += x;  // in draw order: a pure function of the draws
     std::sort(xs.begin(), xs.end());
     rec["draws"] = sw.draws;
-    rec["sleep"] = {{"q10", sample_quantile(xs, 0.1)}, {"q50", sample_quantile(xs, 0.5)},
-                    {"q90", sample_quantile(xs, 0.9)}, {"mean", sum / static_cast<double>(xs.size())}};
+    rec["sleep"] = {{"q10", sample_quantile(xs, 0.1)},
+                    {"q50", sample_quantile(xs, 0.5)},
+                    {"q90", sample_quantile(xs, 0.9)},
+                    {"mean", sum / static_cast<double>(xs.size())}};
     done();
     return rec;
   }
@@ -240,13 +243,15 @@ StudyOutcome run_study(StudySpec spec, const StudyOptions& opt) {
   outcome.points_resumed = resumed;
   for (const auto& sw : spec.sweeps) {
     std::int64_t to_run = 0;
-    for (std::size_t i = 0; i < sw.points.size(); ++i) to_run += store.has(sw.name, static_cast<std::int64_t>(i)) ? 0 : 1;
+    for (std::size_t i = 0; i < sw.points.size(); ++i)
+      to_run += store.has(sw.name, static_cast<std::int64_t>(i)) ? 0 : 1;
     note_sweep(progress, sw, to_run);
     for (std::size_t i = 0; i < sw.points.size(); ++i) {
       const auto idx = static_cast<std::int64_t>(i);
       if (store.has(sw.name, idx)) continue;
       progress.start_item(fmt::format("{} #{}", sw.name, idx), sw.kind == SweepKind::sleep ? 1 : sw.runs);
-      store.append(run_whole_point(sw, idx, opt, [&progress] { progress.run_done(); }, progress.pulse()));
+      store.append(run_whole_point(
+          sw, idx, opt, [&progress] { progress.run_done(); }, progress.pulse()));
       progress.item_done();
       ++outcome.points_run;
     }
@@ -268,7 +273,8 @@ StudyOutcome run_study(StudySpec spec, const StudyOptions& opt, const PointDrive
   std::vector<PendingPoint> todo;
   for (std::size_t s = 0; s < spec.sweeps.size(); ++s)
     for (std::size_t i = 0; i < spec.sweeps[s].points.size(); ++i)
-      if (!store.has(spec.sweeps[s].name, static_cast<std::int64_t>(i))) todo.push_back({s, static_cast<std::int64_t>(i)});
+      if (!store.has(spec.sweeps[s].name, static_cast<std::int64_t>(i)))
+        todo.push_back({s, static_cast<std::int64_t>(i)});
   // Sweep log lines as the records reach each sweep (a driver runs several sweeps at once).
   std::size_t next_sweep = 0;
   auto announce_until = [&](std::size_t last) {

@@ -19,13 +19,13 @@
 namespace retrylab::papers {
 
 struct StudyOptions {
-  std::filesystem::path out;                  // output folder (created)
-  bool resume = false;                        // skip points recorded in out/results.jsonl
-  int threads = 0;                            // engine threads, 0 = all cores
-  std::optional<std::uint64_t> seed;          // replaces every sweep's seed
-  bool quiet = false;                         // no progress at all
-  std::string certificate_id;                 // the validation certificate the results rest on
-  bool render = true;                         // render tables and figures at the end
+  std::filesystem::path out;          // output folder (created)
+  bool resume = false;                // skip points recorded in out/results.jsonl
+  int threads = 0;                    // engine threads, 0 = all cores
+  std::optional<std::uint64_t> seed;  // replaces every sweep's seed
+  bool quiet = false;                 // no progress at all
+  std::string certificate_id;         // the validation certificate the results rest on
+  bool render = true;                 // render tables and figures at the end
 };
 
 struct StudyOutcome {
@@ -74,9 +74,9 @@ struct PendingPoint {
 
 // Runs the points of `todo` (the unrecorded points, in study order) and calls record(rec) once per
 // point, in todo order (a driver buffers points that finish early). Called on one process only.
-using PointDriver = std::function<void(const StudySpec& spec, const std::vector<PendingPoint>& todo,
-                                       const StudyOptions& options, Progress& progress,
-                                       const std::function<void(const nlohmann::json&)>& record)>;
+using PointDriver =
+    std::function<void(const StudySpec& spec, const std::vector<PendingPoint>& todo, const StudyOptions& options,
+                       Progress& progress, const std::function<void(const nlohmann::json&)>& record)>;
 
 // run_study with the points run by `driver` instead of one after the other in this process; the
 // store, resume checks, progress and rendering are the same, so the outputs are the same bytes.

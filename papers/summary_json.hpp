@@ -17,7 +17,10 @@ inline nlohmann::json to_json(const MeanSummary& s) {
 }
 
 inline nlohmann::json to_json(const ProportionSummary& s) {
-  return {{"count", s.count}, {"fraction", number(s.fraction)}, {"n", s.n}, {"ci95", {number(s.ci95.lo), number(s.ci95.hi)}}};
+  return {{"count", s.count},
+          {"fraction", number(s.fraction)},
+          {"n", s.n},
+          {"ci95", {number(s.ci95.lo), number(s.ci95.hi)}}};
 }
 
 }  // namespace retrylab::papers

@@ -10,12 +10,12 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <cmath>
 #include <fmt/format.h>
+#include <cmath>
 #include <fstream>
 #include <map>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,8 +25,8 @@
 #include "analytic/amplification.hpp"
 #include "analytic/budget.hpp"
 #include "analytic/burst.hpp"
-#include "analytic/decorrelated.hpp"
 #include "analytic/classic.hpp"
+#include "analytic/decorrelated.hpp"
 #include "analytic/error.hpp"
 #include "analytic/fluid_cap.hpp"
 #include "analytic/markov.hpp"
@@ -67,7 +67,10 @@ Json to_json(const MeanSummary& m) {
   return {{"mean", number(m.mean)}, {"sd", number(m.sd)}, {"n", m.n}, {"ci95", {number(m.ci95.lo), number(m.ci95.hi)}}};
 }
 Json to_json(const ProportionSummary& p) {
-  return {{"count", p.count}, {"fraction", number(p.fraction)}, {"n", p.n}, {"ci95", {number(p.ci95.lo), number(p.ci95.hi)}}};
+  return {{"count", p.count},
+          {"fraction", number(p.fraction)},
+          {"n", p.n},
+          {"ci95", {number(p.ci95.lo), number(p.ci95.hi)}}};
 }
 
 enum class Dim { count, time, per_time };
@@ -163,7 +166,9 @@ Json field_json(const montecarlo::Field& f, double v, double D) {
       if (std::isinf(v)) return "none";
       [[fallthrough]];
     case FieldKind::number:
-      return out(f.unit == montecarlo::FieldUnit::time ? Dim::time : f.unit == montecarlo::FieldUnit::per_time ? Dim::per_time : Dim::count,
+      return out(f.unit == montecarlo::FieldUnit::time       ? Dim::time
+                 : f.unit == montecarlo::FieldUnit::per_time ? Dim::per_time
+                                                             : Dim::count,
                  v, D);
   }
   return nullptr;
@@ -174,12 +179,14 @@ double attempt_length(const std::string& unit, double attempt_duration) {
   const bool given = attempt_duration != 0.0;
   if (unit == "attempt") {
     if (given && attempt_duration != 1.0)
-      throw InputError("--attempt-duration", fmt::format("must be 1 (or left out) with --unit attempt (got {})", attempt_duration));
+      throw InputError("--attempt-duration",
+                       fmt::format("must be 1 (or left out) with --unit attempt (got {})", attempt_duration));
     return 1.0;
   }
   if (unit != "ms" && unit != "s") throw InputError("--unit", fmt::format("must be attempt, ms or s (got {})", unit));
   if (!given)
-    throw InputError("--attempt-duration", fmt::format("is required with --unit {}: the mean time of one attempt in {}", unit, unit));
+    throw InputError("--attempt-duration",
+                     fmt::format("is required with --unit {}: the mean time of one attempt in {}", unit, unit));
   if (!(attempt_duration > 0.0) || !std::isfinite(attempt_duration))
     throw InputError("--attempt-duration", fmt::format("must be a finite number > 0 (got {})", attempt_duration));
   return attempt_duration;
@@ -192,7 +199,8 @@ montecarlo::Scenario scenario_of(const std::map<std::string, std::string>& value
     if (!montecarlo::find_field(name))
       throw py::type_error(fmt::format("simulate() got an unexpected field '{}' (retrylab.fields() lists them)", name));
   if (!values.count("model"))
-    throw InputError("--model", "is required: collision, free, shared or ps (or brooker); --list-fields lists every field");
+    throw InputError("--model",
+                     "is required: collision, free, shared or ps (or brooker); --list-fields lists every field");
   montecarlo::Scenario sc;
   for (const montecarlo::Field& f : montecarlo::scenario_fields()) {
     const auto it = values.find(std::string(f.name));
@@ -210,8 +218,9 @@ montecarlo::Scenario scenario_of(const std::map<std::string, std::string>& value
   if (montecarlo::needs_clock(sc.server) && !values.count("attempt_ms") && clocked_unit)
     sc.server.attempt_ms = unit == "s" ? 1000.0 * D : D;
   if (sc.retries && !values.count("strategy"))
-    throw InputError("--strategy", "is required with retries on (one of none, nojitter, full, equal, decorrelated, "
-                                   "window); with --retries off it may be left out");
+    throw InputError("--strategy",
+                     "is required with retries on (one of none, nojitter, full, equal, decorrelated, "
+                     "window); with --retries off it may be left out");
   montecarlo::check_scenario(sc);
   return sc;
 }
@@ -254,7 +263,8 @@ py::tuple simulate(const std::map<std::string, std::string>& values, const std::
   Json scenario, extra;
   for (const montecarlo::Field& f : montecarlo::scenario_fields())
     if (montecarlo::field_shown(f, sc))
-      (f.presence == montecarlo::Presence::always ? scenario : extra)[std::string(f.name)] = field_json(f, montecarlo::field_value(f, sc), D);
+      (f.presence == montecarlo::Presence::always ? scenario : extra)[std::string(f.name)] =
+          field_json(f, montecarlo::field_value(f, sc), D);
   scenario["runs"] = plan.runs;
   scenario["seed"] = plan.seed;
   for (auto& [k, v] : extra.items()) scenario[k] = v;
@@ -305,17 +315,22 @@ py::list fields() {
   return out;
 }
 
-std::string advise(std::int64_t clients_low, std::int64_t clients, const std::string& failed_attempts, const std::string& unit, double attempt_duration,
-                   double rate, double base, double drain_within, double probability, const std::vector<std::string>& strategies,
-                   std::uint64_t seed, int threads) {
+std::string advise(std::int64_t clients_low, std::int64_t clients, const std::string& failed_attempts,
+                   const std::string& unit, double attempt_duration, double rate, double base, double drain_within,
+                   double probability, const std::vector<std::string>& strategies, std::uint64_t seed, int threads) {
   advise::Request r;
   double D = 1.0;
   try {
     D = attempt_length(unit, attempt_duration);
-    if (failed_attempts == "free") r.model = Model::free;
-    else if (failed_attempts == "use-capacity") r.model = Model::shared;
-    else if (failed_attempts == "collide") r.model = Model::collision;
-    else throw InputError("--failed-attempts", fmt::format("must be free, use-capacity or collide (got {})", failed_attempts));
+    if (failed_attempts == "free")
+      r.model = Model::free;
+    else if (failed_attempts == "use-capacity")
+      r.model = Model::shared;
+    else if (failed_attempts == "collide")
+      r.model = Model::collision;
+    else
+      throw InputError("--failed-attempts",
+                       fmt::format("must be free, use-capacity or collide (got {})", failed_attempts));
     r.clients = clients;
     r.clients_low = clients_low;
     r.rate = rate * D;
@@ -326,7 +341,9 @@ std::string advise(std::int64_t clients_low, std::int64_t clients, const std::st
       r.strategies.clear();
       for (const auto& name : strategies) {
         const auto s = parse_strategy(name);
-        if (!s) throw InputError("--strategies", fmt::format("must name nojitter, full, equal, decorrelated or memoryless (got {})", name));
+        if (!s)
+          throw InputError("--strategies",
+                           fmt::format("must name nojitter, full, equal, decorrelated or memoryless (got {})", name));
         r.strategies.push_back(*s);
       }
     }
@@ -359,7 +376,8 @@ std::string check(const std::string& path) {
   } catch (const InputError& e) {
     throw py::value_error(fmt::format("check: {} {}", path, e.what()));
   }
-  if (r.rows == 0) throw py::value_error(fmt::format("check: {} has a header but no attempt rows: nothing to check", path));
+  if (r.rows == 0)
+    throw py::value_error(fmt::format("check: {} has a header but no attempt rows: nothing to check", path));
   Json j;
   j["trace"] = path;
   j["format"] = r.format;
@@ -370,8 +388,13 @@ std::string check(const std::string& path) {
   j["passed"] = r.passed();
   j["checks"] = Json::array();
   for (const auto& c : r.checks)
-    j["checks"].push_back({{"check", c.name}, {"kind", c.kind}, {"expected", c.expected}, {"observed", c.observed},
-                           {"verdict", validation::to_string(c.verdict)}, {"count", c.count}, {"lines", c.lines}});
+    j["checks"].push_back({{"check", c.name},
+                           {"kind", c.kind},
+                           {"expected", c.expected},
+                           {"observed", c.observed},
+                           {"verdict", validation::to_string(c.verdict)},
+                           {"count", c.count},
+                           {"lines", c.lines}});
   return j.dump();
 }
 
@@ -393,7 +416,10 @@ std::string validate(bool quick, std::uint64_t seed, int threads, const std::vec
 // translator registered in the module).
 Backoff backoff_of(const std::string& strategy, double base, double cap, double window) {
   const auto s = parse_strategy(strategy);
-  if (!s) throw InputError("strategy", fmt::format("must be one of none, nojitter, full, equal, decorrelated, window, memoryless (got {})", strategy));
+  if (!s)
+    throw InputError(
+        "strategy",
+        fmt::format("must be one of none, nojitter, full, equal, decorrelated, window, memoryless (got {})", strategy));
   return Backoff{*s, base, cap, window};
 }
 
@@ -405,106 +431,171 @@ Model model_of(const std::string& name) {
 
 void bind_analytic(py::module_& m) {
   constexpr double inf = unbounded_cap;
-  m.def("aloha_goodput", [](double rate) { PureAloha a{rate}; check_aloha(a); return goodput(a); }, py::arg("rate"),
-        "Pure ALOHA goodput rate·e^(−2·rate) (proofs/Aloha.v)");
-  m.def("aloha_inverse", [](double g) { const AlohaInverse r = aloha_inverse(g); return py::make_tuple(r.low, r.high); },
-        py::arg("goodput"), "The two loads with goodput g: (low <= 1/2, high >= 1/2), Lambert W");
-  m.def("occ_goodput", [](double rate) { OccFree o{rate}; check_occ(o); return goodput(o); }, py::arg("rate"),
-        "First-commit-wins, failures free (M/D/1/1 loss): rate/(1+rate)");
-  m.def("ps_mean_time", [](double load, double service) { ProcessorSharing p{load, service}; check_ps(p); return mean_time(p); },
-        py::arg("load"), py::arg("service") = 1.0, "Processor sharing: mean time in system service/(1−load)");
-  m.def("sleep_mean", [](const std::string& strategy, int retry, double base, double cap, double window) {
-          return SleepDistribution(backoff_of(strategy, base, cap, window), retry).mean(); },
-        py::arg("strategy"), py::arg("retry"), py::arg("base") = 1.0, py::arg("cap") = 1000.0, py::arg("window") = 0.0,
-        "Mean of the sleep before retry k");
-  m.def("sleep_quantile", [](const std::string& strategy, int retry, double q, double base, double cap, double window) {
-          return SleepDistribution(backoff_of(strategy, base, cap, window), retry).quantile(q); },
-        py::arg("strategy"), py::arg("retry"), py::arg("q"), py::arg("base") = 1.0, py::arg("cap") = 1000.0, py::arg("window") = 0.0,
-        "Quantile q of the sleep before retry k");
-  m.def("classic", [](const std::string& model, const std::string& strategy, std::int64_t clients, double base, double cap) {
-          ClassicTest t{model_of(model), backoff_of(strategy, base, cap, 0.0), clients};
-          check_classic(t);
-          const ClassicResult r = classic(t);
-          py::dict d;
-          d["finishes"] = r.finishes;
-          d["attempts_per_client"] = r.attempts_per_client ? py::cast(*r.attempts_per_client) : py::none();
-          d["makespan"] = r.makespan ? py::cast(*r.makespan) : py::none();
-          return d; },
-        py::arg("model"), py::arg("strategy"), py::arg("clients"), py::arg("base") = 1.0, py::arg("cap") = 1000.0,
-        "Classic test (N clients together), exact: attempts per client and makespan");
-  m.def("markov", [](const std::string& model, std::int64_t clients, double base, double cap) {
-          MarkovBurst b{model_of(model), Backoff{Strategy::memoryless, base, cap, 0.0}, clients};
-          check_markov(b);
-          const MarkovSolution s = solve_markov(b);
-          return py::make_tuple(s.attempts_per_client, s.makespan); },
-        py::arg("model"), py::arg("clients"), py::arg("base") = 1.0, py::arg("cap") = 8.0,
-        "EXACT classic test of N <= 8 memoryless clients (Markov chain): (attempts per client, makespan)");
-  m.def("amplification", [](int layers, int attempts, double failure) {
-          RetryAmplification a{layers, attempts, failure}; check_amplification(a); return expected_bottom_calls(a); },
-        py::arg("layers"), py::arg("attempts"), py::arg("failure"), "Expected bottom calls per top request");
-  m.def("growth", [](std::optional<double> sleep, double base, double cap) {
-          return sleep ? decorrelated_step_growth(*sleep, base, cap) : decorrelated_growth_limit(); },
-        py::arg("sleep") = py::none(), py::arg("base") = 1.0, py::arg("cap") = inf,
-        "Decorrelated jitter: E[ln(s_k/s_(k-1)) | s_(k-1) = sleep], or its limit ln 3 - 1 without a sleep");
-  m.def("budget", [](const std::string& preset, std::optional<double> capacity, std::optional<double> cost,
-                     std::optional<double> refund, std::optional<double> threshold, double successes, double requests) {
-          if (preset == "finagle") {
-            const FinagleBudget f{};
-            check_finagle_budget(f);
-            return finagle_max_retries(f, requests);
-          }
-          TokenBucket t;
-          if (preset == "aws-standard") t = aws_standard();
-          else if (preset == "aws-standard-timeout") t = aws_standard_timeout();
-          else if (preset == "grpc") t = grpc_throttling();
-          else if (preset == "custom") {
-            if (!capacity || !cost || !refund)
-              throw InputError("preset", "custom needs capacity, cost and refund (a custom bucket has no preset values)");
-            t.threshold = 0.0;
-          } else
-            throw InputError("preset", fmt::format("must be aws-standard, aws-standard-timeout, grpc, finagle or custom (got {})", preset));
-          if (capacity) t.capacity = *capacity;
-          if (cost) t.retry_cost = *cost;
-          if (refund) t.refund = *refund;
-          if (threshold) t.threshold = *threshold;
-          check_token_bucket(t);
-          return max_retries(t, successes); },
-        py::arg("preset") = "aws-standard", py::arg("capacity") = py::none(), py::arg("cost") = py::none(),
-        py::arg("refund") = py::none(), py::arg("threshold") = py::none(), py::arg("successes") = 0.0,
-        py::arg("requests") = 0.0, "Retry budget: the most retries allowed (as `retrylab analytic budget`)");
-  m.def("fluid_cap", [](std::int64_t clients, double rate, const std::string& strategy, double base) {
-          const FluidCapEstimate e = fluid_cap(FluidCap{clients, rate, backoff_of(strategy, base, inf, 0.0)}); return e.cap; },
-        py::arg("clients"), py::arg("rate") = 0.0, py::arg("strategy") = "full", py::arg("base") = 1.0,
-        "ESTIMATE of the least cap that drains a burst on collision (fluid argument)");
-  m.def("burst", [](const std::string& model, const std::string& strategy, std::int64_t clients, double base, double cap,
-                            double rate, double horizon, double collapse) {
-          BurstModel b{model_of(model), backoff_of(strategy, base, cap, 0.0), clients, rate, horizon, collapse};
-          check_burst_model(b);
-          const BurstPrediction p = predict_burst(b);
-          py::dict d;
-          d["drained"] = p.drained;
-          d["collapsed"] = p.collapsed;
-          d["drain_time"] = p.drain_time;
-          d["drain_time_p99"] = p.drain_time_p99;
-          d["peak_backlog"] = p.peak_backlog;
-          return d; },
-        py::arg("model"), py::arg("strategy"), py::arg("clients"), py::arg("base") = 1.0, py::arg("cap") = 1000.0,
-        py::arg("rate") = 0.05, py::arg("horizon") = 60000.0, py::arg("collapse") = 3000.0,
-        "ESTIMATE (stage ODEs) of a burst on steady load: drained, drain times");
-  m.def("burst_cap", [](const std::string& model, const std::string& strategy, std::int64_t clients, double base, double rate,
-                        double horizon, double collapse) {
-          BurstModel b{model_of(model), backoff_of(strategy, base, base, 0.0), clients, rate, horizon, collapse};
-          const auto c = burst_cap_threshold(b);
-          return c ? py::cast(*c) : py::none(); },
-        py::arg("model"), py::arg("strategy"), py::arg("clients"), py::arg("base") = 1.0, py::arg("rate") = 0.05,
-        py::arg("horizon") = 60000.0, py::arg("collapse") = 3000.0,
-        "ESTIMATE: the smallest cap base·2^(i/8) at which the stage model drains the burst (None if none), as burst --find-cap");
-  m.def("steady_fold_load", [](const std::string& model, const std::string& strategy, double base, double cap) {
-          const MeanField f(SteadyModel{model_of(model), backoff_of(strategy, base, cap, 0.0)});
-          const auto fold = f.fold_load(1e6);
-          return fold ? py::cast(*fold) : py::none(); },
-        py::arg("model"), py::arg("strategy"), py::arg("base") = 1.0, py::arg("cap") = 1000.0,
-        "ESTIMATE (mean field): the steady load at which the stable low backlog disappears (None: no fold)");
+  m.def(
+      "aloha_goodput",
+      [](double rate) {
+        PureAloha a{rate};
+        check_aloha(a);
+        return goodput(a);
+      },
+      py::arg("rate"), "Pure ALOHA goodput rate·e^(−2·rate) (proofs/Aloha.v)");
+  m.def(
+      "aloha_inverse",
+      [](double g) {
+        const AlohaInverse r = aloha_inverse(g);
+        return py::make_tuple(r.low, r.high);
+      },
+      py::arg("goodput"), "The two loads with goodput g: (low <= 1/2, high >= 1/2), Lambert W");
+  m.def(
+      "occ_goodput",
+      [](double rate) {
+        OccFree o{rate};
+        check_occ(o);
+        return goodput(o);
+      },
+      py::arg("rate"), "First-commit-wins, failures free (M/D/1/1 loss): rate/(1+rate)");
+  m.def(
+      "ps_mean_time",
+      [](double load, double service) {
+        ProcessorSharing p{load, service};
+        check_ps(p);
+        return mean_time(p);
+      },
+      py::arg("load"), py::arg("service") = 1.0, "Processor sharing: mean time in system service/(1−load)");
+  m.def(
+      "sleep_mean",
+      [](const std::string& strategy, int retry, double base, double cap, double window) {
+        return SleepDistribution(backoff_of(strategy, base, cap, window), retry).mean();
+      },
+      py::arg("strategy"), py::arg("retry"), py::arg("base") = 1.0, py::arg("cap") = 1000.0, py::arg("window") = 0.0,
+      "Mean of the sleep before retry k");
+  m.def(
+      "sleep_quantile",
+      [](const std::string& strategy, int retry, double q, double base, double cap, double window) {
+        return SleepDistribution(backoff_of(strategy, base, cap, window), retry).quantile(q);
+      },
+      py::arg("strategy"), py::arg("retry"), py::arg("q"), py::arg("base") = 1.0, py::arg("cap") = 1000.0,
+      py::arg("window") = 0.0, "Quantile q of the sleep before retry k");
+  m.def(
+      "classic",
+      [](const std::string& model, const std::string& strategy, std::int64_t clients, double base, double cap) {
+        ClassicTest t{model_of(model), backoff_of(strategy, base, cap, 0.0), clients};
+        check_classic(t);
+        const ClassicResult r = classic(t);
+        py::dict d;
+        d["finishes"] = r.finishes;
+        d["attempts_per_client"] = r.attempts_per_client ? py::cast(*r.attempts_per_client) : py::none();
+        d["makespan"] = r.makespan ? py::cast(*r.makespan) : py::none();
+        return d;
+      },
+      py::arg("model"), py::arg("strategy"), py::arg("clients"), py::arg("base") = 1.0, py::arg("cap") = 1000.0,
+      "Classic test (N clients together), exact: attempts per client and makespan");
+  m.def(
+      "markov",
+      [](const std::string& model, std::int64_t clients, double base, double cap) {
+        MarkovBurst b{model_of(model), Backoff{Strategy::memoryless, base, cap, 0.0}, clients};
+        check_markov(b);
+        const MarkovSolution s = solve_markov(b);
+        return py::make_tuple(s.attempts_per_client, s.makespan);
+      },
+      py::arg("model"), py::arg("clients"), py::arg("base") = 1.0, py::arg("cap") = 8.0,
+      "EXACT classic test of N <= 8 memoryless clients (Markov chain): (attempts per client, makespan)");
+  m.def(
+      "amplification",
+      [](int layers, int attempts, double failure) {
+        RetryAmplification a{layers, attempts, failure};
+        check_amplification(a);
+        return expected_bottom_calls(a);
+      },
+      py::arg("layers"), py::arg("attempts"), py::arg("failure"), "Expected bottom calls per top request");
+  m.def(
+      "growth",
+      [](std::optional<double> sleep, double base, double cap) {
+        return sleep ? decorrelated_step_growth(*sleep, base, cap) : decorrelated_growth_limit();
+      },
+      py::arg("sleep") = py::none(), py::arg("base") = 1.0, py::arg("cap") = inf,
+      "Decorrelated jitter: E[ln(s_k/s_(k-1)) | s_(k-1) = sleep], or its limit ln 3 - 1 without a sleep");
+  m.def(
+      "budget",
+      [](const std::string& preset, std::optional<double> capacity, std::optional<double> cost,
+         std::optional<double> refund, std::optional<double> threshold, double successes, double requests) {
+        if (preset == "finagle") {
+          const FinagleBudget f{};
+          check_finagle_budget(f);
+          return finagle_max_retries(f, requests);
+        }
+        TokenBucket t;
+        if (preset == "aws-standard")
+          t = aws_standard();
+        else if (preset == "aws-standard-timeout")
+          t = aws_standard_timeout();
+        else if (preset == "grpc")
+          t = grpc_throttling();
+        else if (preset == "custom") {
+          if (!capacity || !cost || !refund)
+            throw InputError("preset", "custom needs capacity, cost and refund (a custom bucket has no preset values)");
+          t.threshold = 0.0;
+        } else
+          throw InputError(
+              "preset",
+              fmt::format("must be aws-standard, aws-standard-timeout, grpc, finagle or custom (got {})", preset));
+        if (capacity) t.capacity = *capacity;
+        if (cost) t.retry_cost = *cost;
+        if (refund) t.refund = *refund;
+        if (threshold) t.threshold = *threshold;
+        check_token_bucket(t);
+        return max_retries(t, successes);
+      },
+      py::arg("preset") = "aws-standard", py::arg("capacity") = py::none(), py::arg("cost") = py::none(),
+      py::arg("refund") = py::none(), py::arg("threshold") = py::none(), py::arg("successes") = 0.0,
+      py::arg("requests") = 0.0, "Retry budget: the most retries allowed (as `retrylab analytic budget`)");
+  m.def(
+      "fluid_cap",
+      [](std::int64_t clients, double rate, const std::string& strategy, double base) {
+        const FluidCapEstimate e = fluid_cap(FluidCap{clients, rate, backoff_of(strategy, base, inf, 0.0)});
+        return e.cap;
+      },
+      py::arg("clients"), py::arg("rate") = 0.0, py::arg("strategy") = "full", py::arg("base") = 1.0,
+      "ESTIMATE of the least cap that drains a burst on collision (fluid argument)");
+  m.def(
+      "burst",
+      [](const std::string& model, const std::string& strategy, std::int64_t clients, double base, double cap,
+         double rate, double horizon, double collapse) {
+        BurstModel b{model_of(model), backoff_of(strategy, base, cap, 0.0), clients, rate, horizon, collapse};
+        check_burst_model(b);
+        const BurstPrediction p = predict_burst(b);
+        py::dict d;
+        d["drained"] = p.drained;
+        d["collapsed"] = p.collapsed;
+        d["drain_time"] = p.drain_time;
+        d["drain_time_p99"] = p.drain_time_p99;
+        d["peak_backlog"] = p.peak_backlog;
+        return d;
+      },
+      py::arg("model"), py::arg("strategy"), py::arg("clients"), py::arg("base") = 1.0, py::arg("cap") = 1000.0,
+      py::arg("rate") = 0.05, py::arg("horizon") = 60000.0, py::arg("collapse") = 3000.0,
+      "ESTIMATE (stage ODEs) of a burst on steady load: drained, drain times");
+  m.def(
+      "burst_cap",
+      [](const std::string& model, const std::string& strategy, std::int64_t clients, double base, double rate,
+         double horizon, double collapse) {
+        BurstModel b{model_of(model), backoff_of(strategy, base, base, 0.0), clients, rate, horizon, collapse};
+        const auto c = burst_cap_threshold(b);
+        return c ? py::cast(*c) : py::none();
+      },
+      py::arg("model"), py::arg("strategy"), py::arg("clients"), py::arg("base") = 1.0, py::arg("rate") = 0.05,
+      py::arg("horizon") = 60000.0, py::arg("collapse") = 3000.0,
+      "ESTIMATE: the smallest cap base·2^(i/8) at which the stage model drains the burst (None if none), as burst "
+      "--find-cap");
+  m.def(
+      "steady_fold_load",
+      [](const std::string& model, const std::string& strategy, double base, double cap) {
+        const MeanField f(SteadyModel{model_of(model), backoff_of(strategy, base, cap, 0.0)});
+        const auto fold = f.fold_load(1e6);
+        return fold ? py::cast(*fold) : py::none();
+      },
+      py::arg("model"), py::arg("strategy"), py::arg("base") = 1.0, py::arg("cap") = 1000.0,
+      "ESTIMATE (mean field): the steady load at which the stable low backlog disappears (None: no fold)");
 }
 
 }  // namespace

@@ -24,16 +24,16 @@ struct CaseResult {
   std::string parameters;   // engine configuration, e.g. "λ=0.5 T=5000 T0=10 runs=32"
   std::string closed_form;  // formula it is held to, e.g. "λe^−2λ"
   CaseKind kind = CaseKind::statistical;
-  double expected = nan;    // closed-form value
-  double observed = nan;    // simulated mean (engine)
-  double ci95 = nan;        // half-width of the 95% Student-t interval of `observed`
-  double rel_error = nan;   // (observed − expected)/|expected|; NaN when expected = 0
-  double tolerance = nan;   // allowed |observed − expected| (KS cases: the critical D)
-  std::string check;        // what was compared, e.g. "|Δ| 3.1e-4 ≤ 2.2e-3 = t·sd/√n + floor"
+  double expected = nan;   // closed-form value
+  double observed = nan;   // simulated mean (engine)
+  double ci95 = nan;       // half-width of the 95% Student-t interval of `observed`
+  double rel_error = nan;  // (observed − expected)/|expected|; NaN when expected = 0
+  double tolerance = nan;  // allowed |observed − expected| (KS cases: the critical D)
+  std::string check;       // what was compared, e.g. "|Δ| 3.1e-4 ≤ 2.2e-3 = t·sd/√n + floor"
   Verdict verdict = Verdict::fail;
-  double alpha = 0.0;       // false-alarm probability of this case
-  std::int64_t n = 0;       // runs (or draws) the case rests on
-  double seconds = 0.0;     // wall time of the case
+  double alpha = 0.0;    // false-alarm probability of this case
+  std::int64_t n = 0;    // runs (or draws) the case rests on
+  double seconds = 0.0;  // wall time of the case
 };
 
 // What a case is given when it runs: the suite seed, its share of the false-alarm budget, threads.

@@ -1,9 +1,9 @@
 #include "validation/catalogue.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <boost/math/distributions/normal.hpp>
 #include <cmath>
-#include <fmt/format.h>
 #include <numeric>
 #include <span>
 
@@ -81,7 +81,8 @@ ValidationCase renamed(ValidationCase c, std::string name) {
 void check_steady(const SteadyRuns& r) {
   if (!(r.runs >= 2)) throw InputError("runs", fmt::format("must be >= 2 for a spread (got {})", r.runs));
   if (!(r.horizon > r.warmup && r.warmup >= 0))
-    throw InputError("horizon", fmt::format("must exceed the warmup >= 0 (got horizon={}, warmup={})", r.horizon, r.warmup));
+    throw InputError("horizon",
+                     fmt::format("must exceed the warmup >= 0 (got horizon={}, warmup={})", r.horizon, r.warmup));
 }
 
 }  // namespace
@@ -102,8 +103,8 @@ ValidationCase collision_goodput_case(const SteadyRuns& r) {
                      out.closed_form = fmt::format("λe^−2λ = {}", g(goodput(PureAloha{r.rate})));
                      // Rates over a finite window: one success straddling the window's end moves
                      // a run's goodput by at most 1/(T − T0).
-                     apply_mean_rule(out, v, goodput(PureAloha{r.rate}), 1.0 / (r.horizon - r.warmup),
-                                     "1/(T−T0)", ctx.alpha);
+                     apply_mean_rule(out, v, goodput(PureAloha{r.rate}), 1.0 / (r.horizon - r.warmup), "1/(T−T0)",
+                                     ctx.alpha);
                      return out;
                    });
 }
@@ -118,8 +119,8 @@ ValidationCase free_goodput_case(const SteadyRuns& r) {
                      for (const auto& x : runs) v.push_back(x.goodput);
                      CaseResult out;
                      out.closed_form = fmt::format("λ/(1+λ) = {}", g(goodput(OccFree{r.rate})));
-                     apply_mean_rule(out, v, goodput(OccFree{r.rate}), 1.0 / (r.horizon - r.warmup),
-                                     "1/(T−T0)", ctx.alpha);
+                     apply_mean_rule(out, v, goodput(OccFree{r.rate}), 1.0 / (r.horizon - r.warmup), "1/(T−T0)",
+                                     ctx.alpha);
                      return out;
                    });
 }
@@ -148,8 +149,7 @@ ValidationCase ps_sojourn_case(const SteadyRuns& r) {
                      // The run starts empty; the start-up deficit decays like e^(−t/τ) with
                      // τ the relaxation time, so after the warm-up it is at most e^(−T0/τ)·exact.
                      const double tau = ps_relaxation_time(r.rate);
-                     apply_mean_rule(out, v, exact, std::exp(-r.warmup / tau) * exact, "e^(−T0/τ)/(1−ρ)",
-                                     ctx.alpha);
+                     apply_mean_rule(out, v, exact, std::exp(-r.warmup / tau) * exact, "e^(−T0/τ)/(1−ρ)", ctx.alpha);
                      return out;
                    });
 }
@@ -163,8 +163,8 @@ ValidationCase sleep_case(const Backoff& backoff, int retry, std::int64_t draws)
   const double cost = static_cast<double>(draws) * (backoff.strategy == Strategy::decorrelated ? retry : 1) * 0.05;
   return make_case(
       fmt::format("sleep-{}-k{}", to_string(backoff.strategy), retry),
-      fmt::format("{} k={} draws={}", backoff_text(backoff), retry, draws), point ? CaseKind::exact : CaseKind::statistical,
-      cost, [backoff, retry, draws, point](const CaseContext& ctx) {
+      fmt::format("{} k={} draws={}", backoff_text(backoff), retry, draws),
+      point ? CaseKind::exact : CaseKind::statistical, cost, [backoff, retry, draws, point](const CaseContext& ctx) {
         const SleepDistribution dist(backoff, retry);
         const std::vector<double> x = montecarlo::draw_sleeps(backoff, retry, draws, ctx.seed);
         CaseResult out;
@@ -177,7 +177,8 @@ ValidationCase sleep_case(const Backoff& backoff, int retry, std::int64_t draws)
         if (point) {
           // A point mass: every draw must equal it (w_k = b·2^(k−1) is exact in binary).
           out.kind = CaseKind::exact;
-          out.closed_form = backoff.strategy == Strategy::none ? "0" : fmt::format("w_k = min(c, b·2^(k−1)) = {}", g(dist.mean()));
+          out.closed_form =
+              backoff.strategy == Strategy::none ? "0" : fmt::format("w_k = min(c, b·2^(k−1)) = {}", g(dist.mean()));
           const double tol = 4.0 * std::numeric_limits<double>::epsilon() * std::max(1.0, dist.mean());
           const auto off = std::count_if(x.begin(), x.end(), [&](double s) { return std::abs(s - dist.mean()) > tol; });
           out.tolerance = tol;
@@ -200,21 +201,27 @@ ValidationCase sleep_case(const Backoff& backoff, int retry, std::int64_t draws)
           out.closed_form = fmt::format("numerical law (±{:.1g}), mean {}", acc, g(dist.mean()));
         } else {
           switch (backoff.strategy) {
-            case Strategy::full: out.closed_form = fmt::format("U(0, w_k), w_k = {}", g(window_width(backoff, retry))); break;
-            case Strategy::equal: out.closed_form = fmt::format("w_k/2 + U(0, w_k/2), w_k = {}", g(window_width(backoff, retry))); break;
+            case Strategy::full:
+              out.closed_form = fmt::format("U(0, w_k), w_k = {}", g(window_width(backoff, retry)));
+              break;
+            case Strategy::equal:
+              out.closed_form = fmt::format("w_k/2 + U(0, w_k/2), w_k = {}", g(window_width(backoff, retry)));
+              break;
             case Strategy::memoryless:
               out.closed_form = fmt::format("Exp(mean w_k/2), w_k = {}", g(window_width(backoff, retry)));
               break;
             default: out.closed_form = fmt::format("U(0, W), W = {}", g(backoff.window)); break;
           }
         }
-        const double d = ks_statistic(x, [&dist](double t) { return dist.cdf(t); }, left);
+        const double d = ks_statistic(
+            x, [&dist](double t) { return dist.cdf(t); }, left);
         const double d_eff = std::max(0.0, d - acc);
         const double p = ks_pvalue(out.n, d_eff);
         const double crit = ks_critical(out.n, ctx.alpha) + acc;
         out.tolerance = crit;
         out.verdict = p > ctx.alpha ? Verdict::pass : Verdict::fail;
-        out.check = fmt::format("KS D {:.3g} {} {:.3g} (p={:.2g})", d, out.verdict == Verdict::pass ? "≤" : ">", crit, p);
+        out.check =
+            fmt::format("KS D {:.3g} {} {:.3g} (p={:.2g})", d, out.verdict == Verdict::pass ? "≤" : ">", crit, p);
         return out;
       });
 }
@@ -236,7 +243,8 @@ ValidationCase decorrelated_growth_case(double base, int j, int k, std::int64_t 
         log_mean(k, ak);
         const double span = static_cast<double>(k - j);
         const double growth = (ak.mean() - aj.mean()) / span;
-        const double se = std::sqrt(ak.variance() / static_cast<double>(ak.n()) + aj.variance() / static_cast<double>(aj.n())) / span;
+        const double se =
+            std::sqrt(ak.variance() / static_cast<double>(ak.n()) + aj.variance() / static_cast<double>(aj.n())) / span;
         // Floor: the exact step growth δ(s) = decorrelated_step_growth(s, b) exceeds ln 3 − 1 only
         // near b. With ln(s_j/b) ≈ N(j(ln 3 − 1), j) (steps of variance Var ln U(0,1) = 1; the
         // reflection at b only pushes chains up), a step from s < b·e^10 happens with
@@ -245,8 +253,10 @@ ValidationCase decorrelated_growth_case(double base, int j, int k, std::int64_t 
         double pull_max = 0.0;
         for (double r = 0.0; r <= 10.0; r += 0.01)
           pull_max = std::max(pull_max, std::abs(decorrelated_step_growth(b.base * std::exp(r), b.base) - limit));
-        const double p_low = boost::math::cdf(boost::math::normal(), (10.0 - j * limit) / std::sqrt(static_cast<double>(j)));
-        const double floor = pull_max * p_low + std::abs(decorrelated_step_growth(b.base * std::exp(10.0), b.base) - limit);
+        const double p_low =
+            boost::math::cdf(boost::math::normal(), (10.0 - j * limit) / std::sqrt(static_cast<double>(j)));
+        const double floor =
+            pull_max * p_low + std::abs(decorrelated_step_growth(b.base * std::exp(10.0), b.base) - limit);
         const double t = t_two_sided(ctx.alpha, static_cast<double>(2 * draws - 2));
         CaseResult out;
         out.kind = CaseKind::statistical;
@@ -276,7 +286,8 @@ ValidationCase classic_case(Model model, const Backoff& backoff, std::int64_t cl
   return make_case(
       fmt::format("classic-{}-{}-N{}", to_string(model), to_string(backoff.strategy), clients),
       fmt::format("{} N={} runs={}", backoff_text(backoff), clients, runs), CaseKind::exact,
-      static_cast<double>(clients * clients * runs) * 0.01, [model, backoff, clients, runs, exact](const CaseContext& ctx) {
+      static_cast<double>(clients * clients * runs) * 0.01,
+      [model, backoff, clients, runs, exact](const CaseContext& ctx) {
         Scenario s;
         s.model = model;
         s.backoff = backoff;
@@ -323,85 +334,83 @@ ValidationCase classic_case(Model model, const Backoff& backoff, std::int64_t cl
 ValidationCase littles_law_case(Model model, const Backoff& backoff, const SteadyRuns& r) {
   check_steady(r);
   check_backoff(backoff);
-  return make_case(
-      fmt::format("little-{}-{}", to_string(model), to_string(backoff.strategy)),
-      fmt::format("{} {}", backoff_text(backoff), steady_text("λ", r)), CaseKind::statistical,
-      r.rate * r.horizon * static_cast<double>(r.runs) * 3.0, [model, backoff, r](const CaseContext& ctx) {
-        Scenario s = steady_scenario(model, r, true);
-        s.backoff = backoff;
-        const auto res = run(s, r.runs, ctx);
-        std::vector<double> l, lw;
-        MeanAccumulator w;
-        for (const auto& x : res) {
-          l.push_back(x.mean_waiting);
-          lw.push_back(x.arrival_rate * x.mean_time_waiting);
-          w.add(x.mean_time_waiting);
-        }
-        CaseResult out;
-        out.closed_form = "L = λW";
-        // Edge floor. Over the window, ∫N dt counts the remaining time of the clients present at
-        // T0 and the age at T of those still waiting, while λ̂·Ŵ·τ imputes the mean W to the latter;
-        // in steady state the expected difference is L·(E[W²]/E[W] − E[W])/τ = L·W·CV²/τ (CV the
-        // latency's coefficient of variation). Floor: that with CV <= 3, an assumption for these
-        // stable, capped configurations (the free/equal case's measured bias corresponds to
-        // CV ≈ 2.2).
-        const double lbar = summarize_mean(l).mean;
-        const double floor = 9.0 * std::abs(lbar) * w.mean() / (r.horizon - r.warmup);
-        apply_paired_rule(out, l, lw, "λW", floor, "L·W·3²/(T−T0)", ctx.alpha);
-        return out;
-      });
+  return make_case(fmt::format("little-{}-{}", to_string(model), to_string(backoff.strategy)),
+                   fmt::format("{} {}", backoff_text(backoff), steady_text("λ", r)), CaseKind::statistical,
+                   r.rate * r.horizon * static_cast<double>(r.runs) * 3.0, [model, backoff, r](const CaseContext& ctx) {
+                     Scenario s = steady_scenario(model, r, true);
+                     s.backoff = backoff;
+                     const auto res = run(s, r.runs, ctx);
+                     std::vector<double> l, lw;
+                     MeanAccumulator w;
+                     for (const auto& x : res) {
+                       l.push_back(x.mean_waiting);
+                       lw.push_back(x.arrival_rate * x.mean_time_waiting);
+                       w.add(x.mean_time_waiting);
+                     }
+                     CaseResult out;
+                     out.closed_form = "L = λW";
+                     // Edge floor. Over the window, ∫N dt counts the remaining time of the clients present at
+                     // T0 and the age at T of those still waiting, while λ̂·Ŵ·τ imputes the mean W to the latter;
+                     // in steady state the expected difference is L·(E[W²]/E[W] − E[W])/τ = L·W·CV²/τ (CV the
+                     // latency's coefficient of variation). Floor: that with CV <= 3, an assumption for these
+                     // stable, capped configurations (the free/equal case's measured bias corresponds to
+                     // CV ≈ 2.2).
+                     const double lbar = summarize_mean(l).mean;
+                     const double floor = 9.0 * std::abs(lbar) * w.mean() / (r.horizon - r.warmup);
+                     apply_paired_rule(out, l, lw, "λW", floor, "L·W·3²/(T−T0)", ctx.alpha);
+                     return out;
+                   });
 }
 
 ValidationCase work_conservation_case(Model model, const SteadyRuns& r) {
   check_steady(r);
   if (model != Model::shared && model != Model::ps)
     throw InputError("model", fmt::format("must be shared or ps for work conservation (got {})", to_string(model)));
-  return make_case(
-      fmt::format("work-{}", to_string(model)), steady_text("λ", r), CaseKind::statistical,
-      r.rate * r.horizon * static_cast<double>(r.runs) * 2.0, [model, r](const CaseContext& ctx) {
-        const auto res = run(steady_scenario(model, r, false), r.runs, ctx);
-        std::vector<double> offered, done;
-        for (const auto& x : res) {
-          offered.push_back(x.attempt_rate);  // one unit of service per attempt
-          done.push_back(x.work_done / (x.stop_time - r.warmup));
-        }
-        CaseResult out;
-        out.closed_form = "attempt rate·1 = work done/τ";
-        // One attempt's unit of service can straddle each end of the window.
-        apply_paired_rule(out, offered, done, "work/τ", 2.0 / (r.horizon - r.warmup), "2/(T−T0)", ctx.alpha);
-        return out;
-      });
+  return make_case(fmt::format("work-{}", to_string(model)), steady_text("λ", r), CaseKind::statistical,
+                   r.rate * r.horizon * static_cast<double>(r.runs) * 2.0, [model, r](const CaseContext& ctx) {
+                     const auto res = run(steady_scenario(model, r, false), r.runs, ctx);
+                     std::vector<double> offered, done;
+                     for (const auto& x : res) {
+                       offered.push_back(x.attempt_rate);  // one unit of service per attempt
+                       done.push_back(x.work_done / (x.stop_time - r.warmup));
+                     }
+                     CaseResult out;
+                     out.closed_form = "attempt rate·1 = work done/τ";
+                     // One attempt's unit of service can straddle each end of the window.
+                     apply_paired_rule(out, offered, done, "work/τ", 2.0 / (r.horizon - r.warmup), "2/(T−T0)",
+                                       ctx.alpha);
+                     return out;
+                   });
 }
 
 ValidationCase busy_equals_work_case(Model model, const SteadyRuns& r) {
   check_steady(r);
-  return make_case(
-      fmt::format("busy-{}", to_string(model)), steady_text("λ", r), CaseKind::exact,
-      r.rate * r.horizon * static_cast<double>(r.runs) * 2.0, [model, r](const CaseContext& ctx) {
-        const auto res = run(steady_scenario(model, r, false), r.runs, ctx);
-        CaseResult out;
-        out.kind = CaseKind::exact;
-        out.closed_form = "work done = busy time (rate 1 while busy)";
-        out.n = r.runs;
-        MeanAccumulator busy, work;
-        std::int64_t bad = 0;
-        double worst = 0.0;
-        for (const auto& x : res) {
-          busy.add(x.busy_time);
-          work.add(x.work_done);
-          // Accumulated over ~λT events: allow 1e-9 relative for the floating sums.
-          const double err = std::abs(x.work_done - x.busy_time) / std::max(1.0, x.busy_time);
-          worst = std::max(worst, err);
-          bad += err <= 1e-9 ? 0 : 1;
-        }
-        out.expected = busy.mean();
-        out.observed = work.mean();
-        out.rel_error = relative(out.observed, out.expected);
-        out.tolerance = 1e-9;
-        out.verdict = bad == 0 ? Verdict::pass : Verdict::fail;
-        out.check = fmt::format("{} of {} runs off by > 1e-9 relative (worst {:.2g})", bad, r.runs, worst);
-        return out;
-      });
+  return make_case(fmt::format("busy-{}", to_string(model)), steady_text("λ", r), CaseKind::exact,
+                   r.rate * r.horizon * static_cast<double>(r.runs) * 2.0, [model, r](const CaseContext& ctx) {
+                     const auto res = run(steady_scenario(model, r, false), r.runs, ctx);
+                     CaseResult out;
+                     out.kind = CaseKind::exact;
+                     out.closed_form = "work done = busy time (rate 1 while busy)";
+                     out.n = r.runs;
+                     MeanAccumulator busy, work;
+                     std::int64_t bad = 0;
+                     double worst = 0.0;
+                     for (const auto& x : res) {
+                       busy.add(x.busy_time);
+                       work.add(x.work_done);
+                       // Accumulated over ~λT events: allow 1e-9 relative for the floating sums.
+                       const double err = std::abs(x.work_done - x.busy_time) / std::max(1.0, x.busy_time);
+                       worst = std::max(worst, err);
+                       bad += err <= 1e-9 ? 0 : 1;
+                     }
+                     out.expected = busy.mean();
+                     out.observed = work.mean();
+                     out.rel_error = relative(out.observed, out.expected);
+                     out.tolerance = 1e-9;
+                     out.verdict = bad == 0 ? Verdict::pass : Verdict::fail;
+                     out.check = fmt::format("{} of {} runs off by > 1e-9 relative (worst {:.2g})", bad, r.runs, worst);
+                     return out;
+                   });
 }
 
 // ---- 7: fluid cap (info) ---------------------------------------------------------------------------
@@ -414,8 +423,8 @@ ValidationCase fluid_cap_case(const Backoff& backoff, std::int64_t clients, doub
     throw InputError("caps", "must be at least two increasing caps");
   return make_case(
       fmt::format("fluid-cap-{}-B{}", to_string(backoff.strategy), clients),
-      fmt::format("{} b={} B={} λ={} T={} runs={} caps {}..{}", to_string(backoff.strategy), g(backoff.base),
-                  clients, g(rate), g(horizon), runs, g(caps.front()), g(caps.back())),
+      fmt::format("{} b={} B={} λ={} T={} runs={} caps {}..{}", to_string(backoff.strategy), g(backoff.base), clients,
+                  g(rate), g(horizon), runs, g(caps.front()), g(caps.back())),
       CaseKind::info, static_cast<double>(runs * caps.size()) * horizon * 0.5,
       [f, horizon, runs, caps](const CaseContext& ctx) {
         const FluidCapEstimate est = fluid_cap(f);
@@ -438,7 +447,10 @@ ValidationCase fluid_cap_case(const Backoff& backoff, std::int64_t clients, doub
         double sim = nan;
         for (std::size_t i = 0; i < caps.size(); ++i) {
           if (frac[i] >= 0.5) {
-            if (i == 0) { sim = caps[0]; break; }
+            if (i == 0) {
+              sim = caps[0];
+              break;
+            }
             const double w = (0.5 - frac[i - 1]) / (frac[i] - frac[i - 1]);
             sim = std::exp(std::log(caps[i - 1]) + w * (std::log(caps[i]) - std::log(caps[i - 1])));
             break;
@@ -466,54 +478,53 @@ ValidationCase amplification_case(int layers, int attempts, double failure, std:
   montecarlo::check_layered(scenario);
   if (runs < 2) throw InputError("runs", fmt::format("must be >= 2 for a spread (got {})", runs));
   const bool total = failure == 1.0;
-  return make_case(
-      fmt::format("amplification-L{}-a{}-p{}", layers, attempts, g(failure)),
-      fmt::format("L={} a={} p={} requests={} runs={}", layers, attempts, g(failure), requests, runs),
-      total ? CaseKind::exact : CaseKind::statistical,
-      static_cast<double>(requests * runs) * montecarlo::expected_bottom_calls(scenario) * 1e-6,
-      [scenario, runs, total](const CaseContext& ctx) {
-        RunPlan plan;
-        plan.runs = runs;
-        plan.seed = ctx.seed;
-        plan.threads = std::max(1, ctx.threads);
-        const auto res = montecarlo::simulate_layered(scenario, plan);
-        const RetryAmplification m{scenario.layers, scenario.attempts, scenario.failure};
-        CaseResult out;
-        if (total) {
-          // Every bottom call fails: each request makes exactly a^L of them (an integer count).
-          const double exact = amplification_bound(m);
-          out.kind = CaseKind::exact;
-          out.closed_form = fmt::format("a^L = {}", g(exact));
-          out.expected = exact;
-          out.tolerance = 0.0;
-          out.n = runs;
-          std::int64_t bad = 0;
-          MeanAccumulator acc;
-          for (const auto& r : res) {
-            acc.add(r.bottom_calls_per_request);
-            bad += (static_cast<double>(r.bottom_calls) == exact * static_cast<double>(r.requests) &&
-                    r.top_failures == r.requests)
-                       ? 0
-                       : 1;
-          }
-          out.observed = acc.mean();
-          out.rel_error = relative(out.observed, exact);
-          out.check = fmt::format("{} of {} runs differ from a^L bottom calls per request", bad, runs);
-          out.verdict = bad == 0 ? Verdict::pass : Verdict::fail;
-          return out;
-        }
-        const double exact = expected_bottom_calls(m);
-        out.closed_form = fmt::format("E_L = {}", g(exact));
-        std::vector<double> v;
-        for (const auto& r : res) v.push_back(r.bottom_calls_per_request);
-        apply_mean_rule(out, v, exact, 0.0, "none: i.i.d. requests", ctx.alpha);
-        return out;
-      });
+  return make_case(fmt::format("amplification-L{}-a{}-p{}", layers, attempts, g(failure)),
+                   fmt::format("L={} a={} p={} requests={} runs={}", layers, attempts, g(failure), requests, runs),
+                   total ? CaseKind::exact : CaseKind::statistical,
+                   static_cast<double>(requests * runs) * montecarlo::expected_bottom_calls(scenario) * 1e-6,
+                   [scenario, runs, total](const CaseContext& ctx) {
+                     RunPlan plan;
+                     plan.runs = runs;
+                     plan.seed = ctx.seed;
+                     plan.threads = std::max(1, ctx.threads);
+                     const auto res = montecarlo::simulate_layered(scenario, plan);
+                     const RetryAmplification m{scenario.layers, scenario.attempts, scenario.failure};
+                     CaseResult out;
+                     if (total) {
+                       // Every bottom call fails: each request makes exactly a^L of them (an integer count).
+                       const double exact = amplification_bound(m);
+                       out.kind = CaseKind::exact;
+                       out.closed_form = fmt::format("a^L = {}", g(exact));
+                       out.expected = exact;
+                       out.tolerance = 0.0;
+                       out.n = runs;
+                       std::int64_t bad = 0;
+                       MeanAccumulator acc;
+                       for (const auto& r : res) {
+                         acc.add(r.bottom_calls_per_request);
+                         bad += (static_cast<double>(r.bottom_calls) == exact * static_cast<double>(r.requests) &&
+                                 r.top_failures == r.requests)
+                                    ? 0
+                                    : 1;
+                       }
+                       out.observed = acc.mean();
+                       out.rel_error = relative(out.observed, exact);
+                       out.check = fmt::format("{} of {} runs differ from a^L bottom calls per request", bad, runs);
+                       out.verdict = bad == 0 ? Verdict::pass : Verdict::fail;
+                       return out;
+                     }
+                     const double exact = expected_bottom_calls(m);
+                     out.closed_form = fmt::format("E_L = {}", g(exact));
+                     std::vector<double> v;
+                     for (const auto& r : res) v.push_back(r.bottom_calls_per_request);
+                     apply_mean_rule(out, v, exact, 0.0, "none: i.i.d. requests", ctx.alpha);
+                     return out;
+                   });
 }
 
 ValidationCase budget_outage_case(std::string_view preset, std::int64_t runs) {
   montecarlo::DependencyScenario s;
-  s.rate = 0.05;  // a request every 20 ms
+  s.rate = 0.05;       // a request every 20 ms
   s.horizon = 9000.0;  // within Finagle's 10 s ttl: every deposit and withdrawal of the run counts
   s.failure = 1.0;
   s.service_mean = 10.0;
@@ -578,10 +589,13 @@ ValidationCase budget_outage_case(std::string_view preset, std::int64_t runs) {
 ValidationCase rows_goodput_case(Model model, std::int64_t rows, const SteadyRuns& r) {
   check_steady(r);
   if (model != Model::collision && model != Model::free)
-    throw InputError("model", fmt::format("rows goodput has a closed form for collision or free only (got {})", to_string(model)));
+    throw InputError(
+        "model", fmt::format("rows goodput has a closed form for collision or free only (got {})", to_string(model)));
   const bool aloha = model == Model::collision;
-  if (aloha) check_aloha_rows(AlohaRows{r.rate, rows});
-  else check_free_rows(FreeRows{r.rate, rows});
+  if (aloha)
+    check_aloha_rows(AlohaRows{r.rate, rows});
+  else
+    check_free_rows(FreeRows{r.rate, rows});
   return make_case(aloha ? "aloha-rows" : "occ-rows", fmt::format("{} M={}", steady_text("λ", r), rows),
                    CaseKind::statistical, r.rate * r.horizon * static_cast<double>(r.runs),
                    [model, rows, r, aloha](const CaseContext& ctx) {
@@ -609,7 +623,8 @@ ValidationCase lock_sojourn_case(Model model, montecarlo::ServiceDist service, d
   using montecarlo::ServiceDist;
   if (service == ServiceDist::lognormal) {
     if (!(cv > 0.0 && cv <= montecarlo::max_service_cv))
-      throw InputError("service_cv", fmt::format("must be in (0, {}] for lognormal service (got {})", montecarlo::max_service_cv, cv));
+      throw InputError("service_cv", fmt::format("must be in (0, {}] for lognormal service (got {})",
+                                                 montecarlo::max_service_cv, cv));
   } else if (cv != 0.0) {
     throw InputError("service_cv", fmt::format("must be 0 unless the service is lognormal (got {})", cv));
   }
@@ -621,8 +636,9 @@ ValidationCase lock_sojourn_case(Model model, montecarlo::ServiceDist service, d
   const char* name = service == ServiceDist::exponential ? "mm1-lock"
                      : service == ServiceDist::lognormal ? "mg1-lock-lognormal"
                                                          : "md1-lock";
-  const std::string params = fmt::format("{} {} service {}{}", to_string(model), steady_text("λ", r), to_string(service),
-                                         service == ServiceDist::lognormal ? fmt::format(" cv={}", g(cv)) : "");
+  const std::string params =
+      fmt::format("{} {} service {}{}", to_string(model), steady_text("λ", r), to_string(service),
+                  service == ServiceDist::lognormal ? fmt::format(" cv={}", g(cv)) : "");
   return make_case(name, params, CaseKind::statistical,
                    r.rate * r.horizon * static_cast<double>(r.runs) * (1.0 + mean_time(q)) / 2.0,
                    [model, service, cv, r, q, m2](const CaseContext& ctx) {
@@ -655,7 +671,8 @@ ValidationCase lock_timeout_case(double timeout, const SteadyRuns& r) {
   check_fifo_timeout(q);
   return make_case("mm1-lock-timeout",
                    fmt::format("shared {} service exponential τ={} max_attempts=1", steady_text("λ", r), g(timeout)),
-                   CaseKind::statistical, r.rate * r.horizon * static_cast<double>(r.runs) * (1.0 + 1.0 / (1.0 - r.rate)) / 2.0,
+                   CaseKind::statistical,
+                   r.rate * r.horizon * static_cast<double>(r.runs) * (1.0 + 1.0 / (1.0 - r.rate)) / 2.0,
                    [r, q](const CaseContext& ctx) {
                      Scenario s = steady_scenario(Model::shared, r, true);  // retry limits need retries on
                      s.server.lock = true;
@@ -672,7 +689,8 @@ ValidationCase lock_timeout_case(double timeout, const SteadyRuns& r) {
                      // (about λ·τ_r requests see a lighter queue, τ_r = lock_relaxation_time) and
                      // the requests still waiting at the stop (fewer than λ·τ) are left out, each
                      // moving the fraction by at most 1/(λT): bias at most (τ_r + τ)/T.
-                     const double floor = (lock_relaxation_time(r.rate, service_second_moment_exponential()) + q.timeout) / r.horizon;
+                     const double floor =
+                         (lock_relaxation_time(r.rate, service_second_moment_exponential()) + q.timeout) / r.horizon;
                      apply_mean_rule(out, v, exact, floor, "(τ_r+τ)/T", ctx.alpha);
                      return out;
                    });
@@ -686,17 +704,18 @@ std::vector<ValidationCase> catalogue(Scale scale) {
   const std::int64_t runs = full ? 200 : 64;
   const double horizon = full ? 100000.0 : 20000.0;
   // 1. collision goodput over 0.05..2, including the peak at 1/2.
-  const std::vector<double> aloha_rates = full ? std::vector<double>{0.05, 0.1, 0.25, 0.4, 0.5, 0.6, 0.75, 1.0, 1.5, 2.0}
-                                               : std::vector<double>{0.05, 0.25, 0.5, 1.0, 2.0};
+  const std::vector<double> aloha_rates = full
+                                              ? std::vector<double>{0.05, 0.1, 0.25, 0.4, 0.5, 0.6, 0.75, 1.0, 1.5, 2.0}
+                                              : std::vector<double>{0.05, 0.25, 0.5, 1.0, 2.0};
   for (double lambda : aloha_rates) cat.push_back(collision_goodput_case({lambda, horizon, 10.0, runs}));
   // 2. free goodput.
-  const std::vector<double> occ_rates = full ? std::vector<double>{0.05, 0.1, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0}
-                                             : std::vector<double>{0.1, 0.5, 1.0, 2.0};
+  const std::vector<double> occ_rates =
+      full ? std::vector<double>{0.05, 0.1, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0} : std::vector<double>{0.1, 0.5, 1.0, 2.0};
   for (double lambda : occ_rates) cat.push_back(free_goodput_case({lambda, horizon, 20.0, runs}));
   // 3. ps: warm-up 10 relaxation times (start-empty bias <= e^−10 of the mean), window long
   // against the relaxation time so that ρ = 0.9 is judged on a tolerance of a few per cent.
-  const std::vector<double> loads = full ? std::vector<double>{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9}
-                                         : std::vector<double>{0.1, 0.5, 0.9};
+  const std::vector<double> loads =
+      full ? std::vector<double>{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9} : std::vector<double>{0.1, 0.5, 0.9};
   for (double rho : loads) {
     const double tau = ps_relaxation_time(rho);
     const double warmup = std::ceil(10.0 * tau);
@@ -716,8 +735,11 @@ std::vector<ValidationCase> catalogue(Scale scale) {
   const std::vector<int> dks = full ? std::vector<int>{1, 2, 3, 5, 10, 20, 30} : std::vector<int>{1, 3, 10};
   for (int k : dks) cat.push_back(sleep_case(Backoff{Strategy::decorrelated, 1.0, 1000.0, 0.0}, k, draws));
   // A small cap makes the atom at c large: the capped value is what the next draw grows from.
-  cat.push_back(renamed(sleep_case(Backoff{Strategy::decorrelated, 1.0, 5.0, 0.0}, 6, draws), "sleep-decorrelated-c5-k6"));
-  if (full) cat.push_back(renamed(sleep_case(Backoff{Strategy::decorrelated, 1.0, 20.0, 0.0}, 12, draws), "sleep-decorrelated-c20-k12"));
+  cat.push_back(
+      renamed(sleep_case(Backoff{Strategy::decorrelated, 1.0, 5.0, 0.0}, 6, draws), "sleep-decorrelated-c5-k6"));
+  if (full)
+    cat.push_back(
+        renamed(sleep_case(Backoff{Strategy::decorrelated, 1.0, 20.0, 0.0}, 12, draws), "sleep-decorrelated-c20-k12"));
   cat.push_back(decorrelated_growth_case(1.0, 1500, 3000, full ? 40000 : 4000));
   // 5. classic exact forms.
   const std::int64_t classic_runs = full ? 20 : 4;
@@ -732,7 +754,8 @@ std::vector<ValidationCase> catalogue(Scale scale) {
   // 6. invariants (loads and caps chosen stable: in 200 runs of 100,000 units none
   // collapsed and the peak backlog stayed below ~10, so latencies are light-tailed).
   cat.push_back(littles_law_case(Model::free, Backoff{Strategy::equal, 1.0, 16.0, 0.0}, {0.5, horizon, 500.0, runs}));
-  cat.push_back(littles_law_case(Model::collision, Backoff{Strategy::full, 1.0, 64.0, 0.0}, {0.05, horizon, 500.0, runs}));
+  cat.push_back(
+      littles_law_case(Model::collision, Backoff{Strategy::full, 1.0, 64.0, 0.0}, {0.05, horizon, 500.0, runs}));
   cat.push_back(littles_law_case(Model::shared, Backoff{Strategy::full, 1.0, 64.0, 0.0}, {0.1, horizon, 500.0, runs}));
   cat.push_back(work_conservation_case(Model::shared, {0.5, horizon, 200.0, runs}));
   cat.push_back(work_conservation_case(Model::ps, {0.5, horizon, 200.0, runs}));
@@ -742,7 +765,8 @@ std::vector<ValidationCase> catalogue(Scale scale) {
   cat.push_back(amplification_case(3, 3, 0.5, full ? 20000 : 2000, runs));
   if (full) cat.push_back(amplification_case(4, 3, 0.3, 20000, runs));
   // 9. retry budgets at a total outage against their token-bucket bounds.
-  for (const char* preset : {"aws-standard", "grpc", "finagle"}) cat.push_back(budget_outage_case(preset, full ? 20 : 4));
+  for (const char* preset : {"aws-standard", "grpc", "finagle"})
+    cat.push_back(budget_outage_case(preset, full ? 20 : 4));
   // 10. server-side mechanisms: rows and the FIFO lock against their closed forms.
   // Rows: λ = M/4 and M/2 sit on the rising side and at the peak of λe^(−2λ/M) (peak at M/2).
   // Full: 100 runs of 50,000 units (their tolerance is still < 1% of each exact value).
@@ -772,7 +796,8 @@ std::vector<ValidationCase> catalogue(Scale scale) {
       cat.push_back(markov_case({m, Backoff{Strategy::memoryless, 1.0, 8.0, 0.0}, 8}, metric, markov_runs));
   if (full)
     for (MarkovMetric metric : {MarkovMetric::attempts, MarkovMetric::makespan})
-      cat.push_back(markov_case({Model::collision, Backoff{Strategy::memoryless, 1.0, 64.0, 0.0}, 4}, metric, markov_runs));
+      cat.push_back(
+          markov_case({Model::collision, Backoff{Strategy::memoryless, 1.0, 64.0, 0.0}, 4}, metric, markov_runs));
   // 7. fluid cap estimate (info).
   // Collapse at the default K = 3000 (the paper's); the grid brackets the estimate, finer near it
   // (non-draining caps are the costly runs: they last until the horizon).

@@ -2,14 +2,14 @@
 
 #include "montecarlo/atomic_file.hpp"
 
-#include <cstdlib>
 #include <fmt/format.h>
+#include <unistd.h>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string_view>
 #include <system_error>
-#include <unistd.h>
 
 #include "analytic/units.hpp"
 #include "montecarlo/hash.hpp"
@@ -24,8 +24,15 @@ nlohmann::json to_json(const Certificate& c) {
   nlohmann::json cases = nlohmann::json::array();
   for (const auto& v : c.cases) cases.push_back({{"name", v.name}, {"passed", v.passed}});
   // "retrylab" and "unit" as in every JSON output (docs/outputs.md); "version" is kept for readers.
-  return {{"id", c.id},         {"version", c.version}, {"retrylab", c.version}, {"unit", units::attempt_duration},
-          {"build_id", c.build_id}, {"scale", c.scale}, {"seed", c.seed}, {"passed", c.passed}, {"cases", cases}};
+  return {{"id", c.id},
+          {"version", c.version},
+          {"retrylab", c.version},
+          {"unit", units::attempt_duration},
+          {"build_id", c.build_id},
+          {"scale", c.scale},
+          {"seed", c.seed},
+          {"passed", c.passed},
+          {"cases", cases}};
 }
 
 std::optional<Certificate> read_certificate(const std::filesystem::path& p) {
@@ -41,7 +48,8 @@ std::optional<Certificate> read_certificate(const std::filesystem::path& p) {
     c.scale = j.at("scale").get<std::string>();
     c.seed = j.at("seed").get<std::uint64_t>();
     c.passed = j.at("passed").get<bool>();
-    for (const auto& v : j.at("cases")) c.cases.push_back({v.at("name").get<std::string>(), v.at("passed").get<bool>()});
+    for (const auto& v : j.at("cases"))
+      c.cases.push_back({v.at("name").get<std::string>(), v.at("passed").get<bool>()});
     return c;
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;  // a foreign or truncated file is simply not a certificate
@@ -94,8 +102,7 @@ std::optional<Certificate> find_passing_certificate() {
     if (!all_cases) continue;
     // Prefer full over quick; among equals the smallest id, so the choice does not depend on
     // directory order.
-    if (!best || (c->scale == "full" && best->scale != "full") ||
-        (c->scale == best->scale && c->id < best->id))
+    if (!best || (c->scale == "full" && best->scale != "full") || (c->scale == best->scale && c->id < best->id))
       best = std::move(c);
   }
   return best;

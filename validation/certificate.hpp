@@ -19,10 +19,10 @@ struct CaseVerdict {
 };
 
 struct Certificate {
-  std::string id;          // "<build_id>-<scale>-<seed>", names it in result files
-  std::string version;     // retrylab version
-  std::string build_id;    // hash of the executable
-  std::string scale;       // "quick" or "full"
+  std::string id;        // "<build_id>-<scale>-<seed>", names it in result files
+  std::string version;   // retrylab version
+  std::string build_id;  // hash of the executable
+  std::string scale;     // "quick" or "full"
   std::uint64_t seed = 0;
   bool passed = false;
   std::vector<CaseVerdict> cases;

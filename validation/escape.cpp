@@ -9,12 +9,24 @@ struct Symbol {
 };
 
 constexpr Symbol symbols[] = {
-    {"λ", "$\\lambda$", "$\\lambda$"}, {"ρ", "$\\rho$", "$\\rho$"},       {"τ", "$\\tau$", "$\\tau$"},
-    {"α", "$\\alpha$", "$\\alpha$"},   {"Δ", "$\\Delta$", "$\\Delta$"},   {"−", "$-$", "$-$"},
-    {"±", "$\\pm$", "$\\pm$"},         {"≤", "$\\le$", "$\\leq$"},        {"√", "$\\surd$", "$\\surd$"},
-    {"·", "$\\cdot$", "$\\cdot$"},     {"—", "---", "---"},               {"–", "--", "--"},
-    {"∞", "$\\infty$", "$\\infty$"},   {"≫", "$\\gg$", "$\\gg$"},         {"σ", "$\\sigma$", "$\\sigma$"},
-    {"Φ", "$\\Phi$", "$\\Phi$"},       {"≥", "$\\ge$", "$\\geq$"},        {"×", "$\\times$", "$\\times$"},
+    {"λ", "$\\lambda$", "$\\lambda$"},
+    {"ρ", "$\\rho$", "$\\rho$"},
+    {"τ", "$\\tau$", "$\\tau$"},
+    {"α", "$\\alpha$", "$\\alpha$"},
+    {"Δ", "$\\Delta$", "$\\Delta$"},
+    {"−", "$-$", "$-$"},
+    {"±", "$\\pm$", "$\\pm$"},
+    {"≤", "$\\le$", "$\\leq$"},
+    {"√", "$\\surd$", "$\\surd$"},
+    {"·", "$\\cdot$", "$\\cdot$"},
+    {"—", "---", "---"},
+    {"–", "--", "--"},
+    {"∞", "$\\infty$", "$\\infty$"},
+    {"≫", "$\\gg$", "$\\gg$"},
+    {"σ", "$\\sigma$", "$\\sigma$"},
+    {"Φ", "$\\Phi$", "$\\Phi$"},
+    {"≥", "$\\ge$", "$\\geq$"},
+    {"×", "$\\times$", "$\\times$"},
 };
 
 // The LaTeX of one ASCII character, or empty when it stands as it is.
@@ -57,8 +69,10 @@ std::string latex_escape(std::string_view s, LatexFlavour flavour) {
     if (done) continue;
     const char c = s[i++];
     const std::string_view e = ascii(c, flavour);
-    if (e.empty()) o += c;
-    else o += e;
+    if (e.empty())
+      o += c;
+    else
+      o += e;
   }
   return o;
 }

@@ -26,9 +26,10 @@ montecarlo::Scenario markov_scenario(const MarkovBurst& m) {
 ValidationCase markov_case(const MarkovBurst& m, MarkovMetric metric, std::int64_t runs) {
   check_markov(m);
   if (runs < 2) throw InputError("runs", fmt::format("must be >= 2 for a spread (got {})", runs));
-  const std::string name = fmt::format("markov-{}-N{}-c{}-{}", to_string(m.model), m.clients, g(m.backoff.cap),
-                                       to_string(metric));
-  const std::string params = fmt::format("{} N={} service=exponential runs={}", backoff_text(m.backoff), m.clients, runs);
+  const std::string name =
+      fmt::format("markov-{}-N{}-c{}-{}", to_string(m.model), m.clients, g(m.backoff.cap), to_string(metric));
+  const std::string params =
+      fmt::format("{} N={} service=exponential runs={}", backoff_text(m.backoff), m.clients, runs);
   // Cost: runs × N² × stages, roughly (contention grows with N, sleeps with the cap).
   const double cost = static_cast<double>(runs * m.clients * m.clients) * 0.05;
   return make_case(name, params, CaseKind::statistical, cost, [m, metric, runs](const CaseContext& ctx) {

@@ -2,13 +2,13 @@
 
 #include "montecarlo/atomic_file.hpp"
 
+#include <fmt/format.h>
+#include <unistd.h>
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
-#include <unistd.h>
 
 #include "analytic/units.hpp"
 #include "validation/escape.hpp"
@@ -48,12 +48,13 @@ std::vector<Row> rows(const SuiteResult& s) {
   return out;
 }
 
-const std::vector<std::string> headers = {"case", "parameters", "closed form", "simulated (mean ± 95% CI)",
-                                          "rel. error", "tolerance", "verdict", "α"};
+const std::vector<std::string> headers = {"case",       "parameters", "closed form", "simulated (mean ± 95% CI)",
+                                          "rel. error", "tolerance",  "verdict",     "α"};
 
 // Display width of UTF-8 text: one column per code point (the table's symbols are all narrow).
 std::size_t width(const std::string& s) {
-  return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+  return static_cast<std::size_t>(
+      std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
 std::string pad(const std::string& s, std::size_t w) { return s + std::string(w - std::min(w, width(s)), ' '); }
@@ -63,9 +64,10 @@ std::string summary_line(const SuiteResult& s) {
   for (const auto& r : s.cases) (r.verdict == Verdict::pass ? pass : r.verdict == Verdict::fail ? fail : info) += 1;
   return fmt::format(
       "{} cases: {} pass, {} fail, {} info. False alarms: α = {:.2g} per statistical case (Bonferroni: "
-      "{:.2g} split over {} cases); suite false-alarm rate ≤ {:.2g}{}. Exact cases: α = 0. Seed {}, scale {}, {:.1f} s.",
-      s.cases.size(), pass, fail, info, s.alpha_per_case, s.options.alpha_total, s.statistical_cases,
-      s.alpha_run, s.filtered ? " (filtered run)" : "", s.options.seed, to_string(s.options.scale), s.seconds);
+      "{:.2g} split over {} cases); suite false-alarm rate ≤ {:.2g}{}. Exact cases: α = 0. Seed {}, scale {}, {:.1f} "
+      "s.",
+      s.cases.size(), pass, fail, info, s.alpha_per_case, s.options.alpha_total, s.statistical_cases, s.alpha_run,
+      s.filtered ? " (filtered run)" : "", s.options.seed, to_string(s.options.scale), s.seconds);
 }
 
 const char* rule_line =
@@ -75,8 +77,10 @@ const char* rule_line =
 std::string md_escape(const std::string& s) {
   std::string o;
   for (char c : s) {
-    if (c == '|') o += "\\|";
-    else o += c;
+    if (c == '|')
+      o += "\\|";
+    else
+      o += c;
   }
   return o;
 }
@@ -92,7 +96,8 @@ std::string format_text(const SuiteResult& s) {
   std::vector<std::size_t> w(headers.size());
   for (std::size_t j = 0; j < headers.size(); ++j) w[j] = width(headers[j]);
   auto cells = [](const Row& r) {
-    return std::vector<std::string>{r.name, r.parameters, r.closed_form, r.simulated, r.rel_error, r.tolerance, r.verdict, r.alpha};
+    return std::vector<std::string>{r.name,      r.parameters, r.closed_form, r.simulated,
+                                    r.rel_error, r.tolerance,  r.verdict,     r.alpha};
   };
   for (const auto& r : rs) {
     const auto c = cells(r);
@@ -136,7 +141,8 @@ std::string format_latex(const SuiteResult& s) {
   for (const auto& h : headers) head.push_back(latex_escape(h));
   out += latex_row(head) + "\\midrule\n";
   for (const auto& r : rows(s)) {
-    std::vector<std::string> c{r.name, r.parameters, r.closed_form, r.simulated, r.rel_error, r.tolerance, r.verdict, r.alpha};
+    std::vector<std::string> c{r.name,      r.parameters, r.closed_form, r.simulated,
+                               r.rel_error, r.tolerance,  r.verdict,     r.alpha};
     for (auto& x : c) x = latex_escape(x);
     c[0] = "\\texttt{" + c[0] + "}";
     out += latex_row(c);
@@ -147,12 +153,14 @@ std::string format_latex(const SuiteResult& s) {
 }
 
 std::string format_csv(const SuiteResult& s) {
-  std::string out = "case,kind,parameters,closed_form,expected,observed,ci95,rel_error,tolerance,check,verdict,alpha,n,seconds\n";
+  std::string out =
+      "case,kind,parameters,closed_form,expected,observed,ci95,rel_error,tolerance,check,verdict,alpha,n,seconds\n";
   for (const auto& r : s.cases)
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3f}\n", csv_field(r.name), to_string(r.kind),
-                       csv_field(r.parameters), csv_field(r.closed_form), csv_num(r.expected), csv_num(r.observed),
-                       csv_num(r.ci95), csv_num(r.rel_error), csv_num(r.tolerance), csv_field(r.check),
-                       to_string(r.verdict) == "FAIL" ? "fail" : to_string(r.verdict), csv_num(r.alpha), r.n, r.seconds);
+    out +=
+        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3f}\n", csv_field(r.name), to_string(r.kind),
+                    csv_field(r.parameters), csv_field(r.closed_form), csv_num(r.expected), csv_num(r.observed),
+                    csv_num(r.ci95), csv_num(r.rel_error), csv_num(r.tolerance), csv_field(r.check),
+                    to_string(r.verdict) == "FAIL" ? "fail" : to_string(r.verdict), csv_num(r.alpha), r.n, r.seconds);
   return out;
 }
 

@@ -1,8 +1,8 @@
 #include "validation/rules.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 #include <limits>
 
 #include "montecarlo/simulate.hpp"

@@ -1,10 +1,10 @@
 #include "validation/statistics.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
-#include <fmt/format.h>
 #include <numbers>
 #include <vector>
 

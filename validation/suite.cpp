@@ -1,11 +1,11 @@
 #include "validation/suite.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <exception>
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <mutex>
 #include <numeric>
 #include <thread>
@@ -55,7 +55,8 @@ CaseResult run_case(const ValidationCase& c, const CaseContext& ctx) {
 
 SuiteResult run_suite(const SuiteOptions& options,
                       const std::function<void(const CaseResult&, std::size_t)>& on_case_done) {
-  if (options.threads < 0) throw InputError("threads", fmt::format("must be >= 0, 0 = all cores (got {})", options.threads));
+  if (options.threads < 0)
+    throw InputError("threads", fmt::format("must be >= 0, 0 = all cores (got {})", options.threads));
   if (!(options.alpha_total > 0.0 && options.alpha_total < 1.0))
     throw InputError("alpha", fmt::format("must be in (0, 1) (got {})", options.alpha_total));
   const auto start = std::chrono::steady_clock::now();
@@ -63,16 +64,17 @@ SuiteResult run_suite(const SuiteOptions& options,
 
   SuiteResult out;
   out.options = options;
-  out.statistical_cases = std::count_if(all.begin(), all.end(), [](const ValidationCase& c) { return c.kind == CaseKind::statistical; });
+  out.statistical_cases =
+      std::count_if(all.begin(), all.end(), [](const ValidationCase& c) { return c.kind == CaseKind::statistical; });
   // The budget is split over the whole catalogue of the scale, so a filtered run keeps each case's
   // alpha (and its verdicts) identical to the full run's.
   out.alpha_per_case = bonferroni_alpha(options.alpha_total, std::max<std::int64_t>(1, out.statistical_cases));
 
   std::vector<const ValidationCase*> chosen;
   for (const auto& c : all) {
-    const bool keep = options.only.empty() || std::any_of(options.only.begin(), options.only.end(), [&](const std::string& s) {
-                        return c.name.find(s) != std::string::npos;
-                      });
+    const bool keep =
+        options.only.empty() || std::any_of(options.only.begin(), options.only.end(),
+                                            [&](const std::string& s) { return c.name.find(s) != std::string::npos; });
     if (keep) chosen.push_back(&c);
   }
   if (chosen.empty())
@@ -86,7 +88,8 @@ SuiteResult run_suite(const SuiteOptions& options,
   const int threads = options.threads > 0 ? options.threads : static_cast<int>(hw);
   std::vector<std::size_t> order(chosen.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return chosen[a]->cost > chosen[b]->cost; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return chosen[a]->cost > chosen[b]->cost; });
   std::vector<CaseResult> results(chosen.size());
   std::atomic<std::size_t> next{0};
   std::mutex report_mutex;
@@ -107,7 +110,8 @@ SuiteResult run_suite(const SuiteOptions& options,
   for (auto& t : pool) t.join();
 
   out.cases = std::move(results);
-  out.passed = std::none_of(out.cases.begin(), out.cases.end(), [](const CaseResult& r) { return r.verdict == Verdict::fail; });
+  out.passed =
+      std::none_of(out.cases.begin(), out.cases.end(), [](const CaseResult& r) { return r.verdict == Verdict::fail; });
   for (const auto& r : out.cases) out.alpha_run += r.alpha;
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;

@@ -22,9 +22,9 @@ inline constexpr std::uint64_t default_seed = 20261130;
 struct SuiteOptions {
   Scale scale = Scale::quick;
   std::uint64_t seed = default_seed;
-  int threads = 0;                     // 0 = all cores
+  int threads = 0;  // 0 = all cores
   double alpha_total = default_alpha_total;
-  std::vector<std::string> only;       // run only cases whose name contains one of these (empty: all)
+  std::vector<std::string> only;  // run only cases whose name contains one of these (empty: all)
 };
 
 struct SuiteResult {
@@ -32,9 +32,9 @@ struct SuiteResult {
   std::vector<CaseResult> cases;       // catalogue order
   std::int64_t statistical_cases = 0;  // in the whole catalogue of the scale (the Bonferroni divisor)
   double alpha_per_case = 0.0;
-  double alpha_run = 0.0;              // sum of the alphas of the cases that ran (<= alpha_total)
-  bool filtered = false;               // `only` removed some cases: no certificate is written
-  bool passed = false;                 // no case failed
+  double alpha_run = 0.0;  // sum of the alphas of the cases that ran (<= alpha_total)
+  bool filtered = false;   // `only` removed some cases: no certificate is written
+  bool passed = false;     // no case failed
   double seconds = 0.0;
 };
 

@@ -17,7 +17,8 @@ namespace {
 // their support. Neither rule set knows the other or the reader.
 class Rules final : public trace::RecordSink {
  public:
-  explicit Rules(const montecarlo::Scenario& s) : server_(s), sleeps_(s, server_), invariants_(s, server_, sleeps_), stats_(s, server_, sleeps_) {}
+  explicit Rules(const montecarlo::Scenario& s)
+      : server_(s), sleeps_(s, server_), invariants_(s, server_, sleeps_), stats_(s, server_, sleeps_) {}
 
   void begin_run(std::int64_t run, std::int64_t line) override {
     invariants_.begin_run(run);
@@ -59,7 +60,8 @@ std::string to_string(CheckVerdict v) {
 }
 
 bool TraceReport::passed() const {
-  return std::none_of(checks.begin(), checks.end(), [](const TraceCheck& c) { return c.verdict == CheckVerdict::fail; });
+  return std::none_of(checks.begin(), checks.end(),
+                      [](const TraceCheck& c) { return c.verdict == CheckVerdict::fail; });
 }
 
 TraceReport check_trace(std::istream& in) {

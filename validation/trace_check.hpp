@@ -30,9 +30,9 @@ struct TraceCheck {
   std::string expected;  // the rule or the closed form
   std::string observed;  // what the trace shows
   CheckVerdict verdict = CheckVerdict::pass;
-  std::int64_t count = 0;                 // offending rows (invariants)
-  std::vector<std::int64_t> lines;        // first offending line numbers (at most 10)
-  std::vector<std::string> rows;          // the first offending rows in full (at most 3)
+  std::int64_t count = 0;           // offending rows (invariants)
+  std::vector<std::int64_t> lines;  // first offending line numbers (at most 10)
+  std::vector<std::string> rows;    // the first offending rows in full (at most 3)
 };
 
 struct TraceReport {

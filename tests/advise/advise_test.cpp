@@ -45,7 +45,10 @@ bool drains_99(const Request& r, double cap) {
   std::int64_t failed = 0;
   for (std::int64_t first = 0; first < check_runs && failed <= allowed; first += 20) {
     const auto runs = montecarlo::detail::run_in_order<montecarlo::RunResult>(
-        20, 0, [&](std::uint64_t i) { return montecarlo::simulate_run(sc, independent_seed, static_cast<std::uint64_t>(first) + i); },
+        20, 0,
+        [&](std::uint64_t i) {
+          return montecarlo::simulate_run(sc, independent_seed, static_cast<std::uint64_t>(first) + i);
+        },
         {});
     for (const auto& run : runs) failed += run.drained ? 0 : 1;
   }
@@ -86,17 +89,15 @@ TEST_P(AdviseGrid, RecommendedCapDrainsAndIsWithinTwiceTheLeast) {
     EXPECT_LT(c.cap, 2.0 * r.base);  // no cap below the base exists; the base is the least
 }
 
-INSTANTIATE_TEST_SUITE_P(Grid, AdviseGrid,
-                         ::testing::Values(Case{Model::collision, 100, Strategy::full},
-                                           Case{Model::collision, 300, Strategy::equal},
-                                           Case{Model::collision, 1000, Strategy::full},
-                                           Case{Model::collision, 300, Strategy::full, 0.05},
-                                           Case{Model::shared, 50, Strategy::full},
-                                           Case{Model::shared, 200, Strategy::decorrelated}),
-                         [](const auto& info) {
-                           return std::string(to_string(info.param.model)) + "_" + std::to_string(info.param.clients) + "_" +
-                                  std::string(to_string(info.param.strategy)) + (info.param.rate > 0 ? "_steady" : "");
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Grid, AdviseGrid,
+    ::testing::Values(Case{Model::collision, 100, Strategy::full}, Case{Model::collision, 300, Strategy::equal},
+                      Case{Model::collision, 1000, Strategy::full}, Case{Model::collision, 300, Strategy::full, 0.05},
+                      Case{Model::shared, 50, Strategy::full}, Case{Model::shared, 200, Strategy::decorrelated}),
+    [](const auto& info) {
+      return std::string(to_string(info.param.model)) + "_" + std::to_string(info.param.clients) + "_" +
+             std::string(to_string(info.param.strategy)) + (info.param.rate > 0 ? "_steady" : "");
+    });
 
 TEST(Advise, SameAnswerOnOneAndTwoThreads) {
   Request r;

@@ -19,7 +19,9 @@
 namespace retrylab {
 namespace {
 
-MarkovBurst burst(Model model, double cap, std::int64_t n) { return {model, Backoff{Strategy::memoryless, 1.0, cap, 0.0}, n}; }
+MarkovBurst burst(Model model, double cap, std::int64_t n) {
+  return {model, Backoff{Strategy::memoryless, 1.0, cap, 0.0}, n};
+}
 
 TEST(Markov, OneClientSucceedsAtOnce) {
   for (Model m : {Model::collision, Model::free}) {
@@ -97,7 +99,9 @@ void expect_thrown(const std::string& field, const std::function<void()>& f) {
   }
 }
 
-void expect_field(const std::string& field, const MarkovBurst& m) { expect_thrown(field, [&] { solve_markov(m); }); }
+void expect_field(const std::string& field, const MarkovBurst& m) {
+  expect_thrown(field, [&] { solve_markov(m); });
+}
 
 TEST(Markov, BadInputNamesItsField) {
   expect_field("model", {Model::shared, Backoff{Strategy::memoryless, 1, 8, 0}, 2});
@@ -171,7 +175,8 @@ TEST(MeanField, FreeWithoutBackoff) {
 // Clients are conserved: burst successes + burst clients left = B.
 TEST(BurstModel, ConservesClients) {
   for (Strategy s : {Strategy::full, Strategy::memoryless}) {
-    const BurstPrediction p = predict_burst({Model::collision, Backoff{s, 1.0, 1000.0, 0.0}, 300, 0.05, 60000.0, 3000.0});
+    const BurstPrediction p =
+        predict_burst({Model::collision, Backoff{s, 1.0, 1000.0, 0.0}, 300, 0.05, 60000.0, 3000.0});
     EXPECT_TRUE(p.drained);
     EXPECT_NEAR(p.burst_left + p.burst_successes, 300.0, 1e-6);
     EXPECT_LT(p.drain_time_p99, p.drain_time);
@@ -180,7 +185,8 @@ TEST(BurstModel, ConservesClients) {
 
 // A cap far too small for the burst keeps the attempt rate above ALOHA's upper root: no drain.
 TEST(BurstModel, TinyCapDoesNotDrain) {
-  const BurstPrediction p = predict_burst({Model::collision, Backoff{Strategy::full, 1.0, 8.0, 0.0}, 300, 0.05, 20000.0, 3000.0});
+  const BurstPrediction p =
+      predict_burst({Model::collision, Backoff{Strategy::full, 1.0, 8.0, 0.0}, 300, 0.05, 20000.0, 3000.0});
   EXPECT_FALSE(p.drained);
   EXPECT_TRUE(std::isnan(p.drain_time));
 }

@@ -56,9 +56,9 @@ RC_GTEST_PROP(AlohaProperty, InverseOfGoodputIsIdentityOnHighBranch, ()) {
 RC_GTEST_PROP(AlohaProperty, GoodputMonotoneOnEachSideAndBelowMax, ()) {
   const double a = *in_range(0.0, 0.5), b = *in_range(0.0, 0.5);
   const double lo = std::min(a, b), hi = std::max(a, b);
-  RC_ASSERT(goodput(PureAloha{lo}) <= goodput(PureAloha{hi}));                 // aloha_increasing
+  RC_ASSERT(goodput(PureAloha{lo}) <= goodput(PureAloha{hi}));                        // aloha_increasing
   RC_ASSERT(goodput(PureAloha{0.5 + lo * 40}) >= goodput(PureAloha{0.5 + hi * 40}));  // aloha_decreasing
-  RC_ASSERT(goodput(PureAloha{a * 100}) <= aloha_max_goodput());               // aloha_max
+  RC_ASSERT(goodput(PureAloha{a * 100}) <= aloha_max_goodput());                      // aloha_max
   const AlohaInverse inv = aloha_inverse(*in_range(0.0, aloha_max_goodput()));
   RC_ASSERT(inv.low <= 0.5 && inv.high >= 0.5);
 }
@@ -67,7 +67,7 @@ RC_GTEST_PROP(OccProperty, GoodputIncreasingAndBelowOne, ()) {
   const double a = *in_range(0.0, 1000.0), b = *in_range(0.0, 1000.0);
   const double lo = std::min(a, b), hi = std::max(a, b);
   RC_ASSERT(goodput(OccFree{lo}) <= goodput(OccFree{hi}));  // occ_increasing
-  RC_ASSERT(goodput(OccFree{hi}) < 1.0);                     // occ_bounds
+  RC_ASSERT(goodput(OccFree{hi}) < 1.0);                    // occ_bounds
 }
 
 RC_GTEST_PROP(PsProperty, TimeAndNumberIncreaseWithLoadAndSatisfyLittle, ()) {

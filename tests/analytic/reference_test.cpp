@@ -85,11 +85,16 @@ TEST(Reference, Aloha) {
 
 TEST(Reference, Occ) {
   EXPECT_EQ(for_each("occ_goodput", [](const Line& l) { expect_close(goodput(OccFree{num(l[1])}), l); }), 6);
-  EXPECT_EQ(for_each("occ_success", [](const Line& l) { expect_close(success_probability(OccFree{num(l[1])}), l); }), 6);
+  EXPECT_EQ(for_each("occ_success", [](const Line& l) { expect_close(success_probability(OccFree{num(l[1])}), l); }),
+            6);
 }
 
 TEST(Reference, Ps) {
-  EXPECT_EQ(for_each("ps_time", [](const Line& l) { expect_close(mean_time(ProcessorSharing{num(l[1]), num(l[2])}), l); }), 10);
+  EXPECT_EQ(for_each("ps_time",
+                     [](const Line& l) {
+                       expect_close(mean_time(ProcessorSharing{num(l[1]), num(l[2])}), l);
+                     }),
+            10);
   EXPECT_EQ(for_each("ps_number", [](const Line& l) { expect_close(mean_number(ProcessorSharing{num(l[1])}), l); }), 5);
 }
 
@@ -127,17 +132,21 @@ TEST(Reference, DecorrelatedUncappedMeanWithinStatedAccuracy) {
 }
 
 TEST(Reference, Classic) {
-  EXPECT_EQ(for_each("classic_attempts",
-                     [](const Line& l) {
-                       for (Strategy s : {Strategy::none, Strategy::nojitter})
-                         expect_close(*classic({Model::free, Backoff{s, 1.0, 1000.0, 0.0}, integer(l[1])}).attempts_per_client, l);
-                     }),
-            5);
-  EXPECT_EQ(for_each("classic_makespan_none",
-                     [](const Line& l) {
-                       expect_close(*classic({Model::free, Backoff{Strategy::none, 1.0, 1000.0, 0.0}, integer(l[1])}).makespan, l);
-                     }),
-            5);
+  EXPECT_EQ(
+      for_each(
+          "classic_attempts",
+          [](const Line& l) {
+            for (Strategy s : {Strategy::none, Strategy::nojitter})
+              expect_close(*classic({Model::free, Backoff{s, 1.0, 1000.0, 0.0}, integer(l[1])}).attempts_per_client, l);
+          }),
+      5);
+  EXPECT_EQ(
+      for_each(
+          "classic_makespan_none",
+          [](const Line& l) {
+            expect_close(*classic({Model::free, Backoff{Strategy::none, 1.0, 1000.0, 0.0}, integer(l[1])}).makespan, l);
+          }),
+      5);
   EXPECT_GE(for_each("classic_makespan_nojitter",
                      [](const Line& l) {
                        const Backoff b{Strategy::nojitter, num(l[2]), num(l[3]), 0.0};
@@ -147,12 +156,14 @@ TEST(Reference, Classic) {
 }
 
 TEST(Reference, Amplification) {
-  EXPECT_EQ(for_each("amplification",
-                     [](const Line& l) {
-                       const RetryAmplification m{static_cast<int>(integer(l[1])), static_cast<int>(integer(l[2])), num(l[3])};
-                       expect_close(expected_bottom_calls(m), l);
-                     }),
-            80);
+  EXPECT_EQ(
+      for_each(
+          "amplification",
+          [](const Line& l) {
+            const RetryAmplification m{static_cast<int>(integer(l[1])), static_cast<int>(integer(l[2])), num(l[3])};
+            expect_close(expected_bottom_calls(m), l);
+          }),
+      80);
 }
 
 TEST(Reference, FluidCap) {

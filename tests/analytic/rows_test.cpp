@@ -51,7 +51,8 @@ RC_GTEST_PROP(Rows, MRowsAtRateIsMRowsOfOneAtRateOverM, ()) {
 
 TEST(Rows, TimeoutLossIsTheExponentialTailOfTheMm1Sojourn) {
   // P(W > τ) for W ~ Exp(1−λ): the tail at the mean 1/(1−λ) is e^−1; at λ = 0 the service tail e^−τ.
-  for (const double rate : {0.0, 0.5, 0.9}) expect_close(loss_probability(FifoTimeout{rate, 1.0 / (1.0 - rate)}), std::exp(-1.0));
+  for (const double rate : {0.0, 0.5, 0.9})
+    expect_close(loss_probability(FifoTimeout{rate, 1.0 / (1.0 - rate)}), std::exp(-1.0));
   expect_close(loss_probability(FifoTimeout{0.0, 3.0}), std::exp(-3.0));
   // Longer timeouts lose fewer; more load loses more.
   EXPECT_LT(loss_probability(FifoTimeout{0.5, 4.0}), loss_probability(FifoTimeout{0.5, 2.0}));

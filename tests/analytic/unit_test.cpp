@@ -87,7 +87,8 @@ TEST(Aloha, SpecialPoints) {
 }
 
 TEST(Occ, SuccessProbabilityTimesRateIsGoodput) {
-  for (double rate : {0.0, 0.5, 1.0, 7.0}) EXPECT_DOUBLE_EQ(goodput(OccFree{rate}), rate * success_probability(OccFree{rate}));
+  for (double rate : {0.0, 0.5, 1.0, 7.0})
+    EXPECT_DOUBLE_EQ(goodput(OccFree{rate}), rate * success_probability(OccFree{rate}));
   EXPECT_EQ(goodput(OccFree{1.0}), 0.5);
 }
 

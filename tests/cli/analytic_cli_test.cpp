@@ -60,38 +60,37 @@ TEST_P(BadInputTest, ExitsTwoWithOneLineNamingTheFlag) {
 
 INSTANTIATE_TEST_SUITE_P(
     Analytic, BadInputTest,
-    testing::Values(BadInput{"aloha --rate -1", "--rate"}, BadInput{"aloha --rate nan", "--rate"},
-                    BadInput{"aloha --rate abc", "--rate"}, BadInput{"aloha --goodput 0.2", "--goodput"},
-                    BadInput{"aloha --goodput -0.01", "--goodput"}, BadInput{"aloha --rate 0.1 --goodput 0.1", "--goodput"},
-                    BadInput{"aloha", "--rate"}, BadInput{"occ --rate -0.5", "--rate"},
-                    BadInput{"occ --rate inf", "--rate"}, BadInput{"ps --load 1", "--load"},
-                    BadInput{"ps --load 1.5", "--load"}, BadInput{"ps --load 0.5 --service 0", "--service"},
-                    BadInput{"ps --load x", "--load"}, BadInput{"sleep --strategy full --retry 0", "--retry"},
-                    BadInput{"sleep --strategy full --retry 1.5", "--retry"},
-                    BadInput{"sleep --strategy full --retry 2 --cap 0.5", "--cap"},
-                    BadInput{"sleep --strategy full --retry 2 --cap abc", "--cap"},
-                    BadInput{"sleep --strategy full --retry 2 --base nan", "--base"},
-                    BadInput{"sleep --strategy full --retry 2 --quantile 1.5", "--quantile"},
-                    BadInput{"sleep --strategy jitter --retry 2", "--strategy"},
-                    BadInput{"sleep --strategy window --retry 2", "--window"},
-                    BadInput{"sleep --strategy decorrelated --retry 101 --cap none", "--retry"},
-                    BadInput{"classic --model shared --strategy none --clients 3", "--model"},
-                    BadInput{"classic --model free --strategy full --clients 3", "--strategy"},
-                    BadInput{"classic --model free --strategy none --clients 0", "--clients"},
-                    BadInput{"classic --model free --strategy nojitter --clients 3 --cap 0.5", "--cap"},
-                    BadInput{"growth --sleep 0.5", "--sleep"}, BadInput{"growth --base -1", "--base"},
-                    BadInput{"fluid-cap --clients 10 --rate 0.19", "--rate"},
-                    BadInput{"fluid-cap --clients 0 --rate 0.05", "--clients"},
-                    BadInput{"fluid-cap --clients 10 --rate 0.05 --strategy none", "--strategy"},
-                    BadInput{"fluid-cap --clients 300", "--rate"},
-                    BadInput{"amplification --failure 2", "--failure"}, BadInput{"amplification --layers 0", "--layers"},
-                    BadInput{"amplification --attempts 0", "--attempts"},
-                    BadInput{"budget --preset azure", "--preset"}, BadInput{"budget --successes -1", "--successes"},
-                    BadInput{"budget --preset custom --capacity 500 --cost 5 --refund 1 --threshold 600", "--threshold"},
-                    BadInput{"budget --preset finagle --requests -1", "--requests"},
-                    BadInput{"budget --preset finagle --capacity 5", "--capacity"},
-                    BadInput{"budget --requests 5", "--requests"},
-                    BadInput{"aloha --rate 1 --bogus 3", "--bogus"}));
+    testing::Values(
+        BadInput{"aloha --rate -1", "--rate"}, BadInput{"aloha --rate nan", "--rate"},
+        BadInput{"aloha --rate abc", "--rate"}, BadInput{"aloha --goodput 0.2", "--goodput"},
+        BadInput{"aloha --goodput -0.01", "--goodput"}, BadInput{"aloha --rate 0.1 --goodput 0.1", "--goodput"},
+        BadInput{"aloha", "--rate"}, BadInput{"occ --rate -0.5", "--rate"}, BadInput{"occ --rate inf", "--rate"},
+        BadInput{"ps --load 1", "--load"}, BadInput{"ps --load 1.5", "--load"},
+        BadInput{"ps --load 0.5 --service 0", "--service"}, BadInput{"ps --load x", "--load"},
+        BadInput{"sleep --strategy full --retry 0", "--retry"},
+        BadInput{"sleep --strategy full --retry 1.5", "--retry"},
+        BadInput{"sleep --strategy full --retry 2 --cap 0.5", "--cap"},
+        BadInput{"sleep --strategy full --retry 2 --cap abc", "--cap"},
+        BadInput{"sleep --strategy full --retry 2 --base nan", "--base"},
+        BadInput{"sleep --strategy full --retry 2 --quantile 1.5", "--quantile"},
+        BadInput{"sleep --strategy jitter --retry 2", "--strategy"},
+        BadInput{"sleep --strategy window --retry 2", "--window"},
+        BadInput{"sleep --strategy decorrelated --retry 101 --cap none", "--retry"},
+        BadInput{"classic --model shared --strategy none --clients 3", "--model"},
+        BadInput{"classic --model free --strategy full --clients 3", "--strategy"},
+        BadInput{"classic --model free --strategy none --clients 0", "--clients"},
+        BadInput{"classic --model free --strategy nojitter --clients 3 --cap 0.5", "--cap"},
+        BadInput{"growth --sleep 0.5", "--sleep"}, BadInput{"growth --base -1", "--base"},
+        BadInput{"fluid-cap --clients 10 --rate 0.19", "--rate"},
+        BadInput{"fluid-cap --clients 0 --rate 0.05", "--clients"},
+        BadInput{"fluid-cap --clients 10 --rate 0.05 --strategy none", "--strategy"},
+        BadInput{"fluid-cap --clients 300", "--rate"}, BadInput{"amplification --failure 2", "--failure"},
+        BadInput{"amplification --layers 0", "--layers"}, BadInput{"amplification --attempts 0", "--attempts"},
+        BadInput{"budget --preset azure", "--preset"}, BadInput{"budget --successes -1", "--successes"},
+        BadInput{"budget --preset custom --capacity 500 --cost 5 --refund 1 --threshold 600", "--threshold"},
+        BadInput{"budget --preset finagle --requests -1", "--requests"},
+        BadInput{"budget --preset finagle --capacity 5", "--capacity"}, BadInput{"budget --requests 5", "--requests"},
+        BadInput{"aloha --rate 1 --bogus 3", "--bogus"}));
 
 TEST(AnalyticJson, Aloha) {
   const auto j = run_json("aloha --rate 0.5");
@@ -222,7 +221,8 @@ TEST(AnalyticFluidCap, PrintsTheMeasuredBand) {
     const retrylab::Strategy s = *retrylab::parse_strategy(name);
     double low = 1e300, high = 0.0;
     for (const auto& m : retrylab::cli::fluid_cap_measurements)
-      if (m.strategy == s) low = std::min(low, m.simulated / m.estimate), high = std::max(high, m.simulated / m.estimate);
+      if (m.strategy == s)
+        low = std::min(low, m.simulated / m.estimate), high = std::max(high, m.simulated / m.estimate);
     const auto j = run_json(std::string("fluid-cap --clients 300 --rate 0.05 --strategy ") + name);
     const auto& band = j.at("error_band");
     EXPECT_EQ(band.at("low").get<double>(), low) << name;

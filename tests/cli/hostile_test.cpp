@@ -7,8 +7,8 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
-#include <filesystem>
 #include <fmt/format.h>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -86,8 +86,10 @@ class HostileSpec : public testing::Test {
 TEST_F(HostileSpec, ReportNeedsAreCheckedBeforeAnyRun) {
   refused("[sweep.b]\nkind = \"burst\"\nmodel = \"free\"\nstrategy = \"full\"\nclients = 10\nmetrics = [\"latency\"]\n",
           "sweep.b.metrics must include \"drained\"");
-  refused("[sweep.s]\nkind = \"steady\"\nmodel = \"free\"\nstrategy = \"full\"\nrate = 0.1\nhorizon = 10\nthresholds = [5]\n",
-          "sweep.s.per_run must include \"max_waiting\"");
+  refused(
+      "[sweep.s]\nkind = \"steady\"\nmodel = \"free\"\nstrategy = \"full\"\nrate = 0.1\nhorizon = 10\nthresholds = "
+      "[5]\n",
+      "sweep.s.per_run must include \"max_waiting\"");
   std::string bases;
   for (int i = 1; i <= 61; ++i) bases += (i > 1 ? ", " : "") + std::to_string(i);
   refused("[sweep.k]\nkind = \"sleep\"\nstrategy = \"full\"\nbase = [" + bases + "]\ncap = \"none\"\n",
@@ -114,18 +116,21 @@ TEST(Hostile, EmptyAndMalformedNumbersNameTheFlag) {
     expect_refused(with(sim, {"--clients", "3", flag, ""}), 2, std::string(flag) + " must not be empty");
   expect_refused(with(sim, {"--clients", "3", "--horizon", "0"}), 2, "--horizon must be a finite number > 0");
   for (const char* seed : {"-1", "18446744073709551616", "1e23", "0x10", " 1"})
-    expect_refused(with(sim, {"--clients", "3", "--seed", seed}), 2, "--seed must be a decimal integer in [0, 18446744073709551615]");
+    expect_refused(with(sim, {"--clients", "3", "--seed", seed}), 2,
+                   "--seed must be a decimal integer in [0, 18446744073709551615]");
   expect_refused(with(sim, {"--clients", "3", "--base", "0x10"}), 2, "--base must be a finite number");
   expect_refused(with(sim, {"--clients", "3", "--rate", "nan"}), 2, "--rate must be a finite number");
   expect_refused(with(sim, {"--clients", "3", "--base", "1e999"}), 2, "--base must be a finite number");
   expect_refused({"analytic", "sleep", "--strategy", "full", "--retry", "0x2"}, 2, "--retry must be a decimal integer");
   expect_refused({"analytic", "budget", "--preset", "custom"}, 2, "--capacity is required with --preset custom");
-  expect_refused({"analytic", "budget", "--preset", "custom", "--capacity", "10", "--cost", "1"}, 2, "--refund is required");
+  expect_refused({"analytic", "budget", "--preset", "custom", "--capacity", "10", "--cost", "1"}, 2,
+                 "--refund is required");
   expect_refused({"run", "x.toml", "--out", ""}, 2, "--out must not be empty");
   expect_refused({"validate", "--out", ""}, 2, "--out must not be empty");
   // The largest seed is a seed, not an error.
   EXPECT_EQ(run_child(with(sim, {"--clients", "3", "--runs", "1", "--seed", "18446744073709551615"})).status, 0);
-  const Child custom = run_child({"analytic", "budget", "--preset", "custom", "--capacity", "10", "--cost", "1", "--refund", "0", "--json"});
+  const Child custom = run_child(
+      {"analytic", "budget", "--preset", "custom", "--capacity", "10", "--cost", "1", "--refund", "0", "--json"});
   EXPECT_EQ(custom.status, 0) << custom.err;
 }
 
@@ -175,19 +180,23 @@ TEST_F(HostileTrace, MalformedRowsAndHeadersAreExit2WithLineAndField) {
   check([](auto&) {}, 0, "");  // the trace as written passes
   check([&](auto& l) { l[second_row] = l[second_row].substr(0, l[second_row].rfind(',')); }, 2,
         fmt::format("line {}: burst is missing", second_row + 1));
-  check([&](auto& l) {
-    l[first_row - 1] = "run,client,arrival,start,end,outcome,retry,sleep";
-    l[second_row] += "";  // rows still have 9 fields: the 9th is one too many under 8 columns
-  }, 2, fmt::format("line {}: row has too many fields", first_row + 1));
+  check(
+      [&](auto& l) {
+        l[first_row - 1] = "run,client,arrival,start,end,outcome,retry,sleep";
+        l[second_row] += "";  // rows still have 9 fields: the 9th is one too many under 8 columns
+      },
+      2, fmt::format("line {}: row has too many fields", first_row + 1));
   for (const char* runs : {"abc", "-3", "0"})
     check([&](auto& l) { l[find("# runs=")] = std::string("# runs=") + runs; }, 2, "runs must be an integer >= 1");
   check([&](auto& l) { l[find("# runs=")] = "# runs=5"; }, 2, "runs is 5 in the header but the trace ends 2 runs");
   check([&](auto& l) { l[find("# runs=")] = "# runs=1"; }, 2, "run must be below the header's runs=1");
-  check([&](auto& l) {
-    std::string& r = l[first_row];  // "0,0,0,0,1,success,0,,1": give retry 0 a sleep
-    const auto p = r.rfind(",,");
-    r = r.substr(0, p) + ",0.5," + r.substr(p + 2);
-  }, 2, fmt::format("line {}: sleep must be empty on a retry-0 row", first_row + 1));
+  check(
+      [&](auto& l) {
+        std::string& r = l[first_row];  // "0,0,0,0,1,success,0,,1": give retry 0 a sleep
+        const auto p = r.rfind(",,");
+        r = r.substr(0, p) + ",0.5," + r.substr(p + 2);
+      },
+      2, fmt::format("line {}: sleep must be empty on a retry-0 row", first_row + 1));
   check([&](auto& l) { l[find("# run_end run=0")] = "# run_end run=0 stop=finished stop_time=0.5"; }, 2,
         "stop_time must be >= the end");
   check([&](auto& l) { l.resize(first_row); }, 2, "no attempt rows: nothing to check");
@@ -200,18 +209,22 @@ TEST(Hostile, TraceNeverReplacesANonRegularFile) {
   fs::create_symlink(d / "real.csv", d / "link.csv");
   ASSERT_EQ(::mkfifo((d / "fifo.csv").c_str(), 0644), 0);
   for (const char* name : {"link.csv", "fifo.csv"})
-    expect_refused(with(sim, {"--clients", "3", "--trace", (d / name).string()}), 2, "--trace must be a new or regular file");
+    expect_refused(with(sim, {"--clients", "3", "--trace", (d / name).string()}), 2,
+                   "--trace must be a new or regular file");
   EXPECT_TRUE(fs::is_symlink(d / "link.csv"));
   EXPECT_TRUE(fs::is_fifo(d / "fifo.csv"));
   EXPECT_EQ(retrylab::test::slurp(d / "real.csv"), "keep");
-  expect_refused(with(sim, {"--clients", "3", "--trace", (d / "no" / "t.csv").string()}), 2, "--trace must name a file in an existing folder");
+  expect_refused(with(sim, {"--clients", "3", "--trace", (d / "no" / "t.csv").string()}), 2,
+                 "--trace must name a file in an existing folder");
   fs::remove_all(d);
 }
 
 TEST(Hostile, StdoutWriteErrorsAreExit1) {
-  expect_refused(with(sim, {"--clients", "3", "--runs", "2", "--json"}), 1, "cannot write to standard output", "/dev/full");
+  expect_refused(with(sim, {"--clients", "3", "--runs", "2", "--json"}), 1, "cannot write to standard output",
+                 "/dev/full");
   expect_refused({"simulate", "--help"}, 1, "cannot write to standard output", "/dev/full");
-  expect_refused({"analytic", "sleep", "--strategy", "full", "--retry", "3"}, 1, "cannot write to standard output", "/dev/full");
+  expect_refused({"analytic", "sleep", "--strategy", "full", "--retry", "3"}, 1, "cannot write to standard output",
+                 "/dev/full");
 }
 
 TEST(Hostile, UnwritableOutIsExit2ForEveryCommand) {
@@ -219,7 +232,8 @@ TEST(Hostile, UnwritableOutIsExit2ForEveryCommand) {
   write(d / "file", "x");
   const std::string bad = (d / "file" / "sub").string();  // a folder below a regular file: never creatable
   expect_refused({"validate", "--cases", "none", "--out", bad}, 2, "--out must be a folder retrylab can write");
-  write(d / "s.toml", "[study]\nname = \"h\"\n[sweep.a]\nkind = \"grid\"\nmodel = \"free\"\nstrategy = \"full\"\nclients = 2\n");
+  write(d / "s.toml",
+        "[study]\nname = \"h\"\n[sweep.a]\nkind = \"grid\"\nmodel = \"free\"\nstrategy = \"full\"\nclients = 2\n");
   expect_refused({"run", (d / "s.toml").string(), "--out", bad}, 2, "--out must be a folder retrylab can write");
   fs::remove_all(d);
 }
@@ -259,34 +273,95 @@ TEST(Hostile, HelpStatesTheLimitsTheChecksUse) {
   const Child s = run_child({"simulate", "--help"});
   ASSERT_EQ(s.status, 0);
   namespace mc = retrylab::montecarlo;
-  for (const std::string& want :
-       {fmt::format("[0, {}]", mc::max_clients), fmt::format("[1, {}]", mc::max_collapse), fmt::format("[1, {}]", mc::max_rows),
-        fmt::format("[0, {}]", mc::max_limit), fmt::format("[0, {:g}]", mc::max_service_cv),
-        fmt::format("[1, {}]", mc::max_limit), std::string("--max-memory")})
+  for (const std::string& want : {fmt::format("[0, {}]", mc::max_clients), fmt::format("[1, {}]", mc::max_collapse),
+                                  fmt::format("[1, {}]", mc::max_rows), fmt::format("[0, {}]", mc::max_limit),
+                                  fmt::format("[0, {:g}]", mc::max_service_cv), fmt::format("[1, {}]", mc::max_limit),
+                                  std::string("--max-memory")})
     EXPECT_NE(s.out.find(want), std::string::npos) << want;  // the field table prints each range
   const Child a = run_child({"analytic", "sleep", "--help"});
   EXPECT_NE(a.out.find(fmt::format("[1, {}]", retrylab::max_sleep_retry)), std::string::npos);
   const Child r = run_child({"run", "--help"});
   EXPECT_NE(r.out.find("RETRYLAB_CERTIFICATE_DIR"), std::string::npos);
   // And the checks agree with the help: one past each stated limit is refused.
-  expect_refused(with(sim, {"--clients", std::to_string(mc::max_clients + 1)}), 2, fmt::format("--clients must be an integer in [0, {}]", mc::max_clients));
+  expect_refused(with(sim, {"--clients", std::to_string(mc::max_clients + 1)}), 2,
+                 fmt::format("--clients must be an integer in [0, {}]", mc::max_clients));
   expect_refused(with(sim, {"--clients", "3", "--rows", std::to_string(mc::max_rows + 1)}), 2, "--rows");
-  expect_refused({"analytic", "sleep", "--strategy", "full", "--retry", std::to_string(retrylab::max_sleep_retry + 1)}, 2,
-                 "--retry must be an integer in");
+  expect_refused({"analytic", "sleep", "--strategy", "full", "--retry", std::to_string(retrylab::max_sleep_retry + 1)},
+                 2, "--retry must be an integer in");
 }
 
 // ---- the property: random short argument vectors ------------------------------------------
 // 200 vectors of 1-8 tokens (fixed seed via RC_PARAMS in CMake) drawn from subcommands, flags and
 // hostile values; `validate` and `--validate` are left out (they run the catalogue, a minute).
 RC_GTEST_PROP(HostileProperty, RandomArgumentsExitWith0_1Or2, ()) {
-  static const std::vector<std::string> tokens = {
-      "simulate", "analytic", "check", "run", "reproduce", "sleep", "budget", "aloha", "--model", "free",
-      "collision", "shared", "ps", "brooker", "--strategy", "full", "none", "nojitter", "window", "--clients", "--rate",
-      "--horizon", "--runs", "--seed", "--base", "--cap", "--window", "--format", "--json", "csv", "--trace",
-      "/dev/null", "--out", "/nonexistent/x", "--retry", "--preset", "custom", "--help", "", "-1", "0", "1", "3",
-      "0.5", "0x10", "nan", "inf", "1e308", "1e-320", "18446744073709551616", "none", "--threads", "--collapse",
-      "--rows", "--limit", "--aimd", "on", "--timeout", "--max-attempts", "--resume", "--scale", "quick", "papers/x",
-      "=", "--", "-", "--quiet", "\xff"};
+  static const std::vector<std::string> tokens = {"simulate",
+                                                  "analytic",
+                                                  "check",
+                                                  "run",
+                                                  "reproduce",
+                                                  "sleep",
+                                                  "budget",
+                                                  "aloha",
+                                                  "--model",
+                                                  "free",
+                                                  "collision",
+                                                  "shared",
+                                                  "ps",
+                                                  "brooker",
+                                                  "--strategy",
+                                                  "full",
+                                                  "none",
+                                                  "nojitter",
+                                                  "window",
+                                                  "--clients",
+                                                  "--rate",
+                                                  "--horizon",
+                                                  "--runs",
+                                                  "--seed",
+                                                  "--base",
+                                                  "--cap",
+                                                  "--window",
+                                                  "--format",
+                                                  "--json",
+                                                  "csv",
+                                                  "--trace",
+                                                  "/dev/null",
+                                                  "--out",
+                                                  "/nonexistent/x",
+                                                  "--retry",
+                                                  "--preset",
+                                                  "custom",
+                                                  "--help",
+                                                  "",
+                                                  "-1",
+                                                  "0",
+                                                  "1",
+                                                  "3",
+                                                  "0.5",
+                                                  "0x10",
+                                                  "nan",
+                                                  "inf",
+                                                  "1e308",
+                                                  "1e-320",
+                                                  "18446744073709551616",
+                                                  "none",
+                                                  "--threads",
+                                                  "--collapse",
+                                                  "--rows",
+                                                  "--limit",
+                                                  "--aimd",
+                                                  "on",
+                                                  "--timeout",
+                                                  "--max-attempts",
+                                                  "--resume",
+                                                  "--scale",
+                                                  "quick",
+                                                  "papers/x",
+                                                  "=",
+                                                  "--",
+                                                  "-",
+                                                  "--quiet",
+                                                  "\xff"};
   const auto n = *rc::gen::inRange<std::size_t>(1, 9);
   Args args;
   for (std::size_t i = 0; i < n; ++i) args.push_back(*rc::gen::elementOf(tokens));

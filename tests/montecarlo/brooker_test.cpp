@@ -42,7 +42,8 @@ std::string field_of(const mc::BrookerScenario& s) {
 bool same(const mc::BrookerResult& a, const mc::BrookerResult& b) {
   // Bitwise for the doubles: determinism means the same bytes, not nearly equal values.
   return a.attempts == b.attempts && a.reads == b.reads && a.calls == b.calls && a.successes == b.successes &&
-         a.max_attempts == b.max_attempts && std::bit_cast<std::uint64_t>(a.makespan) == std::bit_cast<std::uint64_t>(b.makespan) &&
+         a.max_attempts == b.max_attempts &&
+         std::bit_cast<std::uint64_t>(a.makespan) == std::bit_cast<std::uint64_t>(b.makespan) &&
          std::bit_cast<std::uint64_t>(a.latency) == std::bit_cast<std::uint64_t>(b.latency);
 }
 
@@ -63,7 +64,7 @@ TEST(Brooker, InvalidInputNamesTheField) {
   EXPECT_EQ(with([](auto& s) { s.clients = mc::brooker_max_clients + 1; }), "clients");
   EXPECT_EQ(with([](auto& s) { s.backoff.base = 0.0; }), "base");
   EXPECT_EQ(with([&](auto& s) { s.backoff.base = nan; }), "base");
-  EXPECT_EQ(with([](auto& s) { s.backoff.cap = 1.0; }), "cap");  // below base 5
+  EXPECT_EQ(with([](auto& s) { s.backoff.cap = 1.0; }), "cap");   // below base 5
   EXPECT_EQ(with([&](auto& s) { s.backoff.cap = inf; }), "cap");  // times in ms must stay finite
   EXPECT_EQ(with([](auto& s) { s.leg_mean = -1.0; }), "leg_mean");
   EXPECT_EQ(with([&](auto& s) { s.leg_mean = nan; }), "leg_mean");
@@ -123,7 +124,8 @@ namespace {
 double lockstep_reply(Strategy st, const mc::BrookerScenario& s, std::int64_t j) {
   double t = 4.0 * s.leg_mean * static_cast<double>(j);
   if (st == Strategy::nojitter)
-    for (std::int64_t k = 1; k < j; ++k) t += std::min(s.backoff.cap, s.backoff.base * std::exp2(static_cast<double>(k)));
+    for (std::int64_t k = 1; k < j; ++k)
+      t += std::min(s.backoff.cap, s.backoff.base * std::exp2(static_cast<double>(k)));
   return t;
 }
 }  // namespace
@@ -226,7 +228,8 @@ TEST(Brooker, OneClientMakespanIsFourLegsInMean) {
   const double e_abs = mu * (1.0 - 2.0 * tail) + 2.0 * sigma * phi;
   const double var = 4.0 * (sigma * sigma + mu * mu - e_abs * e_abs);
   const std::int64_t runs = 4000;
-  const auto sum = mc::summarize_brooker(mc::simulate_brooker(scenario(Strategy::full, 1, 2.0), mc::RunPlan{runs, 11, 2}));
+  const auto sum =
+      mc::summarize_brooker(mc::simulate_brooker(scenario(Strategy::full, 1, 2.0), mc::RunPlan{runs, 11, 2}));
   EXPECT_EQ(sum.runs, runs);
   EXPECT_NEAR(sum.makespan.mean, 4.0 * e_abs, 3.8906 * std::sqrt(var / static_cast<double>(runs)));
 }

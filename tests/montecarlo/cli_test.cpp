@@ -65,10 +65,11 @@ TEST(Golden, SameBytesWithOneAndTwoThreads) {
 TEST(Cli, JsonHasTheContractKeys) {
   const auto o = run_cli("simulate --model free --strategy full --clients 5 --runs 3 --json --quiet");
   ASSERT_EQ(o.status, 0) << o.err;
-  for (const char* key : {"\"retrylab\"", "\"scenario\"", "\"runs\": 3", "\"metrics\"", "\"attempts_per_client\"",
-                          "\"makespan\"", "\"latency\"", "\"goodput\"", "\"attempt_rate\"", "\"sojourn\"",
-                          "\"drain_time\"", "\"drain_time_p99\"", "\"unfinished\"", "\"max_waiting\"", "\"collapsed\"",
-                          "\"drained\"", "\"ci95\"", "\"fraction\"", "\"cap\": 1000.0", "\"retries\": \"on\""})
+  for (const char* key :
+       {"\"retrylab\"",   "\"scenario\"",       "\"runs\": 3",    "\"metrics\"",      "\"attempts_per_client\"",
+        "\"makespan\"",   "\"latency\"",        "\"goodput\"",    "\"attempt_rate\"", "\"sojourn\"",
+        "\"drain_time\"", "\"drain_time_p99\"", "\"unfinished\"", "\"max_waiting\"",  "\"collapsed\"",
+        "\"drained\"",    "\"ci95\"",           "\"fraction\"",   "\"cap\": 1000.0",  "\"retries\": \"on\""})
     EXPECT_NE(o.out.find(key), std::string::npos) << key;
   EXPECT_EQ(o.out.find("threads"), std::string::npos);  // threads never change the bytes, so not listed
   const auto none = run_cli("simulate --model free --strategy full --clients 5 --runs 1 --cap none --json --quiet");

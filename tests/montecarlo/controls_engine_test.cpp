@@ -108,7 +108,7 @@ TEST(EngineControls, BreakerRejectsCallsLocallyDuringAnOutage) {
   s.server.outage_end = 1500.0;
   const mc::RunResult plain = mc::simulate_run(s, 3, 0);
   EXPECT_EQ(plain.breaker_rejected, 0);
-  s.server.breaker = 1;       // hystrix: 10 s window, opens at >= 50% of >= 20 calls, 5 s open
+  s.server.breaker = 1;        // hystrix: 10 s window, opens at >= 50% of >= 20 calls, 5 s open
   s.server.attempt_ms = 10.0;  // one attempt-duration = 10 ms
   const mc::RunResult guarded = mc::simulate_run(s, 3, 0);
   EXPECT_GT(guarded.breaker_rejected, 0);

@@ -34,12 +34,14 @@ rc::Gen<std::vector<Step>> gen_steps(int max_len, double max_dt) {
   return rc::gen::exec([max_len, max_dt] {
     const auto n = static_cast<std::size_t>(*rc::gen::inRange(0, max_len + 1));
     return *rc::gen::container<std::vector<Step>>(n, rc::gen::exec([max_dt] {
-      Step s;
-      s.op = *rc::gen::element(Op::request, Op::success, Op::failure, Op::timeout);
-      // dt on a grid (including 0: simultaneous events) so expiry boundaries are hit exactly.
-      s.dt = max_dt * *rc::gen::inRange(0, 11) / 10.0;
-      return s;
-    }));
+                                                    Step s;
+                                                    s.op = *rc::gen::element(Op::request, Op::success, Op::failure,
+                                                                             Op::timeout);
+                                                    // dt on a grid (including 0: simultaneous events) so expiry
+                                                    // boundaries are hit exactly.
+                                                    s.dt = max_dt * *rc::gen::inRange(0, 11) / 10.0;
+                                                    return s;
+                                                  }));
   });
 }
 
@@ -56,11 +58,17 @@ Tally feed(Budget& b, const std::vector<Step>& steps) {
   for (const Step& s : steps) {
     t += s.dt;
     switch (s.op) {
-      case Op::request: b.on_request(t); paid = 0.0; break;
+      case Op::request:
+        b.on_request(t);
+        paid = 0.0;
+        break;
       case Op::success:
         b.on_success(t, paid);
         ++tally.successes;
-        if (paid > 0.0) ++tally.retried_successes; else ++tally.first_successes;
+        if (paid > 0.0)
+          ++tally.retried_successes;
+        else
+          ++tally.first_successes;
         paid = 0.0;
         break;
       case Op::failure:
@@ -110,7 +118,8 @@ RC_GTEST_PROP(TokenBucketBudget, RetriesWithinTheTokenBucketBound, ()) {
   TokenBucket cheapest = c.bucket;
   cheapest.retry_cost = std::min(c.bucket.retry_cost, c.timeout_cost);
   if (c.refund_mode == mc::Refund::per_success || c.charge == mc::Charge::per_failure) {
-    RC_ASSERT(static_cast<double>(tally.retries) <= retrylab::max_retries(cheapest, static_cast<double>(tally.successes)));
+    RC_ASSERT(static_cast<double>(tally.retries) <=
+              retrylab::max_retries(cheapest, static_cast<double>(tally.successes)));
   } else {
     // botocore: a successful retry gives its cost back, so those retries are free; the kept ones are
     // bounded by the first-attempt refunds.
@@ -272,7 +281,8 @@ rc::Gen<mc::BreakerConfig> gen_breaker() {
   return rc::gen::exec([] {
     mc::BreakerConfig c = *rc::gen::element(mc::hystrix_breaker(), mc::resilience4j_breaker());
     c.window_kind = *rc::gen::element(mc::BreakerWindow::time, mc::BreakerWindow::count);
-    c.window = c.window_kind == mc::BreakerWindow::time ? *rc::gen::element(50.0, 200.0) : *rc::gen::element(1.0, 5.0, 20.0);
+    c.window =
+        c.window_kind == mc::BreakerWindow::time ? *rc::gen::element(50.0, 200.0) : *rc::gen::element(1.0, 5.0, 20.0);
     c.minimum_calls = *rc::gen::inRange<std::int64_t>(1, 8);
     c.failure_threshold = *rc::gen::element(0.25, 0.5, 1.0);
     c.open_duration = *rc::gen::element(10.0, 100.0);
@@ -383,7 +393,7 @@ TEST(CircuitBreaker, Resilience4jNeedsOneHundredCallsAndJudgesTenProbes) {
     mc::CircuitBreaker br(mc::breaker_preset("resilience4j"));
     for (int i = 0; i < 99; ++i) br.record(i, br.admit(i), false);
     EXPECT_EQ(br.state(), mc::BreakerState::closed);  // minimumNumberOfCalls 100
-    br.record(99.0, br.admit(99.0), true);             // 99 of 100 failed
+    br.record(99.0, br.admit(99.0), true);            // 99 of 100 failed
     ASSERT_EQ(br.state(), mc::BreakerState::open);
     EXPECT_FALSE(br.admit(99.0 + 59999.0).admitted());
     std::vector<mc::BreakerTicket> probes;

@@ -22,8 +22,8 @@ namespace {
 
 mc::DependencyScenario base_scenario() {
   mc::DependencyScenario s;
-  s.rate = 0.05;         // one request every 20 ms
-  s.horizon = 10000.0;   // ~500 requests
+  s.rate = 0.05;        // one request every 20 ms
+  s.horizon = 10000.0;  // ~500 requests
   s.service_mean = 10.0;
   s.max_attempts = 3;
   s.backoff = {Strategy::full, 10.0, 1000.0, 0.0};
@@ -37,8 +37,8 @@ mc::DependencyRunResult run(const mc::DependencyScenario& s, std::uint64_t run =
 bool same(const mc::DependencyRunResult& a, const mc::DependencyRunResult& b) {
   // Field by field, NaN equal to NaN (bitwise on doubles).
   auto eq = [](double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; };
-  return a.requests == b.requests && a.attempts == b.attempts && a.retries == b.retries &&
-         a.successes == b.successes && a.failures == b.failures && eq(a.load_multiplier, b.load_multiplier) &&
+  return a.requests == b.requests && a.attempts == b.attempts && a.retries == b.retries && a.successes == b.successes &&
+         a.failures == b.failures && eq(a.load_multiplier, b.load_multiplier) &&
          eq(a.retries_per_success, b.retries_per_success) && eq(a.success_fraction, b.success_fraction) &&
          eq(a.latency, b.latency) && eq(a.latency_p99, b.latency_p99) && a.timeouts == b.timeouts &&
          a.effects == b.effects && a.duplicate_effects == b.duplicate_effects && a.hidden_effects == b.hidden_effects &&
@@ -222,8 +222,7 @@ RC_GTEST_PROP(Dependency, AccountingAndBudgetBoundsHoldInEveryRun, ()) {
   s.rate = *rc::gen::element(0.01, 0.05, 0.2);
   s.horizon = *rc::gen::element(500.0, 2000.0, 5000.0);
   s.failure = *rc::gen::element(0.0, 0.1, 0.5, 1.0);
-  if (*rc::gen::arbitrary<bool>())
-    s.outages = {{s.horizon * 0.2, s.horizon * 0.6, *rc::gen::element(0.5, 1.0)}};
+  if (*rc::gen::arbitrary<bool>()) s.outages = {{s.horizon * 0.2, s.horizon * 0.6, *rc::gen::element(0.5, 1.0)}};
   s.service = *rc::gen::element(mc::ServiceDistribution::deterministic, mc::ServiceDistribution::exponential,
                                 mc::ServiceDistribution::lognormal);
   s.service_mean = *rc::gen::element(1.0, 10.0, 30.0);
@@ -286,8 +285,8 @@ TEST(Layered, PartialFailureMatchesTheExpectedBottomCalls) {
   const mc::LayeredSummary sum = mc::summarize(results);
   const double expected = mc::expected_bottom_calls(s);
   ASSERT_EQ(sum.runs, 20);
-  const retrylab::Interval ci = retrylab::student_t_interval(sum.bottom_calls_per_request.mean,
-                                                             sum.bottom_calls_per_request.sd, 20, 0.999);
+  const retrylab::Interval ci =
+      retrylab::student_t_interval(sum.bottom_calls_per_request.mean, sum.bottom_calls_per_request.sd, 20, 0.999);
   EXPECT_LE(ci.lo, expected);
   EXPECT_GE(ci.hi, expected);
   // Thread count never changes the result.

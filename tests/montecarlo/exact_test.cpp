@@ -39,13 +39,22 @@ void expect_identical(const mc::RunResult& a, const mc::RunResult& b) {
   EXPECT_EQ(a.max_waiting, b.max_waiting);
   EXPECT_EQ(a.collapsed, b.collapsed);
   EXPECT_EQ(a.drained, b.drained);
-  const double fa[] = {a.stop_time, a.attempts_per_client, a.makespan, a.latency, a.goodput, a.attempt_rate,
-                       a.sojourn, a.drain_time, a.drain_time_p99, a.mean_waiting, a.mean_time_waiting,
-                       a.arrival_rate, a.busy_time, a.work_done};
-  const double fb[] = {b.stop_time, b.attempts_per_client, b.makespan, b.latency, b.goodput, b.attempt_rate,
-                       b.sojourn, b.drain_time, b.drain_time_p99, b.mean_waiting, b.mean_time_waiting,
-                       b.arrival_rate, b.busy_time, b.work_done};
-  for (std::size_t i = 0; i < std::size(fa); ++i) EXPECT_TRUE(same(fa[i], fb[i])) << "field " << i << ": " << fa[i] << " vs " << fb[i];
+  const double fa[] = {a.stop_time,         a.attempts_per_client,
+                       a.makespan,          a.latency,
+                       a.goodput,           a.attempt_rate,
+                       a.sojourn,           a.drain_time,
+                       a.drain_time_p99,    a.mean_waiting,
+                       a.mean_time_waiting, a.arrival_rate,
+                       a.busy_time,         a.work_done};
+  const double fb[] = {b.stop_time,         b.attempts_per_client,
+                       b.makespan,          b.latency,
+                       b.goodput,           b.attempt_rate,
+                       b.sojourn,           b.drain_time,
+                       b.drain_time_p99,    b.mean_waiting,
+                       b.mean_time_waiting, b.arrival_rate,
+                       b.busy_time,         b.work_done};
+  for (std::size_t i = 0; i < std::size(fa); ++i)
+    EXPECT_TRUE(same(fa[i], fb[i])) << "field " << i << ": " << fa[i] << " vs " << fb[i];
 }
 
 TEST(Classic, FreeNoneMatchesClosedFormExactly) {
@@ -130,7 +139,8 @@ void expect_close(double a, double b) {
 }
 
 TEST(Lockstep, ShortcutEqualsTheEventLoop) {
-  mc::Scenario cases[] = {burst(Model::collision, Strategy::none, 3), burst(Model::collision, Strategy::nojitter, 4, 1.0, 16.0),
+  mc::Scenario cases[] = {burst(Model::collision, Strategy::none, 3),
+                          burst(Model::collision, Strategy::nojitter, 4, 1.0, 16.0),
                           burst(Model::collision, Strategy::nojitter, 7, 0.3, retrylab::unbounded_cap)};
   cases[0].horizon = 1000.5;
   cases[0].warmup = 10.25;
@@ -145,12 +155,20 @@ TEST(Lockstep, ShortcutEqualsTheEventLoop) {
     EXPECT_EQ(fast.successes, slow.successes);
     EXPECT_EQ(fast.unfinished, slow.unfinished);
     EXPECT_EQ(fast.max_waiting, slow.max_waiting);
-    const double a[] = {fast.stop_time, fast.attempts_per_client, fast.makespan, fast.latency, fast.goodput,
-                        fast.attempt_rate, fast.sojourn, fast.drain_time, fast.drain_time_p99, fast.mean_waiting,
-                        fast.mean_time_waiting, fast.arrival_rate, fast.busy_time, fast.work_done};
-    const double b[] = {slow.stop_time, slow.attempts_per_client, slow.makespan, slow.latency, slow.goodput,
-                        slow.attempt_rate, slow.sojourn, slow.drain_time, slow.drain_time_p99, slow.mean_waiting,
-                        slow.mean_time_waiting, slow.arrival_rate, slow.busy_time, slow.work_done};
+    const double a[] = {fast.stop_time,         fast.attempts_per_client,
+                        fast.makespan,          fast.latency,
+                        fast.goodput,           fast.attempt_rate,
+                        fast.sojourn,           fast.drain_time,
+                        fast.drain_time_p99,    fast.mean_waiting,
+                        fast.mean_time_waiting, fast.arrival_rate,
+                        fast.busy_time,         fast.work_done};
+    const double b[] = {slow.stop_time,         slow.attempts_per_client,
+                        slow.makespan,          slow.latency,
+                        slow.goodput,           slow.attempt_rate,
+                        slow.sojourn,           slow.drain_time,
+                        slow.drain_time_p99,    slow.mean_waiting,
+                        slow.mean_time_waiting, slow.arrival_rate,
+                        slow.busy_time,         slow.work_done};
     for (std::size_t i = 0; i < std::size(a); ++i) {
       SCOPED_TRACE(i);
       expect_close(a[i], b[i]);
@@ -291,8 +309,7 @@ TEST(Determinism, ThreadCountNeverChangesAResult) {
     expect_identical(a[i], mc::simulate_run(s, 9, i));
   }
   // A different seed changes the runs.
-  EXPECT_NE(mc::simulate_run(s, 10, 0).attempts + mc::simulate_run(s, 10, 1).attempts,
-            a[0].attempts + a[1].attempts);
+  EXPECT_NE(mc::simulate_run(s, 10, 0).attempts + mc::simulate_run(s, 10, 1).attempts, a[0].attempts + a[1].attempts);
 }
 
 TEST(Summary, NaNRunsAreLeftOutOfN) {

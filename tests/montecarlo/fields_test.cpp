@@ -30,15 +30,17 @@ TEST(Fields, CanonicalStringsOfEarlierScenariosAreUnchanged) {
   Scenario s;
   s.model = Model::free;
   s.clients = 100;
-  EXPECT_EQ(canonical(s), "model=free strategy=full base=1 cap=1000 window=0 clients=100 rate=0 horizon=10000000 "
-                          "warmup=0 collapse=3000 retries=on");
+  EXPECT_EQ(canonical(s),
+            "model=free strategy=full base=1 cap=1000 window=0 clients=100 rate=0 horizon=10000000 "
+            "warmup=0 collapse=3000 retries=on");
   s.backoff = {Strategy::window, 1.0, unbounded_cap, 40.0};
   s.rate = 0.15;
   s.horizon = 20000;
   s.warmup = 2000;
   s.retries = false;
-  EXPECT_EQ(canonical(s), "model=free strategy=window base=1 cap=none window=40 clients=100 rate=0.15 horizon=20000 "
-                          "warmup=2000 collapse=3000 retries=off");
+  EXPECT_EQ(canonical(s),
+            "model=free strategy=window base=1 cap=none window=40 clients=100 rate=0.15 horizon=20000 "
+            "warmup=2000 collapse=3000 retries=off");
   Scenario t;
   t.model = Model::shared;
   t.rate = 0.5;
@@ -54,10 +56,11 @@ TEST(Fields, CanonicalStringsOfEarlierScenariosAreUnchanged) {
   t.server.mix_backoff.strategy = Strategy::none;
   t.server.timeout = 10;
   t.server.max_attempts = 3;
-  EXPECT_EQ(canonical(t), "model=shared strategy=full base=1 cap=1000 window=0 clients=0 rate=0.5 horizon=300 "
-                          "warmup=0 collapse=3000 retries=on rows=3 service=lognormal service_cv=1.5 lock=on "
-                          "aimd=on aimd_initial=4 aimd_min=1 aimd_max=200 aimd_backoff=0.9 aimd_timeout=none "
-                          "mix=0.3 mix_strategy=none mix_base=1 mix_cap=1000 mix_window=0 timeout=10 max_attempts=3");
+  EXPECT_EQ(canonical(t),
+            "model=shared strategy=full base=1 cap=1000 window=0 clients=0 rate=0.5 horizon=300 "
+            "warmup=0 collapse=3000 retries=on rows=3 service=lognormal service_cv=1.5 lock=on "
+            "aimd=on aimd_initial=4 aimd_min=1 aimd_max=200 aimd_backoff=0.9 aimd_timeout=none "
+            "mix=0.3 mix_strategy=none mix_base=1 mix_cap=1000 mix_window=0 timeout=10 max_attempts=3");
 }
 
 TEST(Fields, MultiplierAppearsOnlyWhenSet) {
@@ -100,7 +103,8 @@ TEST(Fields, StrictParsing) {
 TEST(Fields, ChoicesAreTheLibrarysNames) {
   const Field& strategy = field("strategy");
   ASSERT_EQ(strategy.choices.size(), std::size(all_strategies));
-  for (std::size_t i = 0; i < strategy.choices.size(); ++i) EXPECT_EQ(strategy.choices[i], to_string(all_strategies[i]));
+  for (std::size_t i = 0; i < strategy.choices.size(); ++i)
+    EXPECT_EQ(strategy.choices[i], to_string(all_strategies[i]));
   EXPECT_EQ(field("mix_strategy").choices.size(), std::size(all_strategies));
   const Field& model = field("model");
   ASSERT_EQ(model.choices.size(), std::size(all_models));

@@ -58,9 +58,9 @@ TEST(NoneModel, EveryAttemptTimesOutAndStillTakesEffect) {
     EXPECT_EQ(r.attempts, 120);
     EXPECT_EQ(r.lost, 40);
     EXPECT_EQ(r.successes, 0);
-    EXPECT_EQ(r.effects, 120);            // every attempt took effect
-    EXPECT_EQ(r.duplicate_effects, 80);   // two beyond the first, per request
-    EXPECT_EQ(r.hidden_effects, 40);      // every lost request took effect
+    EXPECT_EQ(r.effects, 120);           // every attempt took effect
+    EXPECT_EQ(r.duplicate_effects, 80);  // two beyond the first, per request
+    EXPECT_EQ(r.hidden_effects, 40);     // every lost request took effect
   }
   s.server.idempotency = mc::Idempotency::fixed;
   const mc::RunResult r = mc::simulate_run(s, 5, 0);
@@ -184,9 +184,9 @@ TEST(NoneModel, AgreesWithTheFailingDependencySimulator) {
   EXPECT_LT(std::abs(z(ds.load_multiplier.mean, ds.load_multiplier.sd, es.attempts_per_client.mean,
                        es.attempts_per_client.sd)),
             5.0);
-  EXPECT_LT(std::abs(z(ds.success_fraction.mean, ds.success_fraction.sd, 1.0 - es.lost_fraction.mean,
-                       es.lost_fraction.sd)),
-            5.0);
+  EXPECT_LT(
+      std::abs(z(ds.success_fraction.mean, ds.success_fraction.sd, 1.0 - es.lost_fraction.mean, es.lost_fraction.sd)),
+      5.0);
   EXPECT_LT(std::abs(z(ds.latency.mean, ds.latency.sd, 10.0 * es.latency.mean, 10.0 * es.latency.sd)), 5.0);
   EXPECT_LT(std::abs(z(ds.retries_blocked.mean, ds.retries_blocked.sd, es.retries_denied.mean, es.retries_denied.sd)),
             5.0);

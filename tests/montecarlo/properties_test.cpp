@@ -131,7 +131,8 @@ void check_first_commit_wins(const Run& x) {
   std::map<double, std::pair<int, int>> groups;  // end time -> (eligible, successes)
   for (const auto& a : x.t.attempts) {
     if (!a.ended) continue;
-    const bool conflict = std::any_of(commits.begin(), commits.end(), [&](double e) { return e > a.start && e < a.end; });
+    const bool conflict =
+        std::any_of(commits.begin(), commits.end(), [&](double e) { return e > a.start && e < a.end; });
     if (conflict) RC_ASSERT(!a.success);
     auto& g = groups[a.end];
     g.first += !conflict;

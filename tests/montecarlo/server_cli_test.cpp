@@ -103,11 +103,13 @@ TEST(ServerCli, RetriesOffNeedsNoStrategy) {
 // A scenario stated in milliseconds (attempt = 20 ms) is the same scenario as in attempt-durations:
 // same canonical string and random numbers; times printed x20, rates /20.
 TEST(ServerCli, MillisecondsAreTheSameScenarioScaled) {
-  const Output a = run_cli("--model shared --strategy full --base 1 --cap 50 --rate 0.2 --horizon 400 --warmup 40 "
-                           "--timeout 10 --max-attempts 4 --limit 2 --runs 3 --quiet --json");
-  const Output m = run_cli("--unit ms --attempt-duration 20 --model shared --strategy full --base 20 --cap 1000 "
-                           "--rate 0.01 --horizon 8000 --warmup 800 --timeout 200 --max-attempts 4 "
-                           "--limit 2 --runs 3 --quiet --json");
+  const Output a = run_cli(
+      "--model shared --strategy full --base 1 --cap 50 --rate 0.2 --horizon 400 --warmup 40 "
+      "--timeout 10 --max-attempts 4 --limit 2 --runs 3 --quiet --json");
+  const Output m = run_cli(
+      "--unit ms --attempt-duration 20 --model shared --strategy full --base 20 --cap 1000 "
+      "--rate 0.01 --horizon 8000 --warmup 800 --timeout 200 --max-attempts 4 "
+      "--limit 2 --runs 3 --quiet --json");
   ASSERT_EQ(a.status, 0) << a.err;
   ASSERT_EQ(m.status, 0) << m.err;
   const auto ja = nlohmann::json::parse(a.out), jm = nlohmann::json::parse(m.out);
@@ -120,7 +122,8 @@ TEST(ServerCli, MillisecondsAreTheSameScenarioScaled) {
   EXPECT_EQ(jm["metrics"]["lost_fraction"], ja["metrics"]["lost_fraction"]);
   EXPECT_DOUBLE_EQ(jm["metrics"]["latency"]["mean"].get<double>(), 20 * ja["metrics"]["latency"]["mean"].get<double>());
   EXPECT_DOUBLE_EQ(jm["metrics"]["goodput"]["mean"].get<double>(), ja["metrics"]["goodput"]["mean"].get<double>() / 20);
-  const Output t = run_cli("--unit ms --attempt-duration 20 --model free --strategy full --base 20 --clients 10 --runs 2 --quiet");
+  const Output t =
+      run_cli("--unit ms --attempt-duration 20 --model free --strategy full --base 20 --clients 10 --runs 2 --quiet");
   ASSERT_EQ(t.status, 0) << t.err;
   EXPECT_NE(t.out.find("makespan (ms)"), std::string::npos) << t.out;
   EXPECT_NE(t.out.find("unit: ms (one attempt-duration = 20 ms"), std::string::npos) << t.out;

@@ -353,10 +353,10 @@ TEST(ServerExact, ThreadsNeverChangeAResult) {
     // Bit-for-bit (NaN fields included): RunResult is plain data; compare its doubles' bits.
     const auto& a = one[i];
     const auto& b = two[i];
-    const double xa[] = {a.stop_time, a.latency, a.goodput, a.attempt_rate, a.sojourn, a.work_done, a.busy_time,
-                         a.queue_wait, a.mean_limit, a.latency_p50, a.latency_p99, a.mean_waiting};
-    const double xb[] = {b.stop_time, b.latency, b.goodput, b.attempt_rate, b.sojourn, b.work_done, b.busy_time,
-                         b.queue_wait, b.mean_limit, b.latency_p50, b.latency_p99, b.mean_waiting};
+    const double xa[] = {a.stop_time, a.latency,    a.goodput,    a.attempt_rate, a.sojourn,     a.work_done,
+                         a.busy_time, a.queue_wait, a.mean_limit, a.latency_p50,  a.latency_p99, a.mean_waiting};
+    const double xb[] = {b.stop_time, b.latency,    b.goodput,    b.attempt_rate, b.sojourn,     b.work_done,
+                         b.busy_time, b.queue_wait, b.mean_limit, b.latency_p50,  b.latency_p99, b.mean_waiting};
     EXPECT_EQ(std::memcmp(xa, xb, sizeof xa), 0) << "run " << i;
     EXPECT_EQ(a.attempts, b.attempts);
     EXPECT_EQ(a.rejected, b.rejected);
@@ -382,7 +382,7 @@ struct ServerTrace {
     bool ended = false, success = false, timed_out = false;
   };
   std::vector<Attempt> attempts;
-  std::map<std::int64_t, Served> served;  // by attempt id
+  std::map<std::int64_t, Served> served;                      // by attempt id
   std::vector<std::pair<std::int64_t, std::int64_t>> admits;  // (admitted, limit)
   std::map<std::int64_t, double> pending_retry_after;         // attempt -> Retry-After of its rejection
   std::map<std::int64_t, double> earliest_return;             // client -> may not send before
@@ -475,8 +475,8 @@ rc::Gen<Case> gen_case() {
     s.retries = *rc::gen::element(true, true, false);
     mc::ServerOptions& o = s.server;
     o.rows = *rc::gen::element<std::int64_t>(1, 2, 5);
-    o.service = *rc::gen::element(mc::ServiceDist::deterministic, mc::ServiceDist::exponential,
-                                  mc::ServiceDist::lognormal);
+    o.service =
+        *rc::gen::element(mc::ServiceDist::deterministic, mc::ServiceDist::exponential, mc::ServiceDist::lognormal);
     if (o.service == mc::ServiceDist::lognormal) o.service_cv = *rc::gen::element(0.5, 2.0);
     o.delay = *rc::gen::element(0.0, 0.0, 0.3);
     if (o.delay > 0.0) o.delay_dist = *rc::gen::element(mc::DelayDist::fixed, mc::DelayDist::exponential);

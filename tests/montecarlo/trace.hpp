@@ -16,7 +16,7 @@ struct TracedAttempt {
 };
 
 struct TraceObserver {
-  std::vector<double> arrival_time;   // by client serial
+  std::vector<double> arrival_time;  // by client serial
   std::vector<bool> arrival_burst;
   std::vector<TracedAttempt> attempts;  // by attempt id
   std::vector<std::int64_t> end_order;  // attempt ids in the order they ended

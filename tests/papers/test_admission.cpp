@@ -4,12 +4,12 @@
 // are pinned byte for byte by the golden tests of test_study.cpp. About 1 s.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
-#include <unistd.h>
 
 #include "papers/spec.hpp"
 #include "papers/study.hpp"
@@ -62,11 +62,13 @@ TEST(Admission, SteadyLinesAreGroupedAndLabelledByServerConfiguration) {
   EXPECT_NE(th.find("| model | strategy | server | K = 100 |"), std::string::npos) << th;
   // One row per configuration: the default options show as "–".
   EXPECT_NE(th.find("| shared | full | – |"), std::string::npos) << th;
-  EXPECT_NE(th.find("| shared | full | limit 1, reject (cost 0.05), Retry-After 2 honoured |"), std::string::npos) << th;
+  EXPECT_NE(th.find("| shared | full | limit 1, reject (cost 0.05), Retry-After 2 honoured |"), std::string::npos)
+      << th;
   EXPECT_NE(th.find("| shared | full | FIFO lock |"), std::string::npos) << th;
   ASSERT_TRUE(fs::exists(out / "adm_cost.md"));
   const std::string cost = slurp(out / "adm_cost.md");
-  EXPECT_NE(cost.find("| server | sustainable load | load | collapsed | goodput | rejected fraction | mean latency | p99 latency | queue wait |"),
+  EXPECT_NE(cost.find("| server | sustainable load | load | collapsed | goodput | rejected fraction | mean latency | "
+                      "p99 latency | queue wait |"),
             std::string::npos)
       << cost;
   EXPECT_NE(slurp(out / "adm_latency.gp").find("full, FIFO lock"), std::string::npos);

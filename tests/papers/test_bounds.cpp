@@ -28,10 +28,14 @@ std::vector<std::string> fields(const std::string& line) {
   bool quoted = false;
   for (std::size_t i = 0; i < line.size(); ++i) {
     const char c = line[i];
-    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') out.back() += line[++i];
-    else if (c == '"') quoted = !quoted;
-    else if (c == ',' && !quoted) out.emplace_back();
-    else out.back() += c;
+    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"')
+      out.back() += line[++i];
+    else if (c == '"')
+      quoted = !quoted;
+    else if (c == ',' && !quoted)
+      out.emplace_back();
+    else
+      out.back() += c;
   }
   return out;
 }
@@ -75,7 +79,8 @@ std::string problems(const fs::path& p, int& intervals) {
       if (std::isnan(lo) || std::isnan(hi)) continue;
       if (!signed_columns.count(name) && lo < 0) bad("lo = " + f[i] + " < 0 for a non-negative quantity");
       if (is_fraction(name) && hi > 1) bad("hi = " + f[i + 1] + " > 1 for a fraction");
-      if (!std::isnan(m) && (lo > m || m > hi)) bad("interval [" + f[i] + ", " + f[i + 1] + "] does not hold " + f[i - 1]);
+      if (!std::isnan(m) && (lo > m || m > hi))
+        bad("interval [" + f[i] + ", " + f[i + 1] + "] does not hold " + f[i - 1]);
     }
   }
   return out;

@@ -8,12 +8,12 @@
 // About 2 s (two runs of a tiny study, gnuplot included).
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
-#include <unistd.h>
 
 #include "papers/spec.hpp"
 #include "papers/study.hpp"
@@ -88,7 +88,8 @@ std::map<std::string, std::string> text_outputs(const fs::path& dir) {
   std::map<std::string, std::string> out;
   for (const auto& e : fs::directory_iterator(dir)) {
     const auto ext = e.path().extension().string();
-    if (ext == ".md" || ext == ".csv" || ext == ".tex" || ext == ".gp" || ext == ".jsonl") out[e.path().filename().string()] = slurp(e.path());
+    if (ext == ".md" || ext == ".csv" || ext == ".tex" || ext == ".gp" || ext == ".jsonl")
+      out[e.path().filename().string()] = slurp(e.path());
   }
   return out;
 }
@@ -128,7 +129,9 @@ class Ceiling : public ::testing::Test {
     delete two_;
     delete error_;
   }
-  void SetUp() override { ASSERT_TRUE(error_ == nullptr && one_ && two_) << (error_ ? *error_ : std::string("no run")); }
+  void SetUp() override {
+    ASSERT_TRUE(error_ == nullptr && one_ && two_) << (error_ ? *error_ : std::string("no run"));
+  }
   static fs::path* one_;
   static fs::path* two_;
   static std::string* error_;
@@ -149,7 +152,8 @@ TEST_F(Ceiling, SameBytesOnOneAndTwoThreads) {
 
 TEST_F(Ceiling, BurstTablesHaveAServerColumnAndALineperConfiguration) {
   const std::string caps = slurp(*one_ / "b_caps.md");
-  EXPECT_NE(caps.find("| model | strategy | server | steady load | burst B | cap threshold |"), std::string::npos) << caps;
+  EXPECT_NE(caps.find("| model | strategy | server | steady load | burst B | cap threshold |"), std::string::npos)
+      << caps;
   EXPECT_NE(caps.find("| lost fraction at threshold |"), std::string::npos) << caps;
   // Three configurations, one burst size: three lines, not one merged line.
   EXPECT_EQ(count(caps, "\n| shared | full | "), 3u) << caps;
@@ -157,7 +161,8 @@ TEST_F(Ceiling, BurstTablesHaveAServerColumnAndALineperConfiguration) {
   // every burst client succeeds on its first attempt: every run drains at the smallest cap (50).
   EXPECT_NE(caps.find("| shared | full | FIFO lock | 0.05 | 20 | 50 |"), std::string::npos) << caps;
   const std::string drain = slurp(*one_ / "b_drain.md");
-  EXPECT_NE(drain.find("| model | strategy | server | steady load | burst B | cap | drained |"), std::string::npos) << drain;
+  EXPECT_NE(drain.find("| model | strategy | server | steady load | burst B | cap | drained |"), std::string::npos)
+      << drain;
   EXPECT_NE(drain.find("| unfinished | lost fraction |"), std::string::npos) << drain;
   EXPECT_EQ(count(drain, "\n| shared | full | "), 6u) << drain;  // 3 configurations x 2 caps
   // One figure panel per configuration.
@@ -169,7 +174,8 @@ TEST_F(Ceiling, BurstTablesHaveAServerColumnAndALineperConfiguration) {
 
 TEST_F(Ceiling, SteadyCostTableHasTheLostColumns) {
   const std::string cost = slurp(*one_ / "s_cost.md");
-  EXPECT_NE(cost.find("| model | strategy | server | sustainable load | last load with lost fraction ≤ 1% | load | collapsed | goodput | "
+  EXPECT_NE(cost.find("| model | strategy | server | sustainable load | last load with lost fraction ≤ 1% | load | "
+                      "collapsed | goodput | "
                       "rejected fraction | lost fraction | mean latency | p99 latency | queue wait |"),
             std::string::npos)
       << cost;

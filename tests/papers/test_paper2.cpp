@@ -4,13 +4,13 @@
 // 2 threads; regenerate with RETRYLAB_UPDATE_GOLDEN=1). About 2 s.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
-#include <unistd.h>
 
 #include "papers/kinds.hpp"
 #include "papers/spec.hpp"
@@ -100,10 +100,12 @@ TEST(Paper2Spec, GoodFileExpandsEveryKind) {
   EXPECT_EQ(p0.service, montecarlo::ServiceDistribution::lognormal);
   EXPECT_EQ(p0.idempotency, montecarlo::Idempotency::per_attempt);
   EXPECT_EQ(montecarlo::canonical(p0.budget), montecarlo::canonical(montecarlo::budget_preset("none")));
-  EXPECT_EQ(montecarlo::canonical(d.points[1].dependency.budget), montecarlo::canonical(montecarlo::budget_preset("aws-standard")));
+  EXPECT_EQ(montecarlo::canonical(d.points[1].dependency.budget),
+            montecarlo::canonical(montecarlo::budget_preset("aws-standard")));
   EXPECT_EQ(d.points[2].dependency.outages[0].failure, 0.5);
   EXPECT_EQ(montecarlo::canonical(p0.breaker), montecarlo::canonical(montecarlo::breaker_preset("hystrix")));
-  EXPECT_EQ(montecarlo::canonical(d.points[4].dependency.breaker), montecarlo::canonical(montecarlo::breaker_preset("resilience4j")));
+  EXPECT_EQ(montecarlo::canonical(d.points[4].dependency.breaker),
+            montecarlo::canonical(montecarlo::breaker_preset("resilience4j")));
   EXPECT_EQ(d.points[4].dependency.capacity, 7);
   EXPECT_EQ(p0.capacity, 0);
   EXPECT_EQ(canonical(d.points[4], d.kind), montecarlo::canonical(d.points[4].dependency));
@@ -114,8 +116,8 @@ TEST(Paper2Spec, GoodFileExpandsEveryKind) {
 }
 
 TEST(Paper2Spec, NoOutageUnlessOutageEndIsGiven) {
-  const StudySpec s = parse_study_text("[study]\nname = \"t\"\n[sweep.i]\nkind = \"idempotency\"\nrate = 1\nhorizon = 100\n",
-                                       "t.toml", "quick");
+  const StudySpec s = parse_study_text(
+      "[study]\nname = \"t\"\n[sweep.i]\nkind = \"idempotency\"\nrate = 1\nhorizon = 100\n", "t.toml", "quick");
   ASSERT_EQ(s.sweeps[0].points.size(), 1u);
   EXPECT_TRUE(s.sweeps[0].points[0].dependency.outages.empty());
 }
@@ -132,7 +134,9 @@ void expect_error(const std::string& text, const std::string& key, int line) {
   }
 }
 
-std::string head(const std::string& kind) { return "[study]\nname = \"t\"\n[sweep.s]\nkind = \"" + kind + "\"\n"; }  // lines 1-4
+std::string head(const std::string& kind) {
+  return "[study]\nname = \"t\"\n[sweep.s]\nkind = \"" + kind + "\"\n";
+}  // lines 1-4
 
 TEST(Paper2Spec, UnknownKeysAreErrors) {
   expect_error(head("brooker") + "model = \"free\"\n", "sweep.s.model", 5);  // an engine field, not Brooker's
@@ -196,9 +200,9 @@ TEST(Paper2Study, GoldenOutputsAndThreadIndependence) {
   ASSERT_EQ(a.size(), b.size());
   for (const auto& [name, bytes] : a) EXPECT_EQ(bytes, b.at(name)) << name << " differs between 1 and 2 threads";
   // Every kind renders its table and figure.
-  for (const char* f : {"brooker.md", "brooker.png", "brooker_clients.svg", "brooker_clients_models.md", "brooker_clients_models.png",
-                        "classic.png", "amplification.md", "amplification.png", "budget.csv", "budget.png", "idempotency.tex",
-                        "idempotency.png", "breaker.md", "breaker.png"})
+  for (const char* f : {"brooker.md", "brooker.png", "brooker_clients.svg", "brooker_clients_models.md",
+                        "brooker_clients_models.png", "classic.png", "amplification.md", "amplification.png",
+                        "budget.csv", "budget.png", "idempotency.tex", "idempotency.png", "breaker.md", "breaker.png"})
     EXPECT_TRUE(a.count(f)) << f << " was not written";
   const int compared =
       retrylab::test::expect_goldens(a, test_dir / "golden_paper2", {".md", ".csv", ".tex", ".gp", ".jsonl"});
@@ -211,8 +215,9 @@ TEST(Paper2Study, GoldenOutputsAndThreadIndependence) {
 // request costs exactly a^L bottom calls, so the simulated mean must equal it (3^4 = 81).
 TEST(Paper2Study, TotalFailureAmplificationIsExactlyAToTheL) {
   const StudySpec spec = parse_study_text(
-      "[study]\nname = \"t\"\n[sweep.a]\nkind = \"amplification\"\nruns = 2\nlayers = 4\nattempts = 3\nfailure = 1.0\nrequests = 50\n", "t.toml",
-      "quick");
+      "[study]\nname = \"t\"\n[sweep.a]\nkind = \"amplification\"\nruns = 2\nlayers = 4\nattempts = 3\nfailure = "
+      "1.0\nrequests = 50\n",
+      "t.toml", "quick");
   const auto rec = run_extension_point(spec.sweeps[0], 0, 1, {});
   EXPECT_EQ(rec.at("summary").at("bottom_calls_per_request").at("mean").get<double>(), 81.0);
   EXPECT_EQ(rec.at("summary").at("top_failure_fraction").at("mean").get<double>(), 1.0);

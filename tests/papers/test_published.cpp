@@ -3,12 +3,12 @@
 // refusal of a bad statements file. Deterministic (no simulation).
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <unistd.h>
 
 #include "analytic/error.hpp"
 #include "papers/intervals.hpp"
@@ -85,15 +85,20 @@ struct Folder {
     std::ofstream out(dir / "results.jsonl");
     out << json{{"retrylab_results", 1}, {"study", "t"}}.dump() << "\n";
     int point = 0;
-    const auto rec = [&](const std::string& sweep, const std::string& scen, const json& summary, const json& per_run = nullptr) {
-      json r = {{"sweep", sweep}, {"point", point++}, {"scenario", scen}, {"runs", 20}, {"summary", summary}, {"certificate", "c"}};
+    const auto rec = [&](const std::string& sweep, const std::string& scen, const json& summary,
+                         const json& per_run = nullptr) {
+      json r = {{"sweep", sweep}, {"point", point++},   {"scenario", scen},
+                {"runs", 20},     {"summary", summary}, {"certificate", "c"}};
       if (!per_run.is_null()) r["per_run"] = per_run;
       out << r.dump() << "\n";
     };
     const auto m = [](double mean, double sd) { return json{{"mean", mean}, {"sd", sd}, {"n", 20}}; };
-    rec("classic", "model=free strategy=full base=1 cap=1000 clients=100", {{"attempts_per_client", m(7.41, 0.5)}, {"makespan", m(470, 40)}});
-    rec("classic", "model=free strategy=window base=1 cap=1000 window=50 clients=100", {{"latency", m(300, 30)}, {"makespan", m(600, 40)}});
-    rec("classic", "model=free strategy=window base=1 cap=1000 window=100 clients=100", {{"latency", m(200, 30)}, {"makespan", m(600, 40)}});
+    rec("classic", "model=free strategy=full base=1 cap=1000 clients=100",
+        {{"attempts_per_client", m(7.41, 0.5)}, {"makespan", m(470, 40)}});
+    rec("classic", "model=free strategy=window base=1 cap=1000 window=50 clients=100",
+        {{"latency", m(300, 30)}, {"makespan", m(600, 40)}});
+    rec("classic", "model=free strategy=window base=1 cap=1000 window=100 clients=100",
+        {{"latency", m(200, 30)}, {"makespan", m(600, 40)}});
     // Steady: at rate 0.1 no run reaches 3000 but 15 of 20 reach 300; at 0.2 all reach 3000.
     json low = json::array(), high = json::array();
     for (int i = 0; i < 20; ++i) low.push_back(i < 15 ? 500 : 100), high.push_back(3000);
@@ -192,13 +197,17 @@ TEST(Published, ABadStatementIsRefusedNamingItsKey) {
   Folder f;
   EXPECT_THROW(f.run("[[statement]]\nid = \"x\"\npublished = \"7.4\"\nsweep = \"classic\"\nmesure = \"value\"\n"),
                retrylab::InputError);
-  EXPECT_THROW(f.run("[[statement]]\nid = \"x\"\npublished = \"about seven\"\nsweep = \"classic\"\n"), retrylab::InputError);
-  EXPECT_THROW(f.run("[[statement]]\nid = \"x\"\npublished = \"7\"\nsweep = \"nope\"\nmetric = \"latency\"\n"), retrylab::InputError);
+  EXPECT_THROW(f.run("[[statement]]\nid = \"x\"\npublished = \"about seven\"\nsweep = \"classic\"\n"),
+               retrylab::InputError);
+  EXPECT_THROW(f.run("[[statement]]\nid = \"x\"\npublished = \"7\"\nsweep = \"nope\"\nmetric = \"latency\"\n"),
+               retrylab::InputError);
   // check_statements catches an unknown sweep without any results, as reproduce does before running.
-  std::ofstream(f.dir / "published.toml") << "[[statement]]\nid = \"x\"\npublished = \"7\"\nsweep = \"classic\"\n"
-                                             "metric = \"latency\"\n  [[statement.reading]]\n  label = \"l\"\n  sweep = \"nope\"\n";
+  std::ofstream(f.dir / "published.toml")
+      << "[[statement]]\nid = \"x\"\npublished = \"7\"\nsweep = \"classic\"\n"
+         "metric = \"latency\"\n  [[statement.reading]]\n  label = \"l\"\n  sweep = \"nope\"\n";
   EXPECT_THROW(check_statements(f.dir / "published.toml", f.spec), retrylab::InputError);
-  std::ofstream(f.dir / "published.toml") << "[[statement]]\nid = \"x\"\npublished = \"7\"\nsweep = \"classic\"\nmetric = \"latency\"\n";
+  std::ofstream(f.dir / "published.toml")
+      << "[[statement]]\nid = \"x\"\npublished = \"7\"\nsweep = \"classic\"\nmetric = \"latency\"\n";
   EXPECT_NO_THROW(check_statements(f.dir / "published.toml", f.spec));
 }
 
@@ -211,7 +220,11 @@ namespace {
 TEST(Tables, AnEstimateColumnIsKnownFromAnyRowNotOnlyTheFirst) {
   const fs::path dir = fs::temp_directory_path() / ("retrylab_table_" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  Table t{"t", "t", {"name", "latency"}, {{std::string("a"), std::string("none finished")}, {std::string("b"), Estimate{2, 1, 3}}}, {}};
+  Table t{"t",
+          "t",
+          {"name", "latency"},
+          {{std::string("a"), std::string("none finished")}, {std::string("b"), Estimate{2, 1, 3}}},
+          {}};
   write_table(t, dir, {"c"});
   std::ifstream in(dir / "t.csv");
   std::string head, first, second;

@@ -116,7 +116,8 @@ TEST(Spec, MalformedTomlNamesTheLine) {
 }
 
 TEST(Spec, ThresholdsAboveTheCollapseAreErrors) {
-  expect_error(head.substr(0, head.size() - 14) + "kind = \"steady\"\nrate = 0.1\nhorizon = 10\ncollapse = 50\nthresholds = [10, 60]\n",
+  expect_error(head.substr(0, head.size() - 14) +
+                   "kind = \"steady\"\nrate = 0.1\nhorizon = 10\ncollapse = 50\nthresholds = [10, 60]\n",
                "sweep.s.thresholds", 3);
 }
 

@@ -138,8 +138,8 @@ TEST(SpecServer, BadValuesNameTheKeyAndLine) {
 
 TEST(SpecServer, BadCombinationsAreTheEnginesRulesNamingTheKey) {
   // check_scenario's rules, reported against the key the offending value came from.
-  expect_error(head + "service_cv = 1.5\n", "sweep.s.service_cv", 6);  // lognormal only
-  expect_error(head + "overflow = \"queue\"\n", "sweep.s.overflow", 6);  // needs a limit
+  expect_error(head + "service_cv = 1.5\n", "sweep.s.service_cv", 6);                    // lognormal only
+  expect_error(head + "overflow = \"queue\"\n", "sweep.s.overflow", 6);                  // needs a limit
   expect_error(head + "limit = 5\nreject_cost = [0.5, 2]\n", "sweep.s.reject_cost", 7);  // [0, 1]
   expect_error(head + "mix = 0.5\nmix_strategy = \"full\"\nmix_base = 8\nmix_cap = 4\n", "sweep.s.mix_cap", 9);
   expect_error(head + "aimd_min = 50\n", "sweep.s.aimd", 3);  // aimd fields without aimd: the block
@@ -153,10 +153,12 @@ TEST(SpecServer, ServerFieldsBelongToEngineSweepsOnly) {
 // A sweep written in ms: times divided by the attempt duration, rates multiplied, the controls' clock
 // set; the same points (apart from attempt_ms) as the sweep written in attempt-durations.
 TEST(SpecServer, UnitMsConvertsTimesAndRates) {
-  const std::string ms = "[study]\nname = \"t\"\n[sweep.s]\nkind = \"steady\"\nunit = \"ms\"\nattempt_duration = 20\n"
-                         "model = \"shared\"\nrate = [0.005, 0.01]\nhorizon = 2000\nbase = 20\ncap = 2000\ntimeout = 40\n";
-  const std::string plain = "[study]\nname = \"t\"\n[sweep.s]\nkind = \"steady\"\n"
-                            "model = \"shared\"\nrate = [0.1, 0.2]\nhorizon = 100\nbase = 1\ncap = 100\ntimeout = 2\n";
+  const std::string ms =
+      "[study]\nname = \"t\"\n[sweep.s]\nkind = \"steady\"\nunit = \"ms\"\nattempt_duration = 20\n"
+      "model = \"shared\"\nrate = [0.005, 0.01]\nhorizon = 2000\nbase = 20\ncap = 2000\ntimeout = 40\n";
+  const std::string plain =
+      "[study]\nname = \"t\"\n[sweep.s]\nkind = \"steady\"\n"
+      "model = \"shared\"\nrate = [0.1, 0.2]\nhorizon = 100\nbase = 1\ncap = 100\ntimeout = 2\n";
   const StudySpec a = parse_study_text(ms, "ms.toml", "quick"), b = parse_study_text(plain, "plain.toml", "quick");
   ASSERT_EQ(a.sweeps[0].points.size(), 2u);
   for (std::size_t i = 0; i < 2; ++i) {

@@ -4,6 +4,8 @@
 // (files exist, valid SVG/PNG headers, gnuplot exit 0).
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -12,9 +14,7 @@
 #include <map>
 #include <random>
 #include <sstream>
-#include <sys/wait.h>
 #include <thread>
-#include <unistd.h>
 
 #include "papers/render.hpp"
 #include "papers/spec.hpp"
@@ -140,7 +140,10 @@ TEST(Store, PartialLastLineIsCutOffOnResume) {
 
 TEST(Render, FiguresAreValidSvgAndPngAndTablesHaveEveryFormat) {
   const fs::path dir = fresh_dir("render");
-  Figure f{"probe", datablock("d", {{1, 2}, {2, 4}, {3, 9}}) + "set title \"probe\"\nplot $d using 1:2 with linespoints title \"x^2\"\n", 400, 300};
+  Figure f{"probe",
+           datablock("d", {{1, 2}, {2, 4}, {3, 9}}) +
+               "set title \"probe\"\nplot $d using 1:2 with linespoints title \"x^2\"\n",
+           400, 300};
   const auto files = render_figure(f, dir, {"cert-1"});
   ASSERT_EQ(files.size(), 3u);
   const std::string svg = slurp(dir / "probe.svg"), png = slurp(dir / "probe.png");

@@ -21,8 +21,8 @@
 namespace retrylab::test {
 
 struct Child {
-  int status = -1;       // exit status; -1 if killed by a signal or by the timeout
-  int signal = 0;        // the signal that ended it (SIGKILL after a timeout), 0 if it exited
+  int status = -1;  // exit status; -1 if killed by a signal or by the timeout
+  int signal = 0;   // the signal that ended it (SIGKILL after a timeout), 0 if it exited
   bool timed_out = false;
   std::string out, err;  // stdout (unless redirected elsewhere) and stderr
 };
@@ -80,8 +80,8 @@ inline Child spawn_child(std::vector<std::string> full, double timeout_s, const 
 }
 
 // retrylab ARGS..., exactly these arguments.
-inline Child run_child(const std::vector<std::string>& args, double timeout_s = 60.0, const std::string& stdout_path = "",
-                       const std::string& cwd = "") {
+inline Child run_child(const std::vector<std::string>& args, double timeout_s = 60.0,
+                       const std::string& stdout_path = "", const std::string& cwd = "") {
   std::vector<std::string> full{RETRYLAB_EXE};
   full.insert(full.end(), args.begin(), args.end());
   return spawn_child(std::move(full), timeout_s, stdout_path, cwd);

@@ -58,8 +58,9 @@ inline int expect_goldens(const std::map<std::string, std::string>& files, const
       ADD_FAILURE() << name << " has no golden file; run with RETRYLAB_UPDATE_GOLDEN=1";
       return -1;
     }
-    EXPECT_EQ(bytes, slurp(golden / name)) << name << " differs from " << (golden / name)
-                                           << "; if the change is intended, rerun with RETRYLAB_UPDATE_GOLDEN=1 and review the diff";
+    EXPECT_EQ(bytes, slurp(golden / name))
+        << name << " differs from " << (golden / name)
+        << "; if the change is intended, rerun with RETRYLAB_UPDATE_GOLDEN=1 and review the diff";
     ++compared;
   }
   return compared;

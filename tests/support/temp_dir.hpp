@@ -2,9 +2,9 @@
 // Temporary folders for tests: one per name and test process (ctest runs test processes in
 // parallel, so the process id is part of the name), emptied before use. Never removed afterwards,
 // so a failing test leaves its files to look at.
+#include <unistd.h>
 #include <filesystem>
 #include <string>
-#include <unistd.h>
 
 namespace retrylab::test {
 

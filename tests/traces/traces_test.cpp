@@ -22,8 +22,8 @@ using retrylab::InputError;
 using retrylab::Model;
 using retrylab::Strategy;
 using retrylab::montecarlo::Scenario;
-using retrylab::validation::CheckVerdict;
 using retrylab::validation::check_trace;
+using retrylab::validation::CheckVerdict;
 using retrylab::validation::TraceReport;
 
 // One folder per test process, emptied once when first used.
@@ -175,17 +175,21 @@ TEST(Traces, MalformedNamesLineAndField) {
   const std::pair<std::string, std::string> cases[] = {
       {"", "line 1: header"},
       {"# retrylab-trace version=1\n# model=free strategy=full retries=on\nrun,client\n", "line 3: header"},
-      {"# retrylab-trace version=3\n# model=free strategy=full retries=on\n" + free_header.substr(free_header.find("run,")),
+      {"# retrylab-trace version=3\n# model=free strategy=full retries=on\n" +
+           free_header.substr(free_header.find("run,")),
        "line 2: version"},
-      {"# retrylab-trace version=1\n# model=lake strategy=full retries=on\nrun,client,arrival,start,end,outcome,retry,sleep\n",
+      {"# retrylab-trace version=1\n# model=lake strategy=full "
+       "retries=on\nrun,client,arrival,start,end,outcome,retry,sleep\n",
        "line 2: model"},
       {free_header + "0,0,0,0,nan,failure,0,,1\n", "line 4: end"},
       {free_header + "0,0,0,0,1,maybe,0,,1\n", "line 4: outcome"},
       {free_header + "0,-1,0,0,1,failure,0,,1\n", "line 4: client"},
       {free_header + "1,0,0,0,1,failure,0,,1\n0,0,0,0,1,failure,0,,1\n", "line 5: run"},
-      {"{\"retrylab_trace\":1,\"model\":\"free\",\"strategy\":\"full\",\"retries\":\"on\",\"clients\":2}\n{\"run\":0}\n",
+      {"{\"retrylab_trace\":1,\"model\":\"free\",\"strategy\":\"full\",\"retries\":\"on\",\"clients\":2}\n{\"run\":0}"
+       "\n",
        "line 2: client"},
-      {"{\"retrylab_trace\":1,\"model\":\"free\",\"strategy\":\"full\",\"retries\":\"on\",\"rate\":1}\n", "line 1: horizon"},
+      {"{\"retrylab_trace\":1,\"model\":\"free\",\"strategy\":\"full\",\"retries\":\"on\",\"rate\":1}\n",
+       "line 1: horizon"},
   };
   for (const auto& [text, field] : cases) {
     try {
@@ -244,7 +248,9 @@ TEST(ServerTraces, HeaderRecordsEveryServerOptionAndPlainHeadersKeepTheirBytes) 
   for (const Scenario& s : {a, b}) {
     for (const char* file : {"srv.csv", "srv.jsonl"}) {
       const std::string text = write(s, 2, 2, file);
-      EXPECT_EQ(text.rfind(std::string(file).ends_with("csv") ? "# retrylab-trace version=2\n" : "{\"retrylab_trace\":2,", 0), 0u);
+      EXPECT_EQ(
+          text.rfind(std::string(file).ends_with("csv") ? "# retrylab-trace version=2\n" : "{\"retrylab_trace\":2,", 0),
+          0u);
       const TraceReport r = check_text(text);
       EXPECT_EQ(canonical(r.declared), canonical(s)) << file;
       EXPECT_TRUE(r.passed()) << file << "\n" << failures(r);
@@ -286,11 +292,19 @@ TEST(ServerTraces, EngineServerTracesPassAndSayWhatDoesNotApply) {
   off_rows.warmup = 10;
   off_rows.server.rows = 4;
   const Case cases[] = {
-      {rows, "r.csv", {"overlapping success"}, {"attempt duration", "sleep support", "sleep distribution, all retries"}},
+      {rows,
+       "r.csv",
+       {"overlapping success"},
+       {"attempt duration", "sleep support", "sleep distribution, all retries"}},
       {lock, "l.jsonl", {}, {"attempt duration", "success spacing", "retry sequence", "failure under the lock"}},
-      {limit, "m.csv", {"failure on idle resource", "sleep distribution", "failure under the lock"},
+      {limit,
+       "m.csv",
+       {"failure on idle resource", "sleep distribution", "failure under the lock"},
        {"attempt duration", "success spacing", "sleep support"}},
-      {delay, "d.csv", {"failure on idle resource"}, {"attempt duration", "success spacing", "sleep distribution, all retries"}},
+      {delay,
+       "d.csv",
+       {"failure on idle resource"},
+       {"attempt duration", "success spacing", "sleep distribution, all retries"}},
       {expo, "e.csv", {"attempt duration", "success spacing"}, {"failure on idle resource", "sleep support"}},
       {limits, "t.csv", {"failure on idle resource"}, {"attempt timeout", "retry limit", "sleep support"}},
       {mix, "x.jsonl", {"sleep distribution"}, {"sleep support", "success spacing"}},
@@ -344,12 +358,14 @@ TEST(ServerTraces, TamperedTracesFailOnTheRuleThatStillApplies) {
       "# retrylab-trace version=2\n# model=free strategy=equal clients=3 retries=on\n# limit=1\n# retry_after=5\n"
       "# max_attempts=2\n# timeout=4\nrun,client,arrival,start,end,outcome,retry,sleep,burst\n";  // lines 1-7
   const std::string rows =
-      "0,1,0,0,0,failure,0,,1\n"      // 8: rejected at once (allowed: start <= end with instant rejections)
-      "0,2,0,0,0,failure,0,,1\n"      // 9: rejected
-      "0,0,0,0,1,success,0,,1\n"      // 10
-      "0,2,0,0.2,5,failure,1,0.2,1\n" // 11: sleep 0.2 < w_1/2 = 0.5 (Retry-After only lengthens); lasts 4.8 > timeout 4
-      "0,1,0,5,6,success,1,5,1\n"     // 12: slept the Retry-After (5 > w_1): allowed
-      "0,2,0,8,9,success,2,3,1\n"     // 13: a 3rd attempt with max_attempts = 2; sleep 3 neither in [w_2/2, w_2] = [1, 2] nor 5
+      "0,1,0,0,0,failure,0,,1\n"       // 8: rejected at once (allowed: start <= end with instant rejections)
+      "0,2,0,0,0,failure,0,,1\n"       // 9: rejected
+      "0,0,0,0,1,success,0,,1\n"       // 10
+      "0,2,0,0.2,5,failure,1,0.2,1\n"  // 11: sleep 0.2 < w_1/2 = 0.5 (Retry-After only lengthens); lasts 4.8 > timeout
+                                       // 4
+      "0,1,0,5,6,success,1,5,1\n"      // 12: slept the Retry-After (5 > w_1): allowed
+      "0,2,0,8,9,success,2,3,1\n"  // 13: a 3rd attempt with max_attempts = 2; sleep 3 neither in [w_2/2, w_2] = [1, 2]
+                                   // nor 5
       "# run_end run=0 stop=finished stop_time=9\n";
   const TraceReport r = check_text(header + rows);
   EXPECT_EQ(find(r, "time order")->verdict, CheckVerdict::pass);
@@ -374,10 +390,13 @@ TEST(ServerTraces, MalformedServerFieldsNameLineAndField) {
       {v2 + "# limit=2\n# reject_cost=7\n" + cols, "line 4: reject_cost"},
       {v2 + "# reject_cost=0.1\n" + cols, "line 3: reject_cost"},
       {v2 + "# mix=0.5\n# mix_strategy=none\n# mix_base=-1\n" + cols, "line 5: mix_base"},
-      {"# retrylab-trace version=1\n# model=free strategy=full clients=2 retries=on\n# rows=4\n" + cols, "line 3: rows"},
-      {"{\"retrylab_trace\":2,\"model\":\"free\",\"strategy\":\"full\",\"retries\":\"on\",\"clients\":2,\"rows\":\"four\"}\n",
+      {"# retrylab-trace version=1\n# model=free strategy=full clients=2 retries=on\n# rows=4\n" + cols,
+       "line 3: rows"},
+      {"{\"retrylab_trace\":2,\"model\":\"free\",\"strategy\":\"full\",\"retries\":\"on\",\"clients\":2,\"rows\":"
+       "\"four\"}\n",
        "line 1: rows"},
-      {"{\"retrylab_trace\":2,\"model\":\"free\",\"strategy\":\"full\",\"retries\":\"off\",\"clients\":2,\"timeout\":3}\n",
+      {"{\"retrylab_trace\":2,\"model\":\"free\",\"strategy\":\"full\",\"retries\":\"off\",\"clients\":2,\"timeout\":3}"
+       "\n",
        "line 1: timeout"},
   };
   for (const auto& [text, field] : cases) {
@@ -404,8 +423,25 @@ TEST(Traces, FuzzReaderSurvivesMutations) {
   server.server.max_attempts = 6;
   const std::string seeds[] = {write(s, 1, 2, "fz.csv"), write(s, 1, 2, "fz.jsonl"), write(server, 1, 2, "fzs.csv"),
                                write(server, 1, 2, "fzs.jsonl")};
-  const char* tokens[] = {"nan", "inf", "-1", "1e999", "9223372036854775808", "", ",", "\n", "{", "[[[[", "\"", "#",
-                          "# run_end run=0 stop=finished stop_time=1", "success", "failure", "0", "1e-320", "\r", "\0"};
+  const char* tokens[] = {"nan",
+                          "inf",
+                          "-1",
+                          "1e999",
+                          "9223372036854775808",
+                          "",
+                          ",",
+                          "\n",
+                          "{",
+                          "[[[[",
+                          "\"",
+                          "#",
+                          "# run_end run=0 stop=finished stop_time=1",
+                          "success",
+                          "failure",
+                          "0",
+                          "1e-320",
+                          "\r",
+                          "\0"};
   std::mt19937_64 rng(20261130);
   std::int64_t accepted = 0, rejected = 0;
   for (int i = 0; i < 10000; ++i) {

@@ -35,7 +35,9 @@ int max_success() {
   return at == std::string::npos ? 100 : std::max(1, std::atoi(s.c_str() + at + 12));
 }
 
-double trial_alpha() { return rv::bonferroni_alpha(kPropertyBudget, static_cast<std::int64_t>(kProperties) * max_success()); }
+double trial_alpha() {
+  return rv::bonferroni_alpha(kPropertyBudget, static_cast<std::int64_t>(kProperties) * max_success());
+}
 
 void announce() {
   static const bool once = [] {

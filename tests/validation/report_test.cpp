@@ -2,12 +2,12 @@
 // patterns, atomic writes, and the certificate round trip.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
-#include <unistd.h>
 #include <string>
 
 #include "validation/certificate.hpp"
@@ -74,8 +74,12 @@ fs::path fresh_dir(const std::string& name) { return retrylab::test::fresh_path(
 TEST(Report, TextTableHasHeaderRowsAndTheFalseAlarmRate) {
   const auto l = lines(rv::format_text(sample_result()));
   ASSERT_GE(l.size(), 6u);
-  EXPECT_TRUE(std::regex_search(l[0], std::regex("^case +parameters +closed form +simulated \\(mean ± 95% CI\\) +rel\\. error +tolerance +verdict +α$")));
-  EXPECT_TRUE(std::regex_search(l[2], std::regex("^collision-goodput-0\\.5 +λ=0\\.5 .* 0\\.1835 ± 0\\.002 +-0\\.24% .* pass +0\\.0005$")));
+  EXPECT_TRUE(std::regex_search(
+      l[0],
+      std::regex(
+          "^case +parameters +closed form +simulated \\(mean ± 95% CI\\) +rel\\. error +tolerance +verdict +α$")));
+  EXPECT_TRUE(std::regex_search(
+      l[2], std::regex("^collision-goodput-0\\.5 +λ=0\\.5 .* 0\\.1835 ± 0\\.002 +-0\\.24% .* pass +0\\.0005$")));
   EXPECT_TRUE(std::regex_search(l[3], std::regex("FAIL")));
   EXPECT_TRUE(std::regex_search(l[4], std::regex("0 \\(exact\\)$")));
   const std::string all = rv::format_text(sample_result());
@@ -111,8 +115,11 @@ TEST(Report, LatexIsBooktabsAndEscaped) {
 TEST(Report, CsvHasOneRowPerCaseAndQuotes) {
   const auto l = lines(rv::format_csv(sample_result()));
   ASSERT_EQ(l.size(), 4u);
-  EXPECT_EQ(l[0], "case,kind,parameters,closed_form,expected,observed,ci95,rel_error,tolerance,check,verdict,alpha,n,seconds");
-  EXPECT_TRUE(std::regex_search(l[1], std::regex("^collision-goodput-0\\.5,statistical,λ=0\\.5 T=5000 T0=10 runs=32,")));
+  EXPECT_EQ(
+      l[0],
+      "case,kind,parameters,closed_form,expected,observed,ci95,rel_error,tolerance,check,verdict,alpha,n,seconds");
+  EXPECT_TRUE(
+      std::regex_search(l[1], std::regex("^collision-goodput-0\\.5,statistical,λ=0\\.5 T=5000 T0=10 runs=32,")));
   EXPECT_NE(l[2].find("\"λ/(1+λ) = 0.5, with a | and a \"\"quote\"\"\""), std::string::npos);
   EXPECT_TRUE(std::regex_search(l[2], std::regex(",fail,")));
   EXPECT_TRUE(std::regex_search(l[3], std::regex("^classic-free-none-N100,exact,")));
@@ -123,7 +130,8 @@ TEST(Report, WriteReportsIsAtomicAndComplete) {
   const auto files = rv::write_reports(sample_result(), d);
   ASSERT_EQ(files.size(), 3u);
   for (const auto& f : files) EXPECT_TRUE(fs::exists(f)) << f;
-  for (const auto& e : fs::directory_iterator(d)) EXPECT_NE(e.path().filename().string().front(), '.') << "temporary left behind";
+  for (const auto& e : fs::directory_iterator(d))
+    EXPECT_NE(e.path().filename().string().front(), '.') << "temporary left behind";
   EXPECT_EQ(slurp(d / "validation.csv"), rv::format_csv(sample_result()));
   fs::remove_all(d);
 }

@@ -42,7 +42,8 @@ TEST(Statistics, StudentTwoSidedPValues) {
   EXPECT_EQ(rv::t_two_sided_p(-2.0, 2), rv::t_two_sided_p(2.0, 2));  // two-sided: |t|
   EXPECT_EQ(rv::t_two_sided_p(std::numeric_limits<double>::infinity(), 3), 0.0);
   for (double alpha : {0.05, 1e-3, 1e-8})
-    for (double df : {1.0, 4.0, 63.0}) EXPECT_NEAR(rv::t_two_sided_p(rv::t_two_sided(alpha, df), df) / alpha, 1.0, 1e-9);
+    for (double df : {1.0, 4.0, 63.0})
+      EXPECT_NEAR(rv::t_two_sided_p(rv::t_two_sided(alpha, df), df) / alpha, 1.0, 1e-9);
   EXPECT_THROW(rv::t_two_sided_p(1.0, 0.5), retrylab::InputError);
   EXPECT_THROW(rv::t_two_sided_p(std::nan(""), 3), retrylab::InputError);
 }

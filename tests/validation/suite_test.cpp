@@ -39,7 +39,8 @@ TEST(Suite, BonferroniSplitOverTheWholeCatalogue) {
   o.only = {"classic-free-none"};
   const auto r = rv::run_suite(o);
   const auto all = rv::catalogue(rv::Scale::quick);
-  const auto stat = std::count_if(all.begin(), all.end(), [](const rv::ValidationCase& c) { return c.kind == rv::CaseKind::statistical; });
+  const auto stat = std::count_if(all.begin(), all.end(),
+                                  [](const rv::ValidationCase& c) { return c.kind == rv::CaseKind::statistical; });
   EXPECT_EQ(r.statistical_cases, stat);
   EXPECT_DOUBLE_EQ(r.alpha_per_case, o.alpha_total / static_cast<double>(stat));
   EXPECT_EQ(r.alpha_run, 0.0);  // an exact case spends none of the budget
@@ -85,7 +86,7 @@ TEST(Suite, ServerCaseConstructorsRejectBadInput) {
   EXPECT_THROW(rv::rows_goodput_case(Model::ps, 4, ok), retrylab::InputError);         // no closed form
   EXPECT_THROW(rv::rows_goodput_case(Model::collision, 0, ok), retrylab::InputError);  // rows >= 1
   EXPECT_THROW(rv::lock_sojourn_case(Model::shared, ServiceDist::exponential, 0.0, {1.0, 1000.0, 10.0, 4}),
-               retrylab::InputError);  // λ < 1
+               retrylab::InputError);                                                                         // λ < 1
   EXPECT_THROW(rv::lock_sojourn_case(Model::shared, ServiceDist::lognormal, 0.0, ok), retrylab::InputError);  // cv > 0
   EXPECT_THROW(rv::lock_sojourn_case(Model::shared, ServiceDist::exponential, 1.5, ok), retrylab::InputError);
   EXPECT_NO_THROW(rv::lock_sojourn_case(Model::free, ServiceDist::lognormal, 1.5, ok));

@@ -1,8 +1,8 @@
 #include "validation/trace/invariants.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 
 namespace retrylab::validation::trace {
 
@@ -10,8 +10,9 @@ namespace {
 
 std::string duration_text(const montecarlo::Scenario& s, const ServerRules& sv) {
   if (!sv.any)
-    return s.model == Model::collision || s.model == Model::free ? "end - start = 1 (one attempt-duration)"
-                                                                : "end - start >= 1 (one unit of service at rate <= 1)";
+    return s.model == Model::collision || s.model == Model::free
+               ? "end - start = 1 (one attempt-duration)"
+               : "end - start >= 1 (one unit of service at rate <= 1)";
   if (sv.exact) {
     std::string failures;
     for (double v : sv.failure_values) failures += fmt::format("{}{}", failures.empty() ? "" : " or ", v);
@@ -30,7 +31,8 @@ InvariantRules::InvariantRules(const montecarlo::Scenario& s, const ServerRules&
       sv_(sv),
       sleeps_(sleeps),
       order_("time order", "invariant",
-             sv_.instant_reject ? "arrival <= start <= end (a rejection with no cost and no delay takes no time); a first attempt starts at its arrival"
+             sv_.instant_reject ? "arrival <= start <= end (a rejection with no cost and no delay takes no time); a "
+                                  "first attempt starts at its arrival"
                                 : "arrival <= start < end; a first attempt starts at its arrival"),
       duration_("attempt duration", "invariant", duration_text(s, sv)),
       timeout_("attempt timeout", "invariant",
@@ -40,17 +42,20 @@ InvariantRules::InvariantRules(const montecarlo::Scenario& s, const ServerRules&
       idle_("failure on idle resource", "invariant",
             "free/shared: a failed attempt [s, e] saw a successful commit in (s, e]; ps: no failures"),
       lock_("failure under the lock", "invariant",
-            "with the lock every admitted attempt runs alone on its row: it never fails (only a rejection or a timeout can)"),
+            "with the lock every admitted attempt runs alone on its row: it never fails (only a rejection or a timeout "
+            "can)"),
       sequence_("retry sequence", "invariant",
-                s.retries ? "per client: retry 0, 1, 2, ... each after the previous failure; start = previous end + sleep"
-                          : "retries off: one attempt per client (retry 0)"),
+                s.retries
+                    ? "per client: retry 0, 1, 2, ... each after the previous failure; start = previous end + sleep"
+                    : "retries off: one attempt per client (retry 0)"),
       limit_("retry limit", "invariant",
              fmt::format("at most max_attempts = {} attempts per client (retry <= {})", s.server.max_attempts,
                          s.server.max_attempts - 1)),
       support_("sleep support", "invariant", sleeps.support_text()),
       vanish_("vanished clients", "invariant",
               s.server.max_attempts > 0
-                  ? "a client whose last attempt failed retries before the run stops, unless it was its max_attempts-th (see docs/traces.md)"
+                  ? "a client whose last attempt failed retries before the run stops, unless it was its "
+                    "max_attempts-th (see docs/traces.md)"
                   : "a client whose last attempt failed retries before the run stops (see docs/traces.md)") {}
 
 std::optional<SleepSample> InvariantRules::row(const Row& r, std::int64_t line, std::string_view text) {
@@ -101,7 +106,8 @@ void InvariantRules::end_run(const std::optional<RunEnd>& stop, double stop_time
     }
     if (vanished)
       vanish_.add(c.last_line, c.last_text,
-                  fmt::format("client {} of run {} failed and never retried (stop {} at {})", id, run_, reason.empty() ? "?" : reason, stop_time));
+                  fmt::format("client {} of run {} failed and never retried (stop {} at {})", id, run_,
+                              reason.empty() ? "?" : reason, stop_time));
   }
   clients_.clear();
   overlap_window_.clear();
@@ -128,7 +134,8 @@ bool InvariantRules::duration_ok(const Row& r, double d) const {
   const double t = tol(r.end);
   if (sv_.exact) {
     if (r.success) return std::fabs(d - sv_.success_value) <= t;
-    return std::any_of(sv_.failure_values.begin(), sv_.failure_values.end(), [&](double v) { return std::fabs(d - v) <= t; });
+    return std::any_of(sv_.failure_values.begin(), sv_.failure_values.end(),
+                       [&](double v) { return std::fabs(d - v) <= t; });
   }
   return d >= (r.success ? sv_.success_min : sv_.failure_min) - t;
 }
@@ -164,15 +171,20 @@ void InvariantRules::flush_group() {
   for (const auto& g : group_) {
     if (!g.success) continue;
     ++successes_seen_;
-    if (wins > 1) spacing_.add(g.line, g.text, fmt::format("{} successes commit at {}", wins, e));
-    else if (e - last_commit_ < 1.0 - tol(e)) spacing_.add(g.line, g.text, fmt::format("previous commit at {}", last_commit_));
+    if (wins > 1)
+      spacing_.add(g.line, g.text, fmt::format("{} successes commit at {}", wins, e));
+    else if (e - last_commit_ < 1.0 - tol(e))
+      spacing_.add(g.line, g.text, fmt::format("previous commit at {}", last_commit_));
   }
   const double commit = wins > 0 ? e : last_commit_;
   for (const auto& g : group_) {
     if (g.success) continue;
     ++idle_n_;
     if (!(commit > g.start - tol(g.start)))
-      idle_.add(g.line, g.text, fmt::format("no successful commit in ({}, {}]{}", g.start, e, group_.size() > 1 ? fmt::format("; {} attempts end together, none won", group_.size()) : ""));
+      idle_.add(
+          g.line, g.text,
+          fmt::format("no successful commit in ({}, {}]{}", g.start, e,
+                      group_.size() > 1 ? fmt::format("; {} attempts end together, none won", group_.size()) : ""));
   }
   if (wins > 0) last_commit_ = e;
   group_.clear();
@@ -190,11 +202,16 @@ std::optional<SleepSample> InvariantRules::client(const Row& r, std::int64_t lin
   } else if (!c) {
     bad = true, why = fmt::format("retry {} with no earlier failed attempt of this client in flight", r.retry);
   } else {
-    if (r.retry != c->retry + 1) bad = true, why = fmt::format("retry {} after retry {}", r.retry, c->retry);
-    else if (r.start < c->last_end - tol(c->last_end)) bad = true, why = "starts before the previous attempt ended";
-    else if (!r.has_sleep) bad = true, why = "no sleep recorded for a retry";
-    else if (std::fabs(r.start - c->last_end - r.sleep) > tol(r.start)) bad = true, why = fmt::format("start - previous end = {} but sleep = {}", r.start - c->last_end, r.sleep);
-    else if (std::fabs(r.arrival - c->arrival) > tol(r.arrival)) bad = true, why = "arrival time changed";
+    if (r.retry != c->retry + 1)
+      bad = true, why = fmt::format("retry {} after retry {}", r.retry, c->retry);
+    else if (r.start < c->last_end - tol(c->last_end))
+      bad = true, why = "starts before the previous attempt ended";
+    else if (!r.has_sleep)
+      bad = true, why = "no sleep recorded for a retry";
+    else if (std::fabs(r.start - c->last_end - r.sleep) > tol(r.start))
+      bad = true, why = fmt::format("start - previous end = {} but sleep = {}", r.start - c->last_end, r.sleep);
+    else if (std::fabs(r.arrival - c->arrival) > tol(r.arrival))
+      bad = true, why = "arrival time changed";
   }
   if (bad) sequence_.add(line, text, why);
 
@@ -233,7 +250,8 @@ bool InvariantRules::sleep_check(const Row& r, double prev, std::int64_t line, s
       const auto [mlo, mhi] = SleepRules::bounds(s_.server.mix_backoff, r.retry, prev);
       also += fmt::format(" and the mixed population's [{}, {}]", mlo, mhi);
     }
-    if (sv_.retry_after_max > 0) also += fmt::format(", not a Retry-After of {}{}", sv_.retry_after_fixed ? "" : "at most ", sv_.retry_after_max);
+    if (sv_.retry_after_max > 0)
+      also += fmt::format(", not a Retry-After of {}{}", sv_.retry_after_fixed ? "" : "at most ", sv_.retry_after_max);
     support_.add(line, text, fmt::format("retry {}: sleep {} outside [{}, {}]{}", r.retry, x, lo, hi, also));
     return false;
   }

@@ -1,9 +1,9 @@
 #include "validation/trace/reader.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <fmt/format.h>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -95,11 +95,13 @@ montecarlo::Scenario declared_scenario(const Header& h, std::uint64_t& seed) {
     malformed(h.line, "version", fmt::format("must be 1, or 2 with server options (got \"{}\")", version));
   montecarlo::Scenario s;
   const auto model = parse_model(need("model"));
-  if (!model) malformed(h.line, "model", fmt::format("must be collision, free, shared or ps (got \"{}\")", need("model")));
+  if (!model)
+    malformed(h.line, "model", fmt::format("must be collision, free, shared or ps (got \"{}\")", need("model")));
   const auto strategy = parse_strategy(need("strategy"));
   if (!strategy)
-    malformed(h.line, "strategy",
-              fmt::format("must be none, nojitter, full, equal, decorrelated or window (got \"{}\")", need("strategy")));
+    malformed(
+        h.line, "strategy",
+        fmt::format("must be none, nojitter, full, equal, decorrelated or window (got \"{}\")", need("strategy")));
   s.model = *model;
   s.backoff.strategy = *strategy;
   s.backoff.base = num("base", 1.0);
@@ -114,11 +116,14 @@ montecarlo::Scenario declared_scenario(const Header& h, std::uint64_t& seed) {
   const auto collapse = get("collapse");
   s.collapse = collapse ? need_int(*collapse, h.line, "collapse") : 3000;
   const std::string retries = need("retries");
-  if (retries != "on" && retries != "off") malformed(h.line, "retries", fmt::format("must be on or off (got \"{}\")", retries));
+  if (retries != "on" && retries != "off")
+    malformed(h.line, "retries", fmt::format("must be on or off (got \"{}\")", retries));
   s.retries = retries == "on";
   const auto unit = get("time_unit");
   if (unit && *unit != "attempt-duration")
-    malformed(h.line, "time_unit", fmt::format("must be attempt-duration (got \"{}\"): rescale times so one attempt served alone takes 1", *unit));
+    malformed(
+        h.line, "time_unit",
+        fmt::format("must be attempt-duration (got \"{}\"): rescale times so one attempt served alone takes 1", *unit));
   const auto seed_text = get("seed");
   seed = 0;
   if (seed_text) {
@@ -133,7 +138,8 @@ montecarlo::Scenario declared_scenario(const Header& h, std::uint64_t& seed) {
     montecarlo::check_scenario(s);
   } catch (const InputError& e) {
     const auto at = h.key_line.find(e.field());
-    malformed(at == h.key_line.end() ? h.line : at->second, e.field(), std::string(e.what()).substr(e.field().size() + 1));
+    malformed(at == h.key_line.end() ? h.line : at->second, e.field(),
+              std::string(e.what()).substr(e.field().size() + 1));
   }
   return s;
 }
@@ -144,7 +150,8 @@ std::optional<std::int64_t> runs_in_header(const Header& h) {
   if (it == h.kv.end()) return std::nullopt;
   const auto line = h.key_line.count("runs") ? h.key_line.at("runs") : h.line;
   const auto v = to_int(it->second);
-  if (!v || *v < 1) malformed(line, "runs", fmt::format("must be an integer >= 1 (got \"{}\")", it->second.substr(0, 40)));
+  if (!v || *v < 1)
+    malformed(line, "runs", fmt::format("must be an integer >= 1 (got \"{}\")", it->second.substr(0, 40)));
   return v;
 }
 
@@ -170,8 +177,10 @@ const char* csv_column(std::size_t i) {
 
 // Retry 0 has no sleep before it (its field is empty / null); a retry k >= 1 has one.
 void check_sleep_given(const Row& r, std::int64_t n) {
-  if (r.retry == 0 && r.has_sleep) malformed(n, "sleep", "must be empty on a retry-0 row (no sleep precedes a first attempt)");
-  if (r.retry > 0 && !r.has_sleep) malformed(n, "sleep", fmt::format("is required on a retry-{} row (the sleep before it)", r.retry));
+  if (r.retry == 0 && r.has_sleep)
+    malformed(n, "sleep", "must be empty on a retry-0 row (no sleep precedes a first attempt)");
+  if (r.retry > 0 && !r.has_sleep)
+    malformed(n, "sleep", fmt::format("is required on a retry-{} row (the sleep before it)", r.retry));
 }
 
 // "# k=v k=v" comment -> pairs; tokens without '=' are kept with an empty value.
@@ -181,8 +190,10 @@ std::vector<std::pair<std::string, std::string>> comment_pairs(std::string_view 
   for (std::string_view tok : split(line, ' ')) {
     if (tok.empty()) continue;
     const std::size_t eq = tok.find('=');
-    if (eq == std::string_view::npos) out.emplace_back(std::string(tok), std::string());
-    else out.emplace_back(std::string(tok.substr(0, eq)), std::string(tok.substr(eq + 1)));
+    if (eq == std::string_view::npos)
+      out.emplace_back(std::string(tok), std::string());
+    else
+      out.emplace_back(std::string(tok.substr(0, eq)), std::string(tok.substr(eq + 1)));
   }
   return out;
 }
@@ -203,16 +214,20 @@ Row parse_csv_row(std::string_view line, std::int64_t n, std::size_t columns) {
   r.arrival = need_double(f[2], n, "arrival");
   r.start = need_double(f[3], n, "start");
   r.end = need_double(f[4], n, "end");
-  if (f[5] == "success") r.success = true;
-  else if (f[5] != "failure") malformed(n, "outcome", fmt::format("must be success or failure (got \"{}\")", f[5].substr(0, 40)));
+  if (f[5] == "success")
+    r.success = true;
+  else if (f[5] != "failure")
+    malformed(n, "outcome", fmt::format("must be success or failure (got \"{}\")", f[5].substr(0, 40)));
   r.retry = need_int(f[6], n, "retry");
   if (r.retry > max_retry) malformed(n, "retry", fmt::format("must be at most {} (got {})", max_retry, r.retry));
   r.has_sleep = !f[7].empty();
   if (r.has_sleep) r.sleep = need_double(f[7], n, "sleep");
   check_sleep_given(r, n);
   if (f.size() == 9) {
-    if (f[8] == "1") r.burst = true;
-    else if (f[8] != "0") malformed(n, "burst", fmt::format("must be 0 or 1 (got \"{}\")", f[8].substr(0, 40)));
+    if (f[8] == "1")
+      r.burst = true;
+    else if (f[8] != "0")
+      malformed(n, "burst", fmt::format("must be 0 or 1 (got \"{}\")", f[8].substr(0, 40)));
   }
   return r;
 }
@@ -233,7 +248,8 @@ std::int64_t json_int(const nlohmann::json& j, const char* key, std::int64_t n) 
   const auto& v = member(j, key, n);
   if (!v.is_number_integer() || (v.is_number_integer() && !v.is_number_unsigned() && v.get<std::int64_t>() < 0))
     malformed(n, key, "must be an integer >= 0");
-  if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+  if (v.is_number_unsigned() &&
+      v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
     malformed(n, key, "must be an integer below 2^63");
   return v.get<std::int64_t>();
 }
@@ -246,8 +262,10 @@ Row parse_json_row(const nlohmann::json& j, std::int64_t n) {
   r.start = json_double(j, "start", n);
   r.end = json_double(j, "end", n);
   const auto& o = member(j, "outcome", n);
-  if (o == "success") r.success = true;
-  else if (o != "failure") malformed(n, "outcome", "must be \"success\" or \"failure\"");
+  if (o == "success")
+    r.success = true;
+  else if (o != "failure")
+    malformed(n, "outcome", "must be \"success\" or \"failure\"");
   r.retry = json_int(j, "retry", n);
   if (r.retry > max_retry) malformed(n, "retry", fmt::format("must be at most {} (got {})", max_retry, r.retry));
   const auto it = j.find("sleep");
@@ -272,9 +290,12 @@ RunEnd csv_run_end(const std::vector<std::pair<std::string, std::string>>& pairs
   RunEnd e;
   bool has_run = false, has_time = false;
   for (const auto& [k, v] : pairs) {
-    if (k == "run") e.run = need_int(v, n, "run"), has_run = true;
-    else if (k == "stop") e.stop = v;
-    else if (k == "stop_time") e.stop_time = need_double(v, n, "stop_time"), has_time = true;
+    if (k == "run")
+      e.run = need_int(v, n, "run"), has_run = true;
+    else if (k == "stop")
+      e.stop = v;
+    else if (k == "stop_time")
+      e.stop_time = need_double(v, n, "stop_time"), has_time = true;
   }
   if (!has_run || !has_time) malformed(n, "run_end", "needs run= and stop_time=");
   return e;
@@ -296,11 +317,13 @@ class RunOrder {
 
   void stop(const RunEnd& e, std::int64_t n) {
     if (e.stop != "" && e.stop != "finished" && e.stop != "drained" && e.stop != "collapsed" && e.stop != "horizon")
-      malformed(n, "stop", fmt::format("must be finished, drained, collapsed or horizon (got \"{}\")", e.stop.substr(0, 40)));
+      malformed(n, "stop",
+                fmt::format("must be finished, drained, collapsed or horizon (got \"{}\")", e.stop.substr(0, 40)));
     if (e.run < run_ || (e.run == run_ && closed_))
       malformed(n, "run", fmt::format("run_end for run {} comes after run {} (runs in increasing order)", e.run, run_));
     if (e.run == run_ && e.stop_time < last_end_ - tol(last_end_))
-      malformed(n, "stop_time", fmt::format("must be >= the end {} of the run's last row (got {})", last_end_, e.stop_time));
+      malformed(n, "stop_time",
+                fmt::format("must be >= the end {} of the run's last row (got {})", last_end_, e.stop_time));
     check_run_index(e.run, runs_, n);
     ++run_ends_;
     if (e.run > run_) {
@@ -314,7 +337,8 @@ class RunOrder {
 
   void row(const Row& r, std::int64_t n, std::string_view text) {
     if (r.run < run_ || (r.run == run_ && closed_))
-      malformed(n, "run", fmt::format("must not decrease and no row follows its run_end (got {} after {})", r.run, run_));
+      malformed(n, "run",
+                fmt::format("must not decrease and no row follows its run_end (got {} after {})", r.run, run_));
     if (r.run > run_) {
       check_run_index(r.run, runs_, n);
       if (run_ >= 0 && !closed_) close(std::nullopt);
@@ -324,7 +348,8 @@ class RunOrder {
       sink_.begin_run(run_, n);
     }
     if (r.end < last_end_)
-      malformed(n, "end", fmt::format("must be >= the previous row's end {} (rows are written when attempts end)", last_end_));
+      malformed(n, "end",
+                fmt::format("must be >= the previous row's end {} (rows are written when attempts end)", last_end_));
     last_end_ = r.end;
     ++counts_.rows;
     sink_.row(r, n, text);
@@ -333,8 +358,8 @@ class RunOrder {
   ReadCounts finish(std::int64_t header_line) {
     if (run_ >= 0 && !closed_) close(std::nullopt);
     if (runs_ && run_ends_ > 0 && run_ends_ != *runs_)
-      malformed(header_line, "runs", fmt::format("is {} in the header but the trace ends {} runs (run_end records)",
-                                                 *runs_, run_ends_));
+      malformed(header_line, "runs",
+                fmt::format("is {} in the header but the trace ends {} runs (run_end records)", *runs_, run_ends_));
     return counts_;
   }
 
@@ -384,7 +409,8 @@ void TraceReader::read_json_header(std::map<std::string, std::string>& kv) {
   if (!kv.count("version")) malformed(n_, "retrylab_trace", "is required in the header (the format version, 1)");
 }
 
-void TraceReader::read_csv_header(std::map<std::string, std::string>& kv, std::map<std::string, std::int64_t>& key_line) {
+void TraceReader::read_csv_header(std::map<std::string, std::string>& kv,
+                                  std::map<std::string, std::int64_t>& key_line) {
   for (;;) {
     if (line_.empty() || line_[0] != '#') {
       if (line_ == montecarlo::trace_csv_columns) return;
@@ -392,7 +418,8 @@ void TraceReader::read_csv_header(std::map<std::string, std::string>& kv, std::m
         header_.columns = 8;
         return;
       }
-      malformed(n_, "header", fmt::format("must be '# key=value' lines then the column line \"{}\"", montecarlo::trace_csv_columns));
+      malformed(n_, "header",
+                fmt::format("must be '# key=value' lines then the column line \"{}\"", montecarlo::trace_csv_columns));
     }
     for (auto& [k, v] : comment_pairs(line_)) {
       if (k == "retrylab-trace") continue;
@@ -435,8 +462,10 @@ bool TraceReader::parse_record(std::optional<Row>& row, std::optional<RunEnd>& s
   check_nesting(line_, n_, "row");
   const auto j = nlohmann::json::parse(line_, nullptr, false);
   if (j.is_discarded() || !j.is_object()) malformed(n_, "row", "must be a JSON object");
-  if (j.contains("run_end")) stop = json_run_end(j, n_);
-  else row = parse_json_row(j, n_);
+  if (j.contains("run_end"))
+    stop = json_run_end(j, n_);
+  else
+    row = parse_json_row(j, n_);
   return true;
 }
 
@@ -446,8 +475,10 @@ ReadCounts TraceReader::read(RecordSink& sink) {
     std::optional<Row> row;
     std::optional<RunEnd> stop;
     if (!parse_record(row, stop)) break;
-    if (stop) order.stop(*stop, n_);
-    else if (row) order.row(*row, n_, line_);
+    if (stop)
+      order.stop(*stop, n_);
+    else if (row)
+      order.row(*row, n_, line_);
   }
   return order.finish(header_.line);
 }

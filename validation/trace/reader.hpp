@@ -31,10 +31,10 @@ class RecordSink {
 struct TraceHeader {
   montecarlo::Scenario declared;
   std::uint64_t seed = 0;
-  bool json = false;                // JSON lines, else CSV
-  std::size_t columns = 9;          // CSV: 9 under the full column line, 8 without burst
-  std::optional<std::int64_t> runs; // the header's runs=R
-  std::int64_t line = 1;            // the header's last line
+  bool json = false;                 // JSON lines, else CSV
+  std::size_t columns = 9;           // CSV: 9 under the full column line, 8 without burst
+  std::optional<std::int64_t> runs;  // the header's runs=R
+  std::int64_t line = 1;             // the header's last line
 };
 
 struct ReadCounts {
@@ -45,7 +45,7 @@ class TraceReader {
  public:
   explicit TraceReader(std::istream& in);  // reads the header
   const TraceHeader& header() const noexcept { return header_; }
-  ReadCounts read(RecordSink& sink);       // the body, to its end
+  ReadCounts read(RecordSink& sink);  // the body, to its end
 
  private:
   bool next_line();

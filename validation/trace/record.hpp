@@ -3,10 +3,10 @@
 // attempt row, or the end of a run. Invariants: a Row's times are finite; `sleep` is meaningful
 // only when `has_sleep` (retry >= 1); rows of a run arrive in order of `end`.
 // Also the tolerance every rule compares times with, and the one way a malformed trace is reported.
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <fmt/format.h>
 #include <limits>
 #include <string>
 

@@ -1,8 +1,8 @@
 #include "validation/trace/server_rules.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 #include <string_view>
 
 #include "montecarlo/controls.hpp"
@@ -47,8 +47,8 @@ void ServerRules::durations(const montecarlo::Scenario& s) {
   failure_min = std::min(timeout, rejects ? 2 * d + (deterministic ? std::min(1.0, o.reject_cost) : 0.0) : served);
   // collision/free serve every attempt at rate 1: with deterministic service, fixed delay and no
   // waiting (lock, queue) the durations take known values.
-  exact = (s.model == Model::collision || s.model == Model::free) && deterministic && o.delay_dist == DelayDist::fixed &&
-          !o.lock && !queues;
+  exact = (s.model == Model::collision || s.model == Model::free) && deterministic &&
+          o.delay_dist == DelayDist::fixed && !o.lock && !queues;
   if (exact) {
     success_value = 1 + 2 * d;
     failure_values.push_back(std::min(1 + 2 * d, timeout));
@@ -67,40 +67,58 @@ void ServerRules::model_rules(const montecarlo::Scenario& s) {
   const bool limited = o.limit > 0 || o.aimd;
   // collision: a success overlaps no other attempt, in service time; rows show it only when a
   // row's interval is its service interval and a conflict can be with any attempt.
-  if (o.rows > 1) overlap_na = fmt::format("conflicts are per row (rows={}) and rows do not record their row", o.rows);
-  else if (o.delay > 0) overlap_na = "with network delay a row's interval (send to receipt) is not its service interval";
-  else if (o.lock) overlap_na = "with the lock an attempt waits inside its row's interval, then runs alone";
-  else if (limited) overlap_na = "a rejected or queued attempt's interval is not a service interval";
+  if (o.rows > 1)
+    overlap_na = fmt::format("conflicts are per row (rows={}) and rows do not record their row", o.rows);
+  else if (o.delay > 0)
+    overlap_na = "with network delay a row's interval (send to receipt) is not its service interval";
+  else if (o.lock)
+    overlap_na = "with the lock an attempt waits inside its row's interval, then runs alone";
+  else if (limited)
+    overlap_na = "a rejected or queued attempt's interval is not a service interval";
   // free/shared: successful commits at least 1 apart on a row (deterministic service); a fixed
   // delay shifts every end equally.
-  if (o.rows > 1) spacing_na = fmt::format("commits are spaced per row only (rows={}) and rows do not record their row", o.rows);
-  else if (!deterministic) spacing_na = fmt::format("{} service: an attempt can commit less than 1 after the previous commit", to_string(o.service));
-  else if (o.delay > 0 && o.delay_dist != DelayDist::fixed) spacing_na = "exponential network delay: responses reach clients in other order and spacing than the commits";
+  if (o.rows > 1)
+    spacing_na = fmt::format("commits are spaced per row only (rows={}) and rows do not record their row", o.rows);
+  else if (!deterministic)
+    spacing_na =
+        fmt::format("{} service: an attempt can commit less than 1 after the previous commit", to_string(o.service));
+  else if (o.delay > 0 && o.delay_dist != DelayDist::fixed)
+    spacing_na = "exponential network delay: responses reach clients in other order and spacing than the commits";
   // free/shared: a failure saw a commit during its service (any row's commit: weaker, still true
   // with rows); ps never fails. Rejections and timeouts fail without one.
   const bool injects = o.failure_prob > 0 || o.outage_end > 0;
-  if (injects) idle_na = "injected failures (failure_prob, outage) fail attempts with no commit";
-  else if (rejects) idle_na = "a rejected attempt fails with no commit (a limit with overflow=reject)";
-  else if (std::isfinite(timeout)) idle_na = "an attempt its client stopped waiting for (timeout) fails with no commit";
-  else if (o.delay > 0) idle_na = "with network delay the commit that dooms an attempt is not inside its row's interval";
+  if (injects)
+    idle_na = "injected failures (failure_prob, outage) fail attempts with no commit";
+  else if (rejects)
+    idle_na = "a rejected attempt fails with no commit (a limit with overflow=reject)";
+  else if (std::isfinite(timeout))
+    idle_na = "an attempt its client stopped waiting for (timeout) fails with no commit";
+  else if (o.delay > 0)
+    idle_na = "with network delay the commit that dooms an attempt is not inside its row's interval";
   // The lock: an admitted attempt waits, then runs alone on its row, so it cannot fail; only a
   // rejection or a timeout can.
   lock = o.lock;
-  if (o.lock && injects) lock_na = "injected failures (failure_prob, outage) fail attempts under the lock";
-  else if (o.lock && rejects) lock_na = "a rejected attempt fails without reaching the lock";
-  else if (o.lock && std::isfinite(timeout)) lock_na = "an attempt its client stopped waiting for (timeout) fails";
+  if (o.lock && injects)
+    lock_na = "injected failures (failure_prob, outage) fail attempts under the lock";
+  else if (o.lock && rejects)
+    lock_na = "a rejected attempt fails without reaching the lock";
+  else if (o.lock && std::isfinite(timeout))
+    lock_na = "an attempt its client stopped waiting for (timeout) fails";
 }
 
 void ServerRules::client_rules(const montecarlo::Scenario& s) {
   const montecarlo::ServerOptions& o = s.server;
   // Sleeps: Retry-After can only lengthen one (sleep = max(backoff, Retry-After)); a mixed
   // population draws from one of two strategies.
-  retry_after_max = o.retry_after > 0 ? (o.retry_after_rule == montecarlo::RetryAfterRule::fixed ? o.retry_after : 2 * o.retry_after) : 0.0;
+  retry_after_max = o.retry_after > 0
+                        ? (o.retry_after_rule == montecarlo::RetryAfterRule::fixed ? o.retry_after : 2 * o.retry_after)
+                        : 0.0;
   retry_after_fixed = o.retry_after_rule == montecarlo::RetryAfterRule::fixed;
   // Client-side controls: a call the breaker or the throttle rejects fails unsent (no row), and a
   // budget or a deadline ends a request before its retry limit.
   const bool local = o.breaker != 0 || std::string_view(montecarlo::budget_preset_names[o.budget]) == "sre-adaptive";
-  if (local) sequence_na = "calls rejected locally (breaker, adaptive throttling) fail unsent: their retries leave no row";
+  if (local)
+    sequence_na = "calls rejected locally (breaker, adaptive throttling) fail unsent: their retries leave no row";
   if (o.budget != 0 || std::isfinite(o.deadline) || local)
     vanish_na = "a retry budget, a deadline or a local rejection can end a request before its retry limit, unrecorded";
   if (o.mix > 0) strategies_mix = true;

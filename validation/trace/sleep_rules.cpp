@@ -1,8 +1,8 @@
 #include "validation/trace/sleep_rules.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 
 #include "analytic/strategy.hpp"
 
@@ -22,7 +22,8 @@ std::string strategy_support(const Backoff& b) {
     case Strategy::equal: return "sleep in [w_k/2, w_k]";
     case Strategy::decorrelated: return "sleep in [b, min(c, 3*previous sleep)]";
     case Strategy::window: return "sleep in [0, W]";
-    case Strategy::memoryless: return "sleep in [0, inf) (exponential, mean w_k/2: support only, no KS: censoring is unbounded)";
+    case Strategy::memoryless:
+      return "sleep in [0, inf) (exponential, mean w_k/2: support only, no KS: censoring is unbounded)";
   }
   return "";
 }
@@ -61,7 +62,9 @@ bool SleepRules::allowed(const Backoff& b, std::int64_t k, double prev, double x
 
 std::string SleepRules::support_text() const {
   std::string t = strategy_support(s_.backoff);
-  if (sv_.strategies_mix) t += fmt::format("; or, for the mixed population ({}): {}", to_string(s_.server.mix_backoff.strategy), strategy_support(s_.server.mix_backoff));
+  if (sv_.strategies_mix)
+    t += fmt::format("; or, for the mixed population ({}): {}", to_string(s_.server.mix_backoff.strategy),
+                     strategy_support(s_.server.mix_backoff));
   if (sv_.retry_after_max > 0)
     t += sv_.retry_after_fixed ? fmt::format("; Retry-After can only lengthen it: or exactly {}", sv_.retry_after_max)
                                : fmt::format("; Retry-After can only lengthen it: or up to {}", sv_.retry_after_max);

@@ -1,8 +1,8 @@
 #include "validation/trace/statistical_rules.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 #include <limits>
 
 #include "analytic/aloha.hpp"
@@ -145,9 +145,14 @@ StatisticalRules::Stat StatisticalRules::mean_check(const std::string& name, con
   } else {
     p = std::fabs(m.mean - expect) <= tol(expect) ? 1.0 : 0.0;
   }
-  TraceCheck c{name, "statistic", fmt::format("{} = {:.6g}", form, expect),
+  TraceCheck c{name,
+               "statistic",
+               fmt::format("{} = {:.6g}", form, expect),
                fmt::format("{:.6g} +- {:.3g} (sd/sqrt(n), n = {} runs), p = {:.3g}", m.mean, se, m.n, p),
-               CheckVerdict::pass, 0, {}, {}};
+               CheckVerdict::pass,
+               0,
+               {},
+               {}};
   return {c, p};
 }
 
@@ -174,23 +179,35 @@ void StatisticalRules::ks_checks(std::vector<Stat>& stats) const {
   const bool jittered = s_.backoff.strategy == Strategy::full || s_.backoff.strategy == Strategy::equal ||
                         s_.backoff.strategy == Strategy::window || s_.backoff.strategy == Strategy::decorrelated;
   if (s_.retries && jittered && !sv_.ks_na.empty())
-    stats.push_back({not_applicable("sleep distribution", "KS against the exact sleep CDF (analytic/sleep.hpp)", sv_.ks_na),
-                     std::nan("")});
+    stats.push_back(
+        {not_applicable("sleep distribution", "KS against the exact sleep CDF (analytic/sleep.hpp)", sv_.ks_na),
+         std::nan("")});
   if (s_.retries && jittered && sv_.ks_na.empty()) {
     const auto uniform = [](double x) { return std::clamp(x, 0.0, 1.0); };
     for (std::size_t k = 0; k < ks_.size(); ++k) {
       if (ks_[k].size() < 20) continue;
       const KsResult r = ks_test(ks_[k], uniform);
-      stats.push_back({{fmt::format("sleep distribution, retry {}", k < 8 ? std::to_string(k + 1) : "9+"), "statistic",
-                        "KS against the exact sleep CDF (analytic/sleep.hpp; decorrelated: conditional on the previous sleep)",
-                        fmt::format("D = {:.4g}, n = {}, p = {:.3g}", r.statistic, r.n, r.pvalue), CheckVerdict::pass, 0, {}, {}},
-                       r.pvalue});
+      stats.push_back(
+          {{fmt::format("sleep distribution, retry {}", k < 8 ? std::to_string(k + 1) : "9+"),
+            "statistic",
+            "KS against the exact sleep CDF (analytic/sleep.hpp; decorrelated: conditional on the previous sleep)",
+            fmt::format("D = {:.4g}, n = {}, p = {:.3g}", r.statistic, r.n, r.pvalue),
+            CheckVerdict::pass,
+            0,
+            {},
+            {}},
+           r.pvalue});
     }
     if (ks_all_.size() >= 20) {
       const KsResult r = ks_test(ks_all_, uniform);
-      stats.push_back({{"sleep distribution, all retries", "statistic",
+      stats.push_back({{"sleep distribution, all retries",
+                        "statistic",
                         "KS of F_k(sleep) pooled over retries against U(0,1)",
-                        fmt::format("D = {:.4g}, n = {}, p = {:.3g}", r.statistic, r.n, r.pvalue), CheckVerdict::pass, 0, {}, {}},
+                        fmt::format("D = {:.4g}, n = {}, p = {:.3g}", r.statistic, r.n, r.pvalue),
+                        CheckVerdict::pass,
+                        0,
+                        {},
+                        {}},
                        r.pvalue});
     }
   }
@@ -202,15 +219,18 @@ void StatisticalRules::goodput_checks(std::vector<Stat>& stats) const {
   if (steady_only && !s_.retries && (s_.model == Model::collision || s_.model == Model::free) && goodput_.size() >= 2) {
     if (!sv_.any) {
       const double expect = s_.model == Model::collision ? goodput(PureAloha{s_.rate}) : goodput(OccFree{s_.rate});
-      stats.push_back(mean_check("goodput (retries off)",
-                                 s_.model == Model::collision ? "lambda*exp(-2*lambda) (proofs/Aloha.v)" : "lambda/(1+lambda) (proofs/Occ.v)",
-                                 goodput_, expect));
+      stats.push_back(mean_check(
+          "goodput (retries off)",
+          s_.model == Model::collision ? "lambda*exp(-2*lambda) (proofs/Aloha.v)" : "lambda/(1+lambda) (proofs/Occ.v)",
+          goodput_, expect));
     } else if (sv_.only_rows) {
       const std::int64_t m = s_.server.rows;
-      const double expect = s_.model == Model::collision ? goodput(AlohaRows{s_.rate, m}) : goodput(FreeRows{s_.rate, m});
+      const double expect =
+          s_.model == Model::collision ? goodput(AlohaRows{s_.rate, m}) : goodput(FreeRows{s_.rate, m});
       stats.push_back(mean_check("goodput (retries off)",
-                                 s_.model == Model::collision ? "lambda*exp(-2*lambda/M) (proofs/Rows.v: aloha_rows_goodput)"
-                                                              : "lambda/(1+lambda/M) (proofs/Rows.v: occ_rows_goodput)",
+                                 s_.model == Model::collision
+                                     ? "lambda*exp(-2*lambda/M) (proofs/Rows.v: aloha_rows_goodput)"
+                                     : "lambda/(1+lambda/M) (proofs/Rows.v: occ_rows_goodput)",
                                  goodput_, expect));
     } else {
       stats.push_back({not_applicable("goodput (retries off)", "the ALOHA / first-commit-wins closed forms (rows only)",
@@ -230,11 +250,13 @@ void StatisticalRules::sojourn_checks(std::vector<Stat>& stats) const {
       (so.rows == 1 || s_.model == Model::collision || s_.model == Model::free) &&
       s_.rate / static_cast<double>(so.rows) < 1 && sojourn_.size() >= 2) {
     const double m2 = so.service == montecarlo::ServiceDist::exponential ? service_second_moment_exponential()
-                      : so.service == montecarlo::ServiceDist::lognormal ? service_second_moment_lognormal(so.service_cv)
-                                                                         : 1.0;
+                      : so.service == montecarlo::ServiceDist::lognormal
+                          ? service_second_moment_lognormal(so.service_cv)
+                          : 1.0;
     stats.push_back(mean_check("time in system (lock)",
                                fmt::format("1 + lambda*E[S^2]/(2(1-lambda)), lambda = {} per row, E[S^2] = {} "
-                                           "(proofs/Rows.v: pk_mean_time)", s_.rate / static_cast<double>(so.rows), m2),
+                                           "(proofs/Rows.v: pk_mean_time)",
+                                           s_.rate / static_cast<double>(so.rows), m2),
                                sojourn_, mean_time(FifoQueue{s_.rate / static_cast<double>(so.rows), m2})));
   }
   if (steady_only && s_.model == Model::ps && s_.rate < 1 && sojourn_.size() >= 2) {
@@ -251,10 +273,12 @@ void StatisticalRules::sojourn_checks(std::vector<Stat>& stats) const {
 void StatisticalRules::classic_checks(std::vector<Stat>& stats) const {
   // classic test: exact
   std::optional<ClassicResult> classic_form;
-  if (sv_.any && s_.rate == 0 && s_.clients >= 1 && s_.retries && has_classic_closed_form(s_.model, s_.backoff.strategy))
-    stats.push_back({not_applicable("classic test (exact)", "attempts per client and makespan (proofs/Classic.v)",
-                                    fmt::format("the classic closed forms assume no server options (here {})", sv_.fields)),
-                     std::nan("")});
+  if (sv_.any && s_.rate == 0 && s_.clients >= 1 && s_.retries &&
+      has_classic_closed_form(s_.model, s_.backoff.strategy))
+    stats.push_back(
+        {not_applicable("classic test (exact)", "attempts per client and makespan (proofs/Classic.v)",
+                        fmt::format("the classic closed forms assume no server options (here {})", sv_.fields)),
+         std::nan("")});
   else if (s_.rate == 0 && s_.clients >= 1 && s_.retries && has_classic_closed_form(s_.model, s_.backoff.strategy)) {
     try {
       classic_form = classic(ClassicTest{s_.model, s_.backoff, s_.clients});
@@ -281,7 +305,8 @@ TraceCheck StatisticalRules::classic_runs_check(const ClassicResult& c) const {
         ++t.count;
         if (t.lines.size() < 10) t.lines.push_back(r.line);
         if (t.rows.size() < 3)
-          t.rows.push_back(fmt::format("run starting at line {}: attempts per client {}, makespan {}", r.line, apc, r.makespan));
+          t.rows.push_back(
+              fmt::format("run starting at line {}: attempts per client {}, makespan {}", r.line, apc, r.makespan));
       }
     }
   } else {
@@ -300,4 +325,3 @@ TraceCheck StatisticalRules::classic_runs_check(const ClassicResult& c) const {
 }
 
 }  // namespace retrylab::validation::trace
-

@@ -55,7 +55,8 @@ class StatisticalRules {
   };
   static constexpr std::int64_t max_pending = 4000000;  // per run: bounded memory (64 MB)
 
-  static Stat mean_check(const std::string& name, const std::string& form, const std::vector<double>& xs, double expect);
+  static Stat mean_check(const std::string& name, const std::string& form, const std::vector<double>& xs,
+                         double expect);
   std::optional<double> sleep_cdf(std::int64_t k, double x);
   void flush_ks(bool finished, double stop_time);
   void ks_checks(std::vector<Stat>& stats) const;

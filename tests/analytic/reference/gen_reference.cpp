@@ -38,8 +38,10 @@ Real bisect(const Real& s, Real lo, Real hi) {
   const bool rising = aloha(lo) < aloha(hi);
   for (int i = 0; i < 300; ++i) {
     Real mid = (lo + hi) / 2;
-    if ((aloha(mid) < s) == rising) lo = mid;
-    else hi = mid;
+    if ((aloha(mid) < s) == rising)
+      lo = mid;
+    else
+      hi = mid;
   }
   return (lo + hi) / 2;
 }
@@ -89,7 +91,8 @@ int main(int argc, char** argv) {
 
   // PS: x/(1−ρ), ρ/(1−ρ); 1 − ρ is exact in double for these ρ (Sterbenz for ρ >= 1/2).
   for (double load : {0.0, 0.1, 0.5, 0.9, 0.99}) {
-    for (double service : {1.0, 2.5}) out << "ps_time " << in(load) << ' ' << in(service) << ' ' << str(Real(service) / (1 - Real(load))) << " 1\n";
+    for (double service : {1.0, 2.5})
+      out << "ps_time " << in(load) << ' ' << in(service) << ' ' << str(Real(service) / (1 - Real(load))) << " 1\n";
     out << "ps_number " << in(load) << ' ' << str(Real(load) / (1 - Real(load))) << " 1\n";
   }
 
@@ -101,10 +104,10 @@ int main(int argc, char** argv) {
     double window;
   };
   const SleepCase sleeps[] = {{"none", 1, 1000, 3, 0},        {"nojitter", 1, 1000, 1, 0},  {"nojitter", 1, 1000, 5, 0},
-                              {"nojitter", 0.1, 1000, 20, 0},   {"nojitter", 1, 1000, 30, 0}, {"full", 1, 1000, 1, 0},
-                              {"full", 1, 1000, 7, 0},          {"full", 0.3, 50, 12, 0},     {"full", 1, 1e300, 40, 0},
-                              {"equal", 1, 1000, 1, 0},         {"equal", 1, 1000, 9, 0},     {"equal", 0.3, 50, 12, 0},
-                              {"window", 1, 1000, 4, 16},       {"window", 1, 1000, 100, 0.7}};
+                              {"nojitter", 0.1, 1000, 20, 0}, {"nojitter", 1, 1000, 30, 0}, {"full", 1, 1000, 1, 0},
+                              {"full", 1, 1000, 7, 0},        {"full", 0.3, 50, 12, 0},     {"full", 1, 1e300, 40, 0},
+                              {"equal", 1, 1000, 1, 0},       {"equal", 1, 1000, 9, 0},     {"equal", 0.3, 50, 12, 0},
+                              {"window", 1, 1000, 4, 16},     {"window", 1, 1000, 100, 0.7}};
   for (const auto& c : sleeps) {
     const std::string strategy = c.strategy;
     const Real w = window(Real(c.base), Real(c.cap), c.k);
@@ -113,7 +116,8 @@ int main(int argc, char** argv) {
     if (strategy == "full") hi = w;
     if (strategy == "equal") lo = w / 2, hi = w;
     if (strategy == "window") hi = Real(c.window);
-    const std::string args = strategy + ' ' + in(c.base) + ' ' + in(c.cap) + ' ' + std::to_string(c.k) + ' ' + in(c.window);
+    const std::string args =
+        strategy + ' ' + in(c.base) + ' ' + in(c.cap) + ' ' + std::to_string(c.k) + ' ' + in(c.window);
     out << "sleep_mean " << args << ' ' << str((lo + hi) / 2) << " 1\n";
     for (double q : {0.0, 0.1, 0.5, 0.9, 1.0})
       out << "sleep_quantile " << args << ' ' << in(q) << ' ' << str(lo + Real(q) * (hi - lo)) << " 1\n";
@@ -147,7 +151,7 @@ int main(int argc, char** argv) {
         Real sum = n;
         for (long k = 1; k < n && k < 5000; ++k) sum += window(Real(b), Real(c), static_cast<int>(k));
         if (n > 5000) sum += Real(n - 5000) * Real(c);  // w_k = c for k >= 5000 at these (b, c)
-        if (sum > 1e300) continue;  // beyond double
+        if (sum > 1e300) continue;                      // beyond double
         out << "classic_makespan_nojitter " << n << ' ' << in(b) << ' ' << in(c) << ' ' << str(sum) << " 1\n";
       }
     }
