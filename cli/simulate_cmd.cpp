@@ -15,6 +15,7 @@
 #include "cli/common.hpp"
 #include "montecarlo/brooker.hpp"
 #include "montecarlo/fields.hpp"
+#include "montecarlo/metrics.hpp"
 #include "montecarlo/progress.hpp"
 #include "montecarlo/resources.hpp"
 #include "montecarlo/result.hpp"
@@ -76,22 +77,8 @@ nlohmann::ordered_json to_json(const ProportionSummary& p) {
           {"ci95", {number(p.ci95.lo), number(p.ci95.hi)}}};
 }
 
-// How a metric scales with the unit of time: counts do not; times by D; rates by 1/D.
-enum class Dim { count, time, per_time };
-
-// The unit results are read in: attempt-durations (D = 1), or ms / s with D the mean attempt time.
-struct TimeUnit {
-  std::string name = "attempt";
-  double attempt_duration = 1.0;
-  bool plain() const { return name == "attempt"; }
-  std::string plural() const { return plain() ? "attempt-durations" : name; }
-  std::string singular() const { return plain() ? "attempt-duration" : name; }
-  // A value from attempt-durations into this unit: times x D, rates / D (a division, not a
-  // multiplication by 1/D, so a rate typed in this unit prints back as typed).
-  double out(Dim d, double v) const {
-    return d == Dim::time ? v * attempt_duration : d == Dim::per_time ? v / attempt_duration : v;
-  }
-};
+using montecarlo::Dim;
+using montecarlo::TimeUnit;
 
 struct NamedMean {
   const char* key;
@@ -99,108 +86,12 @@ struct NamedMean {
   MeanSummary value;  // in the output unit
 };
 
-struct MetricRow {
-  const char* key;
-  const char* label;  // "{}" stands for the unit: plural for times, singular for rates
-  Dim dim;
-  const MeanSummary* value;
-};
-
-MeanSummary scaled(MeanSummary m, const TimeUnit& u, Dim d) {
-  if (u.plain() || d == Dim::count) return m;
-  m.mean = u.out(d, m.mean);
-  m.sd = u.out(d, m.sd);
-  m.ci95.lo = u.out(d, m.ci95.lo);
-  m.ci95.hi = u.out(d, m.ci95.hi);
-  return m;
-}
-
-std::vector<NamedMean> in_unit(const std::vector<MetricRow>& rows, const TimeUnit& u) {
-  std::vector<NamedMean> out;
-  for (const auto& r : rows) {
-    const std::string name = r.dim == Dim::time ? u.plural() : u.singular();
-    out.push_back({r.key, fmt::format(fmt::runtime(r.label), name), scaled(*r.value, u, r.dim)});
-  }
-  return out;
-}
-
-std::vector<NamedMean> mean_metrics(const montecarlo::Summary& s, const TimeUnit& u) {
-  return in_unit({{"attempts_per_client", "attempts per client", Dim::count, &s.attempts_per_client},
-                  {"makespan", "makespan ({})", Dim::time, &s.makespan},
-                  {"latency", "latency ({})", Dim::time, &s.latency},
-                  {"goodput", "goodput (successes per {})", Dim::per_time, &s.goodput},
-                  {"attempt_rate", "attempt rate (per {})", Dim::per_time, &s.attempt_rate},
-                  {"sojourn", "time in system ({})", Dim::time, &s.sojourn},
-                  {"drain_time", "drain time ({})", Dim::time, &s.drain_time},
-                  {"drain_time_p99", "99% drain time ({})", Dim::time, &s.drain_time_p99},
-                  {"unfinished", "unfinished (clients)", Dim::count, &s.unfinished},
-                  {"max_waiting", "peak backlog (clients)", Dim::count, &s.max_waiting},
-                  {"mean_waiting", "mean waiting (clients)", Dim::count, &s.mean_waiting},
-                  {"mean_time_waiting", "mean time waiting ({})", Dim::time, &s.mean_time_waiting},
-                  {"arrival_rate", "arrival rate (per {})", Dim::per_time, &s.arrival_rate},
-                  {"busy_time", "busy time ({})", Dim::time, &s.busy_time},
-                  {"work_done", "work done ({})", Dim::time, &s.work_done}},
-                 u);
-}
-
-// Printed only for scenarios with server options (or --server-engine), so every other output keeps its bytes.
-std::vector<NamedMean> server_metrics(const montecarlo::Summary& s, const TimeUnit& u) {
-  return in_unit({{"rejected", "rejected attempts (per run)", Dim::count, &s.rejected},
-                  {"reject_fraction", "rejected / attempts", Dim::count, &s.reject_fraction},
-                  {"queue_wait", "queue wait at the server ({})", Dim::time, &s.queue_wait},
-                  {"mean_limit", "mean concurrency limit (attempts)", Dim::count, &s.mean_limit},
-                  {"latency_p50", "median latency ({})", Dim::time, &s.latency_p50},
-                  {"latency_p99", "99th percentile latency ({})", Dim::time, &s.latency_p99},
-                  {"lost", "clients that gave up (per run)", Dim::count, &s.lost},
-                  {"lost_fraction", "lost / (successes + lost)", Dim::count, &s.lost_fraction},
-                  {"timed_out", "attempts timed out (per run)", Dim::count, &s.timed_out}},
-                 u);
-}
-
-bool shows_server(const montecarlo::Scenario& sc, const montecarlo::RunPlan& plan) {
-  return montecarlo::has_server_features(sc) || plan.server_engine;
-}
-
-// Printed only when the scenario uses a client-side control, a deadline or injected failures.
-std::vector<NamedMean> control_metrics(const montecarlo::Summary& s, const TimeUnit& u) {
-  return in_unit({{"retries_denied", "retries the budget refused (per run)", Dim::count, &s.retries_denied},
-                  {"breaker_rejected", "calls the breaker rejected (per run)", Dim::count, &s.breaker_rejected},
-                  {"throttled", "calls throttled locally (per run)", Dim::count, &s.throttled},
-                  {"injected", "attempts failed by injection (per run)", Dim::count, &s.injected},
-                  {"deadline_lost", "requests lost at their deadline (per run)", Dim::count, &s.deadline_lost}},
-                 u);
-}
-
-// Printed when a breaker is set, when timeouts make effects differ from successes, when recovery is measured.
-std::vector<NamedMean> effect_metrics(const montecarlo::Scenario& sc, const montecarlo::Summary& s, const TimeUnit& u) {
-  const montecarlo::ServerOptions& o = sc.server;
-  std::vector<MetricRow> rows;
-  if (o.breaker != 0)
-    rows.push_back({"breaker_opened", "times the breaker opened (per run)", Dim::count, &s.breaker_opened});
-  if (!std::isinf(o.timeout) || o.idempotency != montecarlo::Idempotency::none) {
-    rows.push_back({"effects", "successful attempts that took effect (per run)", Dim::count, &s.effects});
-    rows.push_back(
-        {"duplicate_effects", "effects beyond a request's first (per run)", Dim::count, &s.duplicate_effects});
-    rows.push_back({"hidden_effects", "lost requests that took effect (per run)", Dim::count, &s.hidden_effects});
-  }
-  if (o.recovery_window > 0.0)
-    rows.push_back({"recovery_time", "recovery after the outage ({}; recovered runs)", Dim::time, &s.recovery_time});
-  return in_unit(rows, u);
-}
-
-bool shows_controls(const montecarlo::Scenario& sc) {
-  const montecarlo::ServerOptions& o = sc.server;
-  return o.budget != 0 || o.breaker != 0 || o.failure_prob > 0.0 || o.outage_end > 0.0 || !std::isinf(o.deadline);
-}
-
+// The metrics simulate prints for the scenario, in the output unit (montecarlo/metrics.hpp).
 std::vector<NamedMean> all_metrics(const montecarlo::Scenario& sc, const montecarlo::RunPlan& plan,
                                    const montecarlo::Summary& s, const TimeUnit& u) {
-  auto rows = mean_metrics(s, u);
-  if (shows_server(sc, plan))
-    for (auto& m : server_metrics(s, u)) rows.push_back(m);
-  if (shows_controls(sc))
-    for (auto& m : control_metrics(s, u)) rows.push_back(m);
-  for (auto& m : effect_metrics(sc, s, u)) rows.push_back(m);
+  std::vector<NamedMean> rows;
+  for (const montecarlo::Metric* m : montecarlo::shown_metrics(sc, plan.server_engine))
+    rows.push_back({m->key, montecarlo::metric_label(*m, u), montecarlo::in_unit(s.*(m->summary), m->dim, u)});
   return rows;
 }
 
@@ -240,20 +131,6 @@ nlohmann::ordered_json scenario_json(const montecarlo::Scenario& sc, const monte
   return j;
 }
 
-struct NamedProportion {
-  const char* key;
-  const char* label;
-  const ProportionSummary* value;
-};
-
-// The yes/no metrics: collapsed and drained always, recovered when recovery is measured.
-std::vector<NamedProportion> proportion_metrics(const montecarlo::Scenario& sc, const montecarlo::Summary& s) {
-  std::vector<NamedProportion> out{{"collapsed", "collapsed (runs)", &s.collapsed},
-                                   {"drained", "drained (runs with a burst)", &s.drained}};
-  if (sc.server.recovery_window > 0.0) out.push_back({"recovered", "recovered after the outage (runs)", &s.recovered});
-  return out;
-}
-
 std::string fmt_num(double x) { return std::isfinite(x) ? fmt::format("{:.6g}", x) : std::string("-"); }
 
 void print_table(const montecarlo::Scenario& sc, const montecarlo::RunPlan& plan, const montecarlo::Summary& s,
@@ -276,7 +153,8 @@ void print_table(const montecarlo::Scenario& sc, const montecarlo::RunPlan& plan
   std::cout << "\n"
             << fmt::format("{:<42} {:>12} {:>12} {:>6}  {:<27}\n", "yes/no metric", "count", "fraction", "n",
                            "95% interval (Wilson)");
-  for (const auto& [key, label, p] : proportion_metrics(sc, s)) {
+  for (const auto& [key, label, member] : montecarlo::shown_proportions(sc)) {
+    const ProportionSummary* p = &(s.*member);
     const std::string ci =
         std::isfinite(p->ci95.lo) ? fmt::format("[{}, {}]", fmt_num(p->ci95.lo), fmt_num(p->ci95.hi)) : "-";
     std::cout << fmt::format("{:<42} {:>12} {:>12} {:>6}  {:<27}\n", label, p->count, fmt_num(p->fraction), p->n, ci);
@@ -293,9 +171,11 @@ void print_csv(const montecarlo::Scenario& sc, const montecarlo::RunPlan& plan, 
     std::cout << fmt::format("{},{},{},{},{},{},,\n", m.key, csv_num(v.mean), csv_num(v.sd), v.n, csv_num(v.ci95.lo),
                              csv_num(v.ci95.hi));
   }
-  for (const auto& [key, label, p] : proportion_metrics(sc, s))
+  for (const auto& [key, label, member] : montecarlo::shown_proportions(sc)) {
+    const ProportionSummary* p = &(s.*member);
     std::cout << fmt::format("{},,,{},{},{},{},{}\n", key, p->n, csv_num(p->ci95.lo), csv_num(p->ci95.hi), p->count,
                              csv_num(p->fraction));
+  }
 }
 
 // ---- --model brooker: Brooker's classic OCC test (montecarlo/brooker.hpp), times in ms ----------
@@ -421,23 +301,7 @@ int run_brooker(const SimulateOptions& o) {
 // multiplied by it, so the engine (and the canonical string, and so the random numbers) sees
 // attempt-durations; results are converted back.
 TimeUnit time_unit(const SimulateOptions& o) {
-  TimeUnit u;
-  u.name = o.unit;
-  if (o.unit == "attempt") {
-    if (was_given(o, "--attempt-duration") && o.attempt_duration != 1.0)
-      throw InputError("--attempt-duration",
-                       fmt::format("must be 1 (or left out) with --unit attempt (got {})", o.attempt_duration));
-    return u;
-  }
-  if (o.unit != "ms" && o.unit != "s")
-    throw InputError("--unit", fmt::format("must be attempt, ms or s (got {})", o.unit));
-  if (!was_given(o, "--attempt-duration"))
-    throw InputError("--attempt-duration",
-                     fmt::format("is required with --unit {}: the mean time of one attempt in {}", o.unit, o.unit));
-  if (!(o.attempt_duration > 0.0) || !std::isfinite(o.attempt_duration))
-    throw InputError("--attempt-duration", fmt::format("must be a finite number > 0 (got {})", o.attempt_duration));
-  u.attempt_duration = o.attempt_duration;
-  return u;
+  return montecarlo::time_unit(o.unit, o.attempt_duration, was_given(o, "--attempt-duration"));
 }
 
 montecarlo::Scenario scenario_from_flags(const SimulateOptions& o, const TimeUnit& u) {
@@ -555,7 +419,7 @@ int run_simulate(const SimulateOptions& o) {
       j["runs"] = s.runs;
       nlohmann::ordered_json metrics;
       for (const auto& m : all_metrics(sc, plan, s, unit)) metrics[m.key] = to_json(m.value);
-      for (const auto& [key, label, p] : proportion_metrics(sc, s)) metrics[key] = to_json(*p);
+      for (const auto& p : montecarlo::shown_proportions(sc)) metrics[p.key] = to_json(s.*(p.summary));
       j["metrics"] = metrics;
       j["stop"] = {
           {"finished", s.stops[0]}, {"drained", s.stops[1]}, {"collapsed", s.stops[2]}, {"horizon", s.stops[3]}};

@@ -36,6 +36,7 @@
 #include "analytic/steady.hpp"
 #include "analytic/version.hpp"
 #include "montecarlo/fields.hpp"
+#include "montecarlo/metrics.hpp"
 #include "montecarlo/result.hpp"
 #include "montecarlo/scenario.hpp"
 #include "montecarlo/simulate.hpp"
@@ -73,87 +74,15 @@ Json to_json(const ProportionSummary& p) {
           {"ci95", {number(p.ci95.lo), number(p.ci95.hi)}}};
 }
 
-enum class Dim { count, time, per_time };
+using montecarlo::Dim;
 
 // A value in attempt-durations into the user's unit: times x D, rates / D (as the CLI does).
 double out(Dim d, double v, double D) { return d == Dim::time ? v * D : d == Dim::per_time ? v / D : v; }
 
 MeanSummary scaled(MeanSummary m, Dim d, double D) {
-  if (d == Dim::count || D == 1.0) return m;
-  m.mean = out(d, m.mean, D);
-  m.sd = out(d, m.sd, D);
-  m.ci95.lo = out(d, m.ci95.lo, D);
-  m.ci95.hi = out(d, m.ci95.hi, D);
-  return m;
-}
-
-struct Metric {
-  const char* key;
-  Dim dim;
-  MeanSummary montecarlo::Summary::*summary;
-  double montecarlo::RunResult::*run;  // the per-run value, when the run has one as a double
-};
-
-// The metrics `retrylab simulate --json` prints, in its order (the CLI's test of this module
-// compares every key): always, then with server features, then with client-side controls.
-const std::vector<Metric>& base_metrics() {
-  using S = montecarlo::Summary;
-  using R = montecarlo::RunResult;
-  static const std::vector<Metric> m = {
-      {"attempts_per_client", Dim::count, &S::attempts_per_client, &R::attempts_per_client},
-      {"makespan", Dim::time, &S::makespan, &R::makespan},
-      {"latency", Dim::time, &S::latency, &R::latency},
-      {"goodput", Dim::per_time, &S::goodput, &R::goodput},
-      {"attempt_rate", Dim::per_time, &S::attempt_rate, &R::attempt_rate},
-      {"sojourn", Dim::time, &S::sojourn, &R::sojourn},
-      {"drain_time", Dim::time, &S::drain_time, &R::drain_time},
-      {"drain_time_p99", Dim::time, &S::drain_time_p99, &R::drain_time_p99},
-      {"unfinished", Dim::count, &S::unfinished, nullptr},
-      {"max_waiting", Dim::count, &S::max_waiting, nullptr},
-      {"mean_waiting", Dim::count, &S::mean_waiting, &R::mean_waiting},
-      {"mean_time_waiting", Dim::time, &S::mean_time_waiting, &R::mean_time_waiting},
-      {"arrival_rate", Dim::per_time, &S::arrival_rate, &R::arrival_rate},
-      {"busy_time", Dim::time, &S::busy_time, &R::busy_time},
-      {"work_done", Dim::time, &S::work_done, &R::work_done}};
-  return m;
-}
-const std::vector<Metric>& server_metrics() {
-  using S = montecarlo::Summary;
-  using R = montecarlo::RunResult;
-  static const std::vector<Metric> m = {{"rejected", Dim::count, &S::rejected, nullptr},
-                                        {"reject_fraction", Dim::count, &S::reject_fraction, &R::reject_fraction},
-                                        {"queue_wait", Dim::time, &S::queue_wait, &R::queue_wait},
-                                        {"mean_limit", Dim::count, &S::mean_limit, &R::mean_limit},
-                                        {"latency_p50", Dim::time, &S::latency_p50, &R::latency_p50},
-                                        {"latency_p99", Dim::time, &S::latency_p99, &R::latency_p99},
-                                        {"lost", Dim::count, &S::lost, nullptr},
-                                        {"lost_fraction", Dim::count, &S::lost_fraction, &R::lost_fraction},
-                                        {"timed_out", Dim::count, &S::timed_out, nullptr}};
-  return m;
-}
-const std::vector<Metric>& control_metrics() {
-  using S = montecarlo::Summary;
-  static const std::vector<Metric> m = {{"retries_denied", Dim::count, &S::retries_denied, nullptr},
-                                        {"breaker_rejected", Dim::count, &S::breaker_rejected, nullptr},
-                                        {"throttled", Dim::count, &S::throttled, nullptr},
-                                        {"injected", Dim::count, &S::injected, nullptr},
-                                        {"deadline_lost", Dim::count, &S::deadline_lost, nullptr}};
-  return m;
-}
-
-bool shows_controls(const montecarlo::Scenario& sc) {
-  const montecarlo::ServerOptions& o = sc.server;
-  return o.budget != 0 || o.breaker != 0 || o.failure_prob > 0.0 || o.outage_end > 0.0 || !std::isinf(o.deadline);
-}
-
-std::vector<const Metric*> metrics_of(const montecarlo::Scenario& sc, bool server_engine) {
-  std::vector<const Metric*> out;
-  for (const auto& m : base_metrics()) out.push_back(&m);
-  if (montecarlo::has_server_features(sc) || server_engine)
-    for (const auto& m : server_metrics()) out.push_back(&m);
-  if (shows_controls(sc))
-    for (const auto& m : control_metrics()) out.push_back(&m);
-  return out;
+  montecarlo::TimeUnit u;
+  if (D != 1.0) u = {"ms", D};  // any unit but attempt: in_unit scales by D
+  return montecarlo::in_unit(m, d, u);
 }
 
 Json field_json(const montecarlo::Field& f, double v, double D) {
@@ -176,20 +105,7 @@ Json field_json(const montecarlo::Field& f, double v, double D) {
 
 // D from unit/attempt_duration, with the CLI's rules and messages (attempt_duration <= 0: not given).
 double attempt_length(const std::string& unit, double attempt_duration) {
-  const bool given = attempt_duration != 0.0;
-  if (unit == "attempt") {
-    if (given && attempt_duration != 1.0)
-      throw InputError("--attempt-duration",
-                       fmt::format("must be 1 (or left out) with --unit attempt (got {})", attempt_duration));
-    return 1.0;
-  }
-  if (unit != "ms" && unit != "s") throw InputError("--unit", fmt::format("must be attempt, ms or s (got {})", unit));
-  if (!given)
-    throw InputError("--attempt-duration",
-                     fmt::format("is required with --unit {}: the mean time of one attempt in {}", unit, unit));
-  if (!(attempt_duration > 0.0) || !std::isfinite(attempt_duration))
-    throw InputError("--attempt-duration", fmt::format("must be a finite number > 0 (got {})", attempt_duration));
-  return attempt_duration;
+  return montecarlo::time_unit(unit, attempt_duration, attempt_duration != 0.0).attempt_duration;
 }
 
 // The scenario from field texts (name -> text as typed), as `retrylab simulate` builds it.
@@ -274,7 +190,7 @@ py::tuple simulate(const std::map<std::string, std::string>& values, const std::
   j["runs"] = s.runs;
   Json metrics;
   py::dict per_run;
-  for (const Metric* m : metrics_of(sc, server_engine)) {
+  for (const montecarlo::Metric* m : montecarlo::shown_metrics(sc, server_engine)) {
     metrics[m->key] = to_json(scaled(s.*(m->summary), m->dim, D));
     if (m->run) {
       const auto field = m->run;
@@ -282,8 +198,7 @@ py::tuple simulate(const std::map<std::string, std::string>& values, const std::
       per_run[m->key] = column(results, [&](const montecarlo::RunResult& r) { return out(dim, r.*field, D); });
     }
   }
-  metrics["collapsed"] = to_json(s.collapsed);
-  metrics["drained"] = to_json(s.drained);
+  for (const auto& p : montecarlo::shown_proportions(sc)) metrics[p.key] = to_json(s.*(p.summary));
   j["metrics"] = metrics;
   j["stop"] = {{"finished", s.stops[0]}, {"drained", s.stops[1]}, {"collapsed", s.stops[2]}, {"horizon", s.stops[3]}};
   using R = montecarlo::RunResult;

@@ -33,6 +33,10 @@ SCENARIOS = [
     (dict(model="shared", strategy="equal", clients=30, cap=64, rows=4, lock=True, runs=5), []),
     (dict(model="collision", strategy="full", clients=300, base=20, cap=8000, runs=6, unit="ms", attempt_duration=20), []),
     (dict(model="ps", strategy="nojitter", rate=0.5, horizon=200.0, cap=None, runs=4, unit="s", attempt_duration=0.5), []),
+    # The failing dependency: effects, recovery and the breaker's metrics shown as the CLI shows them.
+    (dict(model="none", strategy="full", base=10, cap=1000, rate=0.1, horizon=3000, failure_prob=0.2, timeout=15,
+          max_attempts=3, idempotency="per-attempt", settle=True, outage_start=1000, outage_end=1500,
+          recovery_window=100, breaker="hystrix", runs=5, unit="ms", attempt_duration=10), []),
 ]
 
 
