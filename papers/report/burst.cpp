@@ -47,15 +47,27 @@ std::vector<BurstLine> burst_lines(const SweepSpec& sw) {
   return out;
 }
 
-void render_burst(const StudyData& d, std::size_t si, Out& out) {
-  const SweepSpec& sw = d.spec.sweeps[si];
-  const auto& recs = d.records[si];
-  const auto lines = burst_lines(sw);
-  auto cap = [&](std::size_t i) { return sw.points[i].scenario.backoff.cap; };
-  // Sweeps over server options: a "server" column, and panels per configuration too.
-  const bool by_server = std::any_of(lines.begin(), lines.end(), [](const BurstLine& l) { return !l.server.empty(); });
-  const bool lost = records(recs, "lost_fraction");
-  auto server_cell = [](const BurstLine& l) { return Cell(l.server.empty() ? std::string("–") : l.server); };
+namespace {
+
+double cap_of(const SweepSpec& sw, std::size_t i) { return sw.points[i].scenario.backoff.cap; }
+Cell server_cell(const BurstLine& l) { return Cell(l.server.empty() ? std::string("–") : l.server); }
+
+// A burst sweep's lines, and whether it runs over server options (a "server" column, and panels per
+// configuration too) and records lost requests (client retry limits).
+struct BurstView {
+  const SweepSpec& sw;
+  const std::vector<json>& recs;
+  const std::vector<BurstLine>& lines;
+  bool by_server, lost;
+};
+
+// The cap thresholds: per line, the smallest cap at which every run drained.
+void caps_table(const BurstView& v, Out& out) {
+  const SweepSpec& sw = v.sw;
+  const auto& recs = v.recs;
+  const auto& lines = v.lines;
+  const bool by_server = v.by_server;
+  const bool lost = v.lost;
   Table ct{sw.name + "_caps",
            sw.title + ": cap thresholds, the smallest cap at which every run drained",
            {"model", "strategy", "steady load", "burst B", "cap threshold", "threshold / B", "fluid estimate",
@@ -68,8 +80,8 @@ void render_burst(const StudyData& d, std::size_t si, Out& out) {
     Cell thr = std::string("none of the grid"), ratio = std::string("–"), lost_at = std::string("–");
     for (auto i : l.idx)
       if (frac_of(recs[i], "drained") == 1.0) {
-        thr = cap(i);
-        ratio = cap(i) / static_cast<double>(l.clients);
+        thr = cap_of(sw, i);
+        ratio = cap_of(sw, i) / static_cast<double>(l.clients);
         if (lost && recs[i]["summary"].contains("lost_fraction")) lost_at = mean_of(recs[i], "lost_fraction");
         break;
       }
@@ -98,6 +110,15 @@ void render_burst(const StudyData& d, std::size_t si, Out& out) {
         "so "
         "read drained with the lost fraction (clients that gave up / clients whose request ended, run mean).");
   out.table(ct);
+}
+
+// Every point's drained fraction and drain times.
+void drain_table(const BurstView& v, Out& out) {
+  const SweepSpec& sw = v.sw;
+  const auto& recs = v.recs;
+  const auto& lines = v.lines;
+  const bool by_server = v.by_server;
+  const bool lost = v.lost;
   Table dt{sw.name + "_drain",
            sw.title + ": drained fraction and drain times (last burst client; 99% of the burst)",
            {"model", "strategy", "steady load", "burst B", "cap", "drained", "drain time (last)", "drain time (99%)"},
@@ -113,7 +134,7 @@ void render_burst(const StudyData& d, std::size_t si, Out& out) {
                                name(l.strategy),
                                l.rate,
                                static_cast<double>(l.clients),
-                               format_cap(cap(i)),
+                               format_cap(cap_of(sw, i)),
                                frac_of(recs[i], "drained"),
                                est_of(recs[i], "drain_time"),
                                est_of(recs[i], "drain_time_p99")};
@@ -130,6 +151,39 @@ void render_burst(const StudyData& d, std::size_t si, Out& out) {
   if (unfinished)
     dt.notes.push_back("Unfinished: clients still waiting when the run stopped (horizon or collapse), run mean.");
   out.table(dt);
+}
+
+// One line's plot of a panel: drained fraction (which = 0, with the fluid estimate as a dotted
+// arrow) or drain times (which = 1), against cap / B.
+void line_parts(Gp& gp, const BurstView& v, const BurstLine& l, const char* c, int which,
+                std::vector<std::string>& parts) {
+  const SweepSpec& sw = v.sw;
+  const auto& recs = v.recs;
+  std::vector<std::vector<double>> rows;
+  for (auto i : l.idx)
+    rows.push_back({cap_of(sw, i) / static_cast<double>(l.clients), frac_of(recs[i], "drained"),
+                    mean_of(recs[i], "drain_time"), mean_of(recs[i], "drain_time_p99")});
+  const std::string b = gp.block(rows);
+  if (which == 0) {
+    parts.push_back(fmt::format("{} using 1:2 with linespoints pt 7 ps 0.5 lw 1.5 lc rgb \"{}\" title \"B = {}\"", b, c,
+                                l.clients));
+    const double f = fluid_estimate(l.model, l.strategy, l.base, l.clients, l.rate);
+    if (!std::isnan(f))
+      gp(fmt::format("set arrow from {}, graph 0 to {}, graph 1 nohead dt 3 lw 1.5 lc rgb \"{}\"",
+                     f / static_cast<double>(l.clients), f / static_cast<double>(l.clients), c));
+  } else {
+    if (has_y(rows, 2))
+      parts.push_back(fmt::format("{} using 1:3 with linespoints pt 7 ps 0.5 lw 1.5 lc rgb \"{}\" title \"B = {}\"", b,
+                                  c, l.clients));
+    if (has_y(rows, 3)) parts.push_back(fmt::format("{} using 1:4 with lines dt 2 lw 1.2 lc rgb \"{}\" notitle", b, c));
+  }
+}
+
+// Two figures, drained fraction and drain time, of the same panels.
+void burst_figures(const BurstView& v, Out& out) {
+  const SweepSpec& sw = v.sw;
+  const auto& lines = v.lines;
+  const bool by_server = v.by_server;
   // Panels: one per (model, rate, strategy) and, over server options, per configuration; lines per burst size.
   const auto panels = group_by(sw, [&](const SweepPoint& p) {
     std::string k = fmt::format("{} | {} | load {}", name(p.scenario.model), name(p.scenario.backoff.strategy),
@@ -169,32 +223,27 @@ void render_burst(const StudyData& d, std::size_t si, Out& out) {
         if (l.model != s0.model || l.strategy != s0.backoff.strategy || l.rate != s0.rate ||
             l.server_key != server_key(s0.server))
           continue;
-        std::vector<std::vector<double>> rows;
-        for (auto i : l.idx)
-          rows.push_back({cap(i) / static_cast<double>(l.clients), frac_of(recs[i], "drained"),
-                          mean_of(recs[i], "drain_time"), mean_of(recs[i], "drain_time_p99")});
-        const std::string b = gp.block(rows);
-        const char* c = color(bidx(l.clients));
-        if (which == 0) {
-          parts.push_back(fmt::format("{} using 1:2 with linespoints pt 7 ps 0.5 lw 1.5 lc rgb \"{}\" title \"B = {}\"",
-                                      b, c, l.clients));
-          const double f = fluid_estimate(l.model, l.strategy, l.base, l.clients, l.rate);
-          if (!std::isnan(f))
-            gp(fmt::format("set arrow from {}, graph 0 to {}, graph 1 nohead dt 3 lw 1.5 lc rgb \"{}\"",
-                           f / static_cast<double>(l.clients), f / static_cast<double>(l.clients), c));
-        } else {
-          if (has_y(rows, 2))
-            parts.push_back(fmt::format(
-                "{} using 1:3 with linespoints pt 7 ps 0.5 lw 1.5 lc rgb \"{}\" title \"B = {}\"", b, c, l.clients));
-          if (has_y(rows, 3))
-            parts.push_back(fmt::format("{} using 1:4 with lines dt 2 lw 1.2 lc rgb \"{}\" notitle", b, c));
-        }
+        line_parts(gp, v, l, color(bidx(l.clients)), which, parts);
       }
       plot_or_empty(gp, parts, "no run drained", which == 0 ? "set yrange [-0.05:1.05]" : "");
     }
     gp("unset multiplot");
     out.figure(sw.name + (which == 0 ? "_drained" : "_drain_time"), gp, w, h);
   }
+}
+
+}  // namespace
+
+void render_burst(const StudyData& d, std::size_t si, Out& out) {
+  const SweepSpec& sw = d.spec.sweeps[si];
+  const auto& recs = d.records[si];
+  const auto lines = burst_lines(sw);
+  // Sweeps over server options: a "server" column, and panels per configuration too.
+  const bool by_server = std::any_of(lines.begin(), lines.end(), [](const BurstLine& l) { return !l.server.empty(); });
+  const BurstView v{sw, recs, lines, by_server, records(recs, "lost_fraction")};
+  caps_table(v, out);
+  drain_table(v, out);
+  burst_figures(v, out);
 }
 
 void render_drain(const StudyData& d, std::size_t si, Out& out) {
