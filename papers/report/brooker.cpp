@@ -30,19 +30,27 @@ std::string delay_name(const montecarlo::BrookerScenario& b) {
   return fmt::format("random legs (mean {} ms, sd {} ms)", num(b.leg_mean), num(b.leg_sd));
 }
 
-}  // namespace
+// A brooker sweep's records and, in order of first appearance, its strategies, networks (delay_name) and
+// client counts.
+struct BrookerView {
+  const SweepSpec& sw;
+  const std::vector<json>& recs;
+  std::vector<std::string> strategies, delays;
+  std::vector<std::int64_t> clients;
+};
 
-void render_brooker(const StudyData& d, std::size_t si, Out& out) {
-  const SweepSpec& sw = d.spec.sweeps[si];
-  const auto& recs = d.records[si];
+// The main table, one row per point; returns the sweep's view.
+BrookerView brooker_table(const SweepSpec& sw, const std::vector<json>& recs, Out& out) {
   Table t{sw.name,
           sw.title + ": Brooker's OCC test, work (write attempts) and time (ms) per strategy",
           {"strategy", "network", "clients", "work (write attempts)", "calls (reads + writes)", "time (ms)",
            "mean client latency (ms)", "most attempts by one client"},
           {},
           {}};
-  std::vector<std::string> strategies, delays;
-  std::vector<std::int64_t> clients;
+  BrookerView v{sw, recs, {}, {}, {}};
+  auto& strategies = v.strategies;
+  auto& delays = v.delays;
+  auto& clients = v.clients;
   for (std::size_t i = 0; i < sw.points.size(); ++i) {
     const auto& b = sw.points[i].brooker;
     t.rows.push_back({name(b.backoff.strategy), delay_name(b), static_cast<double>(b.clients),
@@ -61,69 +69,100 @@ void render_brooker(const StudyData& d, std::size_t si, Out& out) {
       "windows min(cap, base·2^k) for the k-th failure (the first is 2·base); {} runs per point.",
       num(b0.backoff.base), num(b0.backoff.cap), sw.runs));
   out.table(t);
+  return v;
+}
+
+// One client count: work and time per strategy, a series per network.
+void brooker_figure(const BrookerView& v, Out& out) {
+  const SweepSpec& sw = v.sw;
+  const auto& recs = v.recs;
+  const auto& strategies = v.strategies;
+  const auto& delays = v.delays;
   Gp gp;
-  if (clients.size() == 1) {
-    gp(layout(2, 2, sw.title + " (95% CI)"));
-    gp("set grid; set key top right font \",9\"");
-    for (const char* m : {"attempts", "makespan"}) {
-      std::vector<CatSeries> series;
-      for (const auto& dl : delays) {
-        CatSeries cs{dl, std::vector<Estimate>(strategies.size(), Estimate{nan, nan, nan})};
+  gp(layout(2, 2, sw.title + " (95% CI)"));
+  gp("set grid; set key top right font \",9\"");
+  for (const char* m : {"attempts", "makespan"}) {
+    std::vector<CatSeries> series;
+    for (const auto& dl : delays) {
+      CatSeries cs{dl, std::vector<Estimate>(strategies.size(), Estimate{nan, nan, nan})};
+      for (std::size_t i = 0; i < sw.points.size(); ++i) {
+        const auto& b = sw.points[i].brooker;
+        if (delay_name(b) != dl) continue;
+        const auto k = static_cast<std::size_t>(
+            std::find(strategies.begin(), strategies.end(), name(b.backoff.strategy)) - strategies.begin());
+        cs.values[k] = est_of(recs[i], m);
+      }
+      series.push_back(std::move(cs));
+    }
+    const bool work = std::string(m) == "attempts";
+    cat_panel(gp, strategies, series, work ? "work: write attempts (all clients)" : "time: last success reply",
+              work ? "write attempts" : "ms", true);
+  }
+  gp("unset multiplot");
+  out.figure(sw.name, gp, 1200, 500);
+}
+
+// Several client counts: work and time against N, a line per strategy (dashed: the second network).
+void brooker_figure_against_n(const BrookerView& v, Out& out) {
+  const SweepSpec& sw = v.sw;
+  const auto& recs = v.recs;
+  const auto& strategies = v.strategies;
+  const auto& delays = v.delays;
+  Gp gp;
+  gp(layout(2, 2, sw.title + (delays.size() > 1 ? " (95% CI; dashed: fixed legs)" : " (95% CI)")));
+  gp("set grid; set logscale y; set key top left font \",9\"; set xlabel \"clients\"");
+  for (const char* m : {"attempts", "makespan"}) {
+    const bool work = std::string(m) == "attempts";
+    gp(fmt::format("set title {}; set ylabel {}",
+                   gp_quote(work ? "work: write attempts" : "time: last success reply (ms)"),
+                   gp_quote(work ? "write attempts" : "ms")));
+    std::vector<std::string> parts;
+    for (std::size_t k = 0; k < strategies.size(); ++k)
+      for (std::size_t di = 0; di < delays.size(); ++di) {
+        std::vector<std::vector<double>> rows;
         for (std::size_t i = 0; i < sw.points.size(); ++i) {
           const auto& b = sw.points[i].brooker;
-          if (delay_name(b) != dl) continue;
-          const auto k = static_cast<std::size_t>(
-              std::find(strategies.begin(), strategies.end(), name(b.backoff.strategy)) - strategies.begin());
-          cs.values[k] = est_of(recs[i], m);
+          if (name(b.backoff.strategy) != strategies[k] || delay_name(b) != delays[di]) continue;
+          const Estimate e = est_of(recs[i], m);
+          rows.push_back({static_cast<double>(b.clients), e.mean, std::isnan(e.lo) ? e.mean : e.lo,
+                          std::isnan(e.hi) ? e.mean : e.hi});
         }
-        series.push_back(std::move(cs));
+        if (rows.empty()) continue;
+        parts.push_back(fmt::format("{} using 1:2:3:4 with yerrorlines pt 7 ps 0.5 lw 1.5 dt {} lc rgb \"{}\" title {}",
+                                    gp.block(rows), di == 0 ? 1 : 2, color(k),
+                                    gp_quote(delays.size() > 1 ? strategies[k] + ", " + delays[di] : strategies[k])));
       }
-      const bool work = std::string(m) == "attempts";
-      cat_panel(gp, strategies, series, work ? "work: write attempts (all clients)" : "time: last success reply",
-                work ? "write attempts" : "ms", true);
-    }
-    gp("unset multiplot");
-    out.figure(sw.name, gp, 1200, 500);
-  } else {
-    gp(layout(2, 2, sw.title + (delays.size() > 1 ? " (95% CI; dashed: fixed legs)" : " (95% CI)")));
-    gp("set grid; set logscale y; set key top left font \",9\"; set xlabel \"clients\"");
-    for (const char* m : {"attempts", "makespan"}) {
-      const bool work = std::string(m) == "attempts";
-      gp(fmt::format("set title {}; set ylabel {}",
-                     gp_quote(work ? "work: write attempts" : "time: last success reply (ms)"),
-                     gp_quote(work ? "write attempts" : "ms")));
-      std::vector<std::string> parts;
-      for (std::size_t k = 0; k < strategies.size(); ++k)
-        for (std::size_t di = 0; di < delays.size(); ++di) {
-          std::vector<std::vector<double>> rows;
-          for (std::size_t i = 0; i < sw.points.size(); ++i) {
-            const auto& b = sw.points[i].brooker;
-            if (name(b.backoff.strategy) != strategies[k] || delay_name(b) != delays[di]) continue;
-            const Estimate e = est_of(recs[i], m);
-            rows.push_back({static_cast<double>(b.clients), e.mean, std::isnan(e.lo) ? e.mean : e.lo,
-                            std::isnan(e.hi) ? e.mean : e.hi});
-          }
-          if (rows.empty()) continue;
-          parts.push_back(
-              fmt::format("{} using 1:2:3:4 with yerrorlines pt 7 ps 0.5 lw 1.5 dt {} lc rgb \"{}\" title {}",
-                          gp.block(rows), di == 0 ? 1 : 2, color(k),
-                          gp_quote(delays.size() > 1 ? strategies[k] + ", " + delays[di] : strategies[k])));
-        }
-      plot_or_empty(gp, parts, "no data", "");
-    }
-    gp("unset multiplot");
-    out.figure(sw.name, gp, 1200, 500);
+    plot_or_empty(gp, parts, "no data", "");
   }
-  // Beside the engine's models: the study's classic sweep (same strategies and client counts).
-  std::optional<std::size_t> ci;
-  for (std::size_t i = 0; i < d.spec.sweeps.size(); ++i)
-    if (d.spec.sweeps[i].kind == SweepKind::classic && !ci) ci = i;
-  if (!ci || clients.size() < 2) return;
-  const SweepSpec& cs = d.spec.sweeps[*ci];
-  const auto& crecs = d.records[*ci];
+  gp("unset multiplot");
+  out.figure(sw.name, gp, 1200, 500);
+}
+
+// The study's classic sweep, beside which a brooker sweep over N is shown: its models and the point
+// of a (model, strategy, N).
+struct Classic {
+  const SweepSpec& cs;
+  const std::vector<json>& crecs;
   std::vector<std::string> models;
-  for (const auto& p : cs.points) models.push_back(name(p.scenario.model));
-  models = distinct(models);
+  std::optional<std::size_t> at(const std::string& model, const std::string& strategy, std::int64_t n) const {
+    for (std::size_t i = 0; i < cs.points.size(); ++i) {
+      const auto& s = cs.points[i].scenario;
+      if (name(s.model) == model && name(s.backoff.strategy) == strategy && s.clients == n) return i;
+    }
+    return std::nullopt;
+  }
+};
+
+// NAME_models: at N = 100 (else the middle client count), Brooker's test beside each engine model.
+void models_table(const BrookerView& v, const Classic& c, Out& out) {
+  const SweepSpec& sw = v.sw;
+  const auto& recs = v.recs;
+  const auto& strategies = v.strategies;
+  const auto& delays = v.delays;
+  const auto& clients = v.clients;
+  const SweepSpec& cs = c.cs;
+  const auto& crecs = c.crecs;
+  const auto& models = c.models;
   const std::int64_t n_table =
       std::find(clients.begin(), clients.end(), 100) != clients.end() ? 100 : clients[clients.size() / 2];
   Table mt{sw.name + "_models",
@@ -136,14 +175,6 @@ void render_brooker(const StudyData& d, std::size_t si, Out& out) {
     mt.columns.push_back(m + ": attempts per client");
     mt.columns.push_back(m + ": makespan (attempt-durations)");
   }
-  auto classic_at = [&](const std::string& model, const std::string& strategy,
-                        std::int64_t n) -> std::optional<std::size_t> {
-    for (std::size_t i = 0; i < cs.points.size(); ++i) {
-      const auto& s = cs.points[i].scenario;
-      if (name(s.model) == model && name(s.backoff.strategy) == strategy && s.clients == n) return i;
-    }
-    return std::nullopt;
-  };
   for (const auto& st : strategies) {
     std::vector<Cell> row = {st};
     std::optional<std::size_t> bi;
@@ -154,7 +185,7 @@ void render_brooker(const StudyData& d, std::size_t si, Out& out) {
     row.push_back(bi ? Cell(est_of(recs[*bi], "attempts_per_client")) : Cell(std::string("–")));
     row.push_back(bi ? Cell(est_of(recs[*bi], "makespan")) : Cell(std::string("–")));
     for (const auto& m : models) {
-      const auto i = classic_at(m, st, n_table);
+      const auto i = c.at(m, st, n_table);
       if (!i) {
         row.push_back(std::string("–"));
         row.push_back(std::string("–"));
@@ -175,6 +206,17 @@ void render_brooker(const StudyData& d, std::size_t si, Out& out) {
       "clients that start together collide forever; with jitter, a cap too small for N).",
       delays.front(), num(e0.base), format_cap(e0.cap), cs.runs, num(effective_horizon(cs.points.front().scenario))));
   out.table(mt);
+}
+
+// NAME_models figure: attempts per client against N, a panel per strategy.
+void models_figure(const BrookerView& v, const Classic& c, Out& out) {
+  const SweepSpec& sw = v.sw;
+  const auto& recs = v.recs;
+  const auto& strategies = v.strategies;
+  const auto& delays = v.delays;
+  const auto& clients = v.clients;
+  const auto& crecs = c.crecs;
+  const auto& models = c.models;
   Gp g2;
   g2(layout(strategies.size(), 3,
             fmt::format("Attempts per client against N: Brooker's test ({}) and the engine's models", delays.front())));
@@ -194,7 +236,7 @@ void render_brooker(const StudyData& d, std::size_t si, Out& out) {
     for (std::size_t mi = 0; mi < models.size(); ++mi) {
       std::vector<std::vector<double>> mrows;
       for (auto n : clients)
-        if (const auto i = classic_at(models[mi], st, n))
+        if (const auto i = c.at(models[mi], st, n))
           mrows.push_back({static_cast<double>(n), n_of(crecs[*i], "makespan") == runs_of(crecs[*i])
                                                        ? mean_of(crecs[*i], "attempts_per_client")
                                                        : nan});
@@ -208,6 +250,27 @@ void render_brooker(const StudyData& d, std::size_t si, Out& out) {
   const std::size_t cols = std::min<std::size_t>(strategies.size(), 3);
   out.figure(sw.name + "_models", g2, static_cast<int>(450 * cols),
              static_cast<int>(380 * ((strategies.size() + cols - 1) / cols) + 40));
+}
+
+}  // namespace
+
+void render_brooker(const StudyData& d, std::size_t si, Out& out) {
+  const SweepSpec& sw = d.spec.sweeps[si];
+  const BrookerView v = brooker_table(sw, d.records[si], out);
+  if (v.clients.size() == 1)
+    brooker_figure(v, out);
+  else
+    brooker_figure_against_n(v, out);
+  // Beside the engine's models: the study's classic sweep (same strategies and client counts).
+  std::optional<std::size_t> ci;
+  for (std::size_t i = 0; i < d.spec.sweeps.size(); ++i)
+    if (d.spec.sweeps[i].kind == SweepKind::classic && !ci) ci = i;
+  if (!ci || v.clients.size() < 2) return;
+  Classic c{d.spec.sweeps[*ci], d.records[*ci], {}};
+  for (const auto& p : c.cs.points) c.models.push_back(name(p.scenario.model));
+  c.models = distinct(c.models);
+  models_table(v, c, out);
+  models_figure(v, c, out);
 }
 
 }  // namespace retrylab::papers::report
