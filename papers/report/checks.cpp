@@ -23,15 +23,18 @@
 
 namespace retrylab::papers::report {
 
-void render_checks(const StudyData& d, std::size_t si, Out& out) {
-  const SweepSpec& sw = d.spec.sweeps[si];
-  const auto& recs = d.records[si];
+namespace {
+
+using Series = std::map<Model, std::vector<std::vector<double>>>;  // per model: rate, mean, lo, hi
+
+// The table: each point's simulated metric against its closed form; returns the simulated series.
+Series checks_table(const SweepSpec& sw, const std::vector<json>& recs, Out& out) {
   Table t{sw.name,
           sw.title + ": engine against closed forms (retries off, Poisson arrivals)",
           {"model", "rate λ", "metric", "simulated", "closed form", "rel. error", "within CI"},
           {},
           {}};
-  std::map<Model, std::vector<std::vector<double>>> series;
+  Series series;
   double shared_peak = nan, shared_peak_rate = nan;
   for (std::size_t i = 0; i < sw.points.size(); ++i) {
     const auto& s = sw.points[i].scenario;
@@ -57,7 +60,11 @@ void render_checks(const StudyData& d, std::size_t si, Out& out) {
         fmt::format("`shared` (no closed form): highest simulated goodput {} at arrival rate {} on this grid.",
                     num(shared_peak), num(shared_peak_rate)));
   out.table(t);
+  return series;
+}
 
+// The figure: goodput and the ps time in system, simulated against the closed-form curves.
+void checks_figure(const SweepSpec& sw, const Series& series, Out& out) {
   Gp gp;
   std::vector<std::string> goodput_plots, ps_plots;
   double max_rate = 0, max_ps = 0;
@@ -110,6 +117,13 @@ void render_checks(const StudyData& d, std::size_t si, Out& out) {
   }
   gp("unset multiplot");
   out.figure(sw.name, gp, panels == 2 ? 1200 : 700, 550);
+}
+
+}  // namespace
+
+void render_checks(const StudyData& d, std::size_t si, Out& out) {
+  const SweepSpec& sw = d.spec.sweeps[si];
+  checks_figure(sw, checks_table(sw, d.records[si], out), out);
 }
 
 }  // namespace retrylab::papers::report
