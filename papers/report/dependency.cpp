@@ -37,6 +37,30 @@ std::string breaker_name(const montecarlo::BreakerConfig& b) {
   return "custom";
 }
 
+// A breaker as the breaker table's note describes it, from its configuration: "10 s window, 20 calls,
+// 50%, open 5 s, one probe" (a time window) or "last 100 calls, 50%, open 60 s, 10 probes" (a count
+// window whose minimum is the window).
+std::string breaker_note(const montecarlo::BreakerConfig& c) {
+  const auto window = static_cast<std::int64_t>(c.window);
+  const std::string w =
+      c.window_kind == montecarlo::BreakerWindow::time
+          ? fmt::format("{} s window, {} calls", num(c.window / 1000), c.minimum_calls)
+          : (c.minimum_calls == window ? fmt::format("last {} calls", window)
+                                       : fmt::format("last {} calls (at least {})", window, c.minimum_calls));
+  const std::string probes = c.half_open_calls == 1 ? "one probe" : fmt::format("{} probes", c.half_open_calls);
+  return fmt::format("{}, {}%, open {} s, {}", w, num(100 * c.failure_threshold), num(c.open_duration / 1000), probes);
+}
+
+// Every enabled breaker preset, named: the numbers the breaker table's note prints, read from the presets.
+std::string breaker_presets_note() {
+  std::string out;
+  for (auto n : montecarlo::breaker_preset_names) {
+    const auto c = montecarlo::breaker_preset(n);
+    if (c.enabled) out += fmt::format("{}{}: {}", out.empty() ? "" : "; ", n, breaker_note(c));
+  }
+  return out;
+}
+
 std::string outage_name(const montecarlo::DependencyScenario& s) {
   if (s.outages.empty()) return fmt::format("no outage, p = {}", num(s.failure));
   const auto& o = s.outages.front();
@@ -204,12 +228,11 @@ void render_breaker(const StudyData& d, std::size_t si, Out& out) {
   const auto& s0 = sw.points.front().dependency;
   t.notes.push_back(fmt::format(
       "Poisson requests at {} per ms for {} ms; service {} mean {} ms; capacity {}; timeout {} ms; max attempts {}; "
-      "{} runs per point. hystrix: 10 s window, 20 calls, 50%, open 5 s, one probe; resilience4j: last 100 calls, "
-      "50%, open 60 s, 10 probes (montecarlo/controls.hpp). Load multiplier: attempts that reached the dependency "
+      "{} runs per point. {} (montecarlo/controls.hpp). Load multiplier: attempts that reached the dependency "
       "per request.",
       num(s0.rate), num(s0.horizon), to_string(s0.service), num(s0.service_mean),
       s0.capacity == 0 ? std::string("unlimited") : std::to_string(s0.capacity), timeout_name(s0.timeout),
-      s0.max_attempts, sw.runs));
+      s0.max_attempts, sw.runs, breaker_presets_note()));
   out.table(t);
   dependency_figure(sw, recs, ckeys, gkeys, "breaker", out);
 }
