@@ -2,22 +2,13 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <map>
-#include <optional>
-#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "analytic/aloha.hpp"
-#include "analytic/amplification.hpp"
-#include "analytic/classic.hpp"
-#include "analytic/fluid_cap.hpp"
 #include "analytic/occ.hpp"
 #include "analytic/ps.hpp"
-#include "analytic/sleep.hpp"
-#include "montecarlo/brooker.hpp"
-#include "montecarlo/dependency.hpp"
-#include "papers/intervals.hpp"
-#include "papers/render.hpp"
 #include "papers/report/common.hpp"
 #include "papers/report/sweeps.hpp"
 
