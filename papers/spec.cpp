@@ -599,7 +599,7 @@ std::vector<SweepPoint> expand_ext(const Where& w, const Draft& d) {
   return points;
 }
 
-// What the sweep's report (papers/report.cpp) reads, checked before any run instead of after them
+// What the sweep's report (papers/report/) reads, checked before any run instead of after them
 // all: the summary metrics its tables need (when `metrics` narrows them), per_run max_waiting for
 // thresholds below collapse, a sleep figure of at most max_sleep_panels backoffs, and each point
 // within the engine's memory and work limits (montecarlo/resources.hpp).

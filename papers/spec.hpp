@@ -125,7 +125,7 @@ inline constexpr std::uintmax_t max_spec_bytes = 1u << 20;
 inline constexpr std::int64_t max_sweep_points = 100'000;
 inline constexpr std::ptrdiff_t max_sleep_panels = 60;
 
-// The summary metrics the report of a sweep kind reads (papers/report.cpp); a sweep that narrows
+// The summary metrics the report of a sweep kind reads (papers/report/); a sweep that narrows
 // `metrics` must keep them.
 std::vector<const char*> required_metrics(SweepKind kind);
 

@@ -2,7 +2,7 @@
 // How a summary over runs is stored in results.jsonl (papers/store.hpp): a mean as
 // {"mean", "sd", "n", "ci95": [lo, hi]}, a proportion as {"count", "fraction", "n", "ci95"}; a
 // non-finite number (an undefined metric) as null. Shared by the engine sweeps (study.cpp) and the
-// extension kinds (kinds.cpp), so both write the same shape that report.cpp reads.
+// extension kinds (kinds.cpp), so both write the same shape that papers/report/ reads.
 #include <cmath>
 #include <nlohmann/json.hpp>
 

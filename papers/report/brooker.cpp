@@ -1,0 +1,265 @@
+// The brooker sweep: work and time per strategy and network, beside the engine's models.
+#include <fmt/format.h>
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "montecarlo/brooker.hpp"
+#include "papers/report/common.hpp"
+#include "papers/report/sweeps.hpp"
+
+namespace retrylab::papers::report {
+
+namespace {
+
+std::string delay_name(const montecarlo::BrookerScenario& b) {
+  if (b.leg_sd == 0) return fmt::format("fixed legs of {} ms", num(b.leg_mean));
+  return fmt::format("random legs (mean {} ms, sd {} ms)", num(b.leg_mean), num(b.leg_sd));
+}
+
+// A brooker sweep's records and, in order of first appearance, its strategies, networks (delay_name) and
+// client counts.
+struct BrookerView {
+  const SweepSpec& sw;
+  const std::vector<json>& recs;
+  std::vector<std::string> strategies, delays;
+  std::vector<std::int64_t> clients;
+};
+
+// The main table, one row per point; returns the sweep's view.
+BrookerView brooker_table(const SweepSpec& sw, const std::vector<json>& recs, Out& out) {
+  Table t{sw.name,
+          sw.title + ": Brooker's OCC test, work (write attempts) and time (ms) per strategy",
+          {"strategy", "network", "clients", "work (write attempts)", "calls (reads + writes)", "time (ms)",
+           "mean client latency (ms)", "most attempts by one client"},
+          {},
+          {}};
+  BrookerView v{sw, recs, {}, {}, {}};
+  auto& strategies = v.strategies;
+  auto& delays = v.delays;
+  auto& clients = v.clients;
+  for (std::size_t i = 0; i < sw.points.size(); ++i) {
+    const auto& b = sw.points[i].brooker;
+    t.rows.push_back({name(b.backoff.strategy), delay_name(b), static_cast<double>(b.clients),
+                      est_of(recs[i], "attempts"), est_of(recs[i], "calls"), est_of(recs[i], "makespan"),
+                      est_of(recs[i], "latency"), est_of(recs[i], "max_attempts")});
+    strategies.push_back(name(b.backoff.strategy));
+    delays.push_back(delay_name(b));
+    clients.push_back(b.clients);
+  }
+  strategies = distinct(strategies);
+  delays = distinct(delays);
+  clients = distinct_values(clients);
+  const auto& b0 = sw.points.front().brooker;
+  t.notes.push_back(fmt::format(
+      "Time in ms (unit \"ms\"): when the last successful write's reply reaches its client. Base {} ms, cap {} ms, "
+      "windows min(cap, base·2^k) for the k-th failure (the first is 2·base); {} runs per point.",
+      num(b0.backoff.base), num(b0.backoff.cap), sw.runs));
+  out.table(t);
+  return v;
+}
+
+// One client count: work and time per strategy, a series per network.
+void brooker_figure(const BrookerView& v, Out& out) {
+  const SweepSpec& sw = v.sw;
+  const auto& recs = v.recs;
+  const auto& strategies = v.strategies;
+  const auto& delays = v.delays;
+  Gp gp;
+  gp(layout(2, 2, sw.title + " (95% CI)"));
+  gp("set grid; set key top right font \",9\"");
+  for (const char* m : {"attempts", "makespan"}) {
+    std::vector<CatSeries> series;
+    for (const auto& dl : delays) {
+      CatSeries cs{dl, std::vector<Estimate>(strategies.size(), Estimate{nan, nan, nan})};
+      for (std::size_t i = 0; i < sw.points.size(); ++i) {
+        const auto& b = sw.points[i].brooker;
+        if (delay_name(b) != dl) continue;
+        const auto k = static_cast<std::size_t>(
+            std::find(strategies.begin(), strategies.end(), name(b.backoff.strategy)) - strategies.begin());
+        cs.values[k] = est_of(recs[i], m);
+      }
+      series.push_back(std::move(cs));
+    }
+    const bool work = std::string(m) == "attempts";
+    cat_panel(gp, strategies, series, work ? "work: write attempts (all clients)" : "time: last success reply",
+              work ? "write attempts" : "ms", true);
+  }
+  gp("unset multiplot");
+  out.figure(sw.name, gp, 1200, 500);
+}
+
+// Several client counts: work and time against N, a line per strategy (dashed: the second network).
+void brooker_figure_against_n(const BrookerView& v, Out& out) {
+  const SweepSpec& sw = v.sw;
+  const auto& recs = v.recs;
+  const auto& strategies = v.strategies;
+  const auto& delays = v.delays;
+  Gp gp;
+  gp(layout(2, 2, sw.title + (delays.size() > 1 ? " (95% CI; dashed: fixed legs)" : " (95% CI)")));
+  gp("set grid; set logscale y; set key top left font \",9\"; set xlabel \"clients\"");
+  for (const char* m : {"attempts", "makespan"}) {
+    const bool work = std::string(m) == "attempts";
+    gp(fmt::format("set title {}; set ylabel {}",
+                   gp_quote(work ? "work: write attempts" : "time: last success reply (ms)"),
+                   gp_quote(work ? "write attempts" : "ms")));
+    std::vector<std::string> parts;
+    for (std::size_t k = 0; k < strategies.size(); ++k)
+      for (std::size_t di = 0; di < delays.size(); ++di) {
+        std::vector<std::vector<double>> rows;
+        for (std::size_t i = 0; i < sw.points.size(); ++i) {
+          const auto& b = sw.points[i].brooker;
+          if (name(b.backoff.strategy) != strategies[k] || delay_name(b) != delays[di]) continue;
+          const Estimate e = est_of(recs[i], m);
+          rows.push_back({static_cast<double>(b.clients), e.mean, std::isnan(e.lo) ? e.mean : e.lo,
+                          std::isnan(e.hi) ? e.mean : e.hi});
+        }
+        if (rows.empty()) continue;
+        parts.push_back(fmt::format("{} using 1:2:3:4 with yerrorlines pt 7 ps 0.5 lw 1.5 dt {} lc rgb \"{}\" title {}",
+                                    gp.block(rows), di == 0 ? 1 : 2, color(k),
+                                    gp_quote(delays.size() > 1 ? strategies[k] + ", " + delays[di] : strategies[k])));
+      }
+    plot_or_empty(gp, parts, "no data", "");
+  }
+  gp("unset multiplot");
+  out.figure(sw.name, gp, 1200, 500);
+}
+
+// The study's classic sweep, beside which a brooker sweep over N is shown: its models and the point
+// of a (model, strategy, N).
+struct Classic {
+  const SweepSpec& cs;
+  const std::vector<json>& crecs;
+  std::vector<std::string> models;
+  std::optional<std::size_t> at(const std::string& model, const std::string& strategy, std::int64_t n) const {
+    for (std::size_t i = 0; i < cs.points.size(); ++i) {
+      const auto& s = cs.points[i].scenario;
+      if (name(s.model) == model && name(s.backoff.strategy) == strategy && s.clients == n) return i;
+    }
+    return std::nullopt;
+  }
+};
+
+// NAME_models: at N = 100 (else the middle client count), Brooker's test beside each engine model.
+void models_table(const BrookerView& v, const Classic& c, Out& out) {
+  const SweepSpec& sw = v.sw;
+  const auto& recs = v.recs;
+  const auto& strategies = v.strategies;
+  const auto& delays = v.delays;
+  const auto& clients = v.clients;
+  const SweepSpec& cs = c.cs;
+  const auto& crecs = c.crecs;
+  const auto& models = c.models;
+  const std::int64_t n_table =
+      std::find(clients.begin(), clients.end(), 100) != clients.end() ? 100 : clients[clients.size() / 2];
+  Table mt{sw.name + "_models",
+           fmt::format("{} beside the engine's models ({}), N = {}: attempts per client and time", sw.title, cs.name,
+                       n_table),
+           {"strategy", "brooker: attempts per client", "brooker: time (ms)"},
+           {},
+           {}};
+  for (const auto& m : models) {
+    mt.columns.push_back(m + ": attempts per client");
+    mt.columns.push_back(m + ": makespan (attempt-durations)");
+  }
+  for (const auto& st : strategies) {
+    std::vector<Cell> row = {st};
+    std::optional<std::size_t> bi;
+    for (std::size_t i = 0; i < sw.points.size(); ++i)
+      if (name(sw.points[i].brooker.backoff.strategy) == st && sw.points[i].brooker.clients == n_table &&
+          delay_name(sw.points[i].brooker) == delays.front())
+        bi = i;
+    row.push_back(bi ? Cell(est_of(recs[*bi], "attempts_per_client")) : Cell(std::string("–")));
+    row.push_back(bi ? Cell(est_of(recs[*bi], "makespan")) : Cell(std::string("–")));
+    for (const auto& m : models) {
+      const auto i = c.at(m, st, n_table);
+      if (!i) {
+        row.push_back(std::string("–"));
+        row.push_back(std::string("–"));
+        continue;
+      }
+      const bool finished = n_of(crecs[*i], "makespan") == runs_of(crecs[*i]);
+      const std::string unfinished =
+          fmt::format("{} of {} runs unfinished", runs_of(crecs[*i]) - n_of(crecs[*i], "makespan"), runs_of(crecs[*i]));
+      row.push_back(finished ? Cell(est_of(crecs[*i], "attempts_per_client")) : Cell(unfinished));
+      row.push_back(finished ? Cell(est_of(crecs[*i], "makespan")) : Cell(unfinished));
+    }
+    mt.rows.push_back(std::move(row));
+  }
+  const auto& e0 = cs.points.front().scenario.backoff;
+  mt.notes.push_back(fmt::format(
+      "Brooker's test with {}; the engine's classic test (docs/models.md) with base {} and cap {} attempt-durations "
+      "({} runs per point, horizon {}). \"unfinished\": runs stopped by the horizon (collision without jitter: "
+      "clients that start together collide forever; with jitter, a cap too small for N).",
+      delays.front(), num(e0.base), format_cap(e0.cap), cs.runs, num(effective_horizon(cs.points.front().scenario))));
+  out.table(mt);
+}
+
+// NAME_models figure: attempts per client against N, a panel per strategy.
+void models_figure(const BrookerView& v, const Classic& c, Out& out) {
+  const SweepSpec& sw = v.sw;
+  const auto& recs = v.recs;
+  const auto& strategies = v.strategies;
+  const auto& delays = v.delays;
+  const auto& clients = v.clients;
+  const auto& crecs = c.crecs;
+  const auto& models = c.models;
+  Gp g2;
+  g2(layout(strategies.size(), 3,
+            fmt::format("Attempts per client against N: Brooker's test ({}) and the engine's models", delays.front())));
+  g2("set grid; set logscale y; set key top left font \",8\"; set xlabel \"clients N\"; set ylabel \"attempts per "
+     "client\"");
+  for (const auto& st : strategies) {
+    g2(fmt::format("set title {}", gp_quote(st)));
+    std::vector<std::string> parts;
+    std::vector<std::vector<double>> rows;
+    for (std::size_t i = 0; i < sw.points.size(); ++i) {
+      const auto& b = sw.points[i].brooker;
+      if (name(b.backoff.strategy) == st && delay_name(b) == delays.front())
+        rows.push_back({static_cast<double>(b.clients), mean_of(recs[i], "attempts_per_client")});
+    }
+    parts.push_back(fmt::format("{} using 1:2 with linespoints pt 7 ps 0.5 lw 2 lc rgb \"black\" title \"brooker\"",
+                                g2.block(rows)));
+    for (std::size_t mi = 0; mi < models.size(); ++mi) {
+      std::vector<std::vector<double>> mrows;
+      for (auto n : clients)
+        if (const auto i = c.at(models[mi], st, n))
+          mrows.push_back({static_cast<double>(n), n_of(crecs[*i], "makespan") == runs_of(crecs[*i])
+                                                       ? mean_of(crecs[*i], "attempts_per_client")
+                                                       : nan});
+      if (has_y(mrows, 1))
+        parts.push_back(fmt::format("{} using 1:2 with linespoints pt 6 ps 0.5 lw 1.5 dt 2 lc rgb \"{}\" title {}",
+                                    g2.block(mrows), color(mi), gp_quote(models[mi])));
+    }
+    plot_or_empty(g2, parts, "no data", "");
+  }
+  g2("unset multiplot");
+  const std::size_t cols = std::min<std::size_t>(strategies.size(), 3);
+  out.figure(sw.name + "_models", g2, static_cast<int>(450 * cols),
+             static_cast<int>(380 * ((strategies.size() + cols - 1) / cols) + 40));
+}
+
+}  // namespace
+
+void render_brooker(const StudyData& d, std::size_t si, Out& out) {
+  const SweepSpec& sw = d.spec.sweeps[si];
+  const BrookerView v = brooker_table(sw, d.records[si], out);
+  if (v.clients.size() == 1)
+    brooker_figure(v, out);
+  else
+    brooker_figure_against_n(v, out);
+  // Beside the engine's models: the study's classic sweep (same strategies and client counts).
+  std::optional<std::size_t> ci;
+  for (std::size_t i = 0; i < d.spec.sweeps.size(); ++i)
+    if (d.spec.sweeps[i].kind == SweepKind::classic && !ci) ci = i;
+  if (!ci || v.clients.size() < 2) return;
+  Classic c{d.spec.sweeps[*ci], d.records[*ci], {}};
+  for (const auto& p : c.cs.points) c.models.push_back(name(p.scenario.model));
+  c.models = distinct(c.models);
+  models_table(v, c, out);
+  models_figure(v, c, out);
+}
+
+}  // namespace retrylab::papers::report
