@@ -145,7 +145,7 @@ std::optional<double> burst_cap_threshold(BurstModel m, double max_cap) {
       if (m.backoff.base * std::exp2(hi / 8.0) > max_cap) return std::nullopt;
     } while (!drains(hi));
   }
-  int lo = hi - 8;  // does not drain (or below the base)
+  int lo = hi == 0 ? -1 : hi - 8;  // does not drain (or, at -1, below the base: never probed)
   while (hi - lo > 1) {
     const int mid = (lo + hi) / 2;
     (drains(mid) ? hi : lo) = mid;

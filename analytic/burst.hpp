@@ -49,7 +49,8 @@ BurstPrediction predict_burst(const BurstModel& m);
 
 // The smallest cap (searched over cap = base·2^(i/8), up to max_cap: doubling, then bisection
 // over the eighth-octaves below the first draining power of 2) at which the model drains the
-// burst; empty if none does.
+// burst; the base itself when the base already drains (the threshold is then at most the base);
+// empty if none does.
 std::optional<double> burst_cap_threshold(BurstModel m, double max_cap = 1e6);
 
 }  // namespace retrylab

@@ -183,6 +183,18 @@ TEST(BurstModel, ConservesClients) {
   }
 }
 
+TEST(BurstModel, CapThresholdIsTheBaseWhenTheBaseAlreadyDrains) {
+  // On `free` a burst of 100 at load 0.06 drains even with every sleep at most the base: the search
+  // returns the base and never probes a cap below it (it once did, and the check threw).
+  const BurstModel m{Model::free, Backoff{Strategy::full, 1.0, 1000.0, 0.0}, 100, 0.06, 20000.0, 3000.0};
+  BurstModel at_base = m;
+  at_base.backoff.cap = 1.0;
+  ASSERT_TRUE(predict_burst(at_base).drained);
+  const auto cap = burst_cap_threshold(m);
+  ASSERT_TRUE(cap.has_value());
+  EXPECT_EQ(*cap, 1.0);
+}
+
 // A cap far too small for the burst keeps the attempt rate above ALOHA's upper root: no drain.
 TEST(BurstModel, TinyCapDoesNotDrain) {
   const BurstPrediction p =
