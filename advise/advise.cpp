@@ -232,6 +232,9 @@ Guess first_guess(const Request& r, Strategy s) {
   m.rate = r.rate;
   m.horizon = r.drain_within;
   m.collapse = static_cast<double>(std::max<std::int64_t>(3000, 3 * r.clients));
+  // A first guess only (the engine's search decides): three phases per stage for every strategy,
+  // so equal jitter's 27 (seconds to minutes per cap at B = 1000 on steady load) stay out of it.
+  m.phases = 3;
   // nojitter's lock-step is the burst model's blind spot (analytic/burst.hpp): no guess from it.
   // When the base itself drains, that is the guess (burst_cap_threshold would probe below the base).
   if (s != Strategy::nojitter) {

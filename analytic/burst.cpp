@@ -80,11 +80,13 @@ void check_burst_model(const BurstModel& m) {
     throw InputError("horizon", fmt::format("must be a finite number > 0 (got {})", m.horizon));
   if (!(m.collapse >= 1.0) || !std::isfinite(m.collapse))
     throw InputError("collapse", fmt::format("must be a finite number >= 1 (got {})", m.collapse));
+  if (m.phases < 0 || m.phases > 64)
+    throw InputError("phases", fmt::format("must be in [0, 64] (0 = matched to the sleep law) (got {})", m.phases));
 }
 
 BurstPrediction predict_burst(const BurstModel& m) {
   check_burst_model(m);
-  Stages f{m.model, m.rate, phases(m.backoff.strategy), {}};
+  Stages f{m.model, m.rate, m.phases > 0 ? m.phases : phases(m.backoff.strategy), {}};
   for (double mk : stage_means(m.backoff)) f.phase.push_back(f.r / std::max(mk, 1e-9));
   const int n = f.size();
   State s = State::Zero(2 * n + 1);

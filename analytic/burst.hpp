@@ -32,6 +32,7 @@ struct BurstModel {
   double rate = 0.05;              // steady λ in [0, 1)
   double horizon = 60000.0;        // T > 0
   double collapse = 3000.0;        // K >= 1
+  int phases = 0;                  // Erlang phases per stage in [0, 64]; 0 = matched to the strategy's sleep
 };
 
 struct BurstPrediction {
