@@ -106,10 +106,7 @@ nlohmann::ordered_json field_json(const montecarlo::Field& f, double v, const Ti
       if (std::isinf(v)) return "none";
       [[fallthrough]];
     case FieldKind::number: {
-      const Dim d = f.unit == montecarlo::FieldUnit::time       ? Dim::time
-                    : f.unit == montecarlo::FieldUnit::per_time ? Dim::per_time
-                                                                : Dim::count;
-      return u.out(d, v);
+      return u.out(montecarlo::dim_of(f), v);
     }
   }
   return nullptr;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analytic/stats.hpp"
+#include "montecarlo/fields.hpp"
 #include "montecarlo/result.hpp"
 #include "montecarlo/scenario.hpp"
 
@@ -51,6 +52,11 @@ struct ProportionMetric {
   const char* label;
   ProportionSummary Summary::*summary;
 };
+
+// How a scenario field scales with the unit of time (FieldUnit as a Dim).
+inline Dim dim_of(const Field& f) noexcept {
+  return f.unit == FieldUnit::time ? Dim::time : f.unit == FieldUnit::per_time ? Dim::per_time : Dim::count;
+}
 
 // The mean metrics shown for s (server_engine: --server-engine), in output order.
 std::vector<const Metric*> shown_metrics(const Scenario& s, bool server_engine);

@@ -94,11 +94,7 @@ Json field_json(const montecarlo::Field& f, double v, double D) {
     case FieldKind::number_or_none:
       if (std::isinf(v)) return "none";
       [[fallthrough]];
-    case FieldKind::number:
-      return out(f.unit == montecarlo::FieldUnit::time       ? Dim::time
-                 : f.unit == montecarlo::FieldUnit::per_time ? Dim::per_time
-                                                             : Dim::count,
-                 v, D);
+    case FieldKind::number: return out(montecarlo::dim_of(f), v, D);
   }
   return nullptr;
 }
