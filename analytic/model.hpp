@@ -4,7 +4,7 @@
 //   collision: success iff no overlap (pure ALOHA);   free: first-commit-wins, failures cost nothing;
 //   shared: first-commit-wins on a processor-sharing server;   ps: processor sharing, no conflicts;
 //   none: an uncontended dependency (every attempt served alone at rate 1), whose attempts fail only by
-//   injected failure (the server engine's failure_prob and outage).
+//   injected failure (the full tier's failure_prob and outage).
 #include <optional>
 #include <string_view>
 

@@ -1,5 +1,5 @@
 #pragma once
-// Closed forms for the server-side mechanisms (montecarlo/server_engine.hpp), retries
+// Closed forms for the server-side mechanisms (montecarlo/engine.hpp), retries
 // off, Poisson arrivals of rate λ; time unit: the mean attempt duration.
 //  ALOHA over M rows (model `collision`, service exactly 1, each attempt on a row drawn uniformly
 //   and independently): by Poisson thinning each row sees an independent Poisson stream of rate

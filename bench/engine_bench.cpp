@@ -3,7 +3,7 @@
 // with full jitter, against an "ideal loop" that does only the unavoidable work per attempt: one
 // random draw and one priority-queue operation (pop + push) on a queue of the same size (the
 // engine's radix heap, and the 4-ary heap beside it). After the run it prints the ratios engine /
-// ideal loop, N = 100 / N = 100,000, radix / 4-ary heap, and the server engine's against the
+// ideal loop, N = 100 / N = 100,000, radix / 4-ary heap, and the full tier's against the
 // original loop on the same steady `shared` scenario. Whole-process ratios against an independent
 // peer simulator: bench/compare_naive.sh.
 //   bench/engine_bench --benchmark_min_time=0.5
@@ -64,12 +64,12 @@ void BM_SteadyCollisionFull10(benchmark::State& state) {
 }
 BENCHMARK(BM_SteadyCollisionFull10)->Unit(benchmark::kMillisecond);
 
-// The same steady `shared` scenario on the server engine (montecarlo/server_engine.hpp, forced:
+// The same steady `shared` scenario on the full tier (montecarlo/engine.hpp, forced:
 // same counts and times as the original loop), and on it with a concurrency limit and with client
 // timeouts and retry limits. Ratios against the original loop are printed after the table.
 void run_forced(benchmark::State& state, const mc::Scenario& s) {
   mc::detail::EngineOptions options;
-  options.force_server_engine = true;
+  options.full_tier = true;
   mc::detail::NullObserver none;
   std::uint64_t run = 0;
   std::int64_t attempts = 0;
@@ -114,7 +114,7 @@ BENCHMARK(BM_ServerSharedTimeoutAt15)->Unit(benchmark::kMillisecond);
 
 // The unavoidable work per attempt: one uniform draw, one pop and one push on a wake-up queue
 // holding N entries (the engine's own Stream, and its MonotoneWakeQueue; the 4-ary WakeQueue that
-// the server engine uses beside it). Also the event queues' own benchmark.
+// the full tier uses beside it). Also the event queues' own benchmark.
 template <class Queue>
 void ideal_loop(benchmark::State& state) {
   const auto n = static_cast<std::int32_t>(state.range(0));

@@ -481,7 +481,7 @@ void add_simulate_command(CLI::App& app, Action& action) {
          "brooker: sd of each leg in ms (>= 0; 0 = without network delay variance: every leg exactly --leg-mean)")
       ->capture_default_str();
   cmd->add_flag("--server-engine", opts->server_engine,
-                "Run on the server engine even without server options (same results; adds latency percentiles)");
+                "Run on the full tier even without server options (same results; adds latency percentiles)");
   add_format_options(cmd, opts->format);
   cmd->callback([opts, cmd, &action] {
     opts->given.clear();

@@ -1,267 +1,334 @@
 #pragma once
-// The event loop (internal; simulate_run is the public face). One run of one scenario, docs/models.md
-// §1–§5. Invariants it relies on (each tested in tests/montecarlo):
-//  - attempts end in the order they started in every model (proofs/Engine.v: ps_fifo_order), so
-//    in-flight attempts are a FIFO ring buffer; `shared`/`ps` run in virtual time V, dV/dt = 1/n:
-//    an attempt started at virtual time v ends when V = v + 1;
-//  - only wake-ups (sleeping clients) need a priority queue, ordered by (time, push order); as wakes
-//    are pushed at the current time plus a sleep, a monotone one (wake_queue.hpp: radix heap); the
-//    next Poisson arrival is a single pending time;
-//  - at equal times attempt ends are processed before attempt starts (half-open intervals);
-//  - client slots and attempt slots are recycled: no allocation once the peak backlog is reached.
-// The Observer template parameter sees every arrival, start and end (tests check the invariants
-// on it), and, if it declares on_sleep(client, retry, sleep), every sleep chosen; NullObserver
+// The event loop (internal; simulate_run is the public face): one run of one scenario, docs/models.md
+// §1–§7. One loop serves every scenario; it is compiled in two tiers from the same code:
+//  - plain (Full = false): no server-side or client-side option is set (has_server_features() is
+//    false): every attempt is served at once for exactly one attempt-duration, so the options'
+//    branches, queues and counters compile away and the paper models run at full speed;
+//  - full (Full = true): any option, or EngineOptions::full_tier (then the metrics only this tier
+//    tracks, latency percentiles and queue wait, are filled in; counts and times are the plain tier's).
+//
+// What is simulated (time unit: the MEAN attempt duration; defaults reproduce docs/models.md):
+//  - A client sends an attempt; it reaches the server after a network delay d1 (0 by default), is
+//    admitted or not (concurrency limit), waits for its row's lock if there is one, is served for
+//    its service requirement S (deterministic 1, exponential, lognormal), and its outcome reaches
+//    the client after a second delay d2. The client sleeps from that moment. Attempts counted,
+//    `attempt_rate`, `sojourn` and observer on_start/on_end are the client's view (send, receipt).
+//  - Rows: each attempt touches one of M rows, uniformly at random. Conflicts only within a row:
+//    `collision`: an attempt fails iff another attempt on its row overlaps its service [start,end);
+//    `free`/`shared`: first-commit-wins per row (a successful commit on its row in (start, end]
+//    dooms it; simultaneous eligible commits on one row: one uniform winner). `shared`'s
+//    processor-sharing server is ONE server shared by all rows (and by rejections that cost work),
+//    run in virtual time V, dV/dt = 1/n; `collision`/`free` serve every attempt at rate 1. `ps`:
+//    never a conflict. `none`: an uncontended dependency, every attempt served alone at rate 1,
+//    failing only by injection (failure_prob, the outage).
+//  - Lock (per row, FIFO): an admitted attempt waits until its row is free, then runs alone.
+//  - Concurrency limit L (fixed, or AIMD): at most L attempts admitted at once (admitted = waiting
+//    for a row lock or in service). Above it an attempt is rejected at once or queued (FIFO). A
+//    rejection is a failed attempt for the client's backoff; it costs reject_cost·1 units of service
+//    (a job that touches no row and never counts toward L) before the client hears of it, and may
+//    carry a Retry-After: honouring clients sleep max(backoff sleep, Retry-After).
+//  - AIMD (Netflix AIMDLimit): sampled when an admitted attempt ends: drop = the attempt failed
+//    (conflict) or its time since admission > timeout; inflight = admitted count at its admission.
+//  - Mixed population: each arriving client is on mix_backoff with probability `mix`, and ignores
+//    Retry-After with probability ignore_retry_after (independent draws, population stream).
+//  - Client timeout τ: at send + τ a client still waiting for that attempt's outcome stops waiting:
+//    the attempt is failed for it and orphaned: the server carries on (it holds its limit slot, row
+//    lock and share of the server, its commit still dooms others), and its outcome is discarded.
+//  - Retry limit A, deadline, retry budgets and circuit breakers (controls.hpp): a client gives up
+//    (lost) when its A-th attempt fails, when its next attempt would start after arrival + deadline,
+//    or when its budget refuses the retry; a breaker or adaptive throttle may reject a call locally.
+//  - Effects (with a timeout, the only way a client retries an attempt that succeeds): each successful
+//    service end takes effect unless the idempotency key is fixed and the request already took
+//    effect; a client's slot is kept until none of its attempts is at the server.
+//  - Recovery (recovery_window > 0, RecoveryMeter); settle: after the horizon no client arrives and
+//    the run ends when no event is left.
+// Invariants (each tested in tests/montecarlo):
+//  - simultaneous events at one instant: service ends, then responses reaching clients, then client
+//    timeouts, then attempts reaching the server, then arrivals, then wake-ups; each queue in (time,
+//    push order); ends before starts gives half-open intervals;
+//  - with deterministic service, attempts end in the order they started (proofs/Engine.v:
+//    ps_fifo_order), so the end queue is a FIFO ring; wake-ups are pushed at now + sleep, so their
+//    queue is monotone (wake_queue.hpp);
+//  - randomness comes from identity, never from event order: one named stream per purpose
+//    (random.hpp), each drawn only when its feature is on, so a run is a pure function of (scenario,
+//    seed, run index) and adding a feature never moves another's draws;
+//  - client, job and ring slots are recycled: no allocation once the peak backlog is reached.
+// The plain tier differs from the full one in two places only, both for byte-identical results with
+// every golden: work_done is summed per attempt at its end (the full tier integrates n·dt; equal to
+// rounding), and the lock-step shortcut: `collision` with `none`/`nojitter`, a pure burst of N >= 2
+// and retries on can never succeed (docs/models.md §4), so after the burst starts the loop advances
+// round by round (O(1) per round), and once rounds are periodic whole cycles at once, to the horizon.
+// Observer: sees every arrival, send (on_start), receipt (on_end) and, if it declares them, on_sleep
+// (client, retry, sleep) and the full tier's server-view hooks: on_admit(t, admitted, limit),
+// on_reject(attempt, client, t, retry_after), on_service_start(attempt, row, t), on_service(attempt,
+// row, start, end, success), on_timeout(attempt, client, t), on_give_up(client, t). NullObserver
 // compiles to nothing.
-// Lock-step shortcut: `collision` with `none`/`nojitter`, a pure burst of N >= 2 and retries on
-// can never succeed (clients that start together collide forever, docs/models.md §4). After the burst
-// starts the engine recognises this exact state and advances round by round (O(1) per round, not
-// O(N)), and once the rounds are periodic (none; nojitter at its cap) whole cycles at once, to the
-// horizon; the result equals the event loop's up to floating-point summation order (tested with
-// the shortcut off).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "analytic/model.hpp"
-#include "montecarlo/pulse.hpp"
+#include "montecarlo/controls.hpp"
+#include "montecarlo/engine_parts.hpp"
+#include "montecarlo/jobs.hpp"
+#include "montecarlo/normal.hpp"
 #include "montecarlo/random.hpp"
-#include "montecarlo/result.hpp"
 #include "montecarlo/sampler.hpp"
 #include "montecarlo/scenario.hpp"
-#include "montecarlo/wake_queue.hpp"
-#if RETRYLAB_PLANTED_FAULTS
-#include "montecarlo/faults.hpp"
-#endif
 
 namespace retrylab::montecarlo::detail {
 
-inline constexpr double inf = std::numeric_limits<double>::infinity();
-inline constexpr double nan = std::numeric_limits<double>::quiet_NaN();
-
-struct NullObserver {
-  void on_arrival(std::int64_t /*client*/, double /*t*/, bool /*burst*/) noexcept {}
-  void on_start(std::int64_t /*attempt*/, std::int64_t /*client*/, double /*t*/) noexcept {}
-  void on_end(std::int64_t /*attempt*/, std::int64_t /*client*/, double /*start*/, double /*end*/,
-              bool /*success*/) noexcept {}
-};
-
-struct EngineOptions {
-  bool lockstep_shortcut = true;
-  // Run the server engine (server_engine.hpp) even without server options: for tests comparing it
-  // with this loop on the original model, and for studies that want its extra metrics everywhere.
-  bool force_server_engine = false;
-  Pulse* pulse = nullptr;  // coarse progress for a display (pulse.hpp); null: none
-#if RETRYLAB_PLANTED_FAULTS
-  Fault fault = Fault::none;
+// The per-attempt steps, inlined into the loop (each is called from one or two places).
+#if defined(__GNUC__)
+#define RL_HOT [[gnu::always_inline]] inline
+#else
+#define RL_HOT inline
 #endif
-};
 
-// Ring buffer of in-flight attempts (FIFO). Grows by doubling only past its previous peak.
-template <class T>
-class Ring {
- public:
-  explicit Ring(std::size_t capacity = 64) {
-    std::size_t c = 1;
-    while (c < capacity) c <<= 1;
-    data_.resize(c);
-    mask_ = c - 1;
-  }
-  bool empty() const noexcept { return size_ == 0; }
-  std::size_t size() const noexcept { return size_; }
-  T& front() noexcept { return data_[head_]; }
-  T& operator[](std::size_t i) noexcept { return data_[(head_ + i) & mask_]; }
-  void pop_front() noexcept {
-    head_ = (head_ + 1) & mask_;
-    --size_;
-  }
-  void push_back(const T& x) {
-    if (size_ == data_.size()) grow();
-    data_[(head_ + size_) & mask_] = x;
-    ++size_;
-  }
-  void clear() noexcept { head_ = size_ = 0; }
-
- private:
-  void grow() {
-    std::vector<T> bigger(data_.size() * 2);
-    for (std::size_t i = 0; i < size_; ++i) bigger[i] = (*this)[i];
-    data_.swap(bigger);
-    head_ = 0;
-    mask_ = data_.size() - 1;
-  }
-  std::vector<T> data_;
-  std::size_t head_ = 0, size_ = 0, mask_ = 0;
-};
-
-// What both event loops (this one and server_engine.hpp) count for RunResult (docs/models.md §5), and
-// the part of the result made from the counts alone. Window counts and integrals cover [warmup, stop).
-struct Tally {
-  std::int64_t arrived = 0, attempts = 0, successes = 0;
-  std::int64_t waiting = 0, max_waiting = 0;
-  std::int64_t window_arrivals = 0, window_attempts = 0, window_successes = 0;
-  std::int64_t burst_successes = 0, burst_left = 0, p99_target = 0;
-  double last_success = nan, drain_time = nan, drain_p99 = nan;
-  double latency_sum = 0.0, waiting_time_sum = 0.0, sojourn_sum = 0.0;
-  std::int64_t latency_n = 0, waiting_time_n = 0, sojourn_n = 0;
-  double area_waiting = 0.0, busy = 0.0, work = 0.0;
-
-  // A client arrives at t: returns its serial (arrival order).
-  std::int64_t arrive(double t, double warmup) noexcept {
-    if (t >= warmup) ++window_arrivals;
-    ++waiting;
-    max_waiting = std::max(max_waiting, waiting);
-    return arrived++;
-  }
-  // An attempt sent at `sent` ends, for its client, at t.
-  void attempt_ended(double sent, double t, double warmup) noexcept {
-    if (t >= warmup) {
-      sojourn_sum += t - sent;
-      ++sojourn_n;
-    }
-  }
-  // A client that arrived at `arrival` succeeds at t (it then leaves: see leave()).
-  void succeed(double arrival, double t, bool burst, double warmup, std::int64_t burst_clients) noexcept {
-    ++successes;
-    if (t >= warmup) ++window_successes;
-    latency_sum += t - arrival;
-    ++latency_n;
-    if (arrival >= warmup) {
-      waiting_time_sum += t - arrival;
-      ++waiting_time_n;
-    }
-    last_success = t;
-    if (burst) {
-      if (++burst_successes == p99_target) drain_p99 = t;
-      burst_left_at(t, burst_clients);
-    }
-  }
-  // A burst client leaves at t (succeeded, or gave up); the last one sets the drain time.
-  void burst_left_at(double t, std::int64_t burst_clients) noexcept {
-    if (++burst_left == burst_clients) drain_time = t;
-  }
-  void leave() noexcept { --waiting; }
-
-  RunResult result(std::int64_t burst_clients, StopReason why, double stop, double warmup) const {
-    RunResult r;
-    r.stop = why;
-    r.stop_time = stop;
-    r.clients_arrived = arrived;
-    r.attempts = attempts;
-    r.successes = successes;
-    r.burst_clients = burst_clients;
-    r.attempts_per_client = arrived > 0 ? static_cast<double>(attempts) / static_cast<double>(arrived) : nan;
-    r.makespan = why == StopReason::finished && successes > 0 ? last_success : nan;
-    r.latency = latency_n > 0 ? latency_sum / static_cast<double>(latency_n) : nan;
-    const double span = stop - warmup;
-    const bool has_window = span > 0.0;
-    r.goodput = has_window ? static_cast<double>(window_successes) / span : nan;
-    r.attempt_rate = has_window ? static_cast<double>(window_attempts) / span : nan;
-    r.sojourn = sojourn_n > 0 ? sojourn_sum / static_cast<double>(sojourn_n) : nan;
-    r.collapsed = why == StopReason::collapsed;
-    r.drained = burst_clients > 0 && burst_left == burst_clients;
-    r.drain_time = r.drained ? drain_time : nan;
-    r.drain_time_p99 = burst_clients > 0 && burst_successes >= p99_target ? drain_p99 : nan;
-    r.unfinished = waiting;
-    r.max_waiting = max_waiting;
-    r.mean_waiting = has_window ? area_waiting / span : nan;
-    r.mean_time_waiting = waiting_time_n > 0 ? waiting_time_sum / static_cast<double>(waiting_time_n) : nan;
-    r.arrival_rate = has_window ? static_cast<double>(window_arrivals) / span : nan;
-    r.busy_time = busy;
-    r.work_done = work;
-    return r;
-  }
-};
-
-template <Model M, class Observer>
+template <Model M, bool Full, class Observer>
 class Engine {
   static constexpr bool virtual_time = M == Model::shared || M == Model::ps;
+  static constexpr bool first_commit = M == Model::free || M == Model::shared;
 
+  // A waiting client: what every tier reads (32 bytes).
   struct Client {
     double arrival;
-    double prev;          // decorrelated jitter state s_(k−1)
-    std::int64_t serial;  // arrival order, for observers
+    double prev;  // decorrelated jitter state s_(k−1)
+    std::int64_t serial;
     std::int32_t failures;
     bool burst;
   };
-  struct Attempt {
-    double start;  // real start time
-    double end;    // real end (collision, free) or virtual end (shared, ps)
+  // What only the full tier reads.
+  struct ClientExtra {
+    bool mixed = false, ignores = false;
+    double paid = 0.0;  // what the budget took for the client's pending retry (handed back on success)
+    // Effects (tracked only with timeouts): the slot is freed once the client has left and none of its
+    // attempts is still at the server, so a late success still finds its request.
+    std::int32_t pending = 0, effects = 0;
+    bool left = false, lost = false;
+  };
+  // A pending client timeout: job slot and attempt id (a slot whose id differs was delivered and reused).
+  struct Timeout {
+    double time;
     std::int64_t id;
-    std::int32_t client;
+    std::int32_t job;
+  };
+  // Intrusive FIFO of job slots (row locks, the limit queue).
+  struct Fifo {
+    std::int32_t head = -1, tail = -1;
+    bool empty() const noexcept { return head < 0; }
   };
 
  public:
   Engine(const Scenario& s, std::uint64_t seed, std::uint64_t run_index, const EngineOptions& options,
          Observer& observer)
       : s_(s),
-        options_(options),
+        o_(s.server),
         observer_(observer),
 #if RETRYLAB_PLANTED_FAULTS
         sampler_(s.backoff, options.fault),
 #else
         sampler_(s.backoff),
 #endif
-        key_(run_key(seed, stable_hash(s))),
+        key_(run_key(seed, options.scenario_hash ? *options.scenario_hash : stable_hash(s))),
         arrivals_(key_, StreamId::arrivals, run_index),
         sleeps_(key_, StreamId::sleeps, run_index),
         ties_(key_, StreamId::ties, run_index),
         horizon_(effective_horizon(s)),
         warmup_(s.warmup),
-        fifo_(static_cast<std::size_t>(std::min<std::int64_t>(s.clients + 64, 1 << 20))) {
+        pure_burst_(s.rate == 0.0),
+        drains_(s.rate > 0.0 && s.clients > 0),
+        pulse_(options.pulse),
+        jobs_(make_jobs(s)),
+        options_(options),
+        mix_sampler_(s.server.mix_backoff),
+        service_(key_, StreamId::service, run_index),
+        delay_(key_, StreamId::delay, run_index),
+        population_(key_, StreamId::population, run_index),
+        rows_(key_, StreamId::rows, run_index),
+        retry_after_(key_, StreamId::retry_after, run_index),
+        failures_(key_, StreamId::failures, run_index),
+        throttle_(key_, StreamId::throttle, run_index),
+        limited_(Full && (s.server.limit > 0 || s.server.aimd)),
+        timeout_(Full && s.server.timeout < inf),
+        delayed_(Full && s.server.delay > 0.0),
+        controls_(Full && (s.server.budget != 0 || s.server.breaker != 0)),
+        injects_(Full && (s.server.failure_prob > 0.0 || s.server.outage_end > 0.0)),
+        tracks_effects_(timeout_),
+        recovery_on_(Full && s.server.recovery_window > 0.0),
+        settle_(Full && s.server.settle),
+        limit_(s.server.aimd ? s.server.aimd_params.initial : s.server.limit),
+        ms_(s.server.attempt_ms > 0.0 ? s.server.attempt_ms : 1.0),
+        budget_(budget_of(s.server)),
+        breaker_(breaker_preset(breaker_preset_names[s.server.breaker])),
+        adaptive_(controls_ && budget_.kind() == BudgetKind::adaptive),
+        recovery_(s.server.outage_start, s.server.outage_end, s.server.recovery_window, s.server.failure_prob) {
 #if RETRYLAB_PLANTED_FAULTS
-    const bool biased = options.fault == Fault::biased_uniform;
+    fault_ = options.fault;
+    const bool biased = fault_ == Fault::biased_uniform;
     arrivals_.set_biased(biased);
     sleeps_.set_biased(biased);
     ties_.set_biased(biased);
 #endif
+    const auto rows = static_cast<std::size_t>(o_.rows);
+    if constexpr (Full && M == Model::collision) {
+      row_inflight_.assign(rows, 0);
+      mark_.assign(rows, -1);
+    }
+    if constexpr (first_commit) {
+      if constexpr (Full) last_commit_.assign(rows, -inf);
+      row_count_.assign(rows, 0);
+      row_winner_.assign(rows, 0);
+    }
+    if (lock()) {
+      row_busy_.assign(rows, 0);
+      row_queue_.assign(rows, Fifo{});
+    }
     const auto expected = static_cast<std::size_t>(std::min<std::int64_t>(s.clients + 64, s.collapse + 64));
     clients_.reserve(expected);
-    free_slots_.reserve(expected);
     wakes_.reserve(expected);
+    if (Full && o_.service == ServiceDist::lognormal) {
+      const double cv = o_.service_cv;
+      sigma_ = std::sqrt(std::log1p(cv * cv));
+#if RETRYLAB_PLANTED_FAULTS
+      if (fault_ == Fault::lognormal_sigma_is_cv) sigma_ = cv;  // planted fault: σ taken to be the CV
+#endif
+      mu_ = -0.5 * sigma_ * sigma_;  // E[S] = exp(μ + σ²/2) = 1
+    }
     tally_.p99_target = (99 * s.clients + 99) / 100;  // ceil(0.99·N)
   }
 
   RunResult run() {
     if (s_.rate > 0.0) schedule_next_arrival(0.0);
     for (std::int64_t i = 0; i < s_.clients; ++i) {
-      start_attempt(new_client(0.0, true), 0.0);
+      send(new_client(0.0, true));
       if (tally_.waiting >= s_.collapse) return finish(StopReason::collapsed, 0.0);
     }
-    if (options_.lockstep_shortcut && M == Model::collision && s_.rate == 0.0 && s_.retries &&
-        sampler_.deterministic() && s_.clients >= 2)
-      return lockstep();
-
+    if constexpr (!Full) {
+      if (options_.lockstep_shortcut && M == Model::collision && s_.rate == 0.0 && s_.retries &&
+          sampler_.deterministic() && s_.clients >= 2)
+        return lockstep();
+    }
+    // Only once the whole burst has arrived (a client rejected at once with retries off has left).
+    if (const auto why = stopped()) return finish(*why, t_);
     for (;;) {
       const double te = next_end_time();
       const double tw = wakes_.top_time();
-      const double ts = std::min(tw, next_arrival_);
-      if (te <= ts) {
-        if (te >= horizon_) break;
-        advance(te);
-        end_group(te);
-        if (tally_.waiting == 0 && s_.rate == 0.0) return finish(StopReason::finished, t_);
-        if (s_.rate > 0.0 && s_.clients > 0 && tally_.burst_left == s_.clients) return finish(StopReason::drained, t_);
-      } else {
-        if (ts >= horizon_) break;
-        advance(ts);
-        if (next_arrival_ <= tw) {
-          const std::int32_t c = new_client(ts, false);
-          start_attempt(c, ts);
-          schedule_next_arrival(ts);
-          if (tally_.waiting >= s_.collapse) return finish(StopReason::collapsed, ts);
-        } else {
-          const std::int32_t c = wakes_.top().client;
-          wakes_.pop();
-          start_attempt(c, ts);
+      double t = std::min(te, std::min(tw, next_arrival_));
+      double tr = inf, tt = inf, th = inf;
+      if constexpr (Full) {
+        // The network queues are empty without a delay, the timeouts without a timeout: not looked at.
+        if (delayed_) {
+          tr = responds_.top_time();
+          th = reaches_.top_time();
         }
+        if (timeout_) tt = next_timeout_time();
+        t = std::min(t, std::min(tr, std::min(tt, th)));
+      }
+      if (settle() ? t == inf : !(t < horizon_)) break;
+      advance(t);
+      if (te == t) {
+        end_group();
+        if (const auto why = stopped()) return finish(*why, t_);
+        continue;
+      }
+      if constexpr (Full) {
+        if (tr == t) {
+          const std::int32_t j = responds_.top().client;
+          responds_.pop();
+          deliver(j);
+        } else if (tt == t) {
+          const std::int32_t j = timeouts_.front().job;
+          timeouts_.pop_front();
+          time_out(j);
+        } else if (th == t) {
+          const std::int32_t j = reaches_.top().client;
+          reaches_.pop();
+          reach(j);
+        } else {
+          start_next(t, tw);
+          if (tally_.waiting >= s_.collapse) return finish(StopReason::collapsed, t);
+        }
+        if (const auto why = stopped()) return finish(*why, t_);
+      } else {
+        start_next(t, tw);
+        if (tally_.waiting >= s_.collapse) return finish(StopReason::collapsed, t);
       }
     }
+    if (settle()) return finish(StopReason::finished, t_);  // every request resolved, every attempt ended
     return finish(StopReason::horizon, horizon_);
   }
 
  private:
+  static auto make_jobs(const Scenario& s) {
+    if constexpr (Full) {
+      return JobSlab(s.server.service == ServiceDist::deterministic && s.server.reject_cost == 0.0);
+    } else {
+      return JobRing(static_cast<std::size_t>(std::min<std::int64_t>(s.clients + 64, 1 << 20)));
+    }
+  }
+
+  // What the plain tier does not store: the send time is the service start, the row is 0, the
+  // service order is the send order.
+  double sent_of(std::int32_t j) noexcept {
+    if constexpr (Full) return jobs_.extra(j).sent;
+    return jobs_[j].start;
+  }
+  std::size_t row_of(std::int32_t j) noexcept {
+    if constexpr (Full) return static_cast<std::size_t>(jobs_.extra(j).row);
+    return 0;
+  }
+  std::int64_t seq_of(std::int32_t j) noexcept {
+    if constexpr (Full) return jobs_.extra(j).seq;
+    return jobs_[j].id;
+  }
+
+  // Per-row state; the plain tier has one row, kept in scalars.
+  // Attempts in service on row r (collision); the plain tier's one row holds every attempt in service.
+  std::int64_t& row_inflight(std::size_t r) noexcept {
+    if constexpr (Full) return row_inflight_[r];
+    return in_service_;
+  }
+  std::int64_t& mark(std::size_t r) noexcept {
+    if constexpr (Full) return mark_[r];
+    return row0_mark_;
+  }
+  double& last_commit(std::size_t r) noexcept {
+    if constexpr (Full) return last_commit_[r];
+    return row0_last_commit_;
+  }
+
+  // Whether an option is on: always false in the plain tier, so its code compiles away there.
+  bool limited() const noexcept { return Full && limited_; }
+  bool lock() const noexcept { return Full && o_.lock; }
+  bool settle() const noexcept { return Full && settle_; }
+  bool controls() const noexcept { return Full && controls_; }
+  bool tracks_effects() const noexcept { return Full && tracks_effects_; }
+  bool recovery() const noexcept { return Full && recovery_on_; }
+
+  std::optional<StopReason> stopped() const noexcept {
+    if (settle()) return std::nullopt;  // the loop runs until no event is left
+    if (tally_.waiting == 0 && pure_burst_) return StopReason::finished;
+    if (drains_ && tally_.burst_left == s_.clients) return StopReason::drained;
+    return std::nullopt;
+  }
+
+  // At t: the next Poisson arrival (arrivals before wake-ups at equal times), else the next wake-up.
+  RL_HOT void start_next(double t, double tw) {
+    if (next_arrival_ <= tw) {
+      const std::int32_t c = new_client(t, false);
+      schedule_next_arrival(t);
+      send(c);
+    } else {
+      const std::int32_t c = wakes_.top().client;
+      wakes_.pop();
+      send(c);
+    }
+  }
+
   void schedule_next_arrival(double from) {
     next_arrival_ = from + arrivals_.exponential() / s_.rate;
     if (!(next_arrival_ < horizon_)) next_arrival_ = inf;
@@ -269,165 +336,624 @@ class Engine {
 
   std::int32_t new_client(double t, bool burst) {
     std::int32_t slot;
-    if (!free_slots_.empty()) {
-      slot = free_slots_.back();
-      free_slots_.pop_back();
+    if (free_count_ > 0) {
+      slot = free_clients_[--free_count_];
     } else {
       slot = static_cast<std::int32_t>(clients_.size());
       clients_.push_back({});
+      if constexpr (Full) client_extra_.push_back({});
     }
+    bool mixed = false, ignores = false;
+    if constexpr (Full) {
+      mixed = o_.mix > 0.0 && population_.uniform() < o_.mix;
+      ignores = o_.ignore_retry_after > 0.0 && population_.uniform() < o_.ignore_retry_after;
+    }
+    const double base = mixed ? o_.mix_backoff.base : s_.backoff.base;
     const std::int64_t serial = tally_.arrive(t, warmup_);
-    clients_[slot] = {t, s_.backoff.base, serial, 0, burst};
+    clients_[slot] = {t, base, serial, 0, burst};
+    if constexpr (Full) client_extra_[slot] = {mixed, ignores};
     observer_.on_arrival(serial, t, burst);
+    if (controls()) budget_.on_request(t * ms_);
     return slot;
   }
 
-  void release(std::int32_t slot) {
-    tally_.leave();
-    free_slots_.push_back(slot);
+  double draw_delay() noexcept {
+    return o_.delay_dist == DelayDist::fixed ? o_.delay : o_.delay * delay_.exponential();
+  }
+
+  double draw_service() noexcept {
+    if constexpr (!Full) return 1.0;
+    switch (o_.service) {
+      case ServiceDist::deterministic: return 1.0;
+      case ServiceDist::exponential:
+#if RETRYLAB_PLANTED_FAULTS
+        if (fault_ == Fault::exponential_service_rate) return service_.exponential() / 2.0;  // planted fault: mean 1/2
+#endif
+        return service_.exponential();
+      case ServiceDist::lognormal: {
+        return std::exp(mu_ + sigma_ * standard_normal(service_));
+      }
+    }
+    return 1.0;
+  }
+
+  // A client sends an attempt now, unless its breaker or its adaptive throttle rejects the call
+  // locally: then the call fails at once, unsent (no attempt, no work), and the client backs off.
+  RL_HOT void send(std::int32_t c) {
+    BreakerTicket ticket{};
+    if (controls()) {
+      ticket = breaker_.admit(t_ * ms_);
+      if (!ticket.admitted()) {
+        ++breaker_rejected_;
+        fail(c, 0.0, false);
+        return;
+      }
+      if (!budget_.admit(t_ * ms_, adaptive_ ? throttle_.uniform() : 0.5)) {
+        ++throttled_;
+        fail(c, 0.0, false);
+        return;
+      }
+    }
+    const std::int32_t j = jobs_.add();
+    Job& job = jobs_[j];
+    if constexpr (Full) {
+      jobs_.extra(j).ticket = ticket;
+      jobs_.extra(j).paid = client_extra_[c].paid;
+    }
+    job.id = tally_.attempts++;
+    pulse_.attempt(tally_.attempts, t_, horizon_, tally_.burst_left, s_.clients);
+    if (t_ >= warmup_) ++tally_.window_attempts;
+    job.client = c;
+    if constexpr (Full) {
+      JobExtra& extra = jobs_.extra(j);
+      extra.sent = t_;
+      if (tracks_effects_) ++client_extra_[c].pending;
+      extra.row = o_.rows > 1 ? static_cast<std::int32_t>(rows_.index(static_cast<std::uint64_t>(o_.rows))) : 0;
+#if RETRYLAB_PLANTED_FAULTS
+      if (fault_ == Fault::rows_ignored)
+        extra.row = 0;  // planted fault: the row is drawn, then every attempt is on row 0
+#endif
+    }
+    observer_.on_start(job.id, clients_[c].serial, t_);
+    if (Full && timeout_) timeouts_.push_back({t_ + o_.timeout, job.id, j});  // nondecreasing times: a FIFO
+    if (Full && delayed_) {
+      reaches_.push(t_ + draw_delay(), j);
+    } else {
+      reach(j);
+    }
+  }
+
+  // The attempt reaches the server: admission control.
+  RL_HOT void reach(std::int32_t j) {
+    if constexpr (Full) {
+      jobs_.extra(j).reached = t_;
+      if (limited_ && admitted_ >= limit_) {
+        if (o_.overflow == Overflow::queue) {
+          push(limit_queue_, j);
+        } else {
+          reject(j);
+        }
+        return;
+      }
+    }
+    admit(j);
+  }
+
+  RL_HOT void admit(std::int32_t j) {
+    if constexpr (Full) {
+      ++admitted_;
+      jobs_.extra(j).admitted_at = t_;
+      jobs_.extra(j).inflight = admitted_;
+      if constexpr (requires { observer_.on_admit(t_, admitted_, limit_); })
+        observer_.on_admit(t_, admitted_, limited_ ? limit_ : std::int64_t{0});
+      if (o_.lock) {
+        const std::size_t r = row_of(j);
+        if (row_busy_[r]) {
+          push(row_queue_[r], j);
+          return;
+        }
+        row_busy_[r] = 1;
+#if RETRYLAB_PLANTED_FAULTS
+        if (fault_ == Fault::lock_released_early)
+          row_busy_[r] = 0;  // planted fault: the lock passes on at service start
+#endif
+      }
+    }
+    start_service(j, draw_service());
+  }
+
+  void reject(std::int32_t j) {
+    Job& job = jobs_[j];
+    job.rejected = true;
+    ++rejected_;
+    double& retry_after = jobs_.extra(j).retry_after;
+    if (o_.retry_after > 0.0)
+      retry_after =
+          o_.retry_after_rule == RetryAfterRule::fixed ? o_.retry_after : 2.0 * o_.retry_after * retry_after_.uniform();
+    if constexpr (requires { observer_.on_reject(std::int64_t{0}, std::int64_t{0}, t_, retry_after); })
+      observer_.on_reject(job.id, clients_[job.client].serial, t_, retry_after);
+    if (recovery()) recovery_.record(t_, false);
+    if (o_.reject_cost > 0.0) {
+      start_service(j, o_.reject_cost);  // the server's work of saying no
+    } else {
+      respond(j);
+    }
+  }
+
+  RL_HOT void start_service(std::int32_t j, double service) {
+    Job& job = jobs_[j];
+    job.start = t_;
+    if constexpr (Full && M == Model::collision) jobs_.extra(j).seq = service_seq_++;
+    if (!job.rejected) {
+      if constexpr (Full) {
+        ++served_;
+        if (t_ >= warmup_) {
+          queue_wait_sum_ += t_ - jobs_.extra(j).reached;
+          ++queue_wait_n_;
+        }
+      }
+      if constexpr (M == Model::collision) {
+        const std::size_t r = row_of(j);
+        if (row_inflight(r) > 0) mark(r) = seq_of(j);  // it and every attempt in flight on its row overlap
+        if constexpr (Full) ++row_inflight(r);
+      }
+    }
+    if constexpr (Full && requires { observer_.on_service_start(std::int64_t{0}, std::int32_t{0}, 0.0); }) {
+      if (!job.rejected) observer_.on_service_start(job.id, static_cast<std::int32_t>(row_of(j)), t_);
+    }
+    if constexpr (virtual_time) {
+      job.end = v_ + service;
+    } else {
+      job.end = t_ + service;
+    }
+    ++in_service_;
+    jobs_.push_end(job.end, j);
   }
 
   double next_end_time() noexcept {
-    if (fifo_.empty()) return inf;
+    if (jobs_.ends_empty()) return inf;
     if constexpr (virtual_time) {
-      const double te = t_ + (fifo_.front().end - v_) * static_cast<double>(fifo_.size());
-      return std::max(te, t_);
+      return std::max(t_ + (jobs_.top_time() - v_) * static_cast<double>(in_service_), t_);
     } else {
-      return fifo_.front().end;
+      return jobs_.top_time();
     }
   }
 
   // Moves the clock to t, integrating the window's time averages and virtual time.
   void advance(double t) noexcept {
     if (!(t > t_)) return;
-    const auto n = static_cast<double>(fifo_.size());
+    const auto n = static_cast<double>(in_service_);
     if (t > warmup_) {
-      const double from = t_ > warmup_ ? t_ : warmup_;
-      const double dt = t - from;
+      const double dt = t - (t_ > warmup_ ? t_ : warmup_);
       tally_.area_waiting += static_cast<double>(tally_.waiting) * dt;
       if (n > 0) tally_.busy += dt;
+      if constexpr (Full) {
+        if constexpr (virtual_time) {
+          if (n > 0) tally_.work += dt;  // one server at rate 1
+        } else {
+          tally_.work += n * dt;  // every job served at rate 1
+        }
+        area_limit_ += static_cast<double>(limit_) * dt;
+      }
     }
     if constexpr (virtual_time) {
-      if (t_ < warmup_ && warmup_ <= t) v_warmup_ = n > 0 ? v_ + (warmup_ - t_) / n : v_;
+      if constexpr (!Full) {
+        if (t_ < warmup_ && warmup_ <= t) v_warmup_ = n > 0 ? v_ + (warmup_ - t_) / n : v_;
+      }
       if (n > 0) v_ += (t - t_) / n;
     }
     t_ = t;
   }
 
-  void start_attempt(std::int32_t c, double t) {
-    const std::int64_t id = tally_.attempts++;
-    pulse_.attempt(tally_.attempts, t, horizon_, tally_.burst_left, s_.clients);
-    if (t >= warmup_) ++tally_.window_attempts;
-    if constexpr (M == Model::collision) {
-      if (!fifo_.empty()) collision_mark_ = id;  // every attempt in flight and this one overlap
-    }
-    double end;
-    if constexpr (virtual_time) {
-      end = v_ + 1.0;
-    } else {
-      end = t + 1.0;
-    }
-    fifo_.push_back({t, end, id, c});
-    observer_.on_start(id, clients_[c].serial, t);
-  }
-
-  // Service an attempt received inside the window, given its (real or virtual) end.
-  double service_in_window(const Attempt& a, double end) const noexcept {
+  // The plain tier's work meter: the service attempt j received inside the window, given its (real
+  // or virtual) end.
+  double service_in_window(const Job& job, double end) const noexcept {
     if constexpr (virtual_time) {
       if (t_ < warmup_) return 0.0;
-      const double from = std::max(a.end - 1.0, v_warmup_);
+      const double from = std::max(job.end - 1.0, v_warmup_);
       return end > from ? end - from : 0.0;
     } else {
-      const double from = std::max(a.start, warmup_);
+      const double from = std::max(job.start, warmup_);
       return end > from ? end - from : 0.0;
     }
   }
 
-  // Processes every attempt ending at real time te (the FIFO head's group).
-  void end_group(double te) {
+  // Every service ending now (one end key), resolved together: outcomes first, then the server
+  // frees what they held (a row's lock, a limit slot), then the clients hear.
+  RL_HOT void end_group() {
+    const double key = jobs_.top_time();
+    if constexpr (virtual_time) v_ = key;  // snap: the group has received exactly its service
+    const std::int32_t first = jobs_.top_job();
+    jobs_.pop_end();
+    if (jobs_.ends_empty() || jobs_.top_time() != key) {
+      end_one(first);  // the common case: no other service ends now
+      return;
+    }
+    end_many(first, key);
+  }
+
+  // end_group for two or more simultaneous ends (kept out of line: the rare case).
+  [[gnu::noinline]] void end_many(std::int32_t first, double key) {
+    group_.clear();
+    group_.push_back(first);
+    while (!jobs_.ends_empty() && jobs_.top_time() == key) {
+      group_.push_back(jobs_.top_job());
+      jobs_.pop_end();
+    }
+    decide(group_);
+    for (const std::int32_t j : group_) {
+      const Job& job = jobs_[j];
+      if (job.rejected) continue;
+      if (job.success) take_effect(job.client);
+      if (recovery()) recovery_.record(t_, job.success);
+    }
+    if constexpr (Full && requires { observer_.on_service(std::int64_t{0}, std::int32_t{0}, 0.0, 0.0, false); }) {
+      for (const std::int32_t j : group_) {
+        const Job& job = jobs_[j];
+        if (!job.rejected)
+          observer_.on_service(job.id, static_cast<std::int32_t>(row_of(j)), job.start, t_, job.success);
+      }
+    }
+    for (const std::int32_t j : group_) {
+      --in_service_;
+      if constexpr (M == Model::collision) {
+        if constexpr (Full) {
+          if (!jobs_[j].rejected) --row_inflight(row_of(j));
+        }
+      }
+    }
+    if constexpr (Full) {
+      for (const std::int32_t j : group_) {
+        if (!jobs_[j].rejected) release_server(j);
+      }
+    }
+    for (const std::int32_t j : group_) respond(j);
+    doomed_leave_now();
+  }
+
+  // end_group for a group of one, in the same order of steps.
+  RL_HOT void end_one(std::int32_t j) {
+    Job& job = jobs_[j];
+    if constexpr (Full) {
+      if (job.rejected) {
+        --in_service_;
+        respond(j);
+        return;
+      }
+    }
     if constexpr (M == Model::collision) {
-      const Attempt a = fifo_.front();
-      fifo_.pop_front();
-      end_attempt(a, te, a.end, a.id > collision_mark_);
-    } else if constexpr (M == Model::ps) {
-      const Attempt a = fifo_.front();
-      v_ = a.end;  // snap: the head has received exactly one unit of service
-      fifo_.pop_front();
-      end_attempt(a, te, a.end, true);
+      job.success = seq_of(j) > mark(row_of(j)) && !injected();
+    } else if constexpr (first_commit) {
+      double& last = last_commit(row_of(j));
+      job.success = !(last > job.start) && !injected();
+      if (job.success) last = t_;
     } else {
-      // free, shared: first commit wins; simultaneous eligible commits: one uniform winner.
-      const double key = fifo_.front().end;
-      if constexpr (virtual_time) v_ = key;
-      std::size_t g = 1;
-      while (g < fifo_.size() && fifo_[g].end == key) ++g;
-      if (g == 1) {
-        const Attempt a = fifo_.front();
-        fifo_.pop_front();
-        const bool ok = !(last_commit_ > a.start);
-        if (ok) last_commit_ = te;
-        end_attempt(a, te, a.end, ok);
+      job.success = !injected();
+    }
+    if (job.success) take_effect(job.client);
+    if (recovery()) recovery_.record(t_, job.success);
+    if constexpr (Full && requires { observer_.on_service(std::int64_t{0}, std::int32_t{0}, 0.0, 0.0, false); })
+      observer_.on_service(job.id, static_cast<std::int32_t>(row_of(j)), job.start, t_, job.success);
+    --in_service_;
+    if constexpr (Full && M == Model::collision) --row_inflight(row_of(j));
+    if constexpr (Full) release_server(j);
+    respond(j);
+    doomed_leave_now();
+  }
+
+  // Decides the outcome of every job in a group of simultaneous service ends at t_ (rejections: none).
+  void decide(const std::vector<std::int32_t>& g) {
+    const double te = t_;
+    if constexpr (M == Model::collision) {
+      for (const std::int32_t j : g) {
+        Job& job = jobs_[j];
+        job.success = !job.rejected && seq_of(j) > mark(row_of(j)) && !injected();
+      }
+    } else if constexpr (M == Model::ps || M == Model::none) {
+      for (const std::int32_t j : g) jobs_[j].success = !jobs_[j].rejected && !injected();
+    } else {
+      // Simultaneous ends: eligibility against the commits before now (no commit on the row since
+      // the attempt started); per row with >= 2 eligible, one uniform winner (ties stream, rows in
+      // first-seen order); the winner is the winner-th eligible attempt of its row in end order.
+      for (const std::int32_t j : g) {
+        Job& job = jobs_[j];
+        if (job.rejected) continue;
+        job.success = !(last_commit(row_of(j)) > job.start) && !injected();  // eligible
+        if (job.success) ++row_count_[row_of(j)];
+      }
+      for (const std::int32_t j : g) {
+        const std::size_t r = row_of(j);
+        if (row_count_[r] > 0) {
+          row_winner_[r] = row_count_[r] >= 2
+                               ? static_cast<std::int64_t>(ties_.index(static_cast<std::uint64_t>(row_count_[r])))
+                               : 0;
+#if RETRYLAB_PLANTED_FAULTS
+          if (M == Model::free && fault_ == Fault::free_ties_all_fail && row_count_[r] >= 2)
+            row_winner_[r] = row_count_[r];  // planted fault: no eligible commit wins
+#endif
+          row_count_[r] = -1;  // drawn
+        }
+      }
+      for (const std::int32_t j : g) {
+        Job& job = jobs_[j];
+        if (job.rejected || !job.success) continue;
+        const std::size_t r = row_of(j);
+        job.success = row_winner_[r]-- == 0;
+        if (job.success) last_commit(r) = te;
+      }
+      for (const std::int32_t j : g) {
+        const std::size_t r = row_of(j);
+        row_count_[r] = 0;
+        row_winner_[r] = 0;
+      }
+    }
+  }
+
+  // Planted fault only (shared_doomed_leave_at_commit): after a commit on `shared`, every attempt
+  // still in service is doomed and leaves now, failed. The real build compiles this to nothing.
+  void doomed_leave_now() {
+#if RETRYLAB_PLANTED_FAULTS
+    if constexpr (M == Model::shared) {
+      if (fault_ != Fault::shared_doomed_leave_at_commit || last_commit(0) != t_) return;
+      while (!jobs_.ends_empty()) {
+        const std::int32_t j = jobs_.top_job();
+        jobs_.pop_end();
+        Job& job = jobs_[j];
+        job.success = false;
+        --in_service_;
+        if constexpr (Full) {
+          if (!job.rejected) release_server(j);
+        }
+        cut_ = v_;  // it received service up to now
+        respond(j);
+        cut_ = nan;
+      }
+    }
+#endif
+  }
+
+  // An admitted attempt leaves the server: AIMD sample, the row's lock passes on, a limit slot frees.
+  RL_HOT void release_server(std::int32_t j) {
+    const Job& job = jobs_[j];
+    --admitted_;
+    if (o_.aimd) {
+      const Aimd& a = o_.aimd_params;
+      std::int64_t next = limit_;
+      if (!job.success || t_ - jobs_.extra(j).admitted_at > a.timeout) {
+        next = static_cast<std::int64_t>(static_cast<double>(limit_) * a.backoff);
+      } else if (2 * jobs_.extra(j).inflight >= limit_) {
+        next = limit_ + 1;
+      }
+      limit_ = std::min(a.max, std::max(a.min, next));
+    }
+    if (lock()) {
+      const std::size_t r = row_of(j);
+      if (row_queue_[r].empty()) {
+        row_busy_[r] = 0;
       } else {
-        std::uint64_t eligible = 0;
-        for (std::size_t i = 0; i < g; ++i) eligible += !(last_commit_ > fifo_[i].start);
-        std::uint64_t winner = eligible >= 2 ? ties_.index(eligible) : 0;
-#if RETRYLAB_PLANTED_FAULTS
-        if (M == Model::free && options_.fault == Fault::free_ties_all_fail && eligible >= 2) winner = eligible;
-#endif
-        const double commit_before = last_commit_;
-        std::uint64_t rank = 0;
-        for (std::size_t i = 0; i < g; ++i) {
-          const Attempt a = fifo_.front();
-          fifo_.pop_front();
-          bool ok = false;
-          if (!(commit_before > a.start)) ok = rank++ == winner;
-          if (ok) last_commit_ = te;
-          end_attempt(a, te, a.end, ok);
-        }
+        start_service(pop(row_queue_[r]), draw_service());
       }
-#if RETRYLAB_PLANTED_FAULTS
-      if (M == Model::shared && options_.fault == Fault::shared_doomed_leave_at_commit && last_commit_ == te) {
-        // Planted fault: every attempt still in flight is doomed by this commit and leaves now.
-        while (!fifo_.empty()) {
-          const Attempt a = fifo_.front();
-          fifo_.pop_front();
-          end_attempt(a, te, v_, false);
-        }
-      }
-#endif
     }
+    while (limited_ && !limit_queue_.empty() && admitted_ < limit_) admit(pop(limit_queue_));
   }
 
-  void end_attempt(const Attempt& a, double te, double service_end, bool success) {
-    Client& c = clients_[a.client];
-    observer_.on_end(a.id, c.serial, a.start, te, success);
-    if (te >= warmup_) {  // tally_.attempt_ended, with the work in the same branch (hot path)
-      tally_.sojourn_sum += te - a.start;
-      ++tally_.sojourn_n;
-      tally_.work += service_in_window(a, service_end);
-    }
-    if (success) {
-      tally_.succeed(c.arrival, te, c.burst, warmup_, s_.clients);
-      release(a.client);
-    } else if (!s_.retries) {
-      if (c.burst) tally_.burst_left_at(te, s_.clients);
-      release(a.client);
+  RL_HOT void respond(std::int32_t j) {
+    if (Full && delayed_) {
+      responds_.push(t_ + draw_delay(), j);
     } else {
-      if (c.failures < std::numeric_limits<std::int32_t>::max()) ++c.failures;
-      const double sleep = sampler_.sleep(c.failures, c.prev, sleeps_);
-      // Optional hook (attempt traces, montecarlo/trace.hpp): the sleep chosen before retry k.
-      // Observers without it (NullObserver) compile to nothing.
-      if constexpr (requires { observer_.on_sleep(c.serial, c.failures, sleep); })
-        observer_.on_sleep(c.serial, c.failures, sleep);
-      wakes_.push(te + sleep, a.client);
+      deliver(j);
     }
   }
 
-  // collision + none/nojitter + pure burst of N >= 2: every round is N simultaneous attempts that
-  // all fail; the clients sleep the same deterministic w_k and start again together.
+  // The outcome reaches the client (unless it timed out: then it is discarded).
+  RL_HOT void deliver(std::int32_t j) {
+    // A reference is safe: nothing below takes a new job slot (no attempt is sent from here).
+    Job& slot = jobs_[j];
+    const Job& job = slot;
+    const std::int64_t id = slot.id;
+    if constexpr (Full) slot.id = -1;  // dead: a pending timeout for it no longer applies
+    jobs_.free_job(j);
+    Client& c = clients_[job.client];
+    const double t = t_;
+    double retry_after = 0.0;
+    if constexpr (Full) {
+      if (tracks_effects_) {
+        --client_extra_[job.client].pending;
+        if (job.orphaned) {
+          free_if_done(job.client);
+          return;
+        }
+      }
+      if (job.orphaned) return;
+      const JobExtra& extra = jobs_.extra(j);
+      if (controls_) {
+        breaker_.record(t * ms_, extra.ticket, job.success);
+        if (job.success) {
+          budget_.on_success(t * ms_, extra.paid);
+        } else {
+          budget_.on_failure(t * ms_, false);
+        }
+      }
+      if (job.rejected && !client_extra_[job.client].ignores) retry_after = extra.retry_after;
+    }
+    observer_.on_end(id, c.serial, sent_of(j), t, job.success);
+    if constexpr (Full) {
+      tally_.attempt_ended(sent_of(j), t, warmup_);
+    } else if (t >= warmup_) {  // tally_.attempt_ended, with the work in the same branch (hot path)
+      tally_.sojourn_sum += t - job.start;
+      ++tally_.sojourn_n;
+#if RETRYLAB_PLANTED_FAULTS
+      if (!std::isnan(cut_)) {
+        tally_.work += service_in_window(job, cut_);
+      } else
+#endif
+        tally_.work += service_in_window(job, virtual_time ? job.end : t);
+    }
+    if (job.success) {
+      if constexpr (Full) latencies_.push_back(t - c.arrival);
+      tally_.succeed(c.arrival, t, c.burst, warmup_, s_.clients);
+      release_client(job.client);
+    } else {
+      fail(job.client, retry_after, false);
+    }
+  }
+
+  // The earliest pending client timeout that still applies (stale ones are dropped here).
+  double next_timeout_time() noexcept {
+    while (!timeouts_.empty()) {
+      const Timeout& x = timeouts_.front();
+      const Job& job = jobs_[x.job];
+      if (job.id == x.id && !job.orphaned) return x.time;
+      timeouts_.pop_front();
+    }
+    return inf;
+  }
+
+  // The client stops waiting for attempt j: failed for it, orphaned at the server.
+  void time_out(std::int32_t j) {
+    Job& job = jobs_[j];
+    job.orphaned = true;
+    ++timed_out_;
+    const Client& c = clients_[job.client];
+    if constexpr (requires { observer_.on_timeout(std::int64_t{0}, std::int64_t{0}, 0.0); })
+      observer_.on_timeout(job.id, c.serial, t_);
+    if (controls()) {
+      breaker_.record(t_ * ms_, jobs_.extra(j).ticket, false);
+      budget_.on_failure(t_ * ms_, true);
+    }
+    observer_.on_end(job.id, c.serial, sent_of(j), t_, false);
+    tally_.attempt_ended(sent_of(j), t_, warmup_);
+    fail(job.client, 0.0, true);
+  }
+
+  // Client c's attempt failed (or timed out, or was rejected locally) now: it leaves (retries off),
+  // or gives up (lost: its retry limit is reached, its next attempt would start after its deadline,
+  // or its budget refuses the retry), or sleeps max(backoff sleep, retry_after) and retries.
+  RL_HOT void fail(std::int32_t ci, double retry_after, bool timed_out) {
+    Client& c = clients_[ci];
+    const double t = t_;
+    if (!s_.retries) {
+      if (c.burst) tally_.burst_left_at(t, s_.clients);
+      release_client(ci);
+      return;
+    }
+    if (c.failures < std::numeric_limits<std::int32_t>::max()) ++c.failures;
+    double sleep;
+    if constexpr (Full) {
+      std::int64_t limit = o_.max_attempts;
+#if RETRYLAB_PLANTED_FAULTS
+      if (fault_ == Fault::retry_limit_off_by_one && limit > 0) ++limit;  // planted fault: one attempt too many
+#endif
+      if (limit > 0 && c.failures >= limit) {
+        give_up(ci);
+        return;
+      }
+      sleep = (client_extra_[ci].mixed ? mix_sampler_ : sampler_).sleep(c.failures, c.prev, sleeps_);
+      sleep = std::max(sleep, retry_after);
+      if (t + sleep > c.arrival + o_.deadline) {
+        ++deadline_lost_;
+        give_up(ci);
+        return;
+      }
+      if (controls()) {
+        const RetryGrant grant = budget_.try_retry(t * ms_, timed_out);
+        if (!grant.allowed) {
+          ++retries_denied_;
+          give_up(ci);
+          return;
+        }
+        client_extra_[ci].paid = grant.paid;
+      }
+    } else {
+      (void)retry_after;
+      (void)timed_out;
+      sleep = sampler_.sleep(c.failures, c.prev, sleeps_);
+    }
+    // Optional hook (attempt traces, montecarlo/trace.hpp): the sleep chosen before retry k.
+    if constexpr (requires { observer_.on_sleep(c.serial, c.failures, sleep); })
+      observer_.on_sleep(c.serial, c.failures, sleep);
+    wakes_.push(t + sleep, ci);
+  }
+
+  // Client ci gives up now: the request is lost and the client leaves.
+  void give_up(std::int32_t ci) {
+    Client& c = clients_[ci];
+    ++lost_;
+    if (tracks_effects()) {
+      client_extra_[ci].lost = true;
+      if (client_extra_[ci].effects > 0) ++hidden_effects_;
+    }
+    if constexpr (requires { observer_.on_give_up(std::int64_t{0}, 0.0); }) observer_.on_give_up(c.serial, t_);
+    if (c.burst) tally_.burst_left_at(t_, s_.clients);
+    release_client(ci);
+  }
+
+  // Whether an attempt the server completes now, which would succeed, fails by injection.
+  bool injected() noexcept {
+    if (!(Full && injects_)) return false;
+    const double p = t_ >= o_.outage_start && t_ < o_.outage_end ? o_.outage_fraction : o_.failure_prob;
+    if (!(p > 0.0) || !(failures_.uniform() < p)) return false;
+    ++injected_;
+    return true;
+  }
+
+  RL_HOT void release_client(std::int32_t c) {
+    tally_.leave();
+    if (tracks_effects()) {
+      client_extra_[c].left = true;
+      free_if_done(c);
+    } else {
+      free_client(c);
+    }
+  }
+
+  void free_if_done(std::int32_t c) {
+    if (client_extra_[c].left && client_extra_[c].pending == 0) free_client(c);
+  }
+
+  // Client slots: recycled through a stack of free slots (no allocation once the peak is reached).
+  RL_HOT void free_client(std::int32_t c) {
+    if (free_count_ == free_clients_.size()) {
+      free_clients_.push_back(c);
+    } else {
+      free_clients_[free_count_] = c;
+    }
+    ++free_count_;
+  }
+
+  // A successful attempt of client ci completes at the server: its request takes effect, unless a
+  // fixed idempotency key has already taken it.
+  void take_effect(std::int32_t ci) {
+    if (!tracks_effects()) return;  // without timeouts every effect is a success its client sees
+    ClientExtra& c = client_extra_[ci];
+    if (c.effects > 0 && o_.idempotency == Idempotency::fixed) return;
+    ++effects_;
+    if (c.effects > 0) ++duplicate_effects_;
+    if (c.lost && c.effects == 0) ++hidden_effects_;
+    ++c.effects;
+  }
+
+  void push(Fifo& q, std::int32_t j) noexcept {
+    jobs_.extra(j).next = -1;
+    if (q.tail < 0) {
+      q.head = j;
+    } else {
+      jobs_.extra(q.tail).next = j;
+    }
+    q.tail = j;
+  }
+  std::int32_t pop(Fifo& q) noexcept {
+    const std::int32_t j = q.head;
+    q.head = jobs_.extra(j).next;
+    if (q.head < 0) q.tail = -1;
+    return j;
+  }
+
+  // collision + none/nojitter + pure burst of N >= 2 (plain tier): every round is N simultaneous
+  // attempts that all fail; the clients sleep the same deterministic w_k and start again together.
   RunResult lockstep() {
-    const auto n = static_cast<std::int64_t>(fifo_.size());
+    const auto n = static_cast<std::int64_t>(in_service_);
     const double nd = static_cast<double>(n);
-    fifo_.clear();
     // The event loop's own arithmetic: end = start + 1, wake = end + sleep.
     double start = 0.0;
     int k = 0;
@@ -436,7 +962,7 @@ class Engine {
     for (;;) {
       const double end = start + 1.0;
       if (end >= horizon_) break;
-      advance_lockstep(end, n, true);
+      advance_lockstep(end, true);
       tally_.sojourn_sum += nd * (end - start) * (end >= warmup_);
       tally_.sojourn_n += n * (end >= warmup_);
       if (end > warmup_) tally_.work += nd * (end - std::max(start, warmup_));
@@ -447,7 +973,7 @@ class Engine {
         in_flight = false;
         break;
       }
-      advance_lockstep(next, n, false);
+      advance_lockstep(next, false);
       tally_.attempts += n;
       if (next >= warmup_) tally_.window_attempts += n;
       start = next;
@@ -474,12 +1000,12 @@ class Engine {
       }
     }
     if (in_flight) {
-      advance_lockstep(horizon_, n, true);
+      advance_lockstep(horizon_, true);
       if (horizon_ > warmup_) tally_.work += nd * (horizon_ - std::max(start, warmup_));
     } else {
-      advance_lockstep(horizon_, n, false);
+      advance_lockstep(horizon_, false);
     }
-    return result(StopReason::horizon, horizon_);
+    return plain_result(StopReason::horizon, horizon_);
   }
 
   // nojitter's sleep after the k-th failure has reached the cap, so every later one equals it.
@@ -487,7 +1013,7 @@ class Engine {
     return s_.backoff.strategy == Strategy::nojitter && sampler_.width(k) == s_.backoff.cap;
   }
 
-  void advance_lockstep(double t, std::int64_t /*n*/, bool busy) noexcept {
+  void advance_lockstep(double t, bool busy) noexcept {
     if (t > warmup_) {
       const double from = t_ > warmup_ ? t_ : warmup_;
       const double dt = t - from;
@@ -500,72 +1026,153 @@ class Engine {
   RunResult finish(StopReason why, double stop) {
     pulse_.end(tally_.attempts);
     advance(stop);
-    // Service received by the attempts still in flight at the stop.
-    for (std::size_t i = 0; i < fifo_.size(); ++i) {
-      if constexpr (virtual_time) {
-        tally_.work += service_in_window(fifo_[i], v_);
-      } else {
-        tally_.work += service_in_window(fifo_[i], stop);
+    if constexpr (!Full) {
+      // Service received by the attempts still in flight at the stop.
+      for (std::size_t i = 0; i < jobs_.ends_size(); ++i) {
+        const Job& job = jobs_[jobs_.end_job_at(i)];
+        tally_.work += service_in_window(job, virtual_time ? v_ : stop);
       }
+      return plain_result(why, stop);
+    } else {
+      return full_result(why, stop);
     }
-    return result(why, stop);
   }
 
-  RunResult result(StopReason why, double stop) const {
+  RunResult plain_result(StopReason why, double stop) const {
     RunResult r = tally_.result(s_.clients, why, stop, warmup_);
-    r.served = tally_.attempts;  // every attempt is served: no admission control here
+    r.served = tally_.attempts;  // every attempt is served: no admission control
     r.reject_fraction = tally_.attempts > 0 ? 0.0 : nan;
     r.lost_fraction = r.successes > 0 ? 0.0 : nan;
     return r;
   }
 
+  RunResult full_result(StopReason why, double stop) {
+    RunResult r = tally_.result(s_.clients, why, stop, warmup_);
+    const bool has_window = stop - warmup_ > 0.0;
+    r.rejected = rejected_;
+    r.served = served_;
+    r.reject_fraction =
+        tally_.attempts > 0 ? static_cast<double>(rejected_) / static_cast<double>(tally_.attempts) : nan;
+    r.queue_wait = queue_wait_n_ > 0 ? queue_wait_sum_ / static_cast<double>(queue_wait_n_) : nan;
+    r.mean_limit = limited() && has_window ? area_limit_ / (stop - warmup_) : nan;
+    r.lost = lost_;
+    r.lost_fraction =
+        tally_.successes + lost_ > 0 ? static_cast<double>(lost_) / static_cast<double>(tally_.successes + lost_) : nan;
+    r.timed_out = timed_out_;
+    r.retries_denied = retries_denied_;
+    r.breaker_rejected = breaker_rejected_;
+    r.throttled = throttled_;
+    r.injected = injected_;
+    r.deadline_lost = deadline_lost_;
+    r.breaker_opened = controls() ? breaker_.times_opened() : 0;
+    r.effects = tracks_effects() ? effects_ : r.successes;
+    r.duplicate_effects = duplicate_effects_;
+    r.hidden_effects = hidden_effects_;
+    r.measured_recovery = recovery();
+    r.recovery_time = recovery() ? recovery_.recovery_time() : nan;
+    r.latency_p50 = percentile(0.50);
+    r.latency_p99 = percentile(0.99);
+    return r;
+  }
+
+  // Nearest rank: the ceil(p·n)-th smallest latency.
+  double percentile(double p) {
+    if (latencies_.empty()) return nan;
+    const auto n = latencies_.size();
+    auto rank = static_cast<std::size_t>(std::ceil(p * static_cast<double>(n)));
+    rank = std::clamp<std::size_t>(rank, 1, n);
+    std::nth_element(latencies_.begin(), latencies_.begin() + static_cast<std::ptrdiff_t>(rank - 1), latencies_.end());
+    return latencies_[rank - 1];
+  }
+
+  // Hot state first (what every attempt touches), then what only options use.
   const Scenario& s_;
-  EngineOptions options_;
+  const ServerOptions& o_;
   Observer& observer_;
   SleepSampler sampler_;
   std::uint64_t key_;
   Stream arrivals_, sleeps_, ties_;
   double horizon_, warmup_;
-
-  std::vector<Client> clients_;
-  std::vector<std::int32_t> free_slots_;
-  Ring<Attempt> fifo_;
-  MonotoneWakeQueue wakes_;  // pushes at te + sleep >= the current time: monotone
-
-  double t_ = 0.0;
-  double v_ = 0.0;         // virtual time (shared, ps)
-  double v_warmup_ = 0.0;  // virtual time at the warmup instant
-  double next_arrival_ = inf;
-  double last_commit_ = -inf;
-  std::int64_t collision_mark_ = -1;  // attempts with id <= mark overlapped another
-
+  bool pure_burst_;  // no steady arrivals: the run finishes when nobody waits
+  bool drains_;      // a burst on steady traffic: the run stops when the burst has drained
+  double t_ = 0.0, v_ = 0.0, next_arrival_ = inf;
+  double v_warmup_ = 0.0;  // virtual time at the warmup instant (plain tier's work meter)
+  std::int64_t in_service_ = 0;
+  std::int64_t row0_mark_ = -1;  // the plain tier's one row
+  double row0_last_commit_ = -inf;
   Tally tally_;
-  PulseWriter pulse_{options_.pulse};
+  PulseWriter pulse_;
+  std::vector<Client> clients_;
+  std::vector<std::int32_t> free_clients_;  // a stack: [0, free_count_) are free slots
+  std::size_t free_count_ = 0;
+  std::conditional_t<Full, JobSlab, JobRing> jobs_;
+  MonotoneWakeQueue wakes_;  // montecarlo/wake_queue.hpp
+  std::vector<std::int32_t> group_;
+  std::vector<std::int64_t> row_count_, row_winner_;
+  EngineOptions options_;
+#if RETRYLAB_PLANTED_FAULTS
+  Fault fault_ = Fault::none;
+  double cut_ = nan;  // shared_doomed_leave_at_commit: where a doomed attempt's service was cut
+#endif
+
+  // The options (full tier).
+  SleepSampler mix_sampler_;
+  Stream service_, delay_, population_, rows_, retry_after_, failures_, throttle_;
+  // Options on (always false in the plain tier).
+  bool limited_, timeout_, delayed_, controls_, injects_, tracks_effects_, recovery_on_, settle_;
+  std::int64_t limit_;  // the concurrency limit in force (fixed, or AIMD's current value)
+  double ms_;           // milliseconds per attempt-duration: the controls' clock
+  double mu_ = 0.0, sigma_ = 0.0;
+  std::vector<ClientExtra> client_extra_;  // beside clients_
+  MonotoneWakeQueue reaches_, responds_;
+  std::vector<std::int64_t> row_inflight_, mark_;
+  std::vector<double> last_commit_;
+  std::vector<char> row_busy_;
+  std::vector<Fifo> row_queue_;
+  Fifo limit_queue_;
+  Ring<Timeout> timeouts_;
+  std::vector<double> latencies_;
+  std::int64_t service_seq_ = 0, admitted_ = 0;
+  std::int64_t rejected_ = 0, served_ = 0, lost_ = 0, timed_out_ = 0;
+  double queue_wait_sum_ = 0.0, area_limit_ = 0.0;
+  std::int64_t queue_wait_n_ = 0;
+  RetryBudget budget_;
+  CircuitBreaker breaker_;
+  bool adaptive_;
+  std::int64_t retries_denied_ = 0, breaker_rejected_ = 0, throttled_ = 0, injected_ = 0, deadline_lost_ = 0;
+  std::int64_t effects_ = 0, duplicate_effects_ = 0, hidden_effects_ = 0;
+  RecoveryMeter recovery_;
 };
 
-// The server engine (montecarlo/server_engine.hpp, included at the end of this file): scenarios
-// with any server option. Declared here so run_engine can dispatch to it.
-template <class Observer>
-RunResult run_server_engine(const Scenario& s, std::uint64_t seed, std::uint64_t run_index,
-                            const EngineOptions& options, Observer& observer);
-
-// One branch per run, outside the event loop: scenarios without server options run the original
-// loop above, unchanged (same results, same speed).
-template <class Observer>
-RunResult run_engine(const Scenario& s, std::uint64_t seed, std::uint64_t run_index, const EngineOptions& options,
-                     Observer& observer) {
-  if (options.force_server_engine || has_server_features(s))
-    return run_server_engine(s, seed, run_index, options, observer);
+// One run on the tier given (Full: the full tier; false needs !has_server_features(s)).
+template <bool Full, class Observer>
+RunResult run_engine_tier(const Scenario& s, std::uint64_t seed, std::uint64_t run_index, const EngineOptions& options,
+                          Observer& observer) {
   switch (s.model) {
-    case Model::collision: return Engine<Model::collision, Observer>(s, seed, run_index, options, observer).run();
-    case Model::free: return Engine<Model::free, Observer>(s, seed, run_index, options, observer).run();
-    case Model::shared: return Engine<Model::shared, Observer>(s, seed, run_index, options, observer).run();
-    case Model::ps: return Engine<Model::ps, Observer>(s, seed, run_index, options, observer).run();
-    case Model::none: break;  // has_server_features: never here
+    case Model::collision: return Engine<Model::collision, Full, Observer>(s, seed, run_index, options, observer).run();
+    case Model::free: return Engine<Model::free, Full, Observer>(s, seed, run_index, options, observer).run();
+    case Model::shared: return Engine<Model::shared, Full, Observer>(s, seed, run_index, options, observer).run();
+    case Model::ps: return Engine<Model::ps, Full, Observer>(s, seed, run_index, options, observer).run();
+    case Model::none:
+      if constexpr (Full) return Engine<Model::none, true, Observer>(s, seed, run_index, options, observer).run();
+      break;  // has_server_features: never on the plain tier
   }
   return {};
 }
 
-}  // namespace retrylab::montecarlo::detail
+// Whether a run of s takes the full tier.
+inline bool full_tier(const Scenario& s, const EngineOptions& options) {
+  return options.full_tier || has_server_features(s);
+}
 
-#include "montecarlo/server_engine.hpp"  // IWYU pragma: export
+// One run: the plain tier unless an option is set or the full tier is asked for.
+template <class Observer>
+RunResult run_engine(const Scenario& s, std::uint64_t seed, std::uint64_t run_index, const EngineOptions& options,
+                     Observer& observer) {
+  return full_tier(s, options) ? run_engine_tier<true>(s, seed, run_index, options, observer)
+                               : run_engine_tier<false>(s, seed, run_index, options, observer);
+}
+
+#undef RL_HOT
+
+}  // namespace retrylab::montecarlo::detail

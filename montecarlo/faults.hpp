@@ -7,7 +7,7 @@
 //   shared_doomed_leave_at_commit in `shared`, doomed attempts leave the server at the winning commit
 //   decorrelated_uncapped_growth  decorrelated jitter grows from the uncapped draw
 //   biased_uniform                every uniform variate u becomes u^1.05 (mean 1/2.05, not 1/2)
-// In the server engine (montecarlo/server_engine.hpp), which the faults above leave alone:
+// In the full tier (montecarlo/engine.hpp), which the faults above leave alone:
 //   rows_ignored                  each attempt draws its row, then the server puts it on row 0: as if M = 1
 //   lognormal_sigma_is_cv         lognormal service with σ = cv, not sqrt(ln(1+cv²)) (mean still 1)
 //   exponential_service_rate      exponential service of mean 1/2 (rate 2), not 1

@@ -39,7 +39,7 @@ struct Field {
   // strategy is 0, the unset horizon is the pure-burst default).
   double (*canonical_value)(const Scenario&) = nullptr;
   std::string_view default_note = {};  // the default when get(Scenario{}) does not say it all
-  bool plain_loop = false;  // the original event loop implements it (else a set value needs the server engine)
+  bool plain_loop = false;             // the original event loop implements it (else a set value needs the full tier)
 };
 
 std::span<const Field> scenario_fields() noexcept;

@@ -14,7 +14,7 @@
 
 namespace retrylab::montecarlo {
 
-// 4–8: the server engine's streams, drawn only when their feature is on: service times,
+// 4–8: the full tier's streams, drawn only when their feature is on: service times,
 // network delays, client populations (mixed strategy, ignoring Retry-After), rows, Retry-After.
 enum class StreamId : std::uint32_t {
   arrivals = 1,
@@ -25,8 +25,8 @@ enum class StreamId : std::uint32_t {
   population = 6,
   rows = 7,
   retry_after = 8,
-  failures = 9,   // injected failures (server engine)
-  throttle = 14,  // adaptive throttling's draws (server engine)
+  failures = 9,   // injected failures (full tier)
+  throttle = 14,  // adaptive throttling's draws (full tier)
   // The failing-dependency simulator's and Brooker's test's own streams (their keys differ from the
   // engine's, so the numbers never collide; named here so that no stream is made by a cast).
   dependency_service = 10,
@@ -72,7 +72,7 @@ class Stream {
         run_lo_(static_cast<std::uint32_t>(run)),
         run_hi_(static_cast<std::uint32_t>(run >> 32)) {}
 
-  std::uint64_t next_u64() noexcept {
+  [[gnu::always_inline]] std::uint64_t next_u64() noexcept {
     if (have_ == 0) refill();
     --have_;
     return buffer_[have_];
@@ -81,7 +81,7 @@ class Stream {
   std::uint64_t draws() const noexcept { return block_ * 2 - have_; }
 
   // The conversions the engine uses (the planted-fault build can bias the uniform one).
-  double uniform() noexcept {
+  [[gnu::always_inline]] double uniform() noexcept {
 #if RETRYLAB_PLANTED_FAULTS
     if (biased_) return std::pow(uniform_open(next_u64()), 1.05);  // planted fault: mean 1/2.05
 #endif

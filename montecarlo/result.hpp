@@ -40,11 +40,11 @@ struct RunResult {
   // Added by the engine (additive): the burst size N of the scenario, so summaries know whether
   // `drained` is defined (n = runs with a burst).
   std::int64_t burst_clients = 0;
-  // Server-side mechanisms (montecarlo/server_engine.hpp), additive. Runs of the original
+  // Server-side mechanisms (montecarlo/engine.hpp), additive. Runs of the original
   // event loop (no server option set) have no admission control and no queue, so there rejected = 0,
   // reject_fraction = 0 and queue_wait = 0 exactly; mean_limit, latency_p50/p99 stay NaN (not tracked).
   std::int64_t rejected = 0;     // attempts rejected by the concurrency limit (whole run)
-  std::int64_t served = 0;       // attempts admitted and served (whole run; server engine only)
+  std::int64_t served = 0;       // attempts admitted and served (whole run; full tier only)
   double reject_fraction = 0.0;  // rejected / attempts; NaN if no attempt
   double queue_wait = 0.0;       // mean (service start − arrival at the server) of attempts starting
                                  // service in the window (row lock, limit queue); NaN if none
@@ -52,13 +52,13 @@ struct RunResult {
                                                                   // the window (fixed or AIMD); NaN without one
   double latency_p50 = std::numeric_limits<double>::quiet_NaN();  // nearest-rank percentiles of
   double latency_p99 = std::numeric_limits<double>::quiet_NaN();  // (success − arrival); NaN if none
-  // Client timeouts and retry limits (server engine), additive. The original event loop has
+  // Client timeouts and retry limits (full tier), additive. The original event loop has
   // neither: there lost = timed_out = 0 and lost_fraction = 0 when a client succeeded (else NaN).
   std::int64_t lost = 0;       // clients that gave up at their retry limit (whole run)
   double lost_fraction = 0.0;  // lost / (successes + lost): of the requests that ended, the share
                                // lost; NaN if none ended
   std::int64_t timed_out = 0;  // attempts whose client stopped waiting at its timeout (whole run)
-  // Client-side controls, deadlines and injected failures (server engine; 0 elsewhere), whole run.
+  // Client-side controls, deadlines and injected failures (full tier; 0 elsewhere), whole run.
   std::int64_t retries_denied = 0;    // retries the budget refused (each ends its request: lost)
   std::int64_t breaker_rejected = 0;  // calls the breaker rejected locally (unsent)
   std::int64_t throttled = 0;         // calls adaptive throttling rejected locally (unsent)

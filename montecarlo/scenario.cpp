@@ -104,7 +104,7 @@ bool has_server_features(const Scenario& s) noexcept {
   // Any field beyond the base ones, set, that the original loop does not implement (fields.hpp).
   for (const Field& f : scenario_fields())
     if (f.presence != Presence::always && !f.plain_loop && field_shown(f, s)) return true;
-  return s.model == Model::none;  // only the server engine has injected failures
+  return s.model == Model::none;  // only the full tier has injected failures
 }
 
 BudgetConfig budget_of(const ServerOptions& o) {

@@ -9,8 +9,8 @@
 // fields below (ServerOptions: each range is stated beside its field and checked by check_scenario).
 // Server-side mechanisms and lifted limits are off by default. canonical() appends a field
 // only when it differs from its default, so every scenario written before them keeps its canonical
-// string, RNG key and results; a scenario that uses none of them runs the original event loop
-// (has_server_features() is false), one that uses any runs montecarlo/server_engine.hpp.
+// string, RNG key and results; a scenario that uses none of them runs the event loop's plain tier
+// (has_server_features() is false), one that uses any its full tier (montecarlo/engine.hpp).
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -151,7 +151,7 @@ struct Scenario {
   ServerOptions server{};        // off by default
 };
 
-// True when any server option differs from its default (the scenario needs the server engine).
+// True when any server option differs from its default (the scenario needs the full tier).
 bool has_server_features(const Scenario& s) noexcept;
 
 // Throws InputError naming the field and the allowed range: each field against its range in the
@@ -180,9 +180,9 @@ struct RunPlan {
   std::int64_t runs = 20;
   std::uint64_t seed = 1;
   int threads = 0;  // 0 = all cores
-  // Run scenarios without server options on the server engine too: the same counts and
-  // times as the original loop (tested), work_done equal to rounding, and the metrics only the server
-  // engine tracks (latency_p50/p99, queue_wait) filled in, so baselines compare with mechanisms.
+  // Run scenarios without server options on the full tier too: the same counts and times as the
+  // plain tier (tested), work_done equal to rounding, and the metrics only the full tier tracks
+  // (latency_p50/p99, queue_wait) filled in, so baselines compare with mechanisms.
   bool server_engine = false;
   // Where the runs publish their progress for a display (montecarlo/pulse.hpp), or null. Never
   // changes a result.

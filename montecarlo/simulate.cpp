@@ -28,13 +28,16 @@ std::vector<RunResult> simulate(const Scenario& s, const RunPlan& plan,
                                 const std::function<void(std::int64_t, std::int64_t)>& progress) {
   check_scenario(s);
   detail::EngineOptions options = default_options();  // bad RETRYLAB_FAULT throws here, not in a worker
-  options.force_server_engine = plan.server_engine;
+  options.full_tier = plan.server_engine;
+  options.scenario_hash = stable_hash(s);  // once for every run
   options.pulse = plan.pulse;
+  const bool full = detail::full_tier(s, options);
   return detail::run_in_order<RunResult>(
       plan,
       [&](std::uint64_t i) {
         detail::NullObserver observer;
-        return detail::run_engine(s, plan.seed, i, options, observer);
+        return full ? detail::run_engine_tier<true>(s, plan.seed, i, options, observer)
+                    : detail::run_engine_tier<false>(s, plan.seed, i, options, observer);
       },
       progress);
 }

@@ -6,7 +6,8 @@
 // (detail::run_engine with an Observer and EngineOptions), random.hpp (Philox streams and the
 // conversions), sampler.hpp (the sleep sampler shared with draw_sleeps). A scenario with server
 // options (Scenario::server: rows, lock, service and delay distributions, concurrency limit,
-// Retry-After, AIMD, mixed population) runs montecarlo/server_engine.hpp; one without, engine.hpp.
+// Retry-After, AIMD, mixed population) runs the event loop's full tier; one without, its plain tier
+// (montecarlo/engine.hpp: one loop, the options' code compiled away in the plain tier).
 // The planted-fault build (retrylab_montecarlo_faulty) reads RETRYLAB_FAULT in simulate_run,
 // simulate and draw_sleeps (montecarlo/faults.hpp); an unknown name throws InputError.
 #include <cstdint>

@@ -1,7 +1,7 @@
 #pragma once
 // Wake-up queues (internal to the event loops): sleeping clients ordered by (time, push order), so
 // equal times pop in push order, deterministically. Two with the same order and interface:
-//  - WakeQueue: a 4-ary min-heap, for any push order (the server engine's queues);
+//  - WakeQueue: a 4-ary min-heap, for any push order (the full tier's queues);
 //  - MonotoneWakeQueue: a radix heap on the bits of the double, O(1) amortised, made for event loops
 //    whose pushes are never earlier than the last pop (the plain loop: a wake is pushed at
 //    te + sleep, sleep >= 0, te the current time); other push orders stay exact, only slower.
@@ -111,13 +111,13 @@ class MonotoneWakeQueue {
   std::size_t size() const noexcept { return size_; }
 
   // The earliest time (+inf when empty). Only looks (the loop then pushes wakes earlier than it).
-  double top_time() noexcept {
+  [[gnu::always_inline]] double top_time() noexcept {
     if (head_ != run_.size()) return run_[head_].time;
     if (mask_ == 0) return std::numeric_limits<double>::infinity();
     return time_of(upper_min());
   }
   // The earliest entry (not empty).
-  const Entry& top() noexcept {
+  [[gnu::always_inline]] const Entry& top() noexcept {
     if (head_ == run_.size()) refill();
     return run_[head_];
   }
@@ -143,7 +143,7 @@ class MonotoneWakeQueue {
   }
 
   // Removes the earliest entry (not empty).
-  void pop() noexcept {
+  [[gnu::always_inline]] void pop() noexcept {
     if (head_ == run_.size()) refill();
     --size_;
     if (++head_ == run_.size()) {

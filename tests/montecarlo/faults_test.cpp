@@ -100,10 +100,10 @@ TEST(Faults, SharedDoomedLeaveAtCommit) {
   EXPECT_NO_THROW(mc::simulate(s, mc::RunPlan{1, 1, 1}));
 }
 
-// ---- the server engine's faults: each changes the server loop as named; the real engine
+// ---- the full tier's faults: each changes the server loop as named; the real engine
 // (fault none, the same faulty library) is shown beside it. Fixed seeds, so each check is exact.
 
-// Retries off, steady Poisson arrivals at `rate` on [0, horizon): the server engine's view of one run.
+// Retries off, steady Poisson arrivals at `rate` on [0, horizon): the full tier's view of one run.
 mc::Scenario steady_off(Model m, double rate, double horizon) {
   mc::Scenario s;
   s.model = m;
@@ -133,7 +133,7 @@ double median(std::vector<double> xs) {
 TEST(Faults, RowsIgnoredPutsEveryAttemptOnOneRow) {
   // collision over M = 4 rows at λ = 1 (retries off): goodput λe^(−2λ/M) = 0.607 (analytic/rows.hpp),
   // as if M = 1: λe^(−2λ) = 0.135. 2000 units: a run's goodput has sd < 0.02, so the thresholds sit
-  // > 5 sd from both. Through simulate(), so RETRYLAB_FAULT reaches the server engine.
+  // > 5 sd from both. Through simulate(), so RETRYLAB_FAULT reaches the full tier.
   mc::Scenario s = steady_off(Model::collision, 1.0, 2000);
   s.server.rows = 4;
   ::unsetenv("RETRYLAB_FAULT");

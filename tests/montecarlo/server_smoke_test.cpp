@@ -1,4 +1,4 @@
-// Statistical checks of the server engine against the closed forms of analytic/rows.hpp
+// Statistical checks of the full tier against the closed forms of analytic/rows.hpp
 // and analytic/ps.hpp, apart from the exact ones. Fixed seeds; tolerance
 // t_(n−1, 1−α/2) · sd/√n from the runs themselves, α = 1e−4 per check: the false-failure rate over
 // seeds is about 7e−4 for the seven checks. Steady-state windows: 20,000 time units after a warm-up

@@ -1,6 +1,6 @@
-// The server-side mechanisms and lifted limits (montecarlo/server_engine.hpp): canonical
+// The server-side mechanisms and lifted limits (montecarlo/engine.hpp): canonical
 // strings (old scenarios keep theirs), input checks, exact hand-worked cases, and rapidcheck
-// properties on the server engine's client-side and server-side traces. Expected values in the exact
+// properties on the full tier's client-side and server-side traces. Expected values in the exact
 // cases are worked out by hand in the comment beside each (every number is a sum of binary-exact
 // values, so EXPECT_EQ is exact). The seed rapidcheck prints on failure replays a case.
 #include <gtest/gtest.h>
@@ -539,7 +539,7 @@ RC_GTEST_PROP(Server, ClientAccountingHolds, ()) {
   RC_ASSERT(r.clients_arrived == static_cast<std::int64_t>(t.arrival.size()));
   RC_ASSERT(r.attempts == static_cast<std::int64_t>(t.attempts.size()));
   RC_ASSERT(r.rejected == t.rejects);
-  // Server-side hooks exist only in the server engine (a case without server options runs engine.hpp).
+  // Server-side hooks exist only in the full tier (a case without server options runs engine.hpp).
   if (mc::has_server_features(c.s)) RC_ASSERT(r.served == static_cast<std::int64_t>(t.served.size()));
   RC_ASSERT(r.served + r.rejected <= r.attempts);
   std::vector<int> wins(t.arrival.size(), 0);
@@ -752,9 +752,9 @@ TEST(ServerExact, AimdHalvesOnConflictsAndGrowsOnSuccess) {
   EXPECT_EQ(t.admit_log[3], (std::tuple<double, std::int64_t, std::int64_t>{3.5, 1, 2}));
 }
 
-// On the original model (no server option) the server engine is the original event loop written
-// differently: same streams drawn in the same order, same arithmetic for times, so the same counts
-// and times exactly. work_done is integrated differently (sum of n·dt against per-attempt service),
+// On the original model (no server option) the full tier runs the plain tier's events: same streams
+// drawn in the same order, same arithmetic for times, so the same counts and times exactly.
+// work_done is integrated differently (sum of n·dt against per-attempt service),
 // so it agrees to rounding only: 1e-9 relative (a run has < 10^4 events, each adding one rounding
 // of at most ε = 2.2e-16 relative).
 RC_GTEST_PROP(Server, OnTheOriginalModelEqualsTheOriginalEngine, ()) {
@@ -763,7 +763,7 @@ RC_GTEST_PROP(Server, OnTheOriginalModelEqualsTheOriginalEngine, ()) {
   mc::detail::EngineOptions plain;
   plain.lockstep_shortcut = false;
   mc::detail::EngineOptions forced = plain;
-  forced.force_server_engine = true;
+  forced.full_tier = true;
   mc::detail::NullObserver n1, n2;
   const mc::RunResult a = mc::detail::run_engine(c.s, c.seed, 3, plain, n1);
   const mc::RunResult b = mc::detail::run_engine(c.s, c.seed, 3, forced, n2);
@@ -797,7 +797,7 @@ TEST(Server, OnLongerRunsOfTheOriginalModelEqualsTheOriginalEngine) {
       s.horizon = 3000;
       s.warmup = 100;
       mc::detail::EngineOptions plain, forced;
-      forced.force_server_engine = true;
+      forced.full_tier = true;
       mc::detail::NullObserver n1, n2;
       const mc::RunResult a = mc::detail::run_engine(s, 5, 0, plain, n1);
       const mc::RunResult b = mc::detail::run_engine(s, 5, 0, forced, n2);

@@ -157,7 +157,7 @@ TEST_F(Ceiling, BurstTablesHaveAServerColumnAndALineperConfiguration) {
   EXPECT_NE(caps.find("| lost fraction at threshold |"), std::string::npos) << caps;
   // Three configurations, one burst size: three lines, not one merged line.
   EXPECT_EQ(count(caps, "\n| shared | full | "), 3u) << caps;
-  // With the lock every admitted attempt runs alone and succeeds (montecarlo/server_engine.hpp), so
+  // With the lock every admitted attempt runs alone and succeeds (montecarlo/engine.hpp), so
   // every burst client succeeds on its first attempt: every run drains at the smallest cap (50).
   EXPECT_NE(caps.find("| shared | full | FIFO lock | 0.05 | 20 | 50 |"), std::string::npos) << caps;
   const std::string drain = slurp(*one_ / "b_drain.md");

@@ -1,5 +1,5 @@
 #pragma once
-// ServerRules: what the declared server options (montecarlo/server_engine.hpp) do to the trace
+// ServerRules: what the declared server options (montecarlo/engine.hpp) do to the trace
 // rules: which hold as they are, which hold in a generalised form, and which do not hold (the
 // reason, shown as "n/a", is the non-empty *_na string). Rows are the client's view: start = send,
 // end = when the outcome (or the client's timeout) reached the client. Without server options

@@ -1,0 +1,203 @@
+#pragma once
+// The event loop's small parts (internal; montecarlo/engine.hpp is the loop): the observer that sees
+// nothing, the loop's options, a FIFO ring, the counts every run keeps (Tally) and the recovery meter. Each is a value
+// type with no knowledge of the loop.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "montecarlo/pulse.hpp"
+#include "montecarlo/result.hpp"
+#if RETRYLAB_PLANTED_FAULTS
+#include "montecarlo/faults.hpp"
+#endif
+
+namespace retrylab::montecarlo::detail {
+
+inline constexpr double inf = std::numeric_limits<double>::infinity();
+inline constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+
+// The observer that sees nothing (compiles to nothing). Observers may add the optional hooks that
+// engine.hpp lists; the three below are required.
+struct NullObserver {
+  void on_arrival(std::int64_t /*client*/, double /*t*/, bool /*burst*/) noexcept {}
+  void on_start(std::int64_t /*attempt*/, std::int64_t /*client*/, double /*t*/) noexcept {}
+  void on_end(std::int64_t /*attempt*/, std::int64_t /*client*/, double /*start*/, double /*end*/,
+              bool /*success*/) noexcept {}
+};
+
+struct EngineOptions {
+  bool lockstep_shortcut = true;
+  // Run the full tier (engine.hpp) even without server-side options: it fills in the metrics only
+  // that tier tracks (latency percentiles, queue wait); counts and times are the plain tier's.
+  bool full_tier = false;
+  Pulse* pulse = nullptr;  // coarse progress for a display (pulse.hpp); null: none
+  // stable_hash(scenario), when the caller has it (simulate() computes it once for all its runs);
+  // empty: each run computes it.
+  std::optional<std::uint64_t> scenario_hash;
+#if RETRYLAB_PLANTED_FAULTS
+  Fault fault = Fault::none;
+#endif
+};
+
+// Ring buffer of in-flight attempts (FIFO). Grows by doubling only past its previous peak.
+template <class T>
+class Ring {
+ public:
+  explicit Ring(std::size_t capacity = 64) {
+    std::size_t c = 1;
+    while (c < capacity) c <<= 1;
+    data_.resize(c);
+    mask_ = c - 1;
+  }
+  bool empty() const noexcept { return size_ == 0; }
+  std::size_t size() const noexcept { return size_; }
+  T& front() noexcept { return data_[head_]; }
+  T& operator[](std::size_t i) noexcept { return data_[(head_ + i) & mask_]; }
+  void pop_front() noexcept {
+    head_ = (head_ + 1) & mask_;
+    --size_;
+  }
+  void push_back(const T& x) {
+    if (size_ == data_.size()) grow();
+    data_[(head_ + size_) & mask_] = x;
+    ++size_;
+  }
+  void clear() noexcept { head_ = size_ = 0; }
+
+ private:
+  void grow() {
+    std::vector<T> bigger(data_.size() * 2);
+    for (std::size_t i = 0; i < size_; ++i) bigger[i] = (*this)[i];
+    data_.swap(bigger);
+    head_ = 0;
+    mask_ = data_.size() - 1;
+  }
+  std::vector<T> data_;
+  std::size_t head_ = 0, size_ = 0, mask_ = 0;
+};
+
+// What the event loop counts for RunResult (docs/models.md §5), and
+// the part of the result made from the counts alone. Window counts and integrals cover [warmup, stop).
+struct Tally {
+  std::int64_t arrived = 0, attempts = 0, successes = 0;
+  std::int64_t waiting = 0, max_waiting = 0;
+  std::int64_t window_arrivals = 0, window_attempts = 0, window_successes = 0;
+  std::int64_t burst_successes = 0, burst_left = 0, p99_target = 0;
+  double last_success = nan, drain_time = nan, drain_p99 = nan;
+  double latency_sum = 0.0, waiting_time_sum = 0.0, sojourn_sum = 0.0;
+  std::int64_t latency_n = 0, waiting_time_n = 0, sojourn_n = 0;
+  double area_waiting = 0.0, busy = 0.0, work = 0.0;
+
+  // A client arrives at t: returns its serial (arrival order).
+  std::int64_t arrive(double t, double warmup) noexcept {
+    if (t >= warmup) ++window_arrivals;
+    ++waiting;
+    max_waiting = std::max(max_waiting, waiting);
+    return arrived++;
+  }
+  // An attempt sent at `sent` ends, for its client, at t.
+  void attempt_ended(double sent, double t, double warmup) noexcept {
+    if (t >= warmup) {
+      sojourn_sum += t - sent;
+      ++sojourn_n;
+    }
+  }
+  // A client that arrived at `arrival` succeeds at t (it then leaves: see leave()).
+  void succeed(double arrival, double t, bool burst, double warmup, std::int64_t burst_clients) noexcept {
+    ++successes;
+    if (t >= warmup) ++window_successes;
+    latency_sum += t - arrival;
+    ++latency_n;
+    if (arrival >= warmup) {
+      waiting_time_sum += t - arrival;
+      ++waiting_time_n;
+    }
+    last_success = t;
+    if (burst) {
+      if (++burst_successes == p99_target) drain_p99 = t;
+      burst_left_at(t, burst_clients);
+    }
+  }
+  // A burst client leaves at t (succeeded, or gave up); the last one sets the drain time.
+  void burst_left_at(double t, std::int64_t burst_clients) noexcept {
+    if (++burst_left == burst_clients) drain_time = t;
+  }
+  void leave() noexcept { --waiting; }
+
+  RunResult result(std::int64_t burst_clients, StopReason why, double stop, double warmup) const {
+    RunResult r;
+    r.stop = why;
+    r.stop_time = stop;
+    r.clients_arrived = arrived;
+    r.attempts = attempts;
+    r.successes = successes;
+    r.burst_clients = burst_clients;
+    r.attempts_per_client = arrived > 0 ? static_cast<double>(attempts) / static_cast<double>(arrived) : nan;
+    r.makespan = why == StopReason::finished && successes > 0 ? last_success : nan;
+    r.latency = latency_n > 0 ? latency_sum / static_cast<double>(latency_n) : nan;
+    const double span = stop - warmup;
+    const bool has_window = span > 0.0;
+    r.goodput = has_window ? static_cast<double>(window_successes) / span : nan;
+    r.attempt_rate = has_window ? static_cast<double>(window_attempts) / span : nan;
+    r.sojourn = sojourn_n > 0 ? sojourn_sum / static_cast<double>(sojourn_n) : nan;
+    r.collapsed = why == StopReason::collapsed;
+    r.drained = burst_clients > 0 && burst_left == burst_clients;
+    r.drain_time = r.drained ? drain_time : nan;
+    r.drain_time_p99 = burst_clients > 0 && burst_successes >= p99_target ? drain_p99 : nan;
+    r.unfinished = waiting;
+    r.max_waiting = max_waiting;
+    r.mean_waiting = has_window ? area_waiting / span : nan;
+    r.mean_time_waiting = waiting_time_n > 0 ? waiting_time_sum / static_cast<double>(waiting_time_n) : nan;
+    r.arrival_rate = has_window ? static_cast<double>(window_arrivals) / span : nan;
+    r.busy_time = busy;
+    r.work_done = work;
+    return r;
+  }
+};
+
+// Recovery after an outage (ServerOptions::recovery_window): outcomes at the server before
+// outage_start form the baseline; those after outage_end are binned in windows of length w;
+// recovery_time is the end of the first window whose success fraction reaches 95% of the baseline
+// (1 − failure_prob without one). Windows with no outcome do not count.
+class RecoveryMeter {
+ public:
+  RecoveryMeter(double outage_start, double outage_end, double window, double failure_prob) noexcept
+      : start_(outage_start), end_(outage_end), window_(window), failure_prob_(failure_prob) {}
+
+  void record(double t, bool success) {
+    if (t < start_) {
+      ++baseline_done_;
+      baseline_ok_ += success;
+    } else if (t >= end_) {
+      const double k = std::floor((t - end_) / window_);
+      if (k > 1e7) return;  // far beyond any horizon a study uses: not binned
+      const auto bin = static_cast<std::size_t>(k);
+      if (bins_.size() <= bin) bins_.resize(bin + 1, {0, 0});
+      ++bins_[bin].first;
+      bins_[bin].second += success;
+    }
+  }
+
+  double recovery_time() const {
+    const double baseline = baseline_done_ > 0 ? static_cast<double>(baseline_ok_) / static_cast<double>(baseline_done_)
+                                               : 1.0 - failure_prob_;
+    for (std::size_t k = 0; k < bins_.size(); ++k) {
+      if (bins_[k].first == 0) continue;  // a window with no attempt does not count
+      const double fraction = static_cast<double>(bins_[k].second) / static_cast<double>(bins_[k].first);
+      if (fraction >= 0.95 * baseline) return static_cast<double>(k + 1) * window_;
+    }
+    return nan;
+  }
+
+ private:
+  double start_, end_, window_, failure_prob_;
+  std::int64_t baseline_done_ = 0, baseline_ok_ = 0;
+  std::vector<std::pair<std::int64_t, std::int64_t>> bins_;  // (completed, succeeded) per window
+};
+
+}  // namespace retrylab::montecarlo::detail

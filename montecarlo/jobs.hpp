@@ -1,0 +1,140 @@
+#pragma once
+// Where the event loop (engine.hpp) keeps the attempts the server holds ("jobs") and the order their
+// service ends in. Two stores with one interface (a job is named by a 32-bit handle):
+//  - JobRing, the plain tier: every attempt is served at once for exactly one unit, so jobs end in
+//    the order they were sent (real time: t + 1; virtual time: V + 1, both nondecreasing; proofs/
+//    Engine.v: ps_fifo_order). The jobs live by value in a FIFO ring, a handle is the job's position
+//    counter (wrapping), and the ring is its own end queue: push_end is a no-op, the front ends first.
+//  - JobSlab, the full tier: jobs in recycled slots (an intrusive free list through JobExtra::next),
+//    the fields only options use in a parallel JobExtra, and the ends in an EndQueue: a FIFO ring
+//    when every service is equal (deterministic service, free rejections), else the monotone radix
+//    heap; both pop in (end key, push order).
+// Invariants: a handle stays valid from add() until its job is freed (free_job) or, in the ring,
+// popped from the end queue and the next add(); no allocation once the peak number held is reached.
+#include <bit>
+#include <cstdint>
+#include <vector>
+
+#include "montecarlo/controls.hpp"
+#include "montecarlo/engine_parts.hpp"
+#include "montecarlo/wake_queue.hpp"
+
+namespace retrylab::montecarlo::detail {
+
+// One attempt at the server: what every tier reads (32 bytes: two to a cache line).
+struct Job {
+  double start = 0.0;   // when its service started (the plain tier: when it was sent)
+  double end = 0.0;     // real (collision, free, none) or virtual (shared, ps) service end
+  std::int64_t id = 0;  // attempt id (send order; the plain tier's service order too)
+  std::int32_t client = 0;
+  bool rejected = false, success = false;
+  bool orphaned = false;  // its client timed out: the outcome is discarded
+};
+
+// What only the full tier reads: the client's send time (before a network delay), the row, and the
+// options' state.
+struct JobExtra {
+  double sent = 0.0, reached = 0.0, admitted_at = 0.0;
+  double retry_after = 0.0;   // carried by a rejection
+  std::int64_t seq = 0;       // service start order (collision marks)
+  std::int64_t inflight = 0;  // admitted count at its admission (AIMD)
+  std::int32_t row = 0;
+  std::int32_t next = -1;  // the next job in a row's or the limit's FIFO, or the next free slot
+  BreakerTicket ticket{};  // the client's breaker admitted it so
+  double paid = 0.0;       // what the budget took for this retry
+};
+
+class JobRing {
+ public:
+  explicit JobRing(std::size_t capacity) {
+    const std::size_t c = std::bit_ceil(capacity < 64 ? std::size_t{64} : capacity);
+    data_.resize(c);
+    mask_ = static_cast<std::uint32_t>(c - 1);
+  }
+  // A new job at the back (send order = end order).
+  [[gnu::always_inline]] std::int32_t add() {
+    if (tail_ - head_ > mask_) grow();
+    return static_cast<std::int32_t>(tail_++);  // rejected and orphaned stay false in this tier
+  }
+  Job& operator[](std::int32_t h) noexcept { return data_[static_cast<std::uint32_t>(h) & mask_]; }
+  void free_job(std::int32_t /*h*/) noexcept {}  // its slot was released when its end was popped
+
+  // The end queue: the ring itself.
+  void push_end(double /*time*/, std::int32_t /*h*/) noexcept {}
+  bool ends_empty() const noexcept { return head_ == tail_; }
+  std::size_t ends_size() const noexcept { return tail_ - head_; }
+  double top_time() const noexcept { return data_[head_ & mask_].end; }  // needs !ends_empty()
+  std::int32_t top_job() const noexcept { return static_cast<std::int32_t>(head_); }
+  void pop_end() noexcept { ++head_; }
+  std::int32_t end_job_at(std::size_t i) const noexcept { return static_cast<std::int32_t>(head_ + i); }
+
+ private:
+  [[gnu::noinline]] void grow() {
+    std::vector<Job> bigger(data_.size() * 2);
+    const auto mask = static_cast<std::uint32_t>(bigger.size() - 1);
+    for (std::uint32_t p = head_; p != tail_; ++p) bigger[p & mask] = data_[p & mask_];
+    data_.swap(bigger);
+    mask_ = mask;
+  }
+  std::vector<Job> data_;
+  std::uint32_t head_ = 0, tail_ = 0;  // position counters (wrapping); live jobs are [head, tail)
+  std::uint32_t mask_ = 0;
+};
+
+class JobSlab {
+ public:
+  // fifo_ends: every service is equal, so ends are pushed in nondecreasing key order.
+  explicit JobSlab(bool fifo_ends) : fifo_(fifo_ends) {}
+  std::int32_t add() {
+    if (free_ >= 0) {
+      const std::int32_t j = free_;
+      free_ = extra_[j].next;
+      // Only what may be read before it is written again (the loop sets the rest).
+      jobs_[j].rejected = jobs_[j].success = jobs_[j].orphaned = false;
+      extra_[j].retry_after = 0.0;
+      return j;
+    }
+    jobs_.push_back(Job{});
+    extra_.push_back(JobExtra{});
+    return static_cast<std::int32_t>(jobs_.size() - 1);
+  }
+  Job& operator[](std::int32_t j) noexcept { return jobs_[static_cast<std::size_t>(j)]; }
+  JobExtra& extra(std::int32_t j) noexcept { return extra_[static_cast<std::size_t>(j)]; }
+  void free_job(std::int32_t j) noexcept {
+    extra_[static_cast<std::size_t>(j)].next = free_;
+    free_ = j;
+  }
+
+  void push_end(double time, std::int32_t j) {
+    if (fifo_) {
+      ring_.push_back({time, j});
+    } else {
+      heap_.push(time, j);
+    }
+  }
+  bool ends_empty() const noexcept { return fifo_ ? ring_.empty() : heap_.empty(); }
+  std::size_t ends_size() const noexcept { return fifo_ ? ring_.size() : heap_.size(); }
+  double top_time() noexcept { return fifo_ ? ring_.front().time : heap_.top_time(); }  // needs !ends_empty()
+  std::int32_t top_job() noexcept { return fifo_ ? ring_.front().job : heap_.top().client; }
+  void pop_end() noexcept {
+    if (fifo_) {
+      ring_.pop_front();
+    } else {
+      heap_.pop();
+    }
+  }
+
+ private:
+  struct End {
+    double time;
+    std::int32_t job;
+  };
+  std::vector<Job> jobs_;
+  std::vector<JobExtra> extra_;
+  std::int32_t free_ = -1;  // head of the free slots (JobExtra::next)
+  bool fifo_;
+  Ring<End> ring_;
+  MonotoneWakeQueue heap_;  // same (time, push order) as the 4-ary heap for any push order
+};
+
+}  // namespace retrylab::montecarlo::detail
