@@ -12,6 +12,7 @@
 
 #include "analytic/error.hpp"
 #include "papers/intervals.hpp"
+#include "papers/report/sweeps.hpp"
 #include "papers/store.hpp"
 
 namespace retrylab::papers {
@@ -98,7 +99,8 @@ std::map<std::string, std::vector<std::string>> parse_where(const std::string& i
 void parse_query(const std::string& id, const toml::table& t, Query& q) {
   static const std::vector<std::string> measures = {"value",         "reached", "collapse_load", "last_surviving",
                                                     "cap_threshold", "best",    "best_ratio",    "ratio",
-                                                    "sleep",         "max",     "min",           "exponent"};
+                                                    "ratio_to_best", "sleep",   "max",           "min",
+                                                    "exponent"};
   for (const auto& [key, v] : t) {
     const std::string k(key.str());
     if (k == "sweep")
@@ -108,7 +110,7 @@ void parse_query(const std::string& id, const toml::table& t, Query& q) {
       if (std::find(measures.begin(), measures.end(), q.measure) == measures.end())
         bad(id, k,
             "must be one of value, reached, collapse_load, last_surviving, cap_threshold, best, best_ratio, ratio, "
-            "sleep, max, min, exponent (got " +
+            "ratio_to_best, sleep, max, min, exponent (got " +
                 q.measure + ")");
     } else if (k == "metric")
       q.metric = node_text(v);
@@ -257,10 +259,17 @@ class Results {
       by_sweep_[key.first].push_back({parse_canonical(text), &rec});
     }
   }
+  const std::string& scale() const { return spec_.scale; }
   const SweepSpec& sweep(const std::string& id, const std::string& name) const {
     for (const auto& s : spec_.sweeps)
       if (s.name == name) return s;
     bad(id, "sweep", "names no sweep of the study (got " + name + ")");
+  }
+  // False when the study runs at a reduced scale and the query's points are not on its coarser grid
+  // (a statement at settings only the full scale runs is then not tested, not an error).
+  bool covers(const std::string& id, const Query& q) const {
+    if (spec_.scale != "quick") return true;
+    return !select(id, q, q.where).empty() && (q.over.empty() || !select(id, q, q.over).empty());
   }
   std::vector<Point> select(const std::string& id, const Query& q,
                             const std::map<std::string, std::vector<std::string>>& where) const {
@@ -318,16 +327,24 @@ Estimate ratio(const Estimate& a, double sda, double na, const Estimate& b, doub
   return {r, r * std::exp(-1.96 * se), r * std::exp(1.96 * se)};
 }
 
+// "field value, ...", a number in four significant digits (a window of 100·√2 reads 141.4).
 std::string describe(const Point& p, const std::vector<std::string>& fields) {
   std::string s;
   for (const auto& f : fields)
-    if (p.fields.count(f)) s += (s.empty() ? "" : ", ") + f + " " + p.fields.at(f);
+    if (p.fields.count(f)) {
+      const std::string& v = p.fields.at(f);
+      char* end = nullptr;
+      const double x = std::strtod(v.c_str(), &end);
+      s += (s.empty() ? "" : ", ") + f + " " + (end != v.c_str() && *end == '\0' ? format_number(x) : v);
+    }
   return s;
 }
 
-// The searched fields of a best point that sit at the edge of their values among the candidates.
+// The searched fields of a best point that sit at the edge of their values among the candidates. No
+// backoff (strategy none: no sleep at all) is the physical limit of every search, not an edge.
 std::vector<std::string> edges(const Point& best, const std::vector<Point>& cands) {
   std::vector<std::string> out;
+  if (best.fields.count("strategy") && best.fields.at("strategy") == "none") return out;
   for (const char* f : {"base", "cap", "window"}) {
     std::vector<double> vals;
     for (const auto& c : cands) vals.push_back(field_num(c, f));
@@ -358,11 +375,18 @@ Best best_of(const std::string& id, const Results& r, const Query& q,
   return b;
 }
 
+// How a best point is named: no backoff as the zero-sleep limit of the search.
+std::string best_name(const Point& p, const std::vector<std::string>& fields) {
+  if (p.fields.count("strategy") && p.fields.at("strategy") == "none")
+    return "no backoff (no sleep at all: the physical limit of the search)";
+  return describe(p, fields);
+}
+
 Value best_value(const std::string& id, const Results& r, const Query& q,
                  const std::map<std::string, std::vector<std::string>>& where) {
   const Best b = best_of(id, r, q, where);
   if (!b.point) return {{nan, nan, nan}, "no point where every run finished"};
-  Value v{value_of(id, *b.point, q.metric), "best at " + describe(*b.point, {"strategy", "base", "cap", "window"})};
+  Value v{value_of(id, *b.point, q.metric), "best at " + best_name(*b.point, {"strategy", "base", "cap", "window"})};
   const auto e = edges(*b.point, b.candidates);
   if (!e.empty()) {
     v.edge = true;
@@ -407,14 +431,12 @@ Value compute(const std::string& id, const Results& r, const Query& q) {
   } else if (q.measure == "collapse_load" || q.measure == "last_surviving") {
     const auto ps = sorted_by(pts, "rate");
     if (ps.empty()) bad(id, "where", "selects no point of sweep " + q.sweep);
-    double first = nan, before = nan;
-    for (const auto& p : ps) {
-      if (reached(id, p, collapse_k(q, p)).mean >= 0.5) {
-        first = field_num(p, "rate");
-        break;
-      }
-      before = field_num(p, "rate");
-    }
+    // The one definition of the sustainable load (docs/study-spec.md), the steady tables' own rule.
+    std::vector<double> collapsed;
+    for (const auto& p : ps) collapsed.push_back(reached(id, p, collapse_k(q, p)).mean);
+    const std::ptrdiff_t j = report::last_surviving(collapsed), n = static_cast<std::ptrdiff_t>(ps.size());
+    const double first = j + 1 < n ? field_num(ps[static_cast<std::size_t>(j + 1)], "rate") : nan;
+    const double before = j >= 0 ? field_num(ps[static_cast<std::size_t>(std::min(j, n - 1))], "rate") : nan;
     v.e = {q.measure == "collapse_load" ? first : before, nan, nan};
     if (std::isnan(first))
       v.note = "no load of the grid collapses", v.edge = true;
@@ -443,7 +465,7 @@ Value compute(const std::string& id, const Results& r, const Query& q) {
     const json& eb = entry(id, *b.point, q.metric);
     v.e = ratio(value_of(id, *a.point, q.metric), ea.at("sd").get<double>(), ea.at("n").get<double>(),
                 value_of(id, *b.point, q.metric), eb.at("sd").get<double>(), eb.at("n").get<double>());
-    v.note = "best " + describe(*a.point, {"strategy", "base", "cap"}) + " against " + describe(*b.point, {"window"});
+    v.note = "best " + best_name(*a.point, {"strategy", "base", "cap"}) + " against " + best_name(*b.point, {"window"});
     auto e = edges(*a.point, a.candidates);
     for (const auto& x : edges(*b.point, b.candidates)) e.push_back(x);
     if (!e.empty()) v.edge = true, v.note += " (at the grid's edge: " + fmt::format("{}", fmt::join(e, ", ")) + ")";
@@ -455,6 +477,23 @@ Value compute(const std::string& id, const Results& r, const Query& q) {
     const json& eb = entry(id, bs.front(), q.metric);
     v.e = ratio(value_of(id, a, q.metric), ea.value("sd", 0.0), ea.at("n").get<double>(),
                 value_of(id, bs.front(), q.metric), eb.value("sd", 0.0), eb.at("n").get<double>());
+  } else if (q.measure == "ratio_to_best") {
+    // One point's mean over the lowest mean among the `over` points (any strategy or cap).
+    const Point& a = one();
+    const auto bs = r.select(id, q, q.over);
+    const auto mean = [&](const Point& p) {
+      const json& e = entry(id, p, q.metric);
+      return e.contains("mean") && e.at("mean").is_number() ? e.at("mean").get<double>() : nan;
+    };
+    const Point* b = nullptr;
+    for (const auto& p : bs)
+      if (!std::isnan(mean(p)) && (!b || mean(p) < mean(*b))) b = &p;
+    if (!b) bad(id, "over", "selects no point with a value of " + q.metric);
+    const json& ea = entry(id, a, q.metric);
+    const json& eb = entry(id, *b, q.metric);
+    v.e = ratio(value_of(id, a, q.metric), ea.value("sd", 0.0), ea.at("n").get<double>(), value_of(id, *b, q.metric),
+                eb.value("sd", 0.0), eb.at("n").get<double>());
+    v.note = "the fastest other: " + describe(*b, {"strategy", "cap"});
   } else if (q.measure == "max" || q.measure == "min") {
     if (pts.empty()) bad(id, "where", "selects no point of sweep " + q.sweep);
     std::optional<Estimate> pick;
@@ -508,6 +547,10 @@ std::string shown(const Estimate& e) { return format_number(e.mean); }
 PublishedRow evaluate(const Statement& s, const Results& r) {
   PublishedRow row{s.id, s.statement, s.quote, s.published_text, {nan, nan, nan}, "not tested", s.untested};
   if (!s.untested.empty()) return row;
+  if (!r.covers(s.id, s.query)) {
+    row.reason = "the " + r.scale() + " scale's grid has no point at these settings (the full scale has)";
+    return row;
+  }
   const Value v = compute(s.id, r, s.query);
   row.reproduced = v.e;
   row.verdict = verdict(s, v.e);
@@ -518,6 +561,7 @@ PublishedRow evaluate(const Statement& s, const Results& r) {
     std::vector<std::string> tried;
     bool found = false;
     for (const auto& rd : s.readings) {
+      if (!r.covers(s.id, rd.query)) continue;
       const Value alt = compute(s.id, r, rd.query);
       const std::string vd = verdict(s, alt.e);
       if (vd != "differs") {

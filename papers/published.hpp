@@ -3,8 +3,9 @@
 // set beside the values the study computes from its own results store, with a verdict and a reason.
 // Nothing in the table is typed by hand except the published side: each statement names a sweep, the
 // points at the paper's stated settings and a measure over them (a metric's value, a ratio of two,
-// a best point of a search, a collapse load for a threshold K, a cap threshold, a sleep quantile, a
-// fitted exponent). Verdicts, for a published value v stated to a half-unit h of its last digit:
+// a best point of a search, one point against the best of several, a collapse load for a threshold K
+// (the sustainable load's one definition, report::last_surviving), a cap threshold, a sleep quantile,
+// a fitted exponent). Verdicts, for a published value v stated to a half-unit h of its last digit:
 //   holds: the reproduced value lies in [v − h, v + h] (for a bound: its whole interval is on the
 //     stated side);
 //   within noise: it does not, but its 95% interval (papers/intervals.hpp) reaches [v − h, v + h]
@@ -12,7 +13,8 @@
 //   differs: neither; not tested: the study has no sweep that measures it (the reason says so).
 // For a statement that does not hold, each alternative reading the file lists (another threshold K,
 // the other drain-time definition, the long horizon, ...) is computed the same way, and the first
-// that holds is named as the reason; a search whose best point is at its grid's edge is flagged.
+// that holds is named as the reason; a search whose best point is at its grid's edge is flagged (no
+// backoff, the zero-sleep limit of every search, is named as that limit instead).
 // Any unknown key or bad value in the file throws InputError naming the statement and the key.
 #include <filesystem>
 #include <string>

@@ -1,4 +1,6 @@
-// The burst and drain sweeps: the cap a burst needs to drain, and drain times against cap.
+// The burst and drain sweeps: the cap a burst needs to drain, and drain times against cap. No backoff
+// (strategy none) sleeps not at all, so its cap means nothing: its line is one point, shown without
+// a cap, and drawn in the figures as a dashed level in every panel of its model and load.
 #include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
@@ -38,6 +40,7 @@ std::vector<BurstLine> burst_lines(const SweepSpec& sw) {
 namespace {
 
 double cap_of(const SweepSpec& sw, std::size_t i) { return sw.points[i].scenario.backoff.cap; }
+bool capless(const BurstLine& l) { return l.strategy == Strategy::none; }
 Cell server_cell(const BurstLine& l) { return Cell(l.server.empty() ? std::string("–") : l.server); }
 
 // A burst sweep's lines, and whether it runs over server options (a "server" column, and panels per
@@ -65,11 +68,12 @@ void caps_table(const BurstView& v, Out& out) {
   if (by_server) ct.columns.insert(ct.columns.begin() + 2, "server");
   if (lost) ct.columns.push_back("lost fraction at threshold");
   for (const auto& l : lines) {
-    Cell thr = std::string("none of the grid"), ratio = std::string("–"), lost_at = std::string("–");
+    Cell thr = std::string(capless(l) ? "never drains every run" : "none of the grid"), ratio = std::string("–"),
+         lost_at = std::string("–");
     for (auto i : l.idx)
       if (frac_of(recs[i], "drained") == 1.0) {
-        thr = cap_of(sw, i);
-        ratio = cap_of(sw, i) / static_cast<double>(l.clients);
+        thr = capless(l) ? Cell(std::string("no cap (every run drains)")) : Cell(cap_of(sw, i));
+        if (!capless(l)) ratio = cap_of(sw, i) / static_cast<double>(l.clients);
         if (lost && recs[i]["summary"].contains("lost_fraction")) lost_at = mean_of(recs[i], "lost_fraction");
         break;
       }
@@ -92,6 +96,8 @@ void caps_table(const BurstView& v, Out& out) {
       num(sw.points.front().scenario.horizon), sw.points.front().scenario.collapse, sw.runs));
   if (by_server)
     ct.notes.push_back("Server: the server options set away from their defaults (\"–\": paper 1's model).");
+  if (std::any_of(lines.begin(), lines.end(), capless))
+    ct.notes.push_back("No backoff (none) never sleeps, so it has no cap: its row says whether every run drained.");
   if (lost)
     ct.notes.push_back(
         "With a retry limit a burst client that gives up has left: drained = every burst client succeeded or gave up, "
@@ -122,7 +128,7 @@ void drain_table(const BurstView& v, Out& out) {
                                name(l.strategy),
                                l.rate,
                                static_cast<double>(l.clients),
-                               format_cap(cap_of(sw, i)),
+                               capless(l) ? std::string("–") : format_cap(cap_of(sw, i)),
                                frac_of(recs[i], "drained"),
                                est_of(recs[i], "drain_time"),
                                est_of(recs[i], "drain_time_p99")};
@@ -152,6 +158,16 @@ void line_parts(Gp& gp, const BurstView& v, const BurstLine& l, const char* c, i
     rows.push_back({cap_of(sw, i) / static_cast<double>(l.clients), frac_of(recs[i], "drained"),
                     mean_of(recs[i], "drain_time"), mean_of(recs[i], "drain_time_p99")});
   const std::string b = gp.block(rows);
+  if (capless(l)) {  // a level across the panel: its drained fraction, or its drain time (last; 99% dotted)
+    const std::string t = fmt::format("no backoff, B = {}", l.clients);
+    if (which == 0)
+      parts.push_back(fmt::format("{} with lines dt 2 lw 1.5 lc rgb \"{}\" title \"{}\"", rows[0][1], c, t));
+    if (which == 1 && !std::isnan(rows[0][2]))
+      parts.push_back(fmt::format("{} with lines dt 2 lw 1.5 lc rgb \"{}\" title \"{}\"", rows[0][2], c, t));
+    if (which == 1 && !std::isnan(rows[0][3]))
+      parts.push_back(fmt::format("{} with lines dt 3 lw 1.2 lc rgb \"{}\" notitle", rows[0][3], c));
+    return;
+  }
   if (which == 0) {
     parts.push_back(fmt::format("{} using 1:2 with linespoints pt 7 ps 0.5 lw 1.5 lc rgb \"{}\" title \"B = {}\"", b, c,
                                 l.clients));
@@ -173,7 +189,8 @@ void burst_figures(const BurstView& v, Out& out) {
   const auto& lines = v.lines;
   const bool by_server = v.by_server;
   // Panels: one per (model, rate, strategy) and, over server options, per configuration; lines per burst size.
-  const auto panels = group_by(sw, [&](const SweepPoint& p) {
+  auto panels = group_by(sw, [&](const SweepPoint& p) {
+    if (p.scenario.backoff.strategy == Strategy::none) return std::string();  // drawn in the others' panels
     std::string k = fmt::format("{} | {} | load {}", name(p.scenario.model), name(p.scenario.backoff.strategy),
                                 num(p.scenario.rate));
     if (by_server) {
@@ -182,6 +199,9 @@ void burst_figures(const BurstView& v, Out& out) {
     }
     return k;
   });
+  if (std::any_of(panels.begin(), panels.end(), [](const auto& p) { return !p.first.empty(); }))
+    panels.erase(std::remove_if(panels.begin(), panels.end(), [](const auto& p) { return p.first.empty(); }),
+                 panels.end());
   std::vector<std::string> bs;
   for (const auto& l : lines) bs.push_back(std::to_string(l.clients));
   bs = distinct(bs);
@@ -208,7 +228,7 @@ void burst_figures(const BurstView& v, Out& out) {
       std::vector<std::string> parts;
       for (const auto& l : lines) {
         const auto& s0 = sw.points[idx.front()].scenario;
-        if (l.model != s0.model || l.strategy != s0.backoff.strategy || l.rate != s0.rate ||
+        if (l.model != s0.model || (l.strategy != s0.backoff.strategy && !capless(l)) || l.rate != s0.rate ||
             l.server_key != server_key(s0.server))
           continue;
         line_parts(gp, v, l, color(bidx(l.clients)), which, parts);

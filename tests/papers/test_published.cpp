@@ -1,6 +1,7 @@
 // papers/intervals.hpp against known values, and papers/published.hpp on a small hand-made results
-// store: each measure, each verdict, the reason from another reading, the grid-edge flag and the
-// refusal of a bad statements file. Deterministic (no simulation).
+// store: each measure, each verdict, the reason from another reading, the grid-edge flag (and no
+// backoff as the zero-sleep limit instead), a statement off the quick grid, and the refusal of a bad
+// statements file. Deterministic (no simulation).
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -107,6 +108,12 @@ struct Folder {
     const auto d = [](int k) { return json{{"count", k}, {"fraction", k / 20.0}, {"n", 20}}; };
     rec("burst", "model=collision strategy=full clients=300 cap=250", {{"drained", d(0)}});
     rec("burst", "model=collision strategy=full clients=300 cap=500", {{"drained", d(20)}});
+    // No backoff: the zero-sleep limit of the window search; and free bursts for ratio_to_best.
+    rec("classic", "model=free strategy=none base=1 cap=1000 window=0 clients=100",
+        {{"latency", m(50.5, 0)}, {"makespan", m(100, 0)}});
+    rec("burst", "model=free strategy=none clients=100 cap=1000", {{"drain_time", m(300, 0)}});
+    rec("burst", "model=free strategy=full clients=100 cap=125", {{"drain_time", m(600, 60)}});
+    rec("burst", "model=free strategy=full clients=100 cap=250", {{"drain_time", m(750, 60)}});
   }
   ~Folder() { fs::remove_all(dir); }
   std::vector<PublishedRow> run(const std::string& toml) {
@@ -191,6 +198,64 @@ where = { strategy = "window" }
   EXPECT_NE(rows[0].reason.find("largest cap"), std::string::npos) << rows[0].reason;
   EXPECT_EQ(rows[1].reproduced.mean, 200);
   EXPECT_NE(rows[1].reason.find("edge: window 100"), std::string::npos) << rows[1].reason;
+}
+
+TEST(Published, NoBackoffIsTheSearchsPhysicalLimitNotAGridEdge) {
+  Folder f;
+  const auto rows = f.run(R"(
+[[statement]]
+id = "best"
+published = "50.5"
+sweep = "classic"
+measure = "best"
+metric = "latency"
+where = { strategy = ["window", "none"] }
+)");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].reproduced.mean, 50.5);
+  EXPECT_EQ(rows[0].verdict, "holds");
+  EXPECT_NE(rows[0].reason.find("no backoff (no sleep at all: the physical limit"), std::string::npos)
+      << rows[0].reason;
+  EXPECT_EQ(rows[0].reason.find("edge"), std::string::npos) << rows[0].reason;
+}
+
+TEST(Published, RatioToBestDividesByTheLowestOfTheOverPoints) {
+  Folder f;
+  const auto rows = f.run(R"(
+[[statement]]
+id = "fastest"
+published = "1"
+compare = "below"
+sweep = "burst"
+measure = "ratio_to_best"
+metric = "drain_time"
+where = { model = "free", strategy = "none" }
+over = { model = "free", strategy = "full" }
+)");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_DOUBLE_EQ(rows[0].reproduced.mean, 0.5);  // 300 over the faster full-jitter cap's 600
+  EXPECT_LT(rows[0].reproduced.hi, 1.0);
+  EXPECT_EQ(rows[0].verdict, "holds");
+  EXPECT_NE(rows[0].reason.find("strategy full, cap 125"), std::string::npos) << rows[0].reason;
+}
+
+TEST(Published, AStatementOffTheQuickGridIsNotTestedThereButAnErrorAtFullScale) {
+  Folder f;
+  const std::string toml = R"(
+[[statement]]
+id = "cap1000"
+published = "0%"
+sweep = "burst"
+metric = "drained"
+where = { model = "collision", clients = 300, cap = 1000 }
+)";
+  f.spec.scale = "quick";
+  const auto rows = f.run(toml);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].verdict, "not tested");
+  EXPECT_NE(rows[0].reason.find("quick scale's grid has no point"), std::string::npos) << rows[0].reason;
+  f.spec.scale = "full";
+  EXPECT_THROW(f.run(toml), retrylab::InputError);  // at full scale it is a mistake in the file
 }
 
 TEST(Published, ABadStatementIsRefusedNamingItsKey) {

@@ -17,6 +17,12 @@ $d3 << EOD
 1 0 NaN NaN
 8 1 1276.7371924439944 1276.7371924439944
 EOD
+$d4 << EOD
+50 1 409.2543346072789 409.2543346072789
+EOD
+$d5 << EOD
+20 0 NaN NaN
+EOD
 set multiplot layout 1,2 title "Bursts: fraction of runs drained against cap / B (dotted: fluid estimate)" font ",13"
 set grid; set logscale x; set xtics (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1, 3, 10, 30, 100, 300, 1000, 3000, 10000, 30000, 100000, 300000, 1e+06, 3e+06, 1e+07, 3e+07, 1e+08, 3e+08, 1e+09, 3e+09); set key below font ",8"; set xlabel "cap / B"; set ylabel "fraction drained"; set yrange [-0.05:1.05]
 set title "collision | full | load 0.05"
@@ -28,5 +34,7 @@ plot $d0 using 1:2 with linespoints pt 7 ps 0.5 lw 1.5 lc rgb "#1f77b4" title "B
 set title "shared | full | load 0.05"
 unset arrow
 plot $d2 using 1:2 with linespoints pt 7 ps 0.5 lw 1.5 lc rgb "#1f77b4" title "B = 20", \
-     $d3 using 1:2 with linespoints pt 7 ps 0.5 lw 1.5 lc rgb "#d62728" title "B = 50"
+     $d3 using 1:2 with linespoints pt 7 ps 0.5 lw 1.5 lc rgb "#d62728" title "B = 50", \
+     1 with lines dt 2 lw 1.5 lc rgb "#1f77b4" title "no backoff, B = 20", \
+     0 with lines dt 2 lw 1.5 lc rgb "#d62728" title "no backoff, B = 50"
 unset multiplot

@@ -14,5 +14,5 @@ set grid; set logscale x 2; set logscale y; set ytics (0.001, 0.003, 0.01, 0.03,
 set title "free, N = 20"
 plot $d0 using 1:2 with linespoints pt 7 ps 0.6 lw 1.5 lc rgb "#1f77b4" title "full", \
      $d1 using 1:2 with linespoints pt 7 ps 0.6 lw 1.5 lc rgb "#d62728" title "equal", \
-     15.246054049868066 with lines dt 2 lw 2 lc rgb "black" title "best window W = 10"
+     10.5 with lines dt 2 lw 2 lc rgb "black" title "best window W = 0 (no backoff)"
 unset multiplot
