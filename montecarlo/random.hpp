@@ -34,6 +34,9 @@ enum class StreamId : std::uint32_t {
   dependency_throttle = 12,
   dependency_outage = 13,
   brooker_network = 16,
+  // The layered amplification test's (montecarlo/amplification.hpp; its own key).
+  layered_failures = 11,
+  layered_outage = 13,
 };
 
 inline constexpr double uniform_open(std::uint64_t x) noexcept {

@@ -10,8 +10,8 @@
 namespace retrylab::montecarlo {
 
 namespace {
-constexpr std::string_view service_names[] = {"deterministic", "exponential", "lognormal"};
-constexpr std::string_view delay_names[] = {"fixed", "exponential"};
+constexpr std::string_view service_names[] = {"deterministic", "exponential", "lognormal", "round-trip"};
+constexpr std::string_view delay_names[] = {"fixed", "exponential", "normal"};
 constexpr std::string_view overflow_names[] = {"reject", "queue"};
 constexpr std::string_view retry_after_names[] = {"fixed", "uniform"};
 
@@ -38,6 +38,11 @@ void check_server(const ServerOptions& o) {
   if (o.delay == 0.0 && o.delay_dist != DelayDist::fixed)
     throw InputError("delay_dist",
                      fmt::format("needs delay > 0 (got delay_dist={} with delay=0)", to_string(o.delay_dist)));
+  if (o.delay_sd != 0.0 && o.delay_dist != DelayDist::normal)
+    throw InputError("delay_sd", fmt::format("only applies to delay_dist normal: must be 0 with {} delay (got {})",
+                                             to_string(o.delay_dist), o.delay_sd));
+  if (o.service == ServiceDist::round_trip && !(o.delay > 0.0))
+    throw InputError("service", "round-trip is two network legs: it needs delay > 0 (got delay=0)");
   if (o.aimd && o.limit != 0)
     throw InputError("limit", fmt::format("must be 0 with aimd (the adaptive limit replaces it) (got {})", o.limit));
   const bool limited = o.limit > 0 || o.aimd;

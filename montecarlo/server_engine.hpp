@@ -51,7 +51,8 @@
 // on_service_start(attempt, row, t) and on_service(attempt, row, start, end, success) when an
 // admitted attempt's service starts and ends (server view); on_timeout(attempt, client serial, t)
 // just before the on_end of an attempt its client stopped waiting for; on_give_up(client serial, t)
-// when a client gives up (retry limit).
+// when a client gives up (retry limit); on_retry_denied(client serial, t) when its budget refuses a
+// retry (just before its on_give_up).
 // EngineOptions: only the planted-fault build reads it here (its `fault`, montecarlo/faults.hpp:
 // rows_ignored, lognormal_sigma_is_cv, exponential_service_rate, lock_released_early); the real
 // build has no fault field and no hook, as in engine.hpp.
@@ -65,6 +66,7 @@
 
 #include "montecarlo/controls.hpp"
 #include "montecarlo/engine.hpp"
+#include "montecarlo/legs.hpp"
 #include "montecarlo/normal.hpp"
 
 namespace retrylab::montecarlo::detail {
@@ -314,9 +316,7 @@ class ServerEngine {
     return static_cast<std::int32_t>(jobs_.size() - 1);
   }
 
-  double draw_delay() noexcept {
-    return o_.delay_dist == DelayDist::fixed ? o_.delay : o_.delay * delay_.exponential();
-  }
+  double draw_delay() noexcept { return draw_leg(o_, delay_); }
 
   double draw_service() noexcept {
     switch (o_.service) {
@@ -329,6 +329,7 @@ class ServerEngine {
       case ServiceDist::lognormal: {
         return std::exp(mu_ + sigma_ * standard_normal(service_));
       }
+      case ServiceDist::round_trip: return draw_round_trip(o_, service_);
     }
     return 1.0;
   }
@@ -731,6 +732,8 @@ class ServerEngine {
       const RetryGrant grant = budget_.try_retry(t * ms_, timed_out);
       if (!grant.allowed) {
         ++retries_denied_;
+        if constexpr (requires { observer_.on_retry_denied(std::int64_t{0}, 0.0); })
+          observer_.on_retry_denied(c.serial, t);
         give_up(ci);
         return;
       }
