@@ -117,7 +117,8 @@ montecarlo::TimeUnit unit_of(const SweepSpec& sw) {
 json scenario_in_unit(json o, const montecarlo::TimeUnit& u) {
   for (auto& [key, value] : o.items()) {
     const montecarlo::Field* f = montecarlo::find_field(key);
-    if (f != nullptr && value.is_number()) value = u.out(montecarlo::dim_of(*f), value.get<double>());
+    if (f != nullptr && value.is_number() && montecarlo::dim_of(*f) != montecarlo::Dim::count)
+      value = u.out(montecarlo::dim_of(*f), value.get<double>());
   }
   return o;
 }
