@@ -44,7 +44,7 @@ class DetailObserver {
     RunDetail d;
     d.result = r;
     d.most_attempts = most_;
-    d.warning_time = d.failure_time = d.warning_lead = nan;
+    d.warning_time = d.failure_time = d.warning_lead = d.warning_ratio = nan;
     if (!o_.outage) return d;
     d.warning_time = first_denied_ - start_;
     std::int64_t all = 0, all_lost = 0;
@@ -58,6 +58,7 @@ class DetailObserver {
         }
     }
     d.warning_lead = d.failure_time - d.warning_time;
+    d.warning_ratio = d.warning_time / d.failure_time;
     return d;
   }
 

@@ -9,7 +9,8 @@
 //    (succeeded or gave up, as their clients saw it), reaches the lost fraction of every request
 //    that ended inside the outage (its level over the outage), minus the outage start (NaN if no
 //    request ended inside it); warning_lead = failure_time − warning_time (> 0: the budget fired
-//    before the clients' failure fraction reached its level).
+//    before the clients' failure fraction reached its level) and warning_ratio = warning_time /
+//    failure_time (< 1: the same).
 // Times in the scenario's unit (attempt-durations). Gathering costs an observer call per attempt,
 // so it is done only when asked (DetailOptions).
 #include <cstdint>
@@ -30,7 +31,7 @@ struct DetailOptions {
 struct RunDetail {
   RunResult result;
   std::int64_t most_attempts = 0;
-  double warning_time = 0.0, failure_time = 0.0, warning_lead = 0.0;
+  double warning_time = 0.0, failure_time = 0.0, warning_lead = 0.0, warning_ratio = 0.0;
 };
 
 // plan.runs runs of s (plan.server_engine is ignored), in run-index order; same results and same

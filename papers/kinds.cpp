@@ -89,6 +89,7 @@ json dependency_summary(const std::vector<montecarlo::RunDetail>& runs, double a
     j["warning_time"] = of([d](const R& r) { return r.warning_time * d; });
     j["failure_time"] = of([d](const R& r) { return r.failure_time * d; });
     j["warning_lead"] = of([d](const R& r) { return r.warning_lead * d; });
+    j["warning_ratio"] = of([](const R& r) { return r.warning_ratio; });
   }
   return j;
 }

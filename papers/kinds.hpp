@@ -39,7 +39,8 @@ nlohmann::json run_extension_point(const SweepSpec& sw, std::int64_t index, int 
 // success_fraction, latency, latency_p99, timeouts, duplicate_effects, hidden_effects,
 // retries_blocked (by the budget), rejected_by_breaker, rejected_by_throttle, rejected_by_capacity
 // (the limit), breaker_opened, recovery_time, max_waiting, recovered (runs); with `warning`, the
-// budget's early warning too (warning_time, failure_time, warning_lead: montecarlo/run_detail.hpp).
+// budget's early warning too (warning_time, failure_time, warning_lead, warning_ratio:
+// montecarlo/run_detail.hpp).
 // A run's non-finite value is left out of its metric's n.
 nlohmann::json brooker_summary(const std::vector<montecarlo::RunDetail>& runs, double attempt_duration);
 nlohmann::json dependency_summary(const std::vector<montecarlo::RunDetail>& runs, double attempt_duration,

@@ -173,7 +173,8 @@ void warning_table(const SweepSpec& sw, const std::vector<json>& recs, Out& out)
   Table t{sw.name + "_warning",
           sw.title + ": the budget's early warning during the outage",
           {"outage", "max attempts", "budget", "first retry refused (ms after the start)",
-           "clients' failure fraction at its outage level (ms after the start)", "lead (ms)", "runs with a refusal"},
+           "clients' failures at their outage level (ms after the start)", "lead (ms)", "refusal time / failures' time",
+           "runs with a refusal"},
           {},
           {}};
   for (std::size_t i = 0; i < sw.points.size(); ++i) {
@@ -181,14 +182,15 @@ void warning_table(const SweepSpec& sw, const std::vector<json>& recs, Out& out)
     if (s.server.budget == 0 || !recs[i].at("summary").contains("warning_time")) continue;
     t.rows.push_back({outage_name(sw, s), static_cast<double>(s.server.max_attempts), budget_name(s),
                       est_of(recs[i], "warning_time"), est_of(recs[i], "failure_time"), est_of(recs[i], "warning_lead"),
-                      static_cast<double>(n_of(recs[i], "warning_time"))});
+                      est_of(recs[i], "warning_ratio"), static_cast<double>(n_of(recs[i], "warning_time"))});
   }
   if (t.rows.empty()) return;
   t.notes.push_back(fmt::format(
       "Per run, from the outage's start: the first retry the budget refused (its bucket empty: the metric to "
       "emit), and the end of the first {} ms bin in which the fraction of requests lost (as their clients saw it) "
-      "reaches its level over the whole outage. Lead = the second minus the first (> 0: the refusal came first); "
-      "means over the runs with a refusal in the outage, of {} runs per point.",
+      "reaches its level over the whole outage. Lead = the second minus the first (> 0: the refusal came first), "
+      "and the first over the second (< 1: the same), per run; means over the runs with a refusal in the outage, "
+      "of {} runs per point.",
       num(ms(sw, 1.0)), sw.runs));
   out.table(t);
 }
