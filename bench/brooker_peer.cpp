@@ -1,10 +1,11 @@
-// Speed against a peer on the same work: Brooker's classic OCC test run by retrylab
-// (montecarlo/brooker.hpp) and by an independent SimPy implementation (bench/peers/simpy_brooker.py)
-// on the same configuration, in one invocation. Prints each side's wall and CPU time, the speed-up
-// (SimPy time / retrylab time; the target is > 200×) and whether the two agree on mean work (write
-// attempts) and mean time (makespan) per strategy: Welch's two-sample t test, two-sided, at a
-// family-wise false-alarm rate --alpha split evenly (Bonferroni) over the 2 × strategies tests.
-// Exit 0 when every test agrees, 1 when one disagrees, 2 on bad input or a failed peer.
+// Speed against a peer on the same work: Brooker's classic OCC test run by retrylab's engine (the
+// scenario `simulate --model brooker` expands to, montecarlo/brooker_preset.hpp) and by an
+// independent SimPy implementation (bench/peers/simpy_brooker.py) on the same configuration, in one
+// invocation. The retrylab side is the engine's whole run: montecarlo::simulate of the scenario. Prints each side's
+// wall and CPU time, the speed-up (SimPy time / retrylab time; the target is > 200×) and whether the two agree on mean
+// work (write attempts) and mean time (makespan) per strategy: Welch's two-sample t test, two-sided, at a family-wise
+// false-alarm rate --alpha split evenly (Bonferroni) over the 2 × strategies tests. Exit 0 when every test agrees, 1
+// when one disagrees, 2 on bad input or a failed peer.
 //   bench/brooker_peer                                    (100 clients, 100 runs, all five strategies)
 //   bench/brooker_peer --clients 10 --runs 5              (the ctest smoke test)
 // retrylab is timed with --threads J (default 1, the same single core SimPy uses) and, for
@@ -27,7 +28,8 @@
 
 #include "analytic/error.hpp"
 #include "analytic/stats.hpp"
-#include "montecarlo/brooker.hpp"
+#include "montecarlo/brooker_preset.hpp"
+#include "montecarlo/simulate.hpp"
 
 namespace mc = retrylab::montecarlo;
 using retrylab::Strategy;
@@ -37,10 +39,10 @@ namespace {
 struct Options {
   std::int64_t clients = 100;
   std::int64_t runs = 100;
-  double leg_mean = mc::brooker_default_leg_mean;
-  double leg_sd = mc::brooker_default_leg_sd;
-  double base = mc::brooker_default_base;
-  double cap = mc::brooker_default_cap;
+  double leg_mean = mc::BrookerTest{}.leg_mean;
+  double leg_sd = mc::BrookerTest{}.leg_sd;
+  double base = mc::BrookerTest{}.base;  // Brooker's convention (the peer's): the first window is 2·base
+  double cap = mc::BrookerTest{}.cap;
   std::string strategies = "none,nojitter,full,equal,decorrelated";
   int threads = 1;
   double alpha = 0.01;
@@ -165,21 +167,28 @@ int main(int argc, char** argv) {
   double our_wall = 0.0, our_cpu = 0.0, our_wall_all = 0.0;
   try {
     for (const std::string& name : names) {
-      mc::BrookerScenario s;
-      s.backoff = {*retrylab::parse_strategy(name), o.base, o.cap, 0.0};
-      s.clients = o.clients;
-      s.leg_mean = o.leg_mean;
-      s.leg_sd = o.leg_sd;
+      mc::BrookerTest t;
+      t.strategy = *retrylab::parse_strategy(name);
+      t.base = o.base;
+      t.cap = o.cap;
+      t.clients = o.clients;
+      t.leg_mean = o.leg_mean;
+      t.leg_sd = o.leg_sd;
+      const mc::Scenario s = mc::brooker_scenario(t);
       const mc::RunPlan plan{o.runs, o.seed, o.threads};
       const double c0 = cpu_seconds();
       const auto w0 = std::chrono::steady_clock::now();
-      const auto results = mc::simulate_brooker(s, plan);
+      const auto results = mc::simulate(s, plan);
       our_wall += std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
       our_cpu += cpu_seconds() - c0;
-      const mc::BrookerSummary sum = mc::summarize_brooker(results);
-      ours.push_back({sum.attempts, sum.makespan});
+      retrylab::MeanAccumulator attempts, makespan;
+      for (const auto& r : results) {
+        attempts.add(static_cast<double>(r.attempts));
+        makespan.add(r.makespan);
+      }
+      ours.push_back({attempts.summary(), makespan.summary()});
       const auto w1 = std::chrono::steady_clock::now();
-      const auto again = mc::simulate_brooker(s, mc::RunPlan{o.runs, o.seed, 0});
+      const auto again = mc::simulate(s, mc::RunPlan{o.runs, o.seed, 0});
       our_wall_all += std::chrono::duration<double>(std::chrono::steady_clock::now() - w1).count();
       if (again.size() != results.size()) return 2;
     }

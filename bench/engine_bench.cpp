@@ -172,7 +172,7 @@ int main(int argc, char** argv) {
   print_ratio(rep, "ideal N=100 / N=100000", "BM_IdealLoop/100", "BM_IdealLoop/100000");
   print_ratio(rep, "ideal radix / 4-ary heap, N=100", "BM_IdealLoop/100", "BM_IdealLoopHeap/100");
   print_ratio(rep, "ideal radix / 4-ary heap, N=100000", "BM_IdealLoop/100000", "BM_IdealLoopHeap/100000");
-  print_ratio(rep, "server engine / original, shared 15%", "BM_ServerSteadySharedFull15", "BM_SteadySharedFull15");
+  print_ratio(rep, "full tier / plain tier, shared 15%", "BM_ServerSteadySharedFull15", "BM_SteadySharedFull15");
   print_ratio(rep, "server + timeout 20 / original, shared 15%", "BM_ServerSharedTimeoutAt15", "BM_SteadySharedFull15");
   benchmark::Shutdown();
   return 0;

@@ -13,7 +13,7 @@
 
 #include "analytic/error.hpp"
 #include "cli/common.hpp"
-#include "montecarlo/brooker.hpp"
+#include "montecarlo/brooker_preset.hpp"
 #include "montecarlo/fields.hpp"
 #include "montecarlo/metrics.hpp"
 #include "montecarlo/progress.hpp"
@@ -40,8 +40,8 @@ struct SimulateOptions {
   bool quiet = false;
   std::string trace;  // attempt trace file (docs/traces.md); empty = none
   double max_memory = montecarlo::default_max_memory() / (1ull << 30);  // GiB
-  double leg_mean = montecarlo::brooker_default_leg_mean;               // --model brooker only (ms)
-  double leg_sd = montecarlo::brooker_default_leg_sd;
+  double leg_mean = montecarlo::BrookerTest{}.leg_mean;                 // --model brooker only (ms)
+  double leg_sd = montecarlo::BrookerTest{}.leg_sd;
   bool server_engine = false;
   OutputFormat format = OutputFormat::table;
   std::vector<std::string> given;  // the flags given on the command line
@@ -175,123 +175,75 @@ void print_csv(const montecarlo::Scenario& sc, const montecarlo::RunPlan& plan, 
   }
 }
 
-// ---- --model brooker: Brooker's classic OCC test (montecarlo/brooker.hpp), times in ms ----------
+// ---- --model brooker: a preset for Brooker's classic OCC test (montecarlo/brooker_preset.hpp) ------
+// In his own terms: --strategy (required), --base (his: the first window is 2·base; default 5 ms),
+// --cap (2000 ms), --window, --clients (100), --leg-mean (10 ms), --leg-sd (2 ms), every time in ms.
+// It expands to the engine scenario (model free, one row, normal network legs, a round-trip service,
+// the engine's base) and runs like any other: every engine metric, in ms. The table names the
+// expanded flags, so anything else is changed by running them instead.
 
-// The engine's fields that mean nothing to the Brooker test; giving one is an error, not ignored.
+// The engine's fields the preset takes (in Brooker's convention); giving any other is an error.
 bool brooker_takes(std::string_view field) {
   return field == "model" || field == "strategy" || field == "base" || field == "cap" || field == "window" ||
          field == "clients";
 }
 
-struct BrookerMetric {
-  const char* key;
-  const char* label;
-  const MeanSummary* value;
-};
-
-std::vector<BrookerMetric> brooker_metrics(const montecarlo::BrookerSummary& s) {
-  return {{"attempts", "work: write attempts", &s.attempts},
-          {"reads", "read requests", &s.reads},
-          {"calls", "calls (reads + writes)", &s.calls},
-          {"attempts_per_client", "write attempts per client", &s.attempts_per_client},
-          {"max_attempts", "most write attempts by one client", &s.max_attempts},
-          {"makespan", "time: makespan (ms)", &s.makespan},
-          {"latency", "mean client completion (ms)", &s.latency}};
-}
-
-// The library names its fields leg_mean/leg_sd; the flags are --leg-mean/--leg-sd.
-[[noreturn]] void rethrow_as_flag(const InputError& e) {
-  const std::string rest = std::string(e.what()).substr(e.field().size() + 1);
-  if (e.field() == "leg_mean") throw InputError("--leg-mean", rest);
-  if (e.field() == "leg_sd") throw InputError("--leg-sd", rest);
-  throw e;
-}
-
-int run_brooker(const SimulateOptions& o) {
-  std::vector<std::string> foreign = {"--trace", "--server-engine", "--unit", "--attempt-duration"};
+montecarlo::Scenario brooker_from_flags(const SimulateOptions& o) {
+  std::vector<std::string> foreign = {"--unit", "--attempt-duration", "--outage"};
   for (const montecarlo::Field& f : montecarlo::scenario_fields())
     if (!brooker_takes(f.name)) foreign.push_back(flag_of(f));
   for (const std::string& flag : foreign)
     if (was_given(o, flag))
       throw InputError(flag,
-                       "does not apply to --model brooker (it takes --strategy, --base, --cap, --window, "
-                       "--clients, --leg-mean, --leg-sd, --runs, --seed, --threads)");
+                       "does not apply to --model brooker (it takes --strategy, --base, --cap, --window, --clients, "
+                       "--leg-mean, --leg-sd; to change more, run the engine flags the table prints)");
+  if (!was_given(o, "--strategy")) throw InputError("--strategy", "is required with --model brooker");
   require_finite("--leg-mean", o.leg_mean);
   require_finite("--leg-sd", o.leg_sd);
-  // The same parsing as the engine's fields; Brooker's own defaults where a field is not given.
+  if (!(o.leg_mean > 0.0))
+    throw InputError("--leg-mean", fmt::format("must be > 0 ms: the round trip is made of legs (got {})", o.leg_mean));
+  if (!(o.leg_sd >= 0.0)) throw InputError("--leg-sd", fmt::format("must be >= 0 ms (got {})", o.leg_sd));
+  // The same parsing as the engine's fields, Brooker's defaults where a field is not given, and
+  // check_backoff's rules in his terms before the engine's base is derived.
+  const montecarlo::BrookerTest defaults;
   montecarlo::Scenario parsed;
-  parsed.backoff = {Strategy::full, montecarlo::brooker_default_base, montecarlo::brooker_default_cap, 0.0};
-  parsed.clients = 100;
+  parsed.backoff = {Strategy::full, defaults.base, defaults.cap, 0.0};
+  parsed.clients = defaults.clients;
   for (const montecarlo::Field& f : montecarlo::scenario_fields())
     if (f.name != "model" && brooker_takes(f.name) && was_given(o, flag_of(f))) f.set(parsed, parse_flag(f, o));
-  if (!was_given(o, "--strategy")) throw InputError("--strategy", "is required with --model brooker");
-  montecarlo::BrookerScenario sc;
-  sc.backoff = parsed.backoff;
-  sc.clients = parsed.clients;
-  sc.leg_mean = o.leg_mean;
-  sc.leg_sd = o.leg_sd;
   try {
-    montecarlo::check_brooker(sc);
+    check_backoff(parsed.backoff);
   } catch (const InputError& e) {
-    rethrow_as_flag(e);
+    throw InputError("--" + e.field(), std::string(e.what()).substr(e.field().size() + 1));
   }
-  const montecarlo::RunPlan plan{o.runs, o.seed, o.threads};
-  montecarlo::check_run_plan(plan);
-  montecarlo::Progress progress(montecarlo::Progress::pick_mode(o.quiet), "runs", plan.runs);
-  const auto runs =
-      montecarlo::simulate_brooker(sc, plan, [&progress](std::int64_t, std::int64_t) { progress.item_done(); });
-  progress.finish();
-  const montecarlo::BrookerSummary s = montecarlo::summarize_brooker(runs);
-  const auto metrics = brooker_metrics(s);
+  montecarlo::BrookerTest t;
+  t.strategy = parsed.backoff.strategy;
+  t.base = parsed.backoff.base;
+  t.cap = parsed.backoff.cap;
+  t.window = parsed.backoff.window;
+  t.clients = parsed.clients;
+  t.leg_mean = o.leg_mean;
+  t.leg_sd = o.leg_sd;
+  try {
+    return montecarlo::brooker_scenario(t);
+  } catch (const InputError& e) {
+    const std::string f = e.field();
+    const std::string flag = f == "delay" ? "--leg-mean" : f == "delay_sd" ? "--leg-sd" : "--" + f;
+    throw InputError(flag, std::string(e.what()).substr(f.size() + 1));
+  }
+}
 
-  switch (o.format) {
-    case OutputFormat::json: {
-      nlohmann::ordered_json j = provenance(units::ms);  // every time: base, cap, window, legs, makespan, latency
-      nlohmann::ordered_json scenario;
-      scenario["model"] = "brooker";
-      scenario["strategy"] = std::string(to_string(sc.backoff.strategy));
-      scenario["base"] = sc.backoff.base;
-      scenario["cap"] = sc.backoff.cap;
-      scenario["window"] = sc.backoff.strategy == Strategy::window ? sc.backoff.window : 0.0;
-      scenario["clients"] = sc.clients;
-      scenario["leg_mean"] = sc.leg_mean;
-      scenario["leg_sd"] = sc.leg_sd;
-      scenario["runs"] = plan.runs;
-      scenario["seed"] = plan.seed;
-      j["scenario"] = scenario;
-      j["runs"] = s.runs;
-      nlohmann::ordered_json m;
-      for (const auto& x : metrics) m[x.key] = to_json(*x.value);
-      j["metrics"] = m;
-      std::cout << j.dump(2) << "\n";
-      break;
-    }
-    case OutputFormat::csv:
-      std::cout << "metric,mean,sd,n,ci95_lo,ci95_hi,unit\n";
-      for (const auto& x : metrics) {
-        const MeanSummary& v = *x.value;
-        const bool timed = std::string_view(x.key) == "makespan" || std::string_view(x.key) == "latency";
-        std::cout << fmt::format("{},{},{},{},{},{},{}\n", x.key, csv_num(v.mean), csv_num(v.sd), v.n,
-                                 csv_num(v.ci95.lo), csv_num(v.ci95.hi), timed ? "ms" : "count");
-      }
-      break;
-    case OutputFormat::table:
-      std::cout << "retrylab simulate: " << montecarlo::canonical(sc) << " runs=" << plan.runs << " seed=" << plan.seed
-                << "\n";
-      std::cout << (sc.leg_sd > 0.0
-                        ? fmt::format("network: each leg |Normal({}, {})| ms\n\n", sc.leg_mean, sc.leg_sd)
-                        : fmt::format("network: no delay variance, each leg exactly {} ms\n\n", sc.leg_mean));
-      std::cout << fmt::format("{:<36} {:>12} {:>12} {:>6}  {:<27}\n", "metric", "mean", "sd", "n", "95% interval");
-      for (const auto& x : metrics) {
-        const MeanSummary& v = *x.value;
-        const std::string ci =
-            std::isfinite(v.ci95.lo) ? fmt::format("[{}, {}]", fmt_num(v.ci95.lo), fmt_num(v.ci95.hi)) : "-";
-        std::cout << fmt::format("{:<36} {:>12} {:>12} {:>6}  {:<27}\n", x.label, fmt_num(v.mean), fmt_num(v.sd), v.n,
-                                 ci);
-      }
-      break;
+// "--model free --strategy full --base 10 ...": the engine flags a scenario expands to, in its unit.
+std::string expanded_flags(const montecarlo::Scenario& sc, const TimeUnit& u) {
+  std::string out;
+  for (const montecarlo::Field& f : montecarlo::scenario_fields()) {
+    if (!montecarlo::field_shown(f, sc)) continue;
+    double v = montecarlo::field_value(f, sc);
+    if (f.kind == montecarlo::FieldKind::number || f.kind == montecarlo::FieldKind::number_or_none)
+      v = u.out(montecarlo::dim_of(f), v);
+    out += fmt::format("{}{} {}", out.empty() ? "" : " ", flag_of(f), montecarlo::format_field(f, v));
   }
-  return 0;
+  return out + fmt::format(" --unit {} --attempt-duration {}", u.name, u.attempt_duration);
 }
 
 // The unit of --unit/--attempt-duration: every time the user gives is divided by D, every rate
@@ -385,14 +337,17 @@ void check_simulate_limits(const SimulateOptions& o, const montecarlo::Scenario&
 int run_simulate(const SimulateOptions& o) {
   if (!o.list_fields.empty()) return list_fields(o);
   if (!was_given(o, "--model"))
-    throw InputError("--model",
-                     "is required: collision, free, shared or ps (or brooker); --list-fields lists every field");
-  if (o.values.at("model") == "brooker") return run_brooker(o);
-  for (const char* flag : {"--leg-mean", "--leg-sd"})
-    if (was_given(o, flag))
-      throw InputError(flag, fmt::format("applies only to --model brooker (got --model {})", o.values.at("model")));
-  const TimeUnit unit = time_unit(o);
-  const montecarlo::Scenario sc = scenario_from_flags(o, unit);
+    throw InputError(
+        "--model",
+        "is required: collision, free, shared, ps or none (or the preset brooker); --list-fields lists every "
+        "field");
+  const bool brooker = o.values.at("model") == "brooker";
+  if (!brooker)
+    for (const char* flag : {"--leg-mean", "--leg-sd"})
+      if (was_given(o, flag))
+        throw InputError(flag, fmt::format("applies only to --model brooker (got --model {})", o.values.at("model")));
+  const TimeUnit unit = brooker ? montecarlo::time_unit("ms", 1.0, true) : time_unit(o);
+  const montecarlo::Scenario sc = brooker ? brooker_from_flags(o) : scenario_from_flags(o, unit);
   montecarlo::RunPlan plan{o.runs, o.seed, o.threads};
   plan.server_engine = o.server_engine;
   montecarlo::check_run_plan(plan);
@@ -412,6 +367,7 @@ int run_simulate(const SimulateOptions& o) {
     case OutputFormat::json: {
       nlohmann::ordered_json j = provenance(unit.singular());  // attempt-duration, or ms / s with --unit
       if (!unit.plain()) j["attempt_duration"] = unit.attempt_duration;
+      if (brooker) j["preset"] = "brooker";
       j["scenario"] = scenario_json(sc, plan, unit);
       j["runs"] = s.runs;
       nlohmann::ordered_json metrics;
@@ -424,7 +380,10 @@ int run_simulate(const SimulateOptions& o) {
       break;
     }
     case OutputFormat::csv: print_csv(sc, plan, s, unit); break;
-    case OutputFormat::table: print_table(sc, plan, s, unit); break;
+    case OutputFormat::table:
+      if (brooker) std::cout << "preset brooker: " << expanded_flags(sc, unit) << "\n";
+      print_table(sc, plan, s, unit);
+      break;
   }
   return 0;
 }
@@ -439,7 +398,9 @@ void add_simulate_command(CLI::App& app, Action& action) {
   for (const montecarlo::Field& f : montecarlo::scenario_fields()) {
     std::string help(f.meaning);
     if (f.name == "model")
-      help += "; or brooker (Brooker's 2015 OCC test, times in ms: --base 5 --cap 2000 --clients 100 unless given)";
+      help +=
+          "; or brooker: a preset for Brooker's 2015 OCC test on the engine, in ms and his terms (--base 5 --cap 2000 "
+          "--clients 100 --leg-mean 10 --leg-sd 2 unless given)";
     const std::string_view unit = montecarlo::unit_text(f);
     help +=
         fmt::format(" [{}; default {}{}{}]", montecarlo::range_text(f), montecarlo::default_text(f),
@@ -474,7 +435,7 @@ void add_simulate_command(CLI::App& app, Action& action) {
   cmd->add_option(
       "--trace", opts->trace,
       "Also write every attempt of every run to FILE (docs/traces.md; JSON Lines if FILE ends .jsonl, else CSV)");
-  cmd->add_option("--leg-mean", opts->leg_mean, "brooker: mean of each one-way network leg in ms (>= 0)")
+  cmd->add_option("--leg-mean", opts->leg_mean, "brooker: mean of each one-way network leg in ms (> 0)")
       ->capture_default_str();
   cmd->add_option(
          "--leg-sd", opts->leg_sd,

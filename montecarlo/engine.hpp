@@ -10,7 +10,8 @@
 // What is simulated (time unit: the MEAN attempt duration; defaults reproduce docs/models.md):
 //  - A client sends an attempt; it reaches the server after a network delay d1 (0 by default), is
 //    admitted or not (concurrency limit), waits for its row's lock if there is one, is served for
-//    its service requirement S (deterministic 1, exponential, lognormal), and its outcome reaches
+//    its service requirement S (deterministic 1, exponential, lognormal, or a network round trip:
+//    two legs, legs.hpp), and its outcome reaches
 //    the client after a second delay d2. The client sleeps from that moment. Attempts counted,
 //    `attempt_rate`, `sojourn` and observer on_start/on_end are the client's view (send, receipt).
 //  - Rows: each attempt touches one of M rows, uniformly at random. Conflicts only within a row:
@@ -61,8 +62,9 @@
 // Observer: sees every arrival, send (on_start), receipt (on_end) and, if it declares them, on_sleep
 // (client, retry, sleep) and the full tier's server-view hooks: on_admit(t, admitted, limit),
 // on_reject(attempt, client, t, retry_after), on_service_start(attempt, row, t), on_service(attempt,
-// row, start, end, success), on_timeout(attempt, client, t), on_give_up(client, t). NullObserver
-// compiles to nothing.
+// row, start, end, success), on_timeout(attempt, client, t), on_give_up(client, t), on_retry_denied
+// (client, t) when its budget refuses a retry (just before its on_give_up). NullObserver compiles to
+// nothing.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -74,6 +76,7 @@
 #include "montecarlo/controls.hpp"
 #include "montecarlo/engine_parts.hpp"
 #include "montecarlo/jobs.hpp"
+#include "montecarlo/legs.hpp"
 #include "montecarlo/normal.hpp"
 #include "montecarlo/random.hpp"
 #include "montecarlo/sampler.hpp"
@@ -357,9 +360,7 @@ class Engine {
     return slot;
   }
 
-  double draw_delay() noexcept {
-    return o_.delay_dist == DelayDist::fixed ? o_.delay : o_.delay * delay_.exponential();
-  }
+  double draw_delay() noexcept { return draw_leg(o_, delay_); }
 
   double draw_service() noexcept {
     if constexpr (!Full) return 1.0;
@@ -373,6 +374,7 @@ class Engine {
       case ServiceDist::lognormal: {
         return std::exp(mu_ + sigma_ * standard_normal(service_));
       }
+      case ServiceDist::round_trip: return draw_round_trip(o_, service_);
     }
     return 1.0;
   }
@@ -859,6 +861,8 @@ class Engine {
         const RetryGrant grant = budget_.try_retry(t * ms_, timed_out);
         if (!grant.allowed) {
           ++retries_denied_;
+          if constexpr (requires { observer_.on_retry_denied(std::int64_t{0}, 0.0); })
+            observer_.on_retry_denied(c.serial, t);
           give_up(ci);
           return;
         }

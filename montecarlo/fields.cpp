@@ -19,8 +19,8 @@ constexpr std::string_view model_choices[] = {"collision", "free", "shared", "ps
 constexpr std::string_view idempotency_choices[] = {"none", "per-attempt", "fixed"};
 constexpr std::string_view strategy_choices[] = {"none",         "nojitter", "full",      "equal",
                                                  "decorrelated", "window",   "memoryless"};
-constexpr std::string_view service_choices[] = {"deterministic", "exponential", "lognormal"};
-constexpr std::string_view delay_choices[] = {"fixed", "exponential"};
+constexpr std::string_view service_choices[] = {"deterministic", "exponential", "lognormal", "round-trip"};
+constexpr std::string_view delay_choices[] = {"fixed", "exponential", "normal"};
 constexpr std::string_view overflow_choices[] = {"reject", "queue"};
 constexpr std::string_view retry_after_choices[] = {"fixed", "uniform"};
 
@@ -151,7 +151,8 @@ const Field table[] = {
      {},
      "M rows, each attempt on one uniformly at random; conflicts only within a row",
      RL_INT(server.rows)},
-    {"service", C, none, if_set, 0, 0, false, false, service_choices, "service requirement of an attempt (mean 1)",
+    {"service", C, none, if_set, 0, 0, false, false, service_choices,
+     "service requirement of an attempt (mean 1), or round-trip: two network legs of the delay distribution",
      RL_ENUM(server.service)},
     {"service_cv",
      N,
@@ -166,7 +167,8 @@ const Field table[] = {
      RL_REAL(server.service_cv)},
     {"delay", N, time, if_set, 0, inf, false, true, {}, "one-way network delay, each way", RL_REAL(server.delay)},
     {"delay_dist", C, none, if_set, 0, 0, false, false, delay_choices,
-     "network delay: fixed, or exponential with mean delay", RL_ENUM(server.delay_dist)},
+     "network delay: fixed, exponential with mean delay, or normal: the absolute value of Normal(delay, delay_sd)",
+     RL_ENUM(server.delay_dist)},
     {"lock",
      B,
      none,
@@ -531,6 +533,17 @@ const Field table[] = {
      "on: arrivals stop at the horizon, the run goes on until every request resolves and every attempt "
      "has ended at the server (needs max_attempts or a deadline)",
      RL_BOOL(server.settle)},
+    {"delay_sd",
+     N,
+     time,
+     if_set,
+     0,
+     inf,
+     false,
+     true,
+     {},
+     "sd of each network leg with delay_dist normal (0 = every leg exactly delay)",
+     RL_REAL(server.delay_sd)},
 };
 
 #undef RL_REAL

@@ -3,7 +3,7 @@
 // threads (0 = all cores), returned in run-index order, so the result never depends on the thread
 // count or on scheduling (docs/models.md §6). The first exception thrown by any run stops the others and
 // is rethrown. progress(done, total) is called from worker threads as runs finish (may be empty).
-// Shared by the engine (simulate.cpp), Brooker's test and the failing-dependency simulators.
+// Shared by the engine (simulate.cpp, run_detail.cpp) and the layered amplification count.
 #include <algorithm>
 #include <atomic>
 #include <cstdint>

@@ -27,13 +27,11 @@ enum class StreamId : std::uint32_t {
   retry_after = 8,
   failures = 9,   // injected failures (full tier)
   throttle = 14,  // adaptive throttling's draws (full tier)
-  // The failing-dependency simulator's and Brooker's test's own streams (their keys differ from the
-  // engine's, so the numbers never collide; named here so that no stream is made by a cast).
-  dependency_service = 10,
-  dependency_failures = 11,
-  dependency_throttle = 12,
-  dependency_outage = 13,
-  brooker_network = 16,
+  // The layered amplification count's (montecarlo/amplification.hpp; its key differs from the
+  // engine's, so the numbers never collide). 10, 12 and 16 were the streams of simulators since
+  // replaced by engine scenarios.
+  layered_failures = 11,
+  layered_outage = 13,
 };
 
 inline constexpr double uniform_open(std::uint64_t x) noexcept {

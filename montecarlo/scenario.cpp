@@ -10,8 +10,8 @@
 namespace retrylab::montecarlo {
 
 namespace {
-constexpr std::string_view service_names[] = {"deterministic", "exponential", "lognormal"};
-constexpr std::string_view delay_names[] = {"fixed", "exponential"};
+constexpr std::string_view service_names[] = {"deterministic", "exponential", "lognormal", "round-trip"};
+constexpr std::string_view delay_names[] = {"fixed", "exponential", "normal"};
 constexpr std::string_view overflow_names[] = {"reject", "queue"};
 constexpr std::string_view retry_after_names[] = {"fixed", "uniform"};
 
@@ -38,6 +38,11 @@ void check_server(const ServerOptions& o) {
   if (o.delay == 0.0 && o.delay_dist != DelayDist::fixed)
     throw InputError("delay_dist",
                      fmt::format("needs delay > 0 (got delay_dist={} with delay=0)", to_string(o.delay_dist)));
+  if (o.delay_sd != 0.0 && o.delay_dist != DelayDist::normal)
+    throw InputError("delay_sd", fmt::format("only applies to delay_dist normal: must be 0 with {} delay (got {})",
+                                             to_string(o.delay_dist), o.delay_sd));
+  if (o.service == ServiceDist::round_trip && !(o.delay > 0.0))
+    throw InputError("service", "round-trip is two network legs: it needs delay > 0 (got delay=0)");
   if (o.aimd && o.limit != 0)
     throw InputError("limit", fmt::format("must be 0 with aimd (the adaptive limit replaces it) (got {})", o.limit));
   const bool limited = o.limit > 0 || o.aimd;
@@ -191,10 +196,11 @@ void check_scenario(const Scenario& s) {
                                                "--unit ms or s with --attempt-duration)",
                                                budget_preset_names[o.budget], breaker_preset_names[o.breaker]));
   const bool local_rejects = o.breaker != 0 || std::string_view(budget_preset_names[o.budget]) == "sre-adaptive";
-  if (local_rejects && some_none && s.retries && o.max_attempts == 0 && o.deadline == ServerOptions{}.deadline)
+  // A deadline does not end this: the clock never moves past the instant the retries repeat at.
+  if (local_rejects && some_none && s.retries && o.max_attempts == 0)
     throw InputError(o.breaker != 0 ? "breaker" : "budget",
-                     "needs max_attempts > 0 or a deadline when clients on strategy none can be rejected locally: "
-                     "they would retry at one instant forever");
+                     "needs max_attempts > 0 when clients on strategy none can be rejected locally: "
+                     "they would retry at one instant forever (a deadline never comes)");
   if (instant_reject && some_none && s.retries)
     throw InputError("reject_cost",
                      "must be > 0 (or delay > 0, or a Retry-After every client honours) when clients "

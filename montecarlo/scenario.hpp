@@ -28,11 +28,15 @@ inline constexpr std::int64_t max_clients = 100'000'000;     // burst size N
 inline constexpr std::int64_t max_collapse = 1'000'000'000;  // K (clients waiting at once)
 
 // Attempt service requirement (mean 1 = one attempt-duration): deterministic 1, exponential(1), or
-// lognormal with mean 1 and coefficient of variation service_cv (σ² = ln(1+cv²), μ = −σ²/2).
-enum class ServiceDist { deterministic, exponential, lognormal };
-// One-way network delay, each way (client → server, server → client): fixed `delay`, or exponential
-// with mean `delay`, drawn independently per leg.
-enum class DelayDist { fixed, exponential };
+// lognormal with mean 1 and coefficient of variation service_cv (σ² = ln(1+cv²), μ = −σ²/2); or
+// round_trip: two one-way network legs of the delay distribution (montecarlo/legs.hpp), the service
+// of a read–modify–write across the network (Brooker's read reply and write request), whose mean is
+// that of two legs, not 1: with it the attempt-duration is only the unit of time.
+enum class ServiceDist { deterministic, exponential, lognormal, round_trip };
+// One-way network delay, each way (client → server, server → client), drawn independently per leg
+// (montecarlo/legs.hpp): fixed `delay`, exponential with mean `delay`, or normal: |Normal(delay,
+// delay_sd)| (folded at 0; delay_sd = 0 gives fixed legs).
+enum class DelayDist { fixed, exponential, normal };
 // An attempt arriving when the concurrency limit is reached: rejected at once, or queued (FIFO).
 enum class Overflow { reject, queue };
 // The Retry-After a rejection carries: exactly retry_after, or uniform(0, 2·retry_after) (mean
@@ -77,6 +81,7 @@ struct ServerOptions {
   double service_cv = 0.0;  // lognormal only: (0, max_service_cv]; 0 otherwise
   double delay = 0.0;       // one-way network delay (mean), finite >= 0
   DelayDist delay_dist = DelayDist::fixed;
+  double delay_sd = 0.0;                 // normal delay only: sd of each leg, finite >= 0 (0 = every leg exactly delay)
   bool lock = false;                     // a FIFO lock per row: attempts wait, then run alone
   std::int64_t limit = 0;                // at most `limit` attempts admitted at once; 0 = none
   Overflow overflow = Overflow::reject;  // queue needs a limit (fixed or aimd)

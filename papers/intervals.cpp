@@ -49,6 +49,7 @@ Quantity quantity_of(std::string_view m) noexcept {
   if (std::find(of_runs.begin(), of_runs.end(), m) != of_runs.end()) return Quantity::fraction_of_runs;
   if (std::find(counts.begin(), counts.end(), m) != counts.end()) return Quantity::count;
   if (m.size() >= 9 && m.substr(m.size() - 9) == "_fraction") return Quantity::fraction_mean;
+  if (m.size() >= 5 && m.substr(m.size() - 5) == "_lead") return Quantity::signed_mean;
   return Quantity::positive;
 }
 
@@ -111,6 +112,13 @@ Estimate for_metric(std::string_view metric, const nlohmann::json& e) {
       if (!(sd * sd > m)) return p;            // Poisson-like or underdispersed: the exact interval
       const Estimate l = log_scale(m, sd, n);  // overdispersed: the wider of the two
       return {m, std::min(p.lo, l.lo), std::max(p.hi, l.hi)};
+    }
+    case Quantity::signed_mean: {
+      const double m = num(e, "mean"), sd = num(e, "sd");
+      if (!std::isfinite(m)) return {m, nan, nan};
+      if (degenerate(sd, n)) return {m, m, m};
+      const double h = t_quantile(n, 0.95) * sd / std::sqrt(static_cast<double>(n));
+      return {m, m - h, m + h};
     }
     case Quantity::positive: break;
   }

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "analytic/error.hpp"
+#include "montecarlo/fields.hpp"
 #include "papers/intervals.hpp"
 #include "papers/report/sweeps.hpp"
 #include "papers/store.hpp"
@@ -213,8 +214,9 @@ Statement parse_statement(const toml::table& t, std::size_t index) {
 // ---- The results of one study, indexed by sweep ----
 
 struct Point {
-  std::map<std::string, std::string> fields;  // from the canonical scenario string
+  std::map<std::string, std::string> fields;  // from the canonical scenario string (in the record's unit)
   const json* rec;
+  bool engine = false;  // an engine scenario: a field it does not show is at its default
 };
 
 std::map<std::string, std::string> parse_canonical(const std::string& text) {
@@ -240,9 +242,30 @@ bool same_value(const std::string& a, const std::string& b) {
   return x == y;
 }
 
+// True for the engine's models (not "layered", nor the records of removed simulators).
+bool is_engine_model(const std::string& model) {
+  try {
+    montecarlo::parse_field(*montecarlo::find_field("model"), model);
+    return true;
+  } catch (const InputError&) {
+    return false;
+  }
+}
+
+// A field of an engine scenario that its canonical string leaves out is at its default (fields.hpp).
+std::optional<std::string> default_of(const Point& p, const std::string& f) {
+  const montecarlo::Field* field = p.engine ? montecarlo::find_field(f) : nullptr;
+  if (field == nullptr) return std::nullopt;
+  return montecarlo::format_field(*field, field->get(montecarlo::Scenario{}));
+}
+
 double field_num(const Point& p, const std::string& f) {
   const auto it = p.fields.find(f);
-  if (it == p.fields.end()) return nan;
+  if (it == p.fields.end()) {
+    const auto d = default_of(p, f);
+    if (!d) return nan;
+    return *d == "none" ? inf : std::strtod(d->c_str(), nullptr);
+  }
   if (it->second == "none" || it->second == "inf") return inf;
   return std::strtod(it->second.c_str(), nullptr);
 }
@@ -256,7 +279,14 @@ class Results {
         text = rec.at("canonical").get<std::string>();
       else if (rec.at("scenario").is_string())
         text = rec.at("scenario").get<std::string>();
-      by_sweep_[key.first].push_back({parse_canonical(text), &rec});
+      Point p{parse_canonical(text), &rec};
+      const auto model = p.fields.find("model");
+      p.engine = model != p.fields.end() && is_engine_model(model->second);
+      // A sweep written in ms or s: its record's scenario object holds the values in that unit.
+      if (rec.contains("attempt_duration") && rec.at("scenario").is_object())
+        for (const auto& [k, v] : rec.at("scenario").items())
+          p.fields[k] = v.is_string() ? v.get<std::string>() : fmt::format("{}", v.get<double>());
+      by_sweep_[key.first].push_back(std::move(p));
     }
   }
   const std::string& scale() const { return spec_.scale; }
@@ -281,8 +311,9 @@ class Results {
       bool ok = true;
       for (const auto& [f, vals] : where) {
         const auto fv = p.fields.find(f);
-        ok = ok && fv != p.fields.end() &&
-             std::any_of(vals.begin(), vals.end(), [&](const std::string& v) { return same_value(fv->second, v); });
+        const std::optional<std::string> value = fv != p.fields.end() ? fv->second : default_of(p, f);
+        ok = ok && value &&
+             std::any_of(vals.begin(), vals.end(), [&](const std::string& v) { return same_value(*value, v); });
       }
       for (const auto& [f, b] : q.upto) ok = ok && field_num(p, f) <= b + 1e-12;
       if (ok) out.push_back(p);

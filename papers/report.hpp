@@ -14,7 +14,8 @@
 // when the sweep has several client counts, and then also NAME_models beside the study's first
 // classic sweep at N = 100), amplification (simulated bottom calls per request beside the closed
 // form of analytic/amplification.hpp and a^L), budget, idempotency and breaker (one row per point,
-// presets named by matching their canonical form; counts per request are ratios of run means).
+// presets named; counts per request are ratios of run means; budget also NAME_warning, the
+// budget's early warning). Their points are engine scenarios in attempt-durations, shown in ms.
 // A classic sweep with more than 4 client counts is drawn against N (one panel per model).
 // A steady sweep whose points differ in server options has one line per (model, strategy,
 // server configuration), a "server" column naming the configuration (montecarlo::ServerOptions set

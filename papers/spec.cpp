@@ -34,59 +34,29 @@ constexpr std::string_view kind_list =
     "grid, checks, sleep, classic, frontier, steady, burst, drain, brooker, amplification, budget, idempotency, "
     "breaker";
 
-// Paper 2's kinds: points are not engine Scenarios (papers/kinds.hpp runs them).
-bool is_ext(SweepKind k) { return static_cast<int>(k) >= static_cast<int>(SweepKind::brooker); }
+// The amplification kind's points are not engine Scenarios (papers/kinds.hpp runs them): it has
+// fields of its own. Every other kind's fields are the engine's.
+bool is_ext(SweepKind k) { return k == SweepKind::amplification; }
 
-// Their scenario fields, in expansion order (outermost first). A value is parsed into a double
-// (names by index into their list, "none" timeout as +inf); ranges beyond type safety are the
-// simulators' own checks (check_brooker, check_layered, check_dependency), whose InputError is
-// turned into a SpecError naming the key the value came from.
-enum class ExtType { number, integer, strategy, service, idempotency, budget, breaker, timeout };
+// Paper 2's kinds keep a summary of their own (papers/kinds.hpp), not the engine's metrics list.
+bool own_summary(SweepKind k) { return static_cast<int>(k) >= static_cast<int>(SweepKind::brooker); }
+
+// The amplification kind's fields, in expansion order (outermost first). A value is parsed into a
+// double; ranges beyond type safety are check_layered's, whose InputError is turned into a
+// SpecError naming the key the value came from.
+enum class ExtType { number, integer };
 struct ExtField {
   std::string_view name;
   ExtType type;
   std::int64_t lo = 0, hi = 0;  // integer fields
 };
-constexpr std::string_view service_names[] = {"deterministic", "exponential", "lognormal"};
-constexpr std::string_view idempotency_names[] = {"none", "per-attempt", "fixed"};
-const std::vector<ExtField> brooker_fields = {{"strategy", ExtType::strategy},
-                                              {"base", ExtType::number},
-                                              {"cap", ExtType::number},
-                                              {"window", ExtType::number},
-                                              {"clients", ExtType::integer, 1, 100'000'000},
-                                              {"leg_mean", ExtType::number},
-                                              {"leg_sd", ExtType::number}};
 const std::vector<ExtField> layered_fields = {{"layers", ExtType::integer, 1, 1'000'000},
                                               {"attempts", ExtType::integer, 1, 1'000'000},
                                               {"failure", ExtType::number},
                                               {"outage_fraction", ExtType::number},
                                               {"requests", ExtType::integer, 1, 1'000'000'000'000}};
-const std::vector<ExtField> dependency_fields = {{"rate", ExtType::number},
-                                                 {"horizon", ExtType::number},
-                                                 {"failure", ExtType::number},
-                                                 {"outage_start", ExtType::number},
-                                                 {"outage_end", ExtType::number},
-                                                 {"outage_failure", ExtType::number},
-                                                 {"service", ExtType::service},
-                                                 {"service_mean", ExtType::number},
-                                                 {"service_sigma", ExtType::number},
-                                                 {"capacity", ExtType::integer, 0, 1'000'000'000'000},
-                                                 {"timeout", ExtType::timeout},
-                                                 {"max_attempts", ExtType::integer, 1, 1'000'000'000},
-                                                 {"strategy", ExtType::strategy},
-                                                 {"base", ExtType::number},
-                                                 {"cap", ExtType::number},
-                                                 {"window", ExtType::number},
-                                                 {"budget", ExtType::budget},
-                                                 {"breaker", ExtType::breaker},
-                                                 {"idempotency", ExtType::idempotency},
-                                                 {"recovery_window", ExtType::number}};
 
-const std::vector<ExtField>& ext_fields(SweepKind k) {
-  if (k == SweepKind::brooker) return brooker_fields;
-  if (k == SweepKind::amplification) return layered_fields;
-  return dependency_fields;
-}
+const std::vector<ExtField>& ext_fields(SweepKind) { return layered_fields; }
 
 // Scenario fields (engine sweeps): the rows of montecarlo's field table, in its order, which is the
 // expansion order (outermost first); a field not given keeps its default.
@@ -149,16 +119,6 @@ double parse_field_value(const Where& w, const std::string& key, std::string_vie
   fail(w, key, n, montecarlo::field_rule(f));
 }
 
-template <std::size_t N>
-double index_of(const Where& w, const std::string& key, const toml::node& n, const std::string_view (&names)[N]) {
-  if (auto s = n.as_string())
-    for (std::size_t i = 0; i < N; ++i)
-      if (names[i] == s->get()) return static_cast<double>(i);
-  std::string list;
-  for (const auto& a : names) list += (list.empty() ? "" : ", ") + std::string(a);
-  fail(w, key, n, "must be one of " + list);
-}
-
 const ExtField* find_ext_field(SweepKind kind, std::string_view name) {
   for (const auto& f : ext_fields(kind))
     if (f.name == name) return &f;
@@ -167,21 +127,9 @@ const ExtField* find_ext_field(SweepKind kind, std::string_view name) {
 
 double parse_ext_value(const Where& w, const std::string& key, const ExtField& f, const toml::node& n) {
   switch (f.type) {
-    case ExtType::strategy:
-      if (auto s = n.as_string())
-        if (auto st = parse_strategy(s->get())) return static_cast<double>(static_cast<int>(*st));
-      fail(w, key, n, "must be one of none, nojitter, full, equal, decorrelated, window");
-    case ExtType::service: return index_of(w, key, n, service_names);
-    case ExtType::idempotency: return index_of(w, key, n, idempotency_names);
-    case ExtType::budget: return index_of(w, key, n, montecarlo::budget_preset_names);
-    case ExtType::breaker: return index_of(w, key, n, montecarlo::breaker_preset_names);
     case ExtType::integer:
       if (auto i = n.as_integer(); i && i->get() >= f.lo && i->get() <= f.hi) return static_cast<double>(i->get());
       fail(w, key, n, fmt::format("must be an integer in [{}, {}]", f.lo, f.hi));
-    case ExtType::timeout:
-      if (auto s = n.as_string(); s && s->get() == "none") return std::numeric_limits<double>::infinity();
-      if (auto x = as_number(n); x && std::isfinite(*x) && *x > 0) return *x;
-      fail(w, key, n, "must be a number > 0 (ms) or \"none\"");
     case ExtType::number:
       if (auto x = as_number(n); x && std::isfinite(*x)) return *x;
       fail(w, key, n, "must be a finite number");
@@ -227,9 +175,8 @@ struct Draft {
   std::vector<std::int64_t> thresholds;
   Fields fields;
   std::vector<GridBlock> grids;
-  // The unit the sweep's times and rates are written in: engine kinds attempt-durations unless
-  // `unit` is ms or s (then `attempt_duration` says how long one attempt takes in it); paper 2's
-  // simulators are in ms.
+  // The unit the sweep's times and rates are written in: attempt-durations unless `unit` is ms or s
+  // (then `attempt_duration` says how long one attempt takes in it).
   std::string unit;
   double attempt_duration = 0.0;
   std::int64_t unit_line = 0;
@@ -275,13 +222,15 @@ void apply(const Where& w, const std::string& prefix, const toml::table& t, Draf
       if (!node.is_table()) fail(w, key, node, "must be a table of overrides");
       continue;  // applied by the caller
     }
-    if (is_ext(d.kind) &&
+    if (own_summary(d.kind) &&
         (name == "draws" || name == "retry_max" || name == "metrics" || name == "per_run" || name == "thresholds")) {
       std::string fields;
-      for (const auto& f : ext_fields(d.kind)) fields += ", " + std::string(f.name);
+      if (is_ext(d.kind))
+        for (const auto& f : ext_fields(d.kind)) fields += ", " + std::string(f.name);
       fail(w, key, node,
-           fmt::format("is not a key of a {} sweep (kind, title, runs, seed, unit, grid, quick, full{})",
-                       to_string(d.kind), fields));
+           fmt::format("is not a key of a {} sweep (kind, title, runs, seed, unit, attempt_duration, grid, quick, "
+                       "full, {})",
+                       to_string(d.kind), is_ext(d.kind) ? fields.substr(2) : std::string("or a scenario field")));
     }
     if (name == "kind") {
       if (is_scale) fail(w, key, node, "cannot change with the scale");
@@ -457,86 +406,24 @@ std::vector<SweepPoint> expand(const Where& w, const Draft& d) {
   return points;
 }
 
-// Sets field `name` of the kind's scenario in p (outage fields go to `outage`, assembled by the caller).
-void set_ext(SweepKind kind, std::string_view name, double v, SweepPoint& p, montecarlo::Outage& outage) {
+// Sets field `name` of the layered scenario in p.
+void set_ext(std::string_view name, double v, SweepPoint& p) {
   auto as_int = [v] { return static_cast<std::int64_t>(v); };
-  if (kind == SweepKind::brooker) {
-    auto& b = p.brooker;
-    if (name == "strategy")
-      b.backoff.strategy = static_cast<Strategy>(as_int());
-    else if (name == "base")
-      b.backoff.base = v;
-    else if (name == "cap")
-      b.backoff.cap = v;
-    else if (name == "window")
-      b.backoff.window = v;
-    else if (name == "clients")
-      b.clients = as_int();
-    else if (name == "leg_mean")
-      b.leg_mean = v;
-    else if (name == "leg_sd")
-      b.leg_sd = v;
-    return;
-  }
-  if (kind == SweepKind::amplification) {
-    auto& l = p.layered;
-    if (name == "layers")
-      l.layers = static_cast<int>(as_int());
-    else if (name == "attempts")
-      l.attempts = static_cast<int>(as_int());
-    else if (name == "failure")
-      l.failure = v;
-    else if (name == "outage_fraction")
-      l.outage_fraction = v;
-    else if (name == "requests")
-      l.requests = as_int();
-    return;
-  }
-  auto& s = p.dependency;
-  if (name == "rate")
-    s.rate = v;
-  else if (name == "horizon")
-    s.horizon = v;
+  auto& l = p.layered;
+  if (name == "layers")
+    l.layers = static_cast<int>(as_int());
+  else if (name == "attempts")
+    l.attempts = static_cast<int>(as_int());
   else if (name == "failure")
-    s.failure = v;
-  else if (name == "outage_start")
-    outage.start = v;
-  else if (name == "outage_end")
-    outage.end = v;
-  else if (name == "outage_failure")
-    outage.failure = v;
-  else if (name == "service")
-    s.service = static_cast<montecarlo::ServiceDistribution>(as_int());
-  else if (name == "service_mean")
-    s.service_mean = v;
-  else if (name == "service_sigma")
-    s.service_sigma = v;
-  else if (name == "capacity")
-    s.capacity = as_int();
-  else if (name == "timeout")
-    s.timeout = v;
-  else if (name == "max_attempts")
-    s.max_attempts = static_cast<int>(as_int());
-  else if (name == "strategy")
-    s.backoff.strategy = static_cast<Strategy>(as_int());
-  else if (name == "base")
-    s.backoff.base = v;
-  else if (name == "cap")
-    s.backoff.cap = v;
-  else if (name == "window")
-    s.backoff.window = v;
-  else if (name == "budget")
-    s.budget = montecarlo::budget_preset(montecarlo::budget_preset_names[as_int()]);
-  else if (name == "breaker")
-    s.breaker = montecarlo::breaker_preset(montecarlo::breaker_preset_names[as_int()]);
-  else if (name == "idempotency")
-    s.idempotency = static_cast<montecarlo::Idempotency>(as_int());
-  else if (name == "recovery_window")
-    s.recovery_window = v;
+    l.failure = v;
+  else if (name == "outage_fraction")
+    l.outage_fraction = v;
+  else if (name == "requests")
+    l.requests = as_int();
 }
 
-// Grid expansion for paper 2's kinds: fields not given keep the simulator's defaults (the scenario
-// structs' initialisers); every point passes its simulator's check.
+// Grid expansion for the amplification kind: fields not given keep LayeredScenario's defaults; every
+// point passes check_layered.
 std::vector<SweepPoint> expand_ext(const Where& w, const Draft& d) {
   const auto& fields = ext_fields(d.kind);
   std::vector<GridBlock> blocks = d.grids;
@@ -561,29 +448,13 @@ std::vector<SweepPoint> expand_ext(const Where& w, const Draft& d) {
     std::vector<std::size_t> idx(fields.size(), 0);
     while (true) {
       SweepPoint p;
-      montecarlo::Outage outage{0.0, 0.0, 1.0};
       for (std::size_t f = 0; f < fields.size(); ++f)
-        if (axes[f]) set_ext(d.kind, fields[f].name, axes[f]->values[idx[f]], p, outage);
-      std::string field;
+        if (axes[f]) set_ext(fields[f].name, axes[f]->values[idx[f]], p);
       try {
-        if (is_dependency_kind(d.kind)) {
-          if (outage.end > 0.0) {
-            p.dependency.outages = {outage};
-          } else if (outage.start != 0.0 || outage.end < 0.0) {
-            field = outage.end < 0.0 ? "outage_end" : "outage_start";
-            throw InputError(
-                field, fmt::format("needs outage_end > outage_start (outage_end = 0: no outage) (got start {}, end {})",
-                                   outage.start, outage.end));
-          }
-          montecarlo::check_dependency(p.dependency);
-        } else if (d.kind == SweepKind::brooker) {
-          montecarlo::check_brooker(p.brooker);
-        } else {
-          montecarlo::check_layered(p.layered);
-        }
+        montecarlo::check_layered(p.layered);
       } catch (const InputError& e) {
-        field = e.field();
-        auto [key, line] = where(field == "outage" ? (axes[4] ? "outage_end" : "outage_start") : field);
+        const std::string field = e.field();
+        auto [key, line] = where(field);
         throw SpecError(key, std::string(e.what()).substr(field.size() + 1), w.file, line);
       }
       points.push_back(std::move(p));
@@ -646,20 +517,18 @@ void check_report_needs(const Where& w, const Draft& d, const SweepSpec& s) {
 }
 
 // The unit keys against the kind: engine kinds take attempt (default) or ms / s with an
-// attempt_duration; paper 2's simulators are in ms (unit may say so); the layered test has no time.
+// attempt_duration; Brooker's test and the failing-dependency kinds are in ms (their tables say
+// so); the layered test has no time.
 void check_unit(const Where& w, const Draft& d) {
   const std::string key = "sweep." + d.name + ".unit";
   auto fail_unit = [&](const std::string& rule) {
     throw SpecError(key, rule, w.file, d.unit_line ? d.unit_line : d.line);
   };
+  if (own_summary(d.kind) && d.kind != SweepKind::amplification && d.unit != "ms")
+    fail_unit(
+        fmt::format("must be \"ms\" for a {} sweep, with attempt_duration (its tables are in ms)", to_string(d.kind)));
   if (d.unit.empty() && d.attempt_duration == 0.0) return;
   if (d.kind == SweepKind::amplification) fail_unit("is not a key of an amplification sweep (it has no time)");
-  if (is_ext(d.kind)) {
-    if (d.unit != "ms" || d.attempt_duration != 0.0)
-      fail_unit(fmt::format("must be \"ms\" for a {} sweep, without attempt_duration (its simulator keeps time in ms)",
-                            to_string(d.kind)));
-    return;
-  }
   const bool plain = d.unit.empty() || d.unit == "attempt";
   if (plain && d.attempt_duration != 0.0 && d.attempt_duration != 1.0)
     fail_unit("must be \"ms\" or \"s\" when attempt_duration is given (times are otherwise in attempt-durations)");
@@ -682,6 +551,10 @@ SweepSpec finish(const Where& w, const Draft& d, std::uint64_t study_seed) {
   s.per_run = d.per_run;
   s.thresholds = d.thresholds;
   s.points = is_ext(d.kind) ? expand_ext(w, d) : expand(w, d);
+  if (d.unit == "ms" || d.unit == "s") {
+    s.unit = d.unit;
+    s.attempt_duration = d.attempt_duration;
+  }
   if (s.kind == SweepKind::steady)
     for (const auto& p : s.points)
       for (auto k : s.thresholds)
@@ -719,7 +592,7 @@ const std::vector<std::string>& metric_names() {
   static const std::vector<std::string> names = {
       "attempts_per_client", "makespan", "latency", "goodput", "attempt_rate", "sojourn", "drain_time",
       "drain_time_p99", "unfinished", "max_waiting", "collapsed", "drained",
-      // server engine; recorded only when named
+      // full tier; recorded only when named
       "rejected", "reject_fraction", "queue_wait", "latency_p50", "latency_p99", "lost", "lost_fraction", "timed_out"};
   return names;
 }
@@ -729,9 +602,7 @@ bool is_dependency_kind(SweepKind k) noexcept {
 }
 
 std::string canonical(const SweepPoint& p, SweepKind kind) {
-  if (kind == SweepKind::brooker) return montecarlo::canonical(p.brooker);
   if (kind == SweepKind::amplification) return montecarlo::canonical(p.layered);
-  if (is_dependency_kind(kind)) return montecarlo::canonical(p.dependency);
   if (kind == SweepKind::sleep)
     return fmt::format("strategy={} base={} cap={} window={} retry={}", to_string(p.scenario.backoff.strategy),
                        p.scenario.backoff.base, format_cap(p.scenario.backoff.cap), p.scenario.backoff.window, p.retry);

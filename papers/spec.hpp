@@ -10,28 +10,28 @@
 // File layout (see papers/cap-is-doing-the-work/study.toml):
 //   [study]  name, title, seed
 //   [sweep.NAME]  kind (grid|checks|sleep|classic|frontier|steady|burst|drain, or one of paper 2's
-//                 brooker|amplification|budget|idempotency|breaker), title, runs, seed,
+//                 brooker|amplification|budget|idempotency|breaker), title, runs, seed, unit
+//                 (attempt, or ms / s with attempt_duration: the unit of every time and rate given),
 //                 metrics = [...] (summaries kept), per_run = [...] (per-run values kept),
 //                 draws, retry_max (sleep), thresholds = [K...] (steady), scenario fields
 //                 (scalar or array: an array is a grid axis)
 //   Server fields (montecarlo::ServerOptions; the CLI's flags with '_' for '-'), grid
 //   kinds only, defaults as the CLI's: rows, service (deterministic|exponential|lognormal),
-//   service_cv, delay, delay_dist (fixed|exponential), lock (true/false or "on"/"off"), limit,
+//   service_cv, delay, delay_dist (fixed|exponential|normal), delay_sd, lock (true/false or "on"/"off"), limit,
 //   overflow (reject|queue), reject_cost, retry_after, retry_after_rule (fixed|uniform),
 //   ignore_retry_after, aimd (on/off), aimd_initial, aimd_min, aimd_max, aimd_backoff,
 //   aimd_timeout (number or "none"), mix, mix_strategy, mix_base, mix_cap (number or "none"),
 //   mix_window. Ranges and combinations are check_scenario's, reported against the key given.
 //   [[sweep.NAME.grid]]  blocks of scenario fields overriding the sweep's; points = their union
 //   [sweep.NAME.quick] / [sweep.NAME.full]  per-scale overrides of any key above (grid replaces)
-// Paper 2's kinds (papers/kinds.hpp runs them) take kind, title, runs, seed, grid, quick, full and
-// their own scenario fields (none of metrics, per_run, thresholds, draws, retry_max), in this order:
-//   brooker (montecarlo/brooker.hpp, ms): strategy, base, cap, window, clients, leg_mean, leg_sd
-//   amplification (LayeredScenario): layers, attempts, failure, outage_fraction, requests
-//   budget | idempotency | breaker (DependencyScenario, ms): rate, horizon, failure, outage_start,
-//     outage_end, outage_failure (one outage [start, end) when outage_end > 0), service, service_mean,
-//     service_sigma, capacity, timeout ("none" = no timeout), max_attempts, strategy, base, cap,
-//     window, budget (preset), breaker (preset), idempotency, recovery_window
-//   The three dependency kinds differ only in their tables and figures (papers/report.hpp).
+// Paper 2's kinds keep summaries of their own (papers/kinds.hpp; none of metrics, per_run,
+// thresholds, draws, retry_max):
+//   brooker, budget, idempotency, breaker: engine scenarios (the fields above), written in ms
+//     (unit = "ms" and attempt_duration are required); brooker is Brooker's OCC test
+//     (montecarlo/brooker_preset.hpp), the other three the failing dependency (model none); they
+//     differ only in their summaries, tables and figures (papers/report.hpp).
+//   amplification (LayeredScenario, montecarlo/amplification.hpp): layers, attempts, failure,
+//     outage_fraction, requests (no time).
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -39,8 +39,7 @@
 #include <vector>
 
 #include "analytic/error.hpp"
-#include "montecarlo/brooker.hpp"
-#include "montecarlo/dependency.hpp"
+#include "montecarlo/amplification.hpp"
 #include "montecarlo/scenario.hpp"
 
 namespace retrylab::papers {
@@ -78,15 +77,12 @@ enum class SweepKind {
 std::string_view to_string(SweepKind k) noexcept;
 
 struct SweepPoint {
-  montecarlo::Scenario scenario;  // sleep sweeps: only scenario.backoff is meaningful
-  int retry = 0;                  // sleep sweeps: the retry k (>= 1)
-  // Paper 2's kinds: the one matching the sweep kind is meaningful (checked by its simulator's check).
-  montecarlo::BrookerScenario brooker{};        // brooker
-  montecarlo::LayeredScenario layered{};        // amplification
-  montecarlo::DependencyScenario dependency{};  // budget, idempotency, breaker
+  montecarlo::Scenario scenario;          // sleep sweeps: only scenario.backoff is meaningful
+  int retry = 0;                          // sleep sweeps: the retry k (>= 1)
+  montecarlo::LayeredScenario layered{};  // amplification sweeps only (checked by check_layered)
 };
 
-// True for the kinds whose points are DependencyScenarios (budget, idempotency, breaker).
+// True for the failing-dependency kinds (budget, idempotency, breaker).
 bool is_dependency_kind(SweepKind k) noexcept;
 
 // Canonical description of a point, stored with its result so a resume can check it.
@@ -103,6 +99,10 @@ struct SweepSpec {
   std::vector<std::string> per_run;      // per-run values kept in the store
   std::vector<std::int64_t> thresholds;  // steady: collapse thresholds K' to report (<= collapse)
   std::vector<SweepPoint> points;
+  // The unit the sweep was written in: empty (attempt-durations), or "ms" / "s" with the length of
+  // one attempt-duration in it; points hold attempt-durations, records and tables show this unit.
+  std::string unit;
+  double attempt_duration = 1.0;
 };
 
 struct StudySpec {

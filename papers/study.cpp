@@ -12,6 +12,8 @@
 
 #include "analytic/units.hpp"
 #include "analytic/version.hpp"
+#include "montecarlo/fields.hpp"
+#include "montecarlo/metrics.hpp"
 #include "montecarlo/parallel_runs.hpp"
 #include "montecarlo/simulate.hpp"
 #include "papers/kinds.hpp"
@@ -40,7 +42,7 @@ json summary_json(const montecarlo::Summary& s, const std::vector<std::string>& 
               {"collapsed", to_json(s.collapsed)},
               {"drained", to_json(s.drained)}};
   if (keep.empty()) return all;
-  // The server engine's metrics, recorded only when a sweep names them (specs without them keep their bytes).
+  // The full tier's metrics, recorded only when a sweep names them (specs without them keep their bytes).
   const json server = {{"rejected", to_json(s.rejected)},           {"reject_fraction", to_json(s.reject_fraction)},
                        {"queue_wait", to_json(s.queue_wait)},       {"latency_p50", to_json(s.latency_p50)},
                        {"latency_p99", to_json(s.latency_p99)},     {"lost", to_json(s.lost)},
@@ -50,13 +52,15 @@ json summary_json(const montecarlo::Summary& s, const std::vector<std::string>& 
   return out;
 }
 
-json per_run_value(const montecarlo::RunResult& r, const std::string& k) {
+// A per-run value in the sweep's unit (u: montecarlo/metrics.hpp; attempt-durations when plain).
+json per_run_value(const montecarlo::RunResult& r, const std::string& k, const montecarlo::TimeUnit& u) {
+  using montecarlo::Dim;
   if (k == "attempts_per_client") return number(r.attempts_per_client);
-  if (k == "makespan") return number(r.makespan);
-  if (k == "latency") return number(r.latency);
-  if (k == "goodput") return number(r.goodput);
-  if (k == "drain_time") return number(r.drain_time);
-  if (k == "drain_time_p99") return number(r.drain_time_p99);
+  if (k == "makespan") return number(u.out(Dim::time, r.makespan));
+  if (k == "latency") return number(u.out(Dim::time, r.latency));
+  if (k == "goodput") return number(u.out(Dim::per_time, r.goodput));
+  if (k == "drain_time") return number(u.out(Dim::time, r.drain_time));
+  if (k == "drain_time_p99") return number(u.out(Dim::time, r.drain_time_p99));
   if (k == "max_waiting") return r.max_waiting;
   if (k == "unfinished") return r.unfinished;
   if (k == "collapsed") return r.collapsed;
@@ -101,29 +105,53 @@ json scenario_object(const std::string& canonical_text) {
 // before the scenario became an object (those resume as before).
 const json& recorded_canonical(const json& r) { return r.contains("canonical") ? r.at("canonical") : r.at("scenario"); }
 
+// The unit a sweep was written in (attempt-durations when it names none).
+montecarlo::TimeUnit unit_of(const SweepSpec& sw) {
+  montecarlo::TimeUnit u;
+  if (!sw.unit.empty()) u = {sw.unit, sw.attempt_duration};
+  return u;
+}
+
+// The scenario object in the sweep's unit: every time multiplied by its attempt_duration, every rate
+// divided (the canonical string stays in attempt-durations: it is the RNG key's input).
+json scenario_in_unit(json o, const montecarlo::TimeUnit& u) {
+  for (auto& [key, value] : o.items()) {
+    const montecarlo::Field* f = montecarlo::find_field(key);
+    if (f != nullptr && value.is_number() && montecarlo::dim_of(*f) != montecarlo::Dim::count)
+      value = u.out(montecarlo::dim_of(*f), value.get<double>());
+  }
+  return o;
+}
+
 json record_head(const SweepSpec& sw, std::int64_t index, const std::string& certificate_id) {
   const SweepPoint& p = sw.points[static_cast<std::size_t>(index)];
   // Provenance (docs/outputs.md): the version that computed the record, the unit of its times, the
   // scenario as an object and its canonical string (the input of the RNG key).
   const std::string text = canonical(p, sw.kind);
-  return {{"sweep", sw.name},
-          {"point", index},
-          {"scenario", scenario_object(text)},
-          {"canonical", text},
-          {"seed", sw.seed},
-          {"certificate", certificate_id},
-          {"retrylab", version},
-          {"unit", time_unit(sw.kind)}};
+  json head = {{"sweep", sw.name},    {"point", index},       {"scenario", scenario_object(text)},
+               {"canonical", text},   {"seed", sw.seed},      {"certificate", certificate_id},
+               {"retrylab", version}, {"unit", time_unit(sw)}};
+  if (!sw.unit.empty()) {  // written in ms or s: the scenario in that unit, and the length of an attempt-duration
+    head["scenario"] = scenario_in_unit(head["scenario"], unit_of(sw));
+    head["attempt_duration"] = sw.attempt_duration;
+  }
+  return head;
 }
 
-void add_runs(json& rec, const SweepSpec& sw, const std::vector<montecarlo::RunResult>& results) {
+void add_runs(json& rec, const SweepSpec& sw, std::int64_t point, const std::vector<montecarlo::RunResult>& results) {
   rec["runs"] = sw.runs;
-  rec["summary"] = summary_json(montecarlo::summarize(results), sw.metrics);
+  montecarlo::Summary summary = montecarlo::summarize(results);
+  const montecarlo::TimeUnit u = unit_of(sw);
+  if (!u.plain())
+    for (const montecarlo::Metric* m :
+         montecarlo::shown_metrics(sw.points[static_cast<std::size_t>(point)].scenario, true))
+      summary.*(m->summary) = montecarlo::in_unit(summary.*(m->summary), m->dim, u);
+  rec["summary"] = summary_json(summary, sw.metrics);
   if (!sw.per_run.empty()) {
     json pr = json::object();
     for (const auto& k : sw.per_run) {
       json arr = json::array();
-      for (const auto& r : results) arr.push_back(per_run_value(r, k));
+      for (const auto& r : results) arr.push_back(per_run_value(r, k, u));
       pr[k] = std::move(arr);
     }
     rec["per_run"] = std::move(pr);
@@ -197,7 +225,7 @@ json point_record(const SweepSpec& sw, std::int64_t point, const std::string& ce
     throw std::logic_error(
         fmt::format("point_record: sweep {} point {} needs {} runs (got {})", sw.name, point, sw.runs, results.size()));
   json rec = record_head(sw, point, certificate_id);
-  add_runs(rec, sw, results);
+  add_runs(rec, sw, point, results);
   return rec;
 }
 
@@ -228,7 +256,7 @@ json run_whole_point(const SweepSpec& sw, std::int64_t index, const StudyOptions
   montecarlo::RunPlan plan{sw.runs, sw.seed, opt.threads};
   plan.pulse = pulse;
   const auto results = montecarlo::simulate(p.scenario, plan, [&done](std::int64_t, std::int64_t) { done(); });
-  add_runs(rec, sw, results);
+  add_runs(rec, sw, index, results);
   return rec;
 }
 

@@ -111,8 +111,7 @@ montecarlo::Scenario scenario_of(const std::map<std::string, std::string>& value
     if (!montecarlo::find_field(name))
       throw py::type_error(fmt::format("simulate() got an unexpected field '{}' (retrylab.fields() lists them)", name));
   if (!values.count("model"))
-    throw InputError("--model",
-                     "is required: collision, free, shared or ps (or brooker); --list-fields lists every field");
+    throw InputError("--model", "is required: collision, free, shared, ps or none; --list-fields lists every field");
   montecarlo::Scenario sc;
   for (const montecarlo::Field& f : montecarlo::scenario_fields()) {
     const auto it = values.find(std::string(f.name));

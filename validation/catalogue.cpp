@@ -19,7 +19,8 @@
 #include "analytic/rows.hpp"
 #include "analytic/sleep.hpp"
 #include "analytic/stats.hpp"
-#include "montecarlo/dependency.hpp"
+#include "montecarlo/amplification.hpp"
+#include "montecarlo/controls.hpp"
 #include "montecarlo/simulate.hpp"
 #include "validation/rules.hpp"
 #include "validation/statistics.hpp"
@@ -523,15 +524,26 @@ ValidationCase amplification_case(int layers, int attempts, double failure, std:
 }
 
 ValidationCase budget_outage_case(std::string_view preset, std::int64_t runs) {
-  montecarlo::DependencyScenario s;
-  s.rate = 0.05;       // a request every 20 ms
-  s.horizon = 9000.0;  // within Finagle's 10 s ttl: every deposit and withdrawal of the run counts
-  s.failure = 1.0;
-  s.service_mean = 10.0;
-  s.max_attempts = 1000;
-  s.backoff = Backoff{Strategy::full, 10.0, 1000.0, 0.0};
-  s.budget = montecarlo::budget_preset(preset);
-  montecarlo::check_dependency(s);
+  // The engine's `none` model in attempt-durations of 10 ms (the mean service), so in ms: a request
+  // every 20 ms, arrivals for 9000 ms (within Finagle's 10 s ttl: every deposit and withdrawal of
+  // the run counts), every attempt failing, full jitter base 10 ms cap 1000 ms; settle: the run goes
+  // on until every request has resolved.
+  montecarlo::Scenario s;
+  s.model = Model::none;
+  s.rate = 0.5;
+  s.horizon = 900.0;
+  s.collapse = montecarlo::max_collapse;
+  s.backoff = Backoff{Strategy::full, 1.0, 100.0, 0.0};
+  s.server.failure_prob = 1.0;
+  s.server.max_attempts = 1000;
+  s.server.settle = true;
+  s.server.attempt_ms = 10.0;
+  s.server.budget = static_cast<int>(
+      std::find(std::begin(montecarlo::budget_preset_names), std::end(montecarlo::budget_preset_names), preset) -
+      std::begin(montecarlo::budget_preset_names));
+  if (s.server.budget >= static_cast<int>(std::size(montecarlo::budget_preset_names)))
+    throw InputError("budget", fmt::format("must be a budget preset (got {})", preset));
+  montecarlo::check_scenario(s);
   if (runs < 1) throw InputError("runs", fmt::format("must be >= 1 (got {})", runs));
   const std::string name(preset);
   return make_case(
@@ -541,7 +553,7 @@ ValidationCase budget_outage_case(std::string_view preset, std::int64_t runs) {
         plan.runs = runs;
         plan.seed = ctx.seed;
         plan.threads = std::max(1, ctx.threads);
-        const auto res = montecarlo::simulate_dependency(s, plan);
+        const auto res = montecarlo::simulate(s, plan);
         CaseResult out;
         out.kind = CaseKind::exact;
         out.n = runs;
@@ -550,7 +562,8 @@ ValidationCase budget_outage_case(std::string_view preset, std::int64_t runs) {
         double worst = 0.0, bound_shown = nan;
         MeanAccumulator acc, bounds;
         for (const auto& r : res) {
-          const double retries = static_cast<double>(r.retries);
+          // Tries after each request's first (no local rejection: none of these budgets throttles).
+          const double retries = static_cast<double>(r.attempts - r.clients_arrived);
           acc.add(retries);
           bool ok = r.successes == 0;
           if (name == "aws-standard") {
@@ -560,7 +573,7 @@ ValidationCase budget_outage_case(std::string_view preset, std::int64_t runs) {
             bound_shown = max_retries(grpc_throttling(), 0.0);
             ok = ok && retries <= bound_shown;
           } else {
-            const double b = finagle_max_retries(FinagleBudget{}, static_cast<double>(r.requests));
+            const double b = finagle_max_retries(FinagleBudget{}, static_cast<double>(r.clients_arrived));
             bounds.add(b);  // each run against its own bound; the table shows their mean
             bound_shown = bounds.mean();
             ok = ok && retries <= b;

@@ -75,8 +75,8 @@ ValidationCase fluid_cap_case(const Backoff& backoff, std::int64_t clients, doub
 // per-run means of i.i.d. requests, no edge effect; proofs/Budget.v: amplification_expected).
 ValidationCase amplification_case(int layers, int attempts, double failure, std::int64_t requests, std::int64_t runs);
 
-// 9. Retry budgets at a total outage (analytic/budget.hpp): the failing dependency
-// (montecarlo::simulate_dependency) with every attempt failing and up to 1000 attempts per request, so
+// 9. Retry budgets at a total outage (analytic/budget.hpp): the failing dependency (the engine's
+// `none` model, montecarlo::simulate) with every attempt failing and up to 1000 attempts per request, so
 // the budget is the only limit. Per run, retries against the bound with no success: `aws-standard`
 // exactly max_retries(aws_standard, 0) = 100 (botocore's acquire takes 5 while >= 5 remain); `grpc`
 // <= max_retries(grpc_throttling, 0) = 5; `finagle` (horizon within one ttl) <= finagle_max_retries

@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Brooker's classic OCC test (AWS Architecture Blog, "Exponential Backoff And Jitter", 2015) written
-with SimPy, independently of retrylab's montecarlo/brooker.cpp, as the peer of bench/brooker_peer.
+with SimPy, independently of retrylab's engine, as the peer of bench/brooker_peer.
 
-The same test as montecarlo/brooker.hpp: N clients start at t = 0, each wants one successful update
+The same test as montecarlo/brooker_preset.hpp: N clients start at t = 0, each wants one successful update
 of one row. An attempt is four one-way legs, each |Normal(leg_mean, leg_sd)| ms (read request, read
 reply, write request, write reply). The server takes no time: the version is read when the read
 request arrives; the write is checked and applied when the write request arrives and succeeds iff
@@ -10,8 +10,9 @@ the version is unchanged. After its k-th failure a client sleeps (window w_k = m
 none 0, nojitter w_k, full U(0, w_k), equal w_k/2 + U(0, w_k/2), decorrelated
 s = min(cap, U(base, 3 s)) from s = base), then sends its next read.
 Work = write attempts; time = when the last successful write's reply reaches its client (ms).
-Simultaneous events run in SimPy's order (schedule order); retrylab orders them at random. Only the
-distribution of the aggregates is compared, and ties have probability zero when leg_sd > 0.
+Simultaneous events run in SimPy's order (schedule order); retrylab picks a uniform winner among
+simultaneous commits. Only the distribution of the aggregates is compared, and ties have
+probability zero when leg_sd > 0.
 
 Output: one JSON document on stdout: per strategy, every run's attempts, reads, makespan and
 latency, and the wall-clock and CPU seconds the simulations took (interpreter start-up excluded).

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "analytic/amplification.hpp"
-#include "montecarlo/dependency.hpp"
+#include "montecarlo/amplification.hpp"
 #include "papers/report/common.hpp"
 #include "papers/report/sweeps.hpp"
 

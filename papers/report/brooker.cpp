@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "montecarlo/brooker.hpp"
 #include "papers/report/common.hpp"
 #include "papers/report/sweeps.hpp"
 
@@ -14,9 +13,35 @@ namespace retrylab::papers::report {
 
 namespace {
 
-std::string delay_name(const montecarlo::BrookerScenario& b) {
-  if (b.leg_sd == 0) return fmt::format("fixed legs of {} ms", num(b.leg_mean));
-  return fmt::format("random legs (mean {} ms, sd {} ms)", num(b.leg_mean), num(b.leg_sd));
+// A point's scenario (Brooker's test on the engine, montecarlo/brooker_preset.hpp) and its network legs, in ms.
+const montecarlo::Scenario& test_of(const SweepSpec& sw, std::size_t i) { return sw.points[i].scenario; }
+
+std::string delay_name(const SweepSpec& sw, std::size_t i) {
+  const auto& o = test_of(sw, i).server;
+  const double d = sw.attempt_duration;
+  if (o.delay_sd == 0) return fmt::format("fixed legs of {} ms", num(o.delay * d));
+  return fmt::format("random legs (mean {} ms, sd {} ms)", num(o.delay * d), num(o.delay_sd * d));
+}
+
+// "base 10 ms (Brooker's 5 ms: his windows min(cap, base·2^k) start at 2·base), decorrelated 5 ms": the
+// engine's bases of the sweep's strategies, read back into Brooker's convention.
+std::string bases_note(const SweepSpec& sw) {
+  const double d = sw.attempt_duration;
+  std::string windowed, decorrelated;
+  for (const auto& p : sw.points) {
+    const auto& b = p.scenario.backoff;
+    if (b.strategy == Strategy::decorrelated && decorrelated.empty())
+      decorrelated = fmt::format("decorrelated jitter's floor {} ms (Brooker's base itself)", num(b.base * d));
+    const bool window =
+        b.strategy == Strategy::nojitter || b.strategy == Strategy::full || b.strategy == Strategy::equal;
+    if (window && windowed.empty())
+      windowed = fmt::format(
+          "engine base {} ms for the windowed strategies, w_k = min(cap, base·2^(k−1)) (Brooker's base {} ms: his "
+          "windows min(cap, base·2^k) start at 2·base)",
+          num(b.base * d), num(b.base * d / 2));
+  }
+  if (windowed.empty() || decorrelated.empty()) return windowed + decorrelated;
+  return windowed + "; " + decorrelated;
 }
 
 // A brooker sweep's records and, in order of first appearance, its strategies, networks (delay_name) and
@@ -41,22 +66,24 @@ BrookerView brooker_table(const SweepSpec& sw, const std::vector<json>& recs, Ou
   auto& delays = v.delays;
   auto& clients = v.clients;
   for (std::size_t i = 0; i < sw.points.size(); ++i) {
-    const auto& b = sw.points[i].brooker;
-    t.rows.push_back({name(b.backoff.strategy), delay_name(b), static_cast<double>(b.clients),
+    const auto& b = test_of(sw, i);
+    t.rows.push_back({name(b.backoff.strategy), delay_name(sw, i), static_cast<double>(b.clients),
                       est_of(recs[i], "attempts"), est_of(recs[i], "calls"), est_of(recs[i], "makespan"),
                       est_of(recs[i], "latency"), est_of(recs[i], "max_attempts")});
     strategies.push_back(name(b.backoff.strategy));
-    delays.push_back(delay_name(b));
+    delays.push_back(delay_name(sw, i));
     clients.push_back(b.clients);
   }
   strategies = distinct(strategies);
   delays = distinct(delays);
   clients = distinct_values(clients);
-  const auto& b0 = sw.points.front().brooker;
+  const auto& b0 = test_of(sw, 0);
   t.notes.push_back(fmt::format(
-      "Time in ms (unit \"ms\"): when the last successful write's reply reaches its client. Base {} ms, cap {} ms, "
-      "windows min(cap, base·2^k) for the k-th failure (the first is 2·base); {} runs per point.",
-      num(b0.backoff.base), num(b0.backoff.cap), sw.runs));
+      "Time in ms (unit \"ms\"): when the last successful write's reply reaches its client. Run on the engine: "
+      "model free on one row, the read at the attempt's service start, service = read reply + write request, "
+      "the write its commit (montecarlo/brooker_preset.hpp). Calls = reads + writes = 2 × write attempts. Cap {} ms; "
+      "{}; {} runs per point.",
+      format_cap(b0.backoff.cap * sw.attempt_duration), bases_note(sw), sw.runs));
   out.table(t);
   return v;
 }
@@ -75,8 +102,8 @@ void brooker_figure(const BrookerView& v, Out& out) {
     for (const auto& dl : delays) {
       CatSeries cs{dl, std::vector<Estimate>(strategies.size(), Estimate{nan, nan, nan})};
       for (std::size_t i = 0; i < sw.points.size(); ++i) {
-        const auto& b = sw.points[i].brooker;
-        if (delay_name(b) != dl) continue;
+        const auto& b = test_of(sw, i);
+        if (delay_name(sw, i) != dl) continue;
         const auto k = static_cast<std::size_t>(
             std::find(strategies.begin(), strategies.end(), name(b.backoff.strategy)) - strategies.begin());
         cs.values[k] = est_of(recs[i], m);
@@ -110,8 +137,8 @@ void brooker_figure_against_n(const BrookerView& v, Out& out) {
       for (std::size_t di = 0; di < delays.size(); ++di) {
         std::vector<std::vector<double>> rows;
         for (std::size_t i = 0; i < sw.points.size(); ++i) {
-          const auto& b = sw.points[i].brooker;
-          if (name(b.backoff.strategy) != strategies[k] || delay_name(b) != delays[di]) continue;
+          const auto& b = test_of(sw, i);
+          if (name(b.backoff.strategy) != strategies[k] || delay_name(sw, i) != delays[di]) continue;
           const Estimate e = est_of(recs[i], m);
           rows.push_back({static_cast<double>(b.clients), e.mean, std::isnan(e.lo) ? e.mean : e.lo,
                           std::isnan(e.hi) ? e.mean : e.hi});
@@ -168,8 +195,8 @@ void models_table(const BrookerView& v, const Classic& c, Out& out) {
     std::vector<Cell> row = {st};
     std::optional<std::size_t> bi;
     for (std::size_t i = 0; i < sw.points.size(); ++i)
-      if (name(sw.points[i].brooker.backoff.strategy) == st && sw.points[i].brooker.clients == n_table &&
-          delay_name(sw.points[i].brooker) == delays.front())
+      if (name(test_of(sw, i).backoff.strategy) == st && test_of(sw, i).clients == n_table &&
+          delay_name(sw, i) == delays.front())
         bi = i;
     row.push_back(bi ? Cell(est_of(recs[*bi], "attempts_per_client")) : Cell(std::string("–")));
     row.push_back(bi ? Cell(est_of(recs[*bi], "makespan")) : Cell(std::string("–")));
@@ -216,8 +243,8 @@ void models_figure(const BrookerView& v, const Classic& c, Out& out) {
     std::vector<std::string> parts;
     std::vector<std::vector<double>> rows;
     for (std::size_t i = 0; i < sw.points.size(); ++i) {
-      const auto& b = sw.points[i].brooker;
-      if (name(b.backoff.strategy) == st && delay_name(b) == delays.front())
+      const auto& b = test_of(sw, i);
+      if (name(b.backoff.strategy) == st && delay_name(sw, i) == delays.front())
         rows.push_back({static_cast<double>(b.clients), mean_of(recs[i], "attempts_per_client")});
     }
     parts.push_back(fmt::format("{} using 1:2 with linespoints pt 7 ps 0.5 lw 2 lc rgb \"black\" title \"brooker\"",

@@ -131,6 +131,8 @@ TEST(EngineControls, InputRules) {
   u.server.breaker = 1;
   u.server.attempt_ms = 1.0;
   EXPECT_THROW(mc::check_scenario(u), InputError);  // would retry at one instant forever
+  u.server.deadline = 6.0;
+  EXPECT_THROW(mc::check_scenario(u), InputError);  // so would it with a deadline: the clock stands still
   u.server.max_attempts = 5;
   EXPECT_NO_THROW(mc::check_scenario(u));
 }

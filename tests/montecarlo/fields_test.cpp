@@ -94,7 +94,7 @@ TEST(Fields, StrictParsing) {
     parse_field(field("service"), "gamma");
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()), "service must be deterministic, exponential or lognormal (got gamma)");
+    EXPECT_EQ(std::string(e.what()), "service must be deterministic, exponential, lognormal or round-trip (got gamma)");
   }
 }
 

@@ -1,15 +1,14 @@
 // The `none` model (an uncontended dependency whose attempts fail only by injected failure) with
 // the mechanisms of a failing-dependency scenario: idempotency keys and the effects they count,
 // recovery after an outage, and settling (every request resolves after the horizon). Exact
-// hand-worked cases first, then closed forms, then agreement with the separate failing-dependency
-// simulator (montecarlo/dependency.hpp) on the same scenario in its ms units.
+// hand-worked cases first, then closed forms. (Paper 2's failing-dependency scenarios on this model:
+// dependency_engine_test.cpp.)
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "analytic/error.hpp"
 #include "montecarlo/controls.hpp"
-#include "montecarlo/dependency.hpp"
 #include "montecarlo/simulate.hpp"
 
 namespace mc = retrylab::montecarlo;
@@ -149,47 +148,6 @@ TEST(NoneModel, IndependentFailuresMatchTheirClosedForms) {
   const double attempts = (1.0 - std::pow(p, a)) / (1.0 - p);
   EXPECT_NEAR(1.0 - sum.lost_fraction.mean, success, 5.0 * sum.lost_fraction.sd / std::sqrt(400.0) + 1e-12);
   EXPECT_NEAR(sum.attempts_per_client.mean, attempts, 5.0 * sum.attempts_per_client.sd / std::sqrt(400.0));
-}
-
-// The engine's `none` model against the failing-dependency simulator on one scenario, in its units
-// (1 attempt-duration = the 10 ms service): rate 0.1 per ms, 6 s of arrivals, p = 0.3, at most 3
-// attempts, full jitter base 10 ms cap 1 s, a retry budget (aws-standard, whose bucket keeps no
-// time). Means over 300 runs each compared by a two-sample z statistic, |z| < 5: false-failure
-// rate under 1e-6 per metric (the runs are independent; the means are near normal at this count).
-TEST(NoneModel, AgreesWithTheFailingDependencySimulator) {
-  mc::DependencyScenario d;
-  d.rate = 0.1;
-  d.horizon = 6000.0;
-  d.failure = 0.3;
-  d.service_mean = 10.0;
-  d.max_attempts = 3;
-  d.backoff = {Strategy::full, 10.0, 1000.0, 0.0};
-  d.budget = mc::budget_preset("aws-standard");
-  d.idempotency = mc::Idempotency::fixed;
-  const mc::DependencySummary ds = mc::summarize(mc::simulate_dependency(d, {300, 21, 0}));
-
-  mc::Scenario s = dependency(1.0, 600.0);
-  s.backoff = {Strategy::full, 1.0, 100.0, 0.0};
-  s.server.failure_prob = 0.3;
-  s.server.max_attempts = 3;
-  s.server.budget = 1;  // aws-standard
-  s.server.settle = true;
-  s.server.idempotency = mc::Idempotency::fixed;
-  const mc::Summary es = mc::summarize(mc::simulate(s, {300, 23, 0}));
-
-  auto z = [](double m1, double sd1, double m2, double sd2) {
-    const double se = std::sqrt((sd1 * sd1 + sd2 * sd2) / 300.0);
-    return se > 0.0 ? (m1 - m2) / se : m1 == m2 ? 0.0 : HUGE_VAL;  // no spread: the means must be equal
-  };
-  EXPECT_LT(std::abs(z(ds.load_multiplier.mean, ds.load_multiplier.sd, es.attempts_per_client.mean,
-                       es.attempts_per_client.sd)),
-            5.0);
-  EXPECT_LT(
-      std::abs(z(ds.success_fraction.mean, ds.success_fraction.sd, 1.0 - es.lost_fraction.mean, es.lost_fraction.sd)),
-      5.0);
-  EXPECT_LT(std::abs(z(ds.latency.mean, ds.latency.sd, 10.0 * es.latency.mean, 10.0 * es.latency.sd)), 5.0);
-  EXPECT_LT(std::abs(z(ds.retries_blocked.mean, ds.retries_blocked.sd, es.retries_denied.mean, es.retries_denied.sd)),
-            5.0);
 }
 
 }  // namespace

@@ -456,14 +456,34 @@ struct Case {
 // rapidcheck prints a counter-example with this (found by argument-dependent lookup).
 void showValue(const Case& c, std::ostream& os) { os << mc::canonical(c.s) << " seed=" << c.seed; }
 
+// Client-side controls and injected failures, drawn to combine with every server option.
+void add_controls(mc::Scenario& s) {
+  mc::ServerOptions& o = s.server;
+  if (s.retries) {
+    o.deadline = *rc::gen::element(INFINITY, INFINITY, 6.0);
+    o.budget = *rc::gen::inRange(0, 6);   // none, aws-standard, grpc, finagle, sre-adaptive, token-bucket
+    o.breaker = *rc::gen::inRange(0, 3);  // none, hystrix, resilience4j
+    if (o.budget != 0 || o.breaker != 0) o.attempt_ms = *rc::gen::element(1.0, 20.0);
+    if (std::isfinite(o.timeout))
+      o.idempotency = *rc::gen::element(mc::Idempotency::none, mc::Idempotency::per_attempt, mc::Idempotency::fixed);
+  }
+  o.failure_prob = *rc::gen::element(0.0, 0.0, 0.3);
+  if (*rc::gen::element(false, false, true)) {
+    o.outage_start = 2.0;
+    o.outage_end = 8.0;
+    o.outage_fraction = *rc::gen::element(1.0, 0.5);
+  }
+}
+
 rc::Gen<Case> gen_case() {
   return rc::gen::exec([] {
     Case c;
     mc::Scenario& s = c.s;
-    s.model = *rc::gen::element(Model::collision, Model::free, Model::shared, Model::ps);
+    s.model = *rc::gen::element(Model::collision, Model::free, Model::shared, Model::ps, Model::none);
     s.backoff.strategy = *rc::gen::element(Strategy::none, Strategy::nojitter, Strategy::full, Strategy::equal,
                                            Strategy::decorrelated, Strategy::window);
     s.backoff.base = *rc::gen::element(0.25, 1.0);
+    s.backoff.multiplier = *rc::gen::element(2.0, 2.0, 1.0, 1.5);
     s.backoff.cap = s.backoff.base * *rc::gen::element(1.0, 10.0, retrylab::unbounded_cap);
     s.backoff.window = 2.0;
     s.clients = *rc::gen::inRange<std::int64_t>(0, 12);
@@ -504,12 +524,23 @@ rc::Gen<Case> gen_case() {
     }
     o.mix = *rc::gen::element(0.0, 0.5, 1.0);
     if (o.mix > 0.0) o.mix_backoff = {*rc::gen::element(Strategy::none, Strategy::full), 0.5, 8.0, 0.0};
-    // Clients on `none` must not be rejected in no time (check_scenario refuses it): cost it.
-    try {
-      mc::check_scenario(s);
-    } catch (const retrylab::InputError& e) {
-      if (e.field() != "reject_cost") throw;
-      o.reject_cost = 0.25;
+    add_controls(s);
+    if (s.model == Model::none && o.failure_prob == 0.0 && o.outage_end == 0.0) o.failure_prob = 0.5;
+    // Clients on `none` must not be rejected in no time (check_scenario refuses it): cost it, or give
+    // them a retry limit when a breaker or adaptive throttling can reject them locally.
+    for (int tries = 0; tries < 3; ++tries) {
+      try {
+        mc::check_scenario(s);
+        break;
+      } catch (const retrylab::InputError& e) {
+        if (e.field() == "reject_cost") {
+          o.reject_cost = 0.25;
+        } else if (e.field() == "breaker" || e.field() == "budget") {
+          o.max_attempts = 3;
+        } else {
+          throw;
+        }
+      }
     }
     mc::check_scenario(s);
     c.seed = *rc::gen::inRange<std::uint64_t>(0, 1000);
@@ -569,7 +600,11 @@ RC_GTEST_PROP(Server, ClientAccountingHolds, ()) {
 // Conflicts only within a row, as docs/models.md §1 defines them for the model; a lock makes every
 // served attempt succeed, one at a time per row.
 RC_GTEST_PROP(Server, ConflictsOnlyWithinARow, ()) {
-  const Case c = *gen_case();
+  Case c = *gen_case();
+  RC_PRE(c.s.model != Model::none);  // its attempts fail only by injection, which this property leaves out
+  c.s.server.failure_prob = 0.0;     // an injected failure fails an attempt without a conflict
+  c.s.server.outage_start = c.s.server.outage_end = 0.0;
+  c.s.server.outage_fraction = 1.0;
   const Run x = run(c);
   const auto& served = x.t.served;
   std::map<std::int32_t, std::vector<std::pair<std::int64_t, Served>>> by_row;
@@ -639,12 +674,16 @@ RC_GTEST_PROP(Server, RetryLimitAndTimeoutHold, ()) {
   }
   if (o.max_attempts > 0)
     for (const auto& [client, n] : made) RC_ASSERT(n <= o.max_attempts);
+  // A budget's refusal, a breaker's local rejections and a deadline also end requests, earlier.
+  const bool other_ends = o.budget != 0 || o.breaker != 0 || std::isfinite(o.deadline);
   for (const std::int64_t client : x.t.gave_up) {
-    RC_ASSERT(o.max_attempts > 0);
-    RC_ASSERT(made[client] == o.max_attempts);
+    if (!other_ends) {
+      RC_ASSERT(o.max_attempts > 0);
+      RC_ASSERT(made[client] == o.max_attempts);
+    }
     RC_ASSERT(won[client] == 0);
   }
-  if (o.max_attempts == 0) RC_ASSERT(x.t.gave_up.empty());
+  if (o.max_attempts == 0 && !other_ends) RC_ASSERT(x.t.gave_up.empty());
   if (std::isinf(o.timeout)) RC_ASSERT(x.t.timeouts == 0);
   const std::int64_t ended = x.r.successes + x.r.lost;
   if (ended > 0) RC_ASSERT(x.r.lost_fraction == static_cast<double>(x.r.lost) / static_cast<double>(ended));
@@ -679,6 +718,8 @@ RC_GTEST_PROP(Server, MixedNoneClientsNeverSleep, ()) {
   c.s.server.ignore_retry_after = 0.0;
   if ((c.s.server.limit > 0 || c.s.server.aimd) && c.s.server.overflow == mc::Overflow::reject)
     c.s.server.reject_cost = 0.25;
+  // Local rejections (a breaker, adaptive throttling) of clients that never sleep need a retry limit.
+  if ((c.s.server.breaker != 0 || c.s.server.budget != 0) && c.s.server.max_attempts == 0) c.s.server.max_attempts = 3;
   mc::check_scenario(c.s);
   const Run x = run(c);
   for (const double s : x.t.sleeps) RC_ASSERT(s == 0.0);

@@ -12,6 +12,7 @@
 #include <map>
 #include <sstream>
 
+#include "montecarlo/controls.hpp"
 #include "papers/kinds.hpp"
 #include "papers/spec.hpp"
 #include "papers/study.hpp"
@@ -35,10 +36,15 @@ seed = 5
 
 [sweep.b]
 kind = "brooker"
+unit = "ms"
+attempt_duration = 1
 runs = 3
+model = "free"
 strategy = ["full", "decorrelated"]
 clients = [10, 20]
-leg_sd = 0
+service = "round-trip"
+delay = 10
+delay_dist = "normal"
   [sweep.b.quick]
   clients = 10
 
@@ -50,20 +56,29 @@ failure = [1.0, 0.5]
 
 [sweep.d]
 kind = "budget"
+unit = "ms"
+attempt_duration = 10
+model = "none"
+strategy = "full"
+base = 10
+cap = 1000
 rate = 0.5
 horizon = 1000
 outage_start = 100
 outage_end = 400
-outage_failure = [1.0, 0.5]
-timeout = "none"
+max_attempts = 3
 budget = ["none", "aws-standard"]
 service = "lognormal"
+service_cv = 1
 idempotency = "per-attempt"
+settle = true
   [[sweep.d.grid]]
   breaker = "hystrix"
+  outage_fraction = [1.0, 0.5]
   [[sweep.d.grid]]
   breaker = "resilience4j"
-  capacity = 7
+  outage_fraction = [1.0, 0.5]
+  limit = 7
 )";
 
 TEST(Paper2Spec, GoodFileExpandsEveryKind) {
@@ -71,16 +86,16 @@ TEST(Paper2Spec, GoodFileExpandsEveryKind) {
   ASSERT_EQ(full.sweeps.size(), 3u);
   const auto& b = full.sweeps[0];
   EXPECT_EQ(b.kind, SweepKind::brooker);
+  EXPECT_EQ(b.unit, "ms");
+  EXPECT_EQ(b.attempt_duration, 1.0);
   ASSERT_EQ(b.points.size(), 4u);  // strategy x clients, last field fastest
-  EXPECT_EQ(b.points[1].brooker.backoff.strategy, Strategy::full);
-  EXPECT_EQ(b.points[1].brooker.clients, 20);
-  EXPECT_EQ(b.points[2].brooker.backoff.strategy, Strategy::decorrelated);
-  EXPECT_EQ(b.points[0].brooker.leg_sd, 0.0);
-  // Fields not given keep the simulator's defaults (Brooker's base 5 ms, cap 2000 ms, legs of 10 ms).
-  EXPECT_EQ(b.points[0].brooker.backoff.base, montecarlo::brooker_default_base);
-  EXPECT_EQ(b.points[0].brooker.backoff.cap, montecarlo::brooker_default_cap);
-  EXPECT_EQ(b.points[0].brooker.leg_mean, montecarlo::brooker_default_leg_mean);
-  EXPECT_EQ(canonical(b.points[0], b.kind), montecarlo::canonical(b.points[0].brooker));
+  EXPECT_EQ(b.points[1].scenario.backoff.strategy, Strategy::full);
+  EXPECT_EQ(b.points[1].scenario.clients, 20);
+  EXPECT_EQ(b.points[2].scenario.backoff.strategy, Strategy::decorrelated);
+  EXPECT_EQ(b.points[0].scenario.server.delay_sd, 0.0);
+  EXPECT_EQ(b.points[0].scenario.server.service, montecarlo::ServiceDist::round_trip);
+  EXPECT_EQ(b.points[0].scenario.server.attempt_ms, 1.0);  // a sweep in ms keeps the controls' clock
+  EXPECT_EQ(canonical(b.points[0], b.kind), montecarlo::canonical(b.points[0].scenario));
 
   const auto& a = full.sweeps[1];
   ASSERT_EQ(a.points.size(), 4u);
@@ -90,25 +105,25 @@ TEST(Paper2Spec, GoodFileExpandsEveryKind) {
   EXPECT_EQ(canonical(a.points[3], a.kind), montecarlo::canonical(a.points[3].layered));
 
   const auto& d = full.sweeps[2];
-  ASSERT_EQ(d.points.size(), 8u);  // two grid blocks of outage_failure x budget
-  const auto& p0 = d.points[0].dependency;
-  ASSERT_EQ(p0.outages.size(), 1u);
-  EXPECT_EQ(p0.outages[0].start, 100.0);
-  EXPECT_EQ(p0.outages[0].end, 400.0);
-  EXPECT_EQ(p0.outages[0].failure, 1.0);
-  EXPECT_TRUE(std::isinf(p0.timeout));
-  EXPECT_EQ(p0.service, montecarlo::ServiceDistribution::lognormal);
-  EXPECT_EQ(p0.idempotency, montecarlo::Idempotency::per_attempt);
-  EXPECT_EQ(montecarlo::canonical(p0.budget), montecarlo::canonical(montecarlo::budget_preset("none")));
-  EXPECT_EQ(montecarlo::canonical(d.points[1].dependency.budget),
-            montecarlo::canonical(montecarlo::budget_preset("aws-standard")));
-  EXPECT_EQ(d.points[2].dependency.outages[0].failure, 0.5);
-  EXPECT_EQ(montecarlo::canonical(p0.breaker), montecarlo::canonical(montecarlo::breaker_preset("hystrix")));
-  EXPECT_EQ(montecarlo::canonical(d.points[4].dependency.breaker),
-            montecarlo::canonical(montecarlo::breaker_preset("resilience4j")));
-  EXPECT_EQ(d.points[4].dependency.capacity, 7);
-  EXPECT_EQ(p0.capacity, 0);
-  EXPECT_EQ(canonical(d.points[4], d.kind), montecarlo::canonical(d.points[4].dependency));
+  ASSERT_EQ(d.points.size(), 8u);  // two grid blocks of max_attempts x outage_fraction x budget
+  EXPECT_EQ(d.attempt_duration, 10.0);
+  const auto& p0 = d.points[0].scenario;
+  EXPECT_EQ(p0.model, Model::none);
+  EXPECT_EQ(p0.rate, 5.0);  // 0.5 per ms, 10 ms per attempt-duration
+  EXPECT_EQ(p0.server.outage_start, 10.0);
+  EXPECT_EQ(p0.server.outage_end, 40.0);
+  EXPECT_EQ(p0.server.outage_fraction, 1.0);
+  EXPECT_TRUE(std::isinf(p0.server.timeout));
+  EXPECT_EQ(p0.server.service, montecarlo::ServiceDist::lognormal);
+  EXPECT_EQ(p0.server.idempotency, montecarlo::Idempotency::per_attempt);
+  EXPECT_EQ(montecarlo::budget_preset_names[p0.server.budget], "none");
+  EXPECT_EQ(montecarlo::budget_preset_names[d.points[1].scenario.server.budget], "aws-standard");
+  EXPECT_EQ(d.points[2].scenario.server.outage_fraction, 0.5);
+  EXPECT_EQ(montecarlo::breaker_preset_names[p0.server.breaker], "hystrix");
+  EXPECT_EQ(montecarlo::breaker_preset_names[d.points[4].scenario.server.breaker], "resilience4j");
+  EXPECT_EQ(d.points[4].scenario.server.limit, 7);
+  EXPECT_EQ(p0.server.limit, 0);
+  EXPECT_EQ(p0.server.attempt_ms, 10.0);
   for (const auto& sw : full.sweeps) EXPECT_TRUE(is_extension_kind(sw.kind)) << sw.name;
 
   const StudySpec quick = parse_study_text(good, "good.toml", "quick");
@@ -117,9 +132,11 @@ TEST(Paper2Spec, GoodFileExpandsEveryKind) {
 
 TEST(Paper2Spec, NoOutageUnlessOutageEndIsGiven) {
   const StudySpec s = parse_study_text(
-      "[study]\nname = \"t\"\n[sweep.i]\nkind = \"idempotency\"\nrate = 1\nhorizon = 100\n", "t.toml", "quick");
+      "[study]\nname = \"t\"\n[sweep.i]\nkind = \"idempotency\"\nunit = \"ms\"\nattempt_duration = 10\n"
+      "model = \"none\"\nstrategy = \"full\"\nbase = 10\ncap = 1000\nrate = 1\nhorizon = 100\n",
+      "t.toml", "quick");
   ASSERT_EQ(s.sweeps[0].points.size(), 1u);
-  EXPECT_TRUE(s.sweeps[0].points[0].dependency.outages.empty());
+  EXPECT_EQ(s.sweeps[0].points[0].scenario.server.outage_end, 0.0);
 }
 
 void expect_error(const std::string& text, const std::string& key, int line) {
@@ -138,13 +155,24 @@ std::string head(const std::string& kind) {
   return "[study]\nname = \"t\"\n[sweep.s]\nkind = \"" + kind + "\"\n";
 }  // lines 1-4
 
+// A paper 2 engine kind in ms (lines 1-6) on the `none` model with full jitter (lines 7-8): fields from line 9.
+std::string head_ms(const std::string& kind) {
+  return head(kind) + "unit = \"ms\"\nattempt_duration = 10\nmodel = \"none\"\nstrategy = \"full\"\n";
+}
+
 TEST(Paper2Spec, UnknownKeysAreErrors) {
-  expect_error(head("brooker") + "model = \"free\"\n", "sweep.s.model", 5);  // an engine field, not Brooker's
+  expect_error(head("brooker") + "leg_sd = 2\n", "sweep.s.leg_sd", 5);  // the old simulator's field
   expect_error(head("amplification") + "clients = 3\n", "sweep.s.clients", 5);
   expect_error(head("budget") + "metrics = [\"latency\"]\n", "sweep.s.metrics", 5);
   expect_error(head("breaker") + "[[sweep.s.grid]]\nlayers = 2\n", "sweep.s.grid[0].layers", 6);
-  expect_error(head("idempotency") + "[sweep.s.full]\nleg_sd = 1\n", "sweep.s.full.leg_sd", 6);
+  expect_error(head_ms("idempotency") + "clients = 3\n[sweep.s.full]\nservice_mean = 1\n", "sweep.s.full.service_mean",
+               11);
   expect_error(head("brooker_test"), "sweep.s.kind", 4);
+}
+
+TEST(Paper2Spec, TheirTablesAreInMs) {
+  expect_error(head("budget") + "model = \"none\"\nrate = 1\n", "sweep.s.unit", 3);
+  expect_error(head("brooker") + "unit = \"s\"\nattempt_duration = 1\n", "sweep.s.unit", 5);
 }
 
 TEST(Paper2Spec, WrongTypesAreErrors) {
@@ -159,17 +187,20 @@ TEST(Paper2Spec, WrongTypesAreErrors) {
 }
 
 TEST(Paper2Spec, OutOfRangeValuesAreErrors) {
-  // The simulators' own checks, turned into errors naming the key the value came from.
-  expect_error(head("brooker") + "leg_sd = -1\n", "sweep.s.leg_sd", 5);
-  expect_error(head("brooker") + "clients = [10, 0]\n", "sweep.s.clients", 5);
-  expect_error(head("brooker") + "base = 8\ncap = [4, 16]\n", "sweep.s.cap", 6);
+  // The field table's ranges and check_scenario's rules, turned into errors naming the key the value came from.
+  expect_error(head("brooker") + "delay_sd = -1\n", "sweep.s.delay_sd", 5);
+  expect_error(head_ms("brooker") + "clients = [10, 0]\n", "sweep.s.clients", 9);
+  expect_error(head_ms("brooker") + "clients = 3\nbase = 8\ncap = [4, 16]\n", "sweep.s.cap", 11);
+  expect_error(head_ms("brooker") + "clients = 3\ndelay = 10\ndelay_sd = 2\n", "sweep.s.delay_sd",
+               11);  // needs normal legs
   expect_error(head("amplification") + "failure = 1.5\n", "sweep.s.failure", 5);
   expect_error(head("amplification") + "layers = 20\nattempts = 10\n", "sweep.s.layers", 5);  // a^L > 1e7
-  expect_error(head("budget") + "rate = 0\n", "sweep.s.rate", 5);
-  expect_error(head("budget") + "max_attempts = 0\n", "sweep.s.max_attempts", 5);
-  expect_error(head("breaker") + "outage_start = 500\noutage_end = 100\n", "sweep.s.outage_end", 6);
-  expect_error(head("breaker") + "outage_start = 500\n", "sweep.s.outage_start", 5);
-  expect_error(head("idempotency") + "cap = \"none\"\n", "sweep.s.cap", 5);
+  expect_error(head("budget") + "rate = -1\n", "sweep.s.rate", 5);
+  const std::string traffic = "rate = 1\nhorizon = 1000\n";                             // lines 9-10
+  expect_error(head_ms("budget") + traffic + "settle = true\n", "sweep.s.settle", 11);  // needs max_attempts
+  expect_error(head_ms("breaker") + traffic + "outage_start = 500\noutage_end = 100\n", "sweep.s.outage_end", 12);
+  expect_error(head_ms("breaker") + traffic + "outage_start = 500\n", "sweep.s.outage_end", 3);  // no end given
+  expect_error(head("idempotency") + "cap = \"never\"\n", "sweep.s.cap", 5);
 }
 
 // ---------------------------------------------------------------- tiny golden study of every kind

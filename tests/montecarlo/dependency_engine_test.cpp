@@ -1,0 +1,194 @@
+// The failing dependency of paper 2 on the engine's `none` model, as papers/backoff-alone/study.toml
+// writes it (attempt-durations of the 10 ms mean service; a request every 20 ms for 10 s, at most 3
+// attempts, full jitter base 10 ms cap 1 s, settle): exact cases (total outage, no failure, the
+// budgets at a total outage against their bounds, the dependency's capacity as a concurrency limit,
+// a breaker during an outage), determinism, and the accounting identities and budget bounds over
+// random scenarios (fixed rapidcheck seed). About 1 s.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <span>
+#include <string>
+
+#include "analytic/budget.hpp"
+#include "montecarlo/controls.hpp"
+#include "montecarlo/simulate.hpp"
+
+namespace mc = retrylab::montecarlo;
+using retrylab::Model;
+using retrylab::Strategy;
+
+namespace {
+
+int preset_index(const std::string& name, std::span<const std::string_view> names) {
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name) return static_cast<int>(i);
+  return -1;
+}
+
+mc::Scenario dependency() {
+  mc::Scenario s;
+  s.model = Model::none;
+  s.rate = 0.5;      // 0.05 per ms
+  s.horizon = 1000;  // 10 s: ~500 requests
+  s.collapse = 1'000'000'000;
+  s.backoff = {Strategy::full, 1.0, 100.0, 0.0};
+  s.server.max_attempts = 3;
+  s.server.settle = true;
+  s.server.attempt_ms = 10.0;
+  return s;
+}
+
+mc::RunResult run(const mc::Scenario& s, std::uint64_t index = 0) { return mc::simulate_run(s, 7, index); }
+
+double retries(const mc::RunResult& r) {
+  return static_cast<double>(r.attempts + r.breaker_rejected + r.throttled - r.clients_arrived);
+}
+
+}  // namespace
+
+TEST(DependencyEngine, TotalOutageWithoutControlsMakesExactlyMaxAttemptsPerRequest) {
+  mc::Scenario s = dependency();
+  s.server.failure_prob = 1.0;
+  const auto r = run(s);
+  ASSERT_GT(r.clients_arrived, 100);
+  EXPECT_EQ(r.attempts, 3 * r.clients_arrived);
+  EXPECT_EQ(r.successes, 0);
+  EXPECT_EQ(r.lost, r.clients_arrived);
+  EXPECT_TRUE(std::isnan(r.latency));
+  EXPECT_EQ(r.stop, mc::StopReason::finished);  // settle: every request resolved
+}
+
+TEST(DependencyEngine, HealthyDependencyServesEveryRequestOnceInOneServiceTime) {
+  const auto r = run(dependency());
+  EXPECT_EQ(r.attempts, r.clients_arrived);
+  EXPECT_EQ(r.successes, r.clients_arrived);
+  EXPECT_EQ(r.latency, 1.0);  // one service time (10 ms)
+  EXPECT_EQ(r.latency_p99, 1.0);
+  EXPECT_EQ(r.effects, r.successes);
+  EXPECT_EQ(r.duplicate_effects, 0);
+}
+
+TEST(DependencyEngine, AwsStandardBudgetAtATotalOutageGrantsItsBoundExactly) {
+  // max_retries(aws_standard, 0) = 500/5 = 100 (and 50 when every failure is a timeout: cost 10).
+  mc::Scenario s = dependency();
+  s.server.failure_prob = 1.0;
+  s.server.max_attempts = 1000;
+  s.server.budget = preset_index("aws-standard", mc::budget_preset_names);
+  auto r = run(s);
+  EXPECT_EQ(retries(r), retrylab::max_retries(retrylab::aws_standard(), 0.0));
+  EXPECT_GT(r.retries_denied, 0);
+  s.server.timeout = 0.5;  // shorter than the 10 ms service: every attempt times out
+  r = run(s);
+  EXPECT_EQ(retries(r), retrylab::max_retries(retrylab::aws_standard_timeout(), 0.0));
+  EXPECT_EQ(r.timed_out, r.attempts);
+}
+
+TEST(DependencyEngine, GrpcAndFinagleBudgetsAtATotalOutageStayWithinTheirBounds) {
+  mc::Scenario s = dependency();
+  s.server.failure_prob = 1.0;
+  s.server.max_attempts = 1000;
+  s.server.budget = preset_index("grpc", mc::budget_preset_names);
+  auto r = run(s);
+  EXPECT_EQ(retries(r), 4.0);  // tokens 10 → 9, 8, 7, 6 allow; 5 blocks (gRFC A6)
+  s.server.budget = preset_index("finagle", mc::budget_preset_names);
+  s.horizon = 900;  // within one ttl: retries <= 100 + 0.2·requests
+  r = run(s);
+  EXPECT_LE(retries(r),
+            retrylab::finagle_max_retries(retrylab::FinagleBudget{}, static_cast<double>(r.clients_arrived)));
+  EXPECT_GT(r.retries_denied, 0);
+  EXPECT_GE(retries(r), 100.0);  // the budget binds, and its reserve alone grants 100
+}
+
+TEST(DependencyEngine, BreakerRejectsDuringAnOutageAndTheDependencyRecovers) {
+  mc::Scenario s = dependency();
+  s.horizon = 3000;
+  s.server.outage_start = 500;
+  s.server.outage_end = 1500;
+  s.server.recovery_window = 100;
+  s.server.breaker = preset_index("hystrix", mc::breaker_preset_names);
+  const auto r = run(s);
+  EXPECT_GE(r.breaker_opened, 1);
+  EXPECT_GT(r.breaker_rejected, 0);
+  EXPECT_LT(r.attempts, 3 * r.clients_arrived);
+  ASSERT_TRUE(std::isfinite(r.recovery_time));
+  EXPECT_GE(r.recovery_time, s.server.recovery_window);
+}
+
+TEST(DependencyEngine, CapacityIsAConcurrencyLimitThatRejectsAtOnce) {
+  mc::Scenario s = dependency();
+  s.rate = 5.0;  // 5 attempts in flight on average
+  s.server.limit = 2;
+  const auto r = run(s);
+  EXPECT_GT(r.rejected, 0);
+  EXPECT_GT(r.lost, 0);
+  EXPECT_EQ(r.served + r.rejected, r.attempts);
+}
+
+// Accounting identities and the budgets' bounds over random small scenarios (fixed rapidcheck seed;
+// replay with RC_PARAMS="seed=...").
+RC_GTEST_PROP(DependencyEngine, AccountingAndBudgetBoundsHoldInEveryRun, ()) {
+  mc::Scenario s = dependency();
+  s.rate = *rc::gen::element(0.1, 0.5, 2.0);
+  s.horizon = *rc::gen::element(50.0, 200.0, 500.0);
+  s.server.failure_prob = *rc::gen::element(0.0, 0.1, 0.5, 1.0);
+  if (*rc::gen::arbitrary<bool>()) {
+    s.server.outage_start = s.horizon * 0.2;
+    s.server.outage_end = s.horizon * 0.6;
+    s.server.outage_fraction = *rc::gen::element(0.5, 1.0);
+  }
+  s.server.service = *rc::gen::element(mc::ServiceDist::deterministic, mc::ServiceDist::exponential);
+  s.server.limit = *rc::gen::element<std::int64_t>(0, 1, 3);
+  s.server.timeout = *rc::gen::element(0.5, 2.0, retrylab::unbounded_cap);
+  s.server.max_attempts = *rc::gen::element(1, 3, 50);
+  s.backoff = {*rc::gen::element(Strategy::full, Strategy::decorrelated), 0.5, 20.0, 0.0};
+  const std::string budget = *rc::gen::element<std::string>("none", "aws-standard", "grpc", "finagle", "sre-adaptive");
+  s.server.budget = preset_index(budget, mc::budget_preset_names);
+  s.server.breaker =
+      preset_index(*rc::gen::element<std::string>("none", "hystrix", "resilience4j"), mc::breaker_preset_names);
+  s.server.idempotency = *rc::gen::element(mc::Idempotency::none, mc::Idempotency::per_attempt, mc::Idempotency::fixed);
+  const auto r = mc::simulate_run(s, *rc::gen::inRange<std::uint64_t>(0, 1000), 0);
+
+  RC_ASSERT(r.stop == mc::StopReason::finished);
+  RC_ASSERT(r.successes + r.lost == r.clients_arrived);  // settle: every request resolves
+  RC_ASSERT(r.served + r.rejected == r.attempts);
+  RC_ASSERT(r.effects >= r.successes);  // a success seen by the client is a completed effect
+  RC_ASSERT(r.effects <= r.served);
+  RC_ASSERT(r.hidden_effects <= r.lost);
+  RC_ASSERT(r.timed_out <= r.attempts);
+  if (s.server.idempotency == mc::Idempotency::fixed) RC_ASSERT(r.duplicate_effects == 0);
+  if (std::isinf(s.server.timeout)) RC_ASSERT(r.timed_out == 0 && r.hidden_effects == 0 && r.duplicate_effects == 0);
+  if (s.server.breaker == 0) RC_ASSERT(r.breaker_rejected == 0);
+  if (s.server.limit == 0) RC_ASSERT(r.rejected == 0);
+  if (s.server.max_attempts == 1) RC_ASSERT(retries(r) == 0.0);
+  const double successes = static_cast<double>(r.successes);
+  if (budget == "none" || budget == "sre-adaptive") RC_ASSERT(r.retries_denied == 0);
+  if (budget == "grpc") RC_ASSERT(retries(r) <= retrylab::max_retries(retrylab::grpc_throttling(), successes) + 1e-9);
+  // botocore gives a successful retry its cost back: kept retries <= (500 + first-attempt successes)/5,
+  // so R <= 100 + S.
+  if (budget == "aws-standard")
+    RC_ASSERT(retries(r) <= retrylab::max_retries(retrylab::aws_standard(), 0.0) + successes);
+}
+
+TEST(DependencyEngine, SameBytesForAnyThreadCount) {
+  mc::Scenario s = dependency();
+  s.server.failure_prob = 0.3;
+  s.server.service = mc::ServiceDist::lognormal;
+  s.server.service_cv = 1.3;
+  s.server.timeout = 2.5;
+  s.server.outage_start = 200;
+  s.server.outage_end = 400;
+  s.server.outage_fraction = 0.5;
+  s.server.budget = preset_index("sre-adaptive", mc::budget_preset_names);
+  s.server.breaker = preset_index("resilience4j", mc::breaker_preset_names);
+  s.server.limit = 4;
+  const auto a = mc::simulate(s, {6, 11, 1}), b = mc::simulate(s, {6, 11, 2});
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].attempts, b[i].attempts) << i;
+    EXPECT_EQ(a[i].successes, b[i].successes) << i;
+    EXPECT_EQ(std::memcmp(&a[i].latency, &b[i].latency, sizeof(double)), 0) << i;
+  }
+  EXPECT_NE(a[0].attempts, a[1].attempts);  // runs differ
+}
