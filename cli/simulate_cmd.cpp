@@ -130,14 +130,26 @@ nlohmann::ordered_json scenario_json(const montecarlo::Scenario& sc, const monte
 
 std::string fmt_num(double x) { return std::isfinite(x) ? fmt::format("{:.6g}", x) : std::string("-"); }
 
+// The scenario as canonical() writes it, with its times and rates in the output unit.
+std::string scenario_line(const montecarlo::Scenario& sc, const TimeUnit& u) {
+  if (u.plain()) return montecarlo::canonical(sc);
+  std::string out;
+  for (const montecarlo::Field& f : montecarlo::scenario_fields()) {
+    if (!montecarlo::field_shown(f, sc)) continue;
+    double v = montecarlo::field_value(f, sc);
+    if (f.kind == montecarlo::FieldKind::number || f.kind == montecarlo::FieldKind::number_or_none)
+      v = u.out(montecarlo::dim_of(f), v);
+    out += fmt::format("{}{}={}", out.empty() ? "" : " ", f.name, montecarlo::format_field(f, v));
+  }
+  return out;
+}
+
 void print_table(const montecarlo::Scenario& sc, const montecarlo::RunPlan& plan, const montecarlo::Summary& s,
                  const TimeUnit& u) {
-  std::cout << "retrylab simulate: " << montecarlo::canonical(sc) << " runs=" << plan.runs << " seed=" << plan.seed
-            << "\n";
+  std::cout << "retrylab simulate: " << scenario_line(sc, u) << " runs=" << plan.runs << " seed=" << plan.seed << "\n";
   if (!u.plain())
-    std::cout << fmt::format(
-        "unit: {} (one attempt-duration = {} {}; the scenario line above is in attempt-durations)\n", u.name,
-        u.attempt_duration, u.name);
+    std::cout << fmt::format("unit: {} (times in {}, rates per {}; one attempt-duration = {} {})\n", u.name, u.name,
+                             u.singular(), u.attempt_duration, u.name);
   std::cout << fmt::format("stops: finished {}, drained {}, collapsed {}, horizon {}\n\n", s.stops[0], s.stops[1],
                            s.stops[2], s.stops[3]);
   std::cout << fmt::format("{:<42} {:>12} {:>12} {:>6}  {:<27}\n", "metric", "mean", "sd", "n", "95% interval");

@@ -159,6 +159,9 @@ class Engine {
         timeout_(Full && s.server.timeout < inf),
         delayed_(Full && s.server.delay > 0.0),
         controls_(Full && (s.server.budget != 0 || s.server.breaker != 0)),
+        budget_on_(Full && s.server.budget != 0),
+        random_service_(Full && s.server.service != ServiceDist::deterministic),
+        breaker_on_(Full && s.server.breaker != 0),
         injects_(Full && (s.server.failure_prob > 0.0 || s.server.outage_end > 0.0)),
         tracks_effects_(timeout_),
         recovery_on_(Full && s.server.recovery_window > 0.0),
@@ -356,14 +359,14 @@ class Engine {
     clients_[slot] = {t, base, serial, 0, burst};
     if constexpr (Full) client_extra_[slot] = {mixed, ignores};
     observer_.on_arrival(serial, t, burst);
-    if (controls()) budget_.on_request(t * ms_);
+    if (Full && budget_on_) budget_.on_request(t * ms_);
     return slot;
   }
 
   double draw_delay() noexcept { return draw_leg(o_, delay_); }
 
   double draw_service() noexcept {
-    if constexpr (!Full) return 1.0;
+    if (!(Full && random_service_)) return 1.0;
     switch (o_.service) {
       case ServiceDist::deterministic: return 1.0;
       case ServiceDist::exponential:
@@ -383,14 +386,16 @@ class Engine {
   // locally: then the call fails at once, unsent (no attempt, no work), and the client backs off.
   RL_HOT void send(std::int32_t c) {
     BreakerTicket ticket{};
-    if (controls()) {
-      ticket = breaker_.admit(t_ * ms_);
-      if (!ticket.admitted()) {
-        ++breaker_rejected_;
-        fail(c, 0.0, false);
-        return;
+    if constexpr (Full) {
+      if (breaker_on_) {
+        ticket = breaker_.admit(t_ * ms_);
+        if (!ticket.admitted()) {
+          ++breaker_rejected_;
+          fail(c, 0.0, false);
+          return;
+        }
       }
-      if (!budget_.admit(t_ * ms_, adaptive_ ? throttle_.uniform() : 0.5)) {
+      if (adaptive_ && !budget_.admit(t_ * ms_, throttle_.uniform())) {  // the only budget that says no here
         ++throttled_;
         fail(c, 0.0, false);
         return;
@@ -399,8 +404,8 @@ class Engine {
     const std::int32_t j = jobs_.add();
     Job& job = jobs_[j];
     if constexpr (Full) {
-      jobs_.extra(j).ticket = ticket;
-      jobs_.extra(j).paid = client_extra_[c].paid;
+      if (breaker_on_) jobs_.extra(j).ticket = ticket;
+      if (budget_on_) jobs_.extra(j).paid = client_extra_[c].paid;
     }
     job.id = tally_.attempts++;
     pulse_.attempt(tally_.attempts, t_, horizon_, tally_.burst_left, s_.clients);
@@ -410,7 +415,7 @@ class Engine {
       JobExtra& extra = jobs_.extra(j);
       extra.sent = t_;
       if (tracks_effects_) ++client_extra_[c].pending;
-      extra.row = o_.rows > 1 ? static_cast<std::int32_t>(rows_.index(static_cast<std::uint64_t>(o_.rows))) : 0;
+      if (o_.rows > 1) extra.row = static_cast<std::int32_t>(rows_.index(static_cast<std::uint64_t>(o_.rows)));
 #if RETRYLAB_PLANTED_FAULTS
       if (fault_ == Fault::rows_ignored)
         extra.row = 0;  // planted fault: the row is drawn, then every attempt is on row 0
@@ -444,8 +449,10 @@ class Engine {
   RL_HOT void admit(std::int32_t j) {
     if constexpr (Full) {
       ++admitted_;
-      jobs_.extra(j).admitted_at = t_;
-      jobs_.extra(j).inflight = admitted_;
+      if (o_.aimd) {
+        jobs_.extra(j).admitted_at = t_;
+        jobs_.extra(j).inflight = admitted_;
+      }
       if constexpr (requires { observer_.on_admit(t_, admitted_, limit_); })
         observer_.on_admit(t_, admitted_, limited_ ? limit_ : std::int64_t{0});
       if (o_.lock) {
@@ -535,7 +542,7 @@ class Engine {
         } else {
           tally_.work += n * dt;  // every job served at rate 1
         }
-        area_limit_ += static_cast<double>(limit_) * dt;
+        if (limited_) area_limit_ += static_cast<double>(limit_) * dt;
       }
     }
     if constexpr (virtual_time) {
@@ -768,8 +775,8 @@ class Engine {
       }
       if (job.orphaned) return;
       const JobExtra& extra = jobs_.extra(j);
-      if (controls_) {
-        breaker_.record(t * ms_, extra.ticket, job.success);
+      if (breaker_on_) breaker_.record(t * ms_, extra.ticket, job.success);
+      if (budget_on_) {
         if (job.success) {
           budget_.on_success(t * ms_, extra.paid);
         } else {
@@ -819,10 +826,8 @@ class Engine {
     const Client& c = clients_[job.client];
     if constexpr (requires { observer_.on_timeout(std::int64_t{0}, std::int64_t{0}, 0.0); })
       observer_.on_timeout(job.id, c.serial, t_);
-    if (controls()) {
-      breaker_.record(t_ * ms_, jobs_.extra(j).ticket, false);
-      budget_.on_failure(t_ * ms_, true);
-    }
+    if (breaker_on_) breaker_.record(t_ * ms_, jobs_.extra(j).ticket, false);
+    if (budget_on_) budget_.on_failure(t_ * ms_, true);
     observer_.on_end(job.id, c.serial, sent_of(j), t_, false);
     tally_.attempt_ended(sent_of(j), t_, warmup_);
     fail(job.client, 0.0, true);
@@ -857,7 +862,7 @@ class Engine {
         give_up(ci);
         return;
       }
-      if (controls()) {
+      if (budget_on_) {
         const RetryGrant grant = budget_.try_retry(t * ms_, timed_out);
         if (!grant.allowed) {
           ++retries_denied_;
@@ -1123,7 +1128,8 @@ class Engine {
   SleepSampler mix_sampler_;
   Stream service_, delay_, population_, rows_, retry_after_, failures_, throttle_;
   // Options on (always false in the plain tier).
-  bool limited_, timeout_, delayed_, controls_, injects_, tracks_effects_, recovery_on_, settle_;
+  bool limited_, timeout_, delayed_, controls_, budget_on_, random_service_, breaker_on_, injects_, tracks_effects_,
+      recovery_on_, settle_;
   std::int64_t limit_;  // the concurrency limit in force (fixed, or AIMD's current value)
   double ms_;           // milliseconds per attempt-duration: the controls' clock
   double mu_ = 0.0, sigma_ = 0.0;

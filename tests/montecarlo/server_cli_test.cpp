@@ -127,7 +127,12 @@ TEST(ServerCli, MillisecondsAreTheSameScenarioScaled) {
       run_cli("--unit ms --attempt-duration 20 --model free --strategy full --base 20 --clients 10 --runs 2 --quiet");
   ASSERT_EQ(t.status, 0) << t.err;
   EXPECT_NE(t.out.find("makespan (ms)"), std::string::npos) << t.out;
-  EXPECT_NE(t.out.find("unit: ms (one attempt-duration = 20 ms"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("unit: ms (times in ms, rates per ms; one attempt-duration = 20 ms)"), std::string::npos)
+      << t.out;
+  // The scenario line reads in ms too: the base and cap given, the default burst horizon scaled.
+  EXPECT_NE(t.out.find("model=free strategy=full base=20 cap=20000 window=0 clients=10 rate=0 horizon=200000000"),
+            std::string::npos)
+      << t.out;
 }
 
 TEST(ServerCli, ListFieldsPrintsTheTable) {
