@@ -220,55 +220,76 @@ class Engine {
     }
     // Only once the whole burst has arrived (a client rejected at once with retries off has left).
     if (const auto why = stopped()) return finish(*why, t_);
+    if constexpr (Full) {
+      return run_full();
+    } else {
+      return run_plain();
+    }
+  }
+
+ private:
+  // The full tier's loop: every event source, in the order of the header's invariants.
+  RunResult run_full() {
     for (;;) {
       const double te = next_end_time();
       const double tw = wakes_.top_time();
-      double t = std::min(te, std::min(tw, next_arrival_));
+      // The network queues are empty without a delay, the timeouts without a timeout: not looked at.
       double tr = inf, tt = inf, th = inf;
-      if constexpr (Full) {
-        // The network queues are empty without a delay, the timeouts without a timeout: not looked at.
-        if (delayed_) {
-          tr = responds_.top_time();
-          th = reaches_.top_time();
-        }
-        if (timeout_) tt = next_timeout_time();
-        t = std::min(t, std::min(tr, std::min(tt, th)));
+      if (delayed_) {
+        tr = responds_.top_time();
+        th = reaches_.top_time();
       }
+      if (timeout_) tt = next_timeout_time();
+      const double t = std::min(std::min(te, std::min(tw, next_arrival_)), std::min(tr, std::min(tt, th)));
       if (settle() ? t == inf : !(t < horizon_)) break;
       advance(t);
       if (te == t) {
         end_group();
-        if (const auto why = stopped()) return finish(*why, t_);
-        continue;
-      }
-      if constexpr (Full) {
-        if (tr == t) {
-          const std::int32_t j = responds_.top().client;
-          responds_.pop();
-          deliver(j);
-        } else if (tt == t) {
-          const std::int32_t j = timeouts_.front().job;
-          timeouts_.pop_front();
-          time_out(j);
-        } else if (th == t) {
-          const std::int32_t j = reaches_.top().client;
-          reaches_.pop();
-          reach(j);
-        } else {
-          start_next(t, tw);
-          if (tally_.waiting >= s_.collapse) return finish(StopReason::collapsed, t);
-        }
-        if (const auto why = stopped()) return finish(*why, t_);
+      } else if (tr == t) {
+        const std::int32_t j = responds_.top().client;
+        responds_.pop();
+        deliver(j);
+      } else if (tt == t) {
+        const std::int32_t j = timeouts_.front().job;
+        timeouts_.pop_front();
+        time_out(j);
+      } else if (th == t) {
+        const std::int32_t j = reaches_.top().client;
+        reaches_.pop();
+        reach(j);
       } else {
         start_next(t, tw);
         if (tally_.waiting >= s_.collapse) return finish(StopReason::collapsed, t);
       }
+      if (const auto why = stopped()) return finish(*why, t_);
     }
     if (settle()) return finish(StopReason::finished, t_);  // every request resolved, every attempt ended
     return finish(StopReason::horizon, horizon_);
   }
 
- private:
+  // The plain tier's loop: the same events in the same order as the full tier's with its queues
+  // empty (service ends before starts at one instant, arrivals before wake-ups), written for the two
+  // sources it has; only an end can finish or drain the run, only an arrival collapse it.
+  RunResult run_plain() {
+    for (;;) {
+      const double te = next_end_time();
+      const double tw = wakes_.top_time();
+      const double ts = std::min(tw, next_arrival_);
+      if (te <= ts) {
+        if (!(te < horizon_)) break;
+        advance(te);
+        end_group();
+        if (const auto why = stopped()) return finish(*why, t_);
+      } else {
+        if (!(ts < horizon_)) break;
+        advance(ts);
+        start_next(ts, tw);
+        if (tally_.waiting >= s_.collapse) return finish(StopReason::collapsed, ts);
+      }
+    }
+    return finish(StopReason::horizon, horizon_);
+  }
+
   static auto make_jobs(const Scenario& s) {
     if constexpr (Full) {
       return JobSlab(s.server.service == ServiceDist::deterministic && s.server.reject_cost == 0.0);
