@@ -14,6 +14,21 @@
 // over the unstable point n_u (metastability), then climbing to K in ∫ dn/(λ − S(n)).
 // Accuracy: measured against paper 1's simulated thresholds (analytic/README.md); shared is the
 // crudest. Requires a finite cap (m_k is constant past the cap's stage).
+// The model is an approximation; the structure of its equations is a theorem. With the stage means
+// nondecreasing (every strategy's are; tests/analytic checks it), the backlog at attempt rate G is
+// n = G·(1 + (1−p)M(p)) (D·A for shared), strictly increasing and onto, so every n >= 0 has exactly
+// one G(n) (the bisection below finds it), increasing in n; below the peak success rate (1/(2e) on
+// collision, 1/4 on shared) S(n) = λ has exactly two roots, the drift λ − S(n) positive below the
+// first, negative between, positive above the second (stable, then unstable), and none above the
+// peak; on free exactly one root, stable, for λ < 1 and none for λ >= 1.
+// Proof: proofs/Steady.v: mean_field_attempt_rate
+// Proof: proofs/Steady.v: mean_field_collision_fixed_points
+// Proof: proofs/Steady.v: mean_field_collision_above_peak
+// Proof: proofs/Steady.v: mean_field_free_fixed_point
+// Proof: proofs/Steady.v: mean_field_free_above_capacity
+// Proof: proofs/Steady.v: mean_field_shared_attempt_rate
+// Proof: proofs/Steady.v: mean_field_shared_fixed_points
+// Proof: proofs/Steady.v: mean_field_shared_above_peak
 #include <optional>
 #include <vector>
 

@@ -72,7 +72,9 @@ int run_markov(const ModelOptions& o) {
       "N clients start together at t = 0, alone (no steady load), retries on; memoryless sleeps Exp(mean w_k/2); "
       "exponential attempt durations of mean 1 (simulate with --service exponential)";
   doc["accuracy"] = "exact up to the sparse LU solve: residual as printed (relative)";
-  doc["proof"] = "proofs/Markov.v: generator_rows_sum_zero (each generator row sums to 0; row_sum_error checks it)";
+  doc["proof"] =
+      "proofs/Markov.v: generator_rows_sum_zero, generator_assembled_rows_sum_zero (each generator row, as assembled "
+      "from its triplets, sums to 0; row_sum_error checks it)";
   return print_analytic(doc, o.format);
 }
 
@@ -102,6 +104,10 @@ int run_steady(const ModelOptions& o) {
       "attempts a Poisson stream of rate G(n) = n·A(p)/B(p); S(n) = G(1−p); collapse when the backlog reaches "
       "--collapse within --horizon (escape: over the unstable point at once; no_escape: by the drift alone)";
   doc["accuracy"] = "an estimate: see analytic/README.md for its errors against paper 1's simulated thresholds";
+  doc["proof"] =
+      "of the model's equations, not of its accuracy: proofs/Steady.v: mean_field_attempt_rate, "
+      "mean_field_collision_fixed_points, mean_field_free_fixed_point, mean_field_shared_fixed_points (one attempt "
+      "rate per backlog; two fixed points below the peak, stable then unstable; one on free; none above)";
   return print_analytic(doc, o.format);
 }
 
@@ -130,6 +136,9 @@ int run_burst(const ModelOptions& o) {
   doc["accuracy"] =
       "an estimate: see analytic/README.md for its errors against paper 1's simulated cap thresholds "
       "and drain times; blind to lock-step (nojitter)";
+  doc["proof"] =
+      "of the model's equations, not of its accuracy: proofs/Stages.v: stage_model_conservation (no client is "
+      "created or lost; conservation_error checks it)";
   return print_analytic(doc, o.format);
 }
 

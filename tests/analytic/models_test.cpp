@@ -15,6 +15,7 @@
 #include <functional>
 #include <numbers>
 #include <string>
+#include <tuple>
 
 namespace retrylab {
 namespace {
@@ -170,6 +171,40 @@ TEST(MeanField, CollisionBistableBelowFold) {
 TEST(MeanField, FreeWithoutBackoff) {
   const MeanField f({Model::free, Backoff{Strategy::none, 1.0, 1000.0, 0.0}});
   for (double n : {0.5, 3.0, 40.0}) EXPECT_NEAR(f.success_rate(n), n / (1.0 + n), 1e-9) << n;
+}
+
+// The hypothesis of proofs/Steady.v: the stage means m_k are nondecreasing (d_k = m_k − m_(k−1) >= 0)
+// for every strategy, at a small cap and at paper 1's.
+TEST(MeanField, StageMeansNondecreasing) {
+  for (Strategy s : all_strategies)
+    for (double cap : {8.0, 1000.0}) {
+      const auto m = stage_means(Backoff{s, 1.0, cap, s == Strategy::window ? 1000.0 : 0.0});
+      ASSERT_FALSE(m.empty());
+      EXPECT_GE(m[0], 0.0);
+      for (std::size_t k = 1; k < m.size(); ++k)
+        EXPECT_GE(m[k], m[k - 1]) << to_string(s) << " cap " << cap << " stage " << k + 1;
+    }
+}
+
+// The counts proofs/Steady.v proves, found by the code's grid scan for every strategy: two fixed
+// points (stable, then unstable) below the peak on collision (1/(2e)) and shared (1/4), one (stable)
+// on free below 1, none above the peak.
+TEST(MeanField, FixedPointCountsAreTheTheorems) {
+  for (Strategy s : all_strategies) {
+    const Backoff b{s, 1.0, 1000.0, s == Strategy::window ? 1000.0 : 0.0};
+    for (auto [model, below, above] : {std::tuple{Model::collision, 0.1, 0.19}, std::tuple{Model::shared, 0.1, 0.26}}) {
+      const MeanField f({model, b});
+      const auto pts = f.fixed_points(below, 1e6);
+      ASSERT_EQ(pts.size(), 2u) << to_string(model) << " " << to_string(s);
+      EXPECT_TRUE(pts[0].stable);
+      EXPECT_FALSE(pts[1].stable);
+      EXPECT_TRUE(f.fixed_points(above, 1e6).empty()) << to_string(model) << " " << to_string(s);
+    }
+    const MeanField f({Model::free, b});
+    const auto pts = f.fixed_points(0.5, 1e6);
+    ASSERT_EQ(pts.size(), 1u) << to_string(s);
+    EXPECT_TRUE(pts[0].stable);
+  }
 }
 
 // Clients are conserved: burst successes + burst clients left = B.
