@@ -92,17 +92,30 @@ int run_steady(const ModelOptions& o) {
   const CollapseLoads c = collapse_loads(f, o.collapse, o.horizon);
   doc["collapse_load_escape"] = number(c.escape);
   doc["collapse_load_no_escape"] = number(c.no_escape);
+  doc["collapse_load_passage"] = number(c.passage);
   if (o.rate) {
     Json points = Json::array();
     for (const FixedPoint& p : f.fixed_points(*o.rate, 1e6))
       points.push_back({{"backlog", p.backlog}, {"stable", p.stable}, {"attempt_rate", f.attempt_rate(p.backlog)}});
     doc["fixed_points"] = points;
+    // The metastable picture at this load: the mean time of the birth–death backlog from 0 to K, and
+    // to the unstable point (the escape over the barrier), if there is one below K.
+    if (*o.rate > 0.0) {
+      doc["passage_time"] = number(backlog_passage_time(f, o.collapse, *o.rate));
+      for (const FixedPoint& p : f.fixed_points(*o.rate, 1e6))
+        if (!p.stable && p.backlog < o.collapse) {
+          doc["escape_time"] = number(backlog_passage_time(f, std::max(1.0, std::ceil(p.backlog)), *o.rate));
+          break;
+        }
+    }
   }
   doc["kind"] = "estimate";
   doc["assumptions"] =
       "mean field: independent failures with one probability p, backlog spread over the stages as in the renewal, "
       "attempts a Poisson stream of rate G(n) = n·A(p)/B(p); S(n) = G(1−p); collapse when the backlog reaches "
-      "--collapse within --horizon (escape: over the unstable point at once; no_escape: by the drift alone)";
+      "--collapse within --horizon (escape: over the unstable point at once; no_escape: by the drift alone; passage: "
+      "the backlog as a birth-death chain, up at the load and down at S(n), whose mean first-passage time from 0 to "
+      "--collapse is at most --horizon)";
   doc["accuracy"] = "an estimate: see analytic/README.md for its errors against paper 1's simulated thresholds";
   doc["proof"] =
       "of the model's equations, not of its accuracy: proofs/Steady.v: mean_field_attempt_rate, "

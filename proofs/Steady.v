@@ -391,3 +391,66 @@ Proof.
   assert (G * (1 - G) <= / 4) by (assert (0 <= (G - 1 / 2) * (G - 1 / 2)) by apply Rle_0_sqr; nra).
   lra.
 Qed.
+
+(** The passage estimate of the collapse load (steady.hpp: mean_passage_time): the backlog as a
+    birth-death chain, up at rate `up` from every state and down at rate d_n from state n >= 1. The
+    mean time tau_n to go from n to n + 1 solves the first-step equation
+    tau_n = 1/(up + d_n) + d_n/(up + d_n) (tau_(n-1) + tau_n), whose solution is the code's
+    recursion tau_n = (1 + d_n tau_(n-1))/up, tau_0 = 1/up (passage_first_step; that the mean
+    passage time satisfies the first-step equation is the standard argument, cited: Karlin & Taylor,
+    A First Course in Stochastic Processes, ch. 4). Their sum, the mean time from 0 to K, decreases
+    as the load `up` grows and grows with K (passage_time_monotone): so the least load whose time
+    fits in the horizon is a threshold, and it cannot fall as K rises. *)
+Fixpoint passage_from (up tau : R) (down : list R) : R :=
+  match down with
+  | nil => tau
+  | d :: t => tau + passage_from up ((1 + d * tau) / up) t
+  end.
+
+Definition passage_time (down : list R) (up : R) : R := passage_from up (/ up) down.
+
+Theorem passage_first_step : forall up d tau_prev : R, 0 < up -> 0 <= d ->
+  (1 + d * tau_prev) / up = / (up + d) + d / (up + d) * (tau_prev + (1 + d * tau_prev) / up).
+Proof. intros up d tau_prev Hup Hd. field. lra. Qed.
+
+Lemma passage_from_nonneg : forall up tau down, 0 < up -> 0 <= tau -> List.Forall (Rle 0) down ->
+  0 <= passage_from up tau down.
+Proof.
+  intros up tau down Hup. revert tau. induction down as [| d t IH]; intros tau Htau Hd; simpl; [lra |].
+  inversion Hd as [| ? ? Hd0 Ht]; subst.
+  assert (0 <= (1 + d * tau) / up) by (apply Rdiv_le_0_compat; nra).
+  pose proof (IH _ H Ht). lra.
+Qed.
+
+Lemma passage_from_mono : forall down up1 up2 tau1 tau2, List.Forall (Rle 0) down ->
+  0 < up1 <= up2 -> 0 <= tau2 <= tau1 -> passage_from up2 tau2 down <= passage_from up1 tau1 down.
+Proof.
+  intros down. induction down as [| d t IH]; intros up1 up2 tau1 tau2 Hd Hup Htau; simpl; [lra |].
+  inversion Hd as [| ? ? Hd0 Ht]; subst.
+  assert (Hi : / up2 <= / up1) by (apply Rinv_le_contravar; lra).
+  assert (H0 : 0 <= (1 + d * tau2) / up2) by (apply Rdiv_le_0_compat; nra).
+  assert (Hle : (1 + d * tau2) / up2 <= (1 + d * tau1) / up1).
+  { unfold Rdiv. apply Rmult_le_compat; [nra | left; apply Rinv_0_lt_compat; lra | nra | exact Hi]. }
+  pose proof (IH up1 up2 _ _ Ht Hup (conj H0 Hle)). lra.
+Qed.
+
+Lemma passage_from_extend : forall down up tau d, 0 < up -> 0 <= tau -> List.Forall (Rle 0) down -> 0 <= d ->
+  passage_from up tau down <= passage_from up tau (down ++ d :: nil).
+Proof.
+  intros down. induction down as [| x t IH]; intros up tau d Hup Htau Hdown Hd; simpl.
+  - assert (0 <= (1 + d * tau) / up) by (apply Rdiv_le_0_compat; nra). lra.
+  - inversion Hdown as [| ? ? Hx Ht]; subst.
+    assert (0 <= (1 + x * tau) / up) by (apply Rdiv_le_0_compat; nra).
+    pose proof (IH up _ d Hup H Ht Hd). lra.
+Qed.
+
+Theorem passage_time_monotone : forall (down : list R) (up1 up2 d : R),
+  List.Forall (Rle 0) down -> 0 < up1 <= up2 -> 0 <= d ->
+  passage_time down up2 <= passage_time down up1 /\
+  passage_time down up1 <= passage_time (down ++ d :: nil) up1.
+Proof.
+  intros down up1 up2 d Hd Hup Hd0. unfold passage_time. split.
+  - apply passage_from_mono; [exact Hd | exact Hup |].
+    split; [left; apply Rinv_0_lt_compat; lra | apply Rinv_le_contravar; lra].
+  - apply passage_from_extend; [lra | left; apply Rinv_0_lt_compat; lra | exact Hd | exact Hd0].
+Qed.

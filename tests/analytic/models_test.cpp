@@ -207,6 +207,28 @@ TEST(MeanField, FixedPointCountsAreTheTheorems) {
   }
 }
 
+// The birth–death passage time: a pure birth chain takes K/λ; the symmetric walk (up 1, down 1,
+// reflected at 0) takes K(K+1)/2 to reach K; past `stop` it is +inf.
+TEST(MeanField, PassageTimeByHand) {
+  EXPECT_NEAR(mean_passage_time(std::vector<double>(99, 0.0), 0.5, 1e9), 100.0 / 0.5, 1e-9);
+  EXPECT_NEAR(mean_passage_time(std::vector<double>(9, 1.0), 1.0, 1e9), 10.0 * 11.0 / 2.0, 1e-9);
+  EXPECT_TRUE(std::isinf(mean_passage_time(std::vector<double>(9, 1.0), 1.0, 54.0)));
+  expect_thrown("rate", [] { mean_passage_time({}, 0.0, 1.0); });
+}
+
+// proofs/Steady.v: passage_time_monotone: the passage collapse load cannot fall as K rises.
+TEST(MeanField, PassageCollapseLoadRisesWithK) {
+  for (Model model : {Model::collision, Model::free, Model::shared}) {
+    const MeanField f({model, full_1000});
+    double last = 0.0;
+    for (double k : {100.0, 300.0, 1000.0, 3000.0}) {
+      const double p = collapse_loads(f, k, 20000.0).passage;
+      EXPECT_GE(p, last) << to_string(model) << " K " << k;
+      last = p;
+    }
+  }
+}
+
 // Clients are conserved: burst successes + burst clients left = B.
 TEST(BurstModel, ConservesClients) {
   for (Strategy s : {Strategy::full, Strategy::memoryless}) {
