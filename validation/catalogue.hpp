@@ -120,9 +120,9 @@ ValidationCase burst_drain_estimate_case(const BurstModel& m, std::int64_t runs)
 // engine's on the same grid: the least cap at which all `runs` runs drain with the cap below failing,
 // found by walking the grid from the model's cap (at most max_steps caps either way).
 ValidationCase burst_cap_estimate_case(const BurstModel& m, std::int64_t runs, int max_steps = 24);
-// 12c. The mean field's collapse load (collapse_loads: escape over the unstable point) against the
-// engine's: the least load of a grid of `step` at which at least half of `runs` runs reach K within T
-// (paper 1's threshold is the grid load below it).
+// 12c. The mean field's collapse load (collapse_loads: the passage estimate; the escape estimate in the
+// text) against the engine's: the least load of a grid of `step` at which at least half of `runs` runs
+// reach K within T (paper 1's threshold is the grid load below it), both placed on that grid.
 ValidationCase steady_collapse_estimate_case(const SteadyModel& s, double collapse, double horizon, double step,
                                              std::int64_t runs);
 // The estimate cases of each scale (quick: the cheap ones; full: also the cap searches and equal jitter).
