@@ -236,9 +236,11 @@ CollapseLoads collapse_loads(const MeanField& f, double collapse, double horizon
   };
   CollapseLoads out{inf, inf, inf};
   const std::vector<double> down = success_at_integers(x, S, std::floor(collapse));
-  for (double rate = step; rate < 1.0 && std::isinf(out.passage); rate += step)
-    if (mean_passage_time(down, rate, horizon) <= horizon) out.passage = rate;
-  for (double rate = step; rate < 1.0 && (std::isinf(out.escape) || std::isinf(out.no_escape)); rate += step) {
+  // Loads i·step (not a running sum, whose rounding would print 0.20000000000000004).
+  for (int k = 1; k * step < 1.0 && std::isinf(out.passage); ++k)
+    if (mean_passage_time(down, k * step, horizon) <= horizon) out.passage = k * step;
+  for (int k = 1; k * step < 1.0 && (std::isinf(out.escape) || std::isinf(out.no_escape)); ++k) {
+    const double rate = k * step;
     // The first grid point with drift <= 0 (the stable point), then the next with drift > 0 (past
     // the unstable point: one client past it, the climb's integrand is finite).
     std::size_t stable = x.size();
