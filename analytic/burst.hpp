@@ -13,8 +13,10 @@
 // own duration 1 is neglected against the sleeps. Integrated with Boost.Numeric.Odeint's
 // Dormand–Prince 5(4) on Eigen vectors. The burst is drained when Σ x_k <= 1/2 (drain time of the
 // last client; 99%: Σ x_k <= B/100); the run collapses when Σ x_k + Σ y_k >= K. Conservation:
-// Σ x_k decreases only by successes (the equations' conservation of clients is
-// proofs/Stages.v: stage_conservation; the model itself is an approximation, backed by no theorem).
+// Σ x_k decreases only by successes, and the right-hand side sums to λ minus the successes
+// P·(λ + all stages' attempts), phases included (the equations' conservation of clients; the model
+// itself is an approximation, backed by no theorem).
+// Proof: proofs/Stages.v: stage_model_conservation
 // Known blind spot: it cannot see lock-step synchronisation (nojitter), nor the spread of
 // decorrelated jitter's sleeps within a stage.
 #include <cstdint>

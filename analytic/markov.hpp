@@ -17,6 +17,8 @@
 // Exact up to the linear solve (its residual is reported). Invariant: every generator row sums to
 // 0 (checked on the built matrix and reported).
 // Proof: proofs/Markov.v: generator_rows_sum_zero
+// Proof: proofs/Markov.v: generator_assembled_rows_sum_zero (the rows as assembled from triplets,
+//   duplicates summed as Eigen's setFromTriplets does)
 #include <cstdint>
 
 #include "analytic/model.hpp"

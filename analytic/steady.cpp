@@ -173,6 +173,49 @@ double MeanField::climb_time(double from, double to, double rate) const {
   return t;
 }
 
+double mean_passage_time(const std::vector<double>& down, double up, double stop) {
+  if (!(up > 0.0)) throw InputError("rate", fmt::format("must be > 0 for a passage time (got {})", up));
+  double tau = 1.0 / up, total = tau;
+  for (double d : down) {
+    if (total > stop) return inf;
+    tau = (1.0 + d * tau) / up;
+    total += tau;
+  }
+  return total > stop ? inf : total;
+}
+
+namespace {
+
+// S(n) at n = 1..K−1 from its values on the log grid x (linear in log n; S(x_0) below x_0).
+std::vector<double> success_at_integers(const std::vector<double>& x, const std::vector<double>& S, double collapse) {
+  std::vector<double> out;
+  const auto K = static_cast<std::size_t>(collapse);
+  out.reserve(K > 0 ? K - 1 : 0);
+  std::size_t i = 0;
+  for (std::size_t n = 1; n < K; ++n) {
+    const double v = static_cast<double>(n);
+    while (i + 1 < x.size() && x[i + 1] < v) ++i;
+    if (i + 1 >= x.size() || v <= x[i]) {
+      out.push_back(v <= x[i] ? S[i] : S.back());
+      continue;
+    }
+    const double w = std::log(v / x[i]) / std::log(x[i + 1] / x[i]);
+    out.push_back(S[i] + w * (S[i + 1] - S[i]));
+  }
+  return out;
+}
+
+}  // namespace
+
+double backlog_passage_time(const MeanField& f, double level, double rate) {
+  if (!(level >= 1.0) || !std::isfinite(level))
+    throw InputError("level", fmt::format("must be a finite number >= 1 (got {})", level));
+  const auto x = log_grid(grid_low, std::max(level, 2.0 * grid_low), grid_points);
+  std::vector<double> S(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) S[i] = f.success_rate(x[i]);
+  return mean_passage_time(success_at_integers(x, S, std::floor(level)), rate, inf);
+}
+
 CollapseLoads collapse_loads(const MeanField& f, double collapse, double horizon, double step) {
   if (!(collapse >= 1.0)) throw InputError("collapse", fmt::format("must be >= 1 (got {})", collapse));
   if (!(horizon > 0.0) || !std::isfinite(horizon))
@@ -191,8 +234,13 @@ CollapseLoads collapse_loads(const MeanField& f, double collapse, double horizon
     }
     return t;
   };
-  CollapseLoads out{inf, inf};
-  for (double rate = step; rate < 1.0 && (std::isinf(out.escape) || std::isinf(out.no_escape)); rate += step) {
+  CollapseLoads out{inf, inf, inf};
+  const std::vector<double> down = success_at_integers(x, S, std::floor(collapse));
+  // Loads i·step (not a running sum, whose rounding would print 0.20000000000000004).
+  for (int k = 1; k * step < 1.0 && std::isinf(out.passage); ++k)
+    if (mean_passage_time(down, k * step, horizon) <= horizon) out.passage = k * step;
+  for (int k = 1; k * step < 1.0 && (std::isinf(out.escape) || std::isinf(out.no_escape)); ++k) {
+    const double rate = k * step;
     // The first grid point with drift <= 0 (the stable point), then the next with drift > 0 (past
     // the unstable point: one client past it, the climb's integrand is finite).
     std::size_t stable = x.size();

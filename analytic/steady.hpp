@@ -14,6 +14,21 @@
 // over the unstable point n_u (metastability), then climbing to K in ∫ dn/(λ − S(n)).
 // Accuracy: measured against paper 1's simulated thresholds (analytic/README.md); shared is the
 // crudest. Requires a finite cap (m_k is constant past the cap's stage).
+// The model is an approximation; the structure of its equations is a theorem. With the stage means
+// nondecreasing (every strategy's are; tests/analytic checks it), the backlog at attempt rate G is
+// n = G·(1 + (1−p)M(p)) (D·A for shared), strictly increasing and onto, so every n >= 0 has exactly
+// one G(n) (the bisection below finds it), increasing in n; below the peak success rate (1/(2e) on
+// collision, 1/4 on shared) S(n) = λ has exactly two roots, the drift λ − S(n) positive below the
+// first, negative between, positive above the second (stable, then unstable), and none above the
+// peak; on free exactly one root, stable, for λ < 1 and none for λ >= 1.
+// Proof: proofs/Steady.v: mean_field_attempt_rate
+// Proof: proofs/Steady.v: mean_field_collision_fixed_points
+// Proof: proofs/Steady.v: mean_field_collision_above_peak
+// Proof: proofs/Steady.v: mean_field_free_fixed_point
+// Proof: proofs/Steady.v: mean_field_free_above_capacity
+// Proof: proofs/Steady.v: mean_field_shared_attempt_rate
+// Proof: proofs/Steady.v: mean_field_shared_fixed_points
+// Proof: proofs/Steady.v: mean_field_shared_above_peak
 #include <optional>
 #include <vector>
 
@@ -69,13 +84,31 @@ class MeanField {
   std::vector<double> m_;
 };
 
+// The mean time for a birth–death chain on 0, 1, 2, ... (up at rate `up` from every state, down at
+// rate down[n − 1] from state n >= 1) to go from 0 to down.size() + 1: Σ_(n=0..K−1) τ_n with
+// τ_0 = 1/up and τ_n = (1 + down[n − 1]·τ_(n−1))/up (first-step analysis; the chain's mean first-
+// passage time, Karlin & Taylor, A First Course in Stochastic Processes, ch. 4). Stops and returns
+// +inf once the sum passes `stop`. It decreases as `up` grows (so a least load whose time fits in a
+// horizon is a threshold) and grows with K.
+// Proof: proofs/Steady.v: passage_first_step
+// Proof: proofs/Steady.v: passage_time_monotone
+double mean_passage_time(const std::vector<double>& down, double up, double stop);
+// The same for the model's backlog: up at `rate`, down at S(n) (interpolated as for `passage`
+// below), from 0 to `level` >= 1.
+double backlog_passage_time(const MeanField& f, double level, double rate);
+
 // The collapse load the model predicts for threshold K within horizon T: the smallest load on a
 // grid of step `step` at which a run collapses, (a) `escape`: assuming the backlog escapes over
 // the unstable point at once (the lower estimate), (b) `no_escape`: only by the drift from an empty
-// start (the upper estimate). Both need the stable point (if any) below K.
+// start (the upper estimate); both need the stable point (if any) below K. (c) `passage`: the
+// backlog taken as a birth–death chain, up at λ and down at S(n) from n waiting (the metastable
+// picture: the time to escape over the barrier between n_s and n_u, then to climb to K), collapsing
+// when its mean first-passage time from 0 to K is at most T (S between the grid points of S
+// interpolated linearly in log n; +inf when no load below 1 does). All three are estimates.
 struct CollapseLoads {
   double escape = 0.0;
   double no_escape = 0.0;
+  double passage = 0.0;
 };
 CollapseLoads collapse_loads(const MeanField& f, double collapse, double horizon, double step = 0.0025);
 

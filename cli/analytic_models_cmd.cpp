@@ -72,7 +72,9 @@ int run_markov(const ModelOptions& o) {
       "N clients start together at t = 0, alone (no steady load), retries on; memoryless sleeps Exp(mean w_k/2); "
       "exponential attempt durations of mean 1 (simulate with --service exponential)";
   doc["accuracy"] = "exact up to the sparse LU solve: residual as printed (relative)";
-  doc["proof"] = "proofs/Markov.v: generator_rows_sum_zero (each generator row sums to 0; row_sum_error checks it)";
+  doc["proof"] =
+      "proofs/Markov.v: generator_rows_sum_zero, generator_assembled_rows_sum_zero (each generator row, as assembled "
+      "from its triplets, sums to 0; row_sum_error checks it)";
   return print_analytic(doc, o.format);
 }
 
@@ -90,18 +92,35 @@ int run_steady(const ModelOptions& o) {
   const CollapseLoads c = collapse_loads(f, o.collapse, o.horizon);
   doc["collapse_load_escape"] = number(c.escape);
   doc["collapse_load_no_escape"] = number(c.no_escape);
+  doc["collapse_load_passage"] = number(c.passage);
   if (o.rate) {
     Json points = Json::array();
     for (const FixedPoint& p : f.fixed_points(*o.rate, 1e6))
       points.push_back({{"backlog", p.backlog}, {"stable", p.stable}, {"attempt_rate", f.attempt_rate(p.backlog)}});
     doc["fixed_points"] = points;
+    // The metastable picture at this load: the mean time of the birth–death backlog from 0 to K, and
+    // to the unstable point (the escape over the barrier), if there is one below K.
+    if (*o.rate > 0.0) {
+      doc["passage_time"] = number(backlog_passage_time(f, o.collapse, *o.rate));
+      for (const FixedPoint& p : f.fixed_points(*o.rate, 1e6))
+        if (!p.stable && p.backlog < o.collapse) {
+          doc["escape_time"] = number(backlog_passage_time(f, std::max(1.0, std::ceil(p.backlog)), *o.rate));
+          break;
+        }
+    }
   }
   doc["kind"] = "estimate";
   doc["assumptions"] =
       "mean field: independent failures with one probability p, backlog spread over the stages as in the renewal, "
       "attempts a Poisson stream of rate G(n) = n·A(p)/B(p); S(n) = G(1−p); collapse when the backlog reaches "
-      "--collapse within --horizon (escape: over the unstable point at once; no_escape: by the drift alone)";
+      "--collapse within --horizon (escape: over the unstable point at once; no_escape: by the drift alone; passage: "
+      "the backlog as a birth-death chain, up at the load and down at S(n), whose mean first-passage time from 0 to "
+      "--collapse is at most --horizon)";
   doc["accuracy"] = "an estimate: see analytic/README.md for its errors against paper 1's simulated thresholds";
+  doc["proof"] =
+      "of the model's equations, not of its accuracy: proofs/Steady.v: mean_field_attempt_rate, "
+      "mean_field_collision_fixed_points, mean_field_free_fixed_point, mean_field_shared_fixed_points (one attempt "
+      "rate per backlog; two fixed points below the peak, stable then unstable; one on free; none above)";
   return print_analytic(doc, o.format);
 }
 
@@ -130,6 +149,9 @@ int run_burst(const ModelOptions& o) {
   doc["accuracy"] =
       "an estimate: see analytic/README.md for its errors against paper 1's simulated cap thresholds "
       "and drain times; blind to lock-step (nojitter)";
+  doc["proof"] =
+      "of the model's equations, not of its accuracy: proofs/Stages.v: stage_model_conservation (no client is "
+      "created or lost; conservation_error checks it)";
   return print_analytic(doc, o.format);
 }
 

@@ -3,7 +3,8 @@
 // tolerance rule and a stated false-alarm probability, and the row it produces in the table.
 // Invariants: a statistical case's verdict is `fail` with probability at most `alpha` when the
 // engine is right; an exact case has alpha = 0 (a deterministic identity, checked to rounding); an
-// info case never fails (it documents an estimate's accuracy).
+// info case never fails: it documents an estimate's accuracy (`expected` the estimate, `observed` the
+// engine, rel_error the estimate's error), and the reports list it apart, under "Estimates".
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -27,7 +28,7 @@ struct CaseResult {
   double expected = nan;   // closed-form value
   double observed = nan;   // simulated mean (engine)
   double ci95 = nan;       // half-width of the 95% Student-t interval of `observed`
-  double rel_error = nan;  // (observed − expected)/|expected|; NaN when expected = 0
+  double rel_error = nan;  // (observed − expected)/|expected|, NaN when expected = 0; info: expected/observed − 1
   double tolerance = nan;  // allowed |observed − expected| (KS cases: the critical D)
   std::string check;       // what was compared, e.g. "|Δ| 3.1e-4 ≤ 2.2e-3 = t·sd/√n + floor"
   Verdict verdict = Verdict::fail;

@@ -10,8 +10,10 @@
 #include <string_view>
 #include <vector>
 
+#include "analytic/burst.hpp"
 #include "analytic/markov.hpp"
 #include "analytic/model.hpp"
+#include "analytic/steady.hpp"
 #include "analytic/strategy.hpp"
 #include "montecarlo/scenario.hpp"
 #include "validation/case.hpp"
@@ -105,6 +107,26 @@ enum class MarkovMetric { attempts, makespan };
 std::string_view to_string(MarkovMetric m) noexcept;
 montecarlo::Scenario markov_scenario(const MarkovBurst& m);
 ValidationCase markov_case(const MarkovBurst& m, MarkovMetric metric, std::int64_t runs);
+
+// 12. Estimates (analytic/burst.hpp, analytic/steady.hpp; estimate_cases.cpp): approximations, so
+// `info` cases that never pass or fail. Each reports the estimate's error, estimate/engine − 1
+// (rel_error), the band analytic/README.md claims for it (tolerance: relative for the burst cases,
+// absolute in load for the collapse case; NaN where none is claimed) and whether the measurement lies
+// inside it, in `check`. "estimate-…" names.
+// 12a. The stage model's drain time of a burst (last client; 99% in the text) against the engine's
+// mean over the runs that drained, with the error's range over the engine's 95% interval.
+ValidationCase burst_drain_estimate_case(const BurstModel& m, std::int64_t runs);
+// 12b. The stage model's least draining cap (burst_cap_threshold, grid b·2^(i/8)) against the
+// engine's on the same grid: the least cap at which all `runs` runs drain with the cap below failing,
+// found by walking the grid from the model's cap (at most max_steps caps either way).
+ValidationCase burst_cap_estimate_case(const BurstModel& m, std::int64_t runs, int max_steps = 24);
+// 12c. The mean field's collapse load (collapse_loads: the passage estimate; the escape estimate in the
+// text) against the engine's: the least load of a grid of `step` at which at least half of `runs` runs
+// reach K within T (paper 1's threshold is the grid load below it), both placed on that grid.
+ValidationCase steady_collapse_estimate_case(const SteadyModel& s, double collapse, double horizon, double step,
+                                             std::int64_t runs);
+// The estimate cases of each scale (quick: the cheap ones; full: also the cap searches and equal jitter).
+std::vector<ValidationCase> estimate_cases(Scale scale);
 
 // The standard suites.
 std::vector<ValidationCase> catalogue(Scale scale);

@@ -40,16 +40,35 @@ std::string alpha_text(const CaseResult& r) {
   return "";
 }
 
+// The checked cases (pass/fail) and, apart, the estimates (info cases: reported, never pass or fail).
 std::vector<Row> rows(const SuiteResult& s) {
   std::vector<Row> out;
   for (const auto& r : s.cases)
-    out.push_back({r.name, r.parameters, r.closed_form, simulated_text(r), rel_text(r.rel_error), r.check,
-                   std::string(to_string(r.verdict)), alpha_text(r)});
+    if (r.kind != CaseKind::info)
+      out.push_back({r.name, r.parameters, r.closed_form, simulated_text(r), rel_text(r.rel_error), r.check,
+                     std::string(to_string(r.verdict)), alpha_text(r)});
+  return out;
+}
+
+std::vector<std::vector<std::string>> estimate_rows(const SuiteResult& s) {
+  std::vector<std::vector<std::string>> out;
+  for (const auto& r : s.cases)
+    if (r.kind == CaseKind::info)
+      out.push_back({r.name, r.parameters, r.closed_form, simulated_text(r), rel_text(r.rel_error), r.check});
   return out;
 }
 
 const std::vector<std::string> headers = {"case",       "parameters", "closed form", "simulated (mean ± 95% CI)",
                                           "rel. error", "tolerance",  "verdict",     "α"};
+const std::vector<std::string> estimate_headers = {"estimate",
+                                                   "parameters",
+                                                   "estimate (model)",
+                                                   "engine (mean ± 95% CI)",
+                                                   "error",
+                                                   "measured against the claimed band"};
+const char* estimate_title =
+    "Estimates: approximations reported beside the engine, never pass or fail (error = estimate/engine − 1; "
+    "bands as claimed in analytic/README.md)";
 
 // Display width of UTF-8 text: one column per code point (the table's symbols are all narrow).
 std::size_t width(const std::string& s) {
@@ -63,7 +82,7 @@ std::string summary_line(const SuiteResult& s) {
   std::int64_t pass = 0, fail = 0, info = 0;
   for (const auto& r : s.cases) (r.verdict == Verdict::pass ? pass : r.verdict == Verdict::fail ? fail : info) += 1;
   return fmt::format(
-      "{} cases: {} pass, {} fail, {} info. False alarms: α = {:.2g} per statistical case (Bonferroni: "
+      "{} cases: {} pass, {} fail, {} info (estimates). False alarms: α = {:.2g} per statistical case (Bonferroni: "
       "{:.2g} split over {} cases); suite false-alarm rate ≤ {:.2g}{}. Exact cases: α = 0. Seed {}, scale {}, {:.1f} "
       "s.",
       s.cases.size(), pass, fail, info, s.alpha_per_case, s.options.alpha_total, s.statistical_cases, s.alpha_run,
@@ -89,31 +108,35 @@ std::string csv_num(double x) { return std::isfinite(x) ? fmt::format("{:.17g}",
 
 nlohmann::json json_num(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
 
-}  // namespace
-
-std::string format_text(const SuiteResult& s) {
-  const auto rs = rows(s);
-  std::vector<std::size_t> w(headers.size());
-  for (std::size_t j = 0; j < headers.size(); ++j) w[j] = width(headers[j]);
-  auto cells = [](const Row& r) {
-    return std::vector<std::string>{r.name,      r.parameters, r.closed_form, r.simulated,
-                                    r.rel_error, r.tolerance,  r.verdict,     r.alpha};
-  };
-  for (const auto& r : rs) {
-    const auto c = cells(r);
+// An aligned plain-text table: header, a rule, one line per row.
+std::string text_table(const std::vector<std::string>& head, const std::vector<std::vector<std::string>>& body) {
+  std::vector<std::size_t> w(head.size());
+  for (std::size_t j = 0; j < head.size(); ++j) w[j] = width(head[j]);
+  for (const auto& c : body)
     for (std::size_t j = 0; j < c.size(); ++j) w[j] = std::max(w[j], width(c[j]));
-  }
   std::string out;
   auto line = [&](const std::vector<std::string>& c) {
     std::string l;
     for (std::size_t j = 0; j < c.size(); ++j) l += (j ? "  " : "") + (j + 1 < c.size() ? pad(c[j], w[j]) : c[j]);
     out += l + "\n";
   };
-  line(headers);
+  line(head);
   std::size_t total = 0;
   for (auto x : w) total += x + 2;
   out += std::string(total - 2, '-') + "\n";
-  for (const auto& r : rs) line(cells(r));
+  for (const auto& c : body) line(c);
+  return out;
+}
+
+}  // namespace
+
+std::string format_text(const SuiteResult& s) {
+  std::vector<std::vector<std::string>> body;
+  for (const auto& r : rows(s))
+    body.push_back({r.name, r.parameters, r.closed_form, r.simulated, r.rel_error, r.tolerance, r.verdict, r.alpha});
+  std::string out = text_table(headers, body);
+  if (const auto est = estimate_rows(s); !est.empty())
+    out += fmt::format("\n{}\n", estimate_title) + text_table(estimate_headers, est);
   out += fmt::format("\n{}\n{}\n", rule_line, summary_line(s));
   out += s.passed ? "Verdict: PASS\n" : "Verdict: FAIL\n";
   return out;
@@ -130,6 +153,20 @@ std::string format_markdown(const SuiteResult& s) {
   for (const auto& r : rows(s))
     out += markdown_row({"`" + r.name + "`", md_escape(r.parameters), md_escape(r.closed_form), md_escape(r.simulated),
                          md_escape(r.rel_error), md_escape(r.tolerance), r.verdict, r.alpha});
+  if (const auto est = estimate_rows(s); !est.empty()) {
+    out += fmt::format("\n## {}\n\n", md_escape(estimate_title));
+    std::vector<std::string> est_head;
+    for (const auto& h : estimate_headers) est_head.push_back(md_escape(h));
+    out += markdown_row(est_head);
+    std::vector<std::string_view> est_align(estimate_headers.size(), "---");
+    est_align[3] = est_align[4] = "---:";
+    out += markdown_rule(est_align);
+    for (auto c : est) {
+      for (auto& x : c) x = md_escape(x);
+      c[0] = "`" + c[0] + "`";
+      out += markdown_row(c);
+    }
+  }
   out += fmt::format("\n{}\n\n{}\n", rule_line, summary_line(s));
   return out;
 }
@@ -148,6 +185,18 @@ std::string format_latex(const SuiteResult& s) {
     out += latex_row(c);
   }
   out += "\\bottomrule\n\\end{tabular}\n";
+  if (const auto est = estimate_rows(s); !est.empty()) {
+    out += fmt::format("\n% {}\n\\begin{{tabular}}{{lllrrl}}\n\\toprule\n", latex_escape(estimate_title));
+    std::vector<std::string> est_head;
+    for (const auto& h : estimate_headers) est_head.push_back(latex_escape(h));
+    out += latex_row(est_head) + "\\midrule\n";
+    for (auto c : est) {
+      for (auto& x : c) x = latex_escape(x);
+      c[0] = "\\texttt{" + c[0] + "}";
+      out += latex_row(c);
+    }
+    out += "\\bottomrule\n\\end{tabular}\n";
+  }
   out += fmt::format("% {}\n", latex_escape(summary_line(s)));
   return out;
 }

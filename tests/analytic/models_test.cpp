@@ -15,6 +15,7 @@
 #include <functional>
 #include <numbers>
 #include <string>
+#include <tuple>
 
 namespace retrylab {
 namespace {
@@ -170,6 +171,62 @@ TEST(MeanField, CollisionBistableBelowFold) {
 TEST(MeanField, FreeWithoutBackoff) {
   const MeanField f({Model::free, Backoff{Strategy::none, 1.0, 1000.0, 0.0}});
   for (double n : {0.5, 3.0, 40.0}) EXPECT_NEAR(f.success_rate(n), n / (1.0 + n), 1e-9) << n;
+}
+
+// The hypothesis of proofs/Steady.v: the stage means m_k are nondecreasing (d_k = m_k − m_(k−1) >= 0)
+// for every strategy, at a small cap and at paper 1's.
+TEST(MeanField, StageMeansNondecreasing) {
+  for (Strategy s : all_strategies)
+    for (double cap : {8.0, 1000.0}) {
+      const auto m = stage_means(Backoff{s, 1.0, cap, s == Strategy::window ? 1000.0 : 0.0});
+      ASSERT_FALSE(m.empty());
+      EXPECT_GE(m[0], 0.0);
+      for (std::size_t k = 1; k < m.size(); ++k)
+        EXPECT_GE(m[k], m[k - 1]) << to_string(s) << " cap " << cap << " stage " << k + 1;
+    }
+}
+
+// The counts proofs/Steady.v proves, found by the code's grid scan for every strategy: two fixed
+// points (stable, then unstable) below the peak on collision (1/(2e)) and shared (1/4), one (stable)
+// on free below 1, none above the peak.
+TEST(MeanField, FixedPointCountsAreTheTheorems) {
+  for (Strategy s : all_strategies) {
+    const Backoff b{s, 1.0, 1000.0, s == Strategy::window ? 1000.0 : 0.0};
+    for (auto [model, below, above] : {std::tuple{Model::collision, 0.1, 0.19}, std::tuple{Model::shared, 0.1, 0.26}}) {
+      const MeanField f({model, b});
+      const auto pts = f.fixed_points(below, 1e6);
+      ASSERT_EQ(pts.size(), 2u) << to_string(model) << " " << to_string(s);
+      EXPECT_TRUE(pts[0].stable);
+      EXPECT_FALSE(pts[1].stable);
+      EXPECT_TRUE(f.fixed_points(above, 1e6).empty()) << to_string(model) << " " << to_string(s);
+    }
+    const MeanField f({Model::free, b});
+    const auto pts = f.fixed_points(0.5, 1e6);
+    ASSERT_EQ(pts.size(), 1u) << to_string(s);
+    EXPECT_TRUE(pts[0].stable);
+  }
+}
+
+// The birth–death passage time: a pure birth chain takes K/λ; the symmetric walk (up 1, down 1,
+// reflected at 0) takes K(K+1)/2 to reach K; past `stop` it is +inf.
+TEST(MeanField, PassageTimeByHand) {
+  EXPECT_NEAR(mean_passage_time(std::vector<double>(99, 0.0), 0.5, 1e9), 100.0 / 0.5, 1e-9);
+  EXPECT_NEAR(mean_passage_time(std::vector<double>(9, 1.0), 1.0, 1e9), 10.0 * 11.0 / 2.0, 1e-9);
+  EXPECT_TRUE(std::isinf(mean_passage_time(std::vector<double>(9, 1.0), 1.0, 54.0)));
+  expect_thrown("rate", [] { mean_passage_time({}, 0.0, 1.0); });
+}
+
+// proofs/Steady.v: passage_time_monotone: the passage collapse load cannot fall as K rises.
+TEST(MeanField, PassageCollapseLoadRisesWithK) {
+  for (Model model : {Model::collision, Model::free, Model::shared}) {
+    const MeanField f({model, full_1000});
+    double last = 0.0;
+    for (double k : {100.0, 300.0, 1000.0, 3000.0}) {
+      const double p = collapse_loads(f, k, 20000.0).passage;
+      EXPECT_GE(p, last) << to_string(model) << " K " << k;
+      last = p;
+    }
+  }
 }
 
 // Clients are conserved: burst successes + burst clients left = B.

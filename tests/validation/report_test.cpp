@@ -125,6 +125,39 @@ TEST(Report, CsvHasOneRowPerCaseAndQuotes) {
   EXPECT_TRUE(std::regex_search(l[3], std::regex("^classic-free-none-N100,exact,")));
 }
 
+// An estimate (info case) is listed apart, under "Estimates", never in the pass/fail table; the CSV
+// keeps one row per case with its kind.
+TEST(Report, EstimatesAreListedApart) {
+  auto s = sample_result();
+  rv::CaseResult e;
+  e.name = "estimate-burst-drain-collision-full-B100-c250";
+  e.kind = rv::CaseKind::info;
+  e.verdict = rv::Verdict::info;
+  e.closed_form = "ESTIMATE (stage model): drain time 1318";
+  e.expected = 1318;
+  e.observed = 1254;
+  e.ci95 = 49;
+  e.rel_error = 1318.0 / 1254.0 - 1.0;
+  e.check = "inside the claimed ±20%";
+  s.cases.push_back(e);
+  const std::string text = rv::format_text(s);
+  const auto estimates = text.find("Estimates: approximations");
+  ASSERT_NE(estimates, std::string::npos);
+  EXPECT_GT(text.find(e.name), estimates);  // only in the section below the checked cases
+  EXPECT_NE(text.find("+5.1%"), std::string::npos);
+  const std::string md = rv::format_markdown(s);
+  const auto section = md.find("## Estimates");
+  ASSERT_NE(section, std::string::npos);
+  EXPECT_GT(md.find("`" + e.name + "`"), section);
+  const std::string tex = rv::format_latex(s);
+  EXPECT_NE(tex.find("\\begin{tabular}{lllrrl}"), std::string::npos);
+  const auto csv = lines(rv::format_csv(s));
+  ASSERT_EQ(csv.size(), 5u);
+  EXPECT_TRUE(std::regex_search(csv[4], std::regex("^estimate-burst-drain-collision-full-B100-c250,info,")));
+  // Without estimates there is no section.
+  EXPECT_EQ(rv::format_markdown(sample_result()).find("## Estimates"), std::string::npos);
+}
+
 TEST(Report, WriteReportsIsAtomicAndComplete) {
   const fs::path d = fresh_dir("out");
   const auto files = rv::write_reports(sample_result(), d);

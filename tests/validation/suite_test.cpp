@@ -91,3 +91,34 @@ TEST(Suite, ServerCaseConstructorsRejectBadInput) {
   EXPECT_THROW(rv::lock_sojourn_case(Model::shared, ServiceDist::exponential, 1.5, ok), retrylab::InputError);
   EXPECT_NO_THROW(rv::lock_sojourn_case(Model::free, ServiceDist::lognormal, 1.5, ok));
 }
+
+// The estimates are info cases in both scales (they never pass or fail), named "estimate-…".
+TEST(Suite, EstimatesAreInfoCasesInBothScales) {
+  for (auto scale : {rv::Scale::quick, rv::Scale::full}) {
+    const auto cat = rv::catalogue(scale);
+    const auto n = std::count_if(cat.begin(), cat.end(), [](const rv::ValidationCase& c) {
+      return c.name.starts_with("estimate-") && c.kind == rv::CaseKind::info;
+    });
+    EXPECT_GE(n, scale == rv::Scale::quick ? 2 : 10) << rv::to_string(scale);
+    for (const auto& c : cat)
+      if (c.name.starts_with("estimate-")) EXPECT_EQ(c.kind, rv::CaseKind::info) << c.name;
+  }
+}
+
+TEST(Suite, EstimateCaseConstructorsRejectBadInput) {
+  using retrylab::Backoff;
+  using retrylab::Model;
+  using retrylab::Strategy;
+  const retrylab::BurstModel ok{Model::collision, Backoff{Strategy::full, 1.0, 250.0, 0.0}, 100, 0.05, 60000.0, 3000.0};
+  EXPECT_NO_THROW(rv::burst_drain_estimate_case(ok, 4));
+  EXPECT_THROW(rv::burst_drain_estimate_case(ok, 1), retrylab::InputError);  // runs >= 2
+  auto frac = ok;
+  frac.collapse = 2.5;  // the engine's K is a whole number of clients
+  EXPECT_THROW(rv::burst_drain_estimate_case(frac, 4), retrylab::InputError);
+  EXPECT_THROW(rv::burst_cap_estimate_case(ok, 4, 0), retrylab::InputError);  // max_steps >= 1
+  const retrylab::SteadyModel sm{Model::collision, Backoff{Strategy::full, 1.0, 1000.0, 0.0}};
+  EXPECT_THROW(rv::steady_collapse_estimate_case(sm, 100.0, 20000.0, 0.0, 20), retrylab::InputError);  // step
+  EXPECT_THROW(rv::steady_collapse_estimate_case(sm, 0.5, 20000.0, 0.05, 20), retrylab::InputError);   // K
+  EXPECT_THROW(rv::steady_collapse_estimate_case({Model::ps, sm.backoff}, 100.0, 20000.0, 0.05, 20),
+               retrylab::InputError);  // no mean field for ps
+}
