@@ -14,6 +14,7 @@
 #include "cli/common.hpp"
 #include "montecarlo/scenario.hpp"
 #include "validation/trace_check.hpp"
+#include "validation/trace_json.hpp"
 
 namespace retrylab::cli {
 
@@ -59,23 +60,7 @@ int run_check(const CheckOptions& o) {
   switch (o.format) {
     case OutputFormat::json: {
       nlohmann::ordered_json j = provenance(units::attempt_duration);  // traces are of the paper models
-      j["trace"] = o.trace;
-      j["format"] = r.format;
-      j["declared"] = montecarlo::canonical(r.declared);
-      j["seed"] = r.seed;
-      j["rows"] = r.rows;
-      j["runs"] = r.runs;
-      j["passed"] = r.passed();
-      j["checks"] = nlohmann::ordered_json::array();
-      for (const auto& c : r.checks)
-        j["checks"].push_back({{"check", c.name},
-                               {"kind", c.kind},
-                               {"expected", c.expected},
-                               {"observed", c.observed},
-                               {"verdict", validation::to_string(c.verdict)},
-                               {"count", c.count},
-                               {"lines", c.lines},
-                               {"rows", c.rows}});
+      for (const auto& [key, value] : validation::trace_report_json(r, o.trace).items()) j[key] = value;
       std::cout << j.dump(2) << "\n";
       break;
     }

@@ -97,19 +97,7 @@ std::vector<NamedMean> all_metrics(const montecarlo::Scenario& sc, const monteca
 
 // A field's value as JSON, in the output unit: numbers, integers, names, "on"/"off", "none".
 nlohmann::ordered_json field_json(const montecarlo::Field& f, double v, const TimeUnit& u) {
-  using montecarlo::FieldKind;
-  switch (f.kind) {
-    case FieldKind::choice:
-    case FieldKind::on_off: return montecarlo::format_field(f, v);
-    case FieldKind::integer: return static_cast<std::int64_t>(v);
-    case FieldKind::number_or_none:
-      if (std::isinf(v)) return "none";
-      [[fallthrough]];
-    case FieldKind::number: {
-      return u.out(montecarlo::dim_of(f), v);
-    }
-  }
-  return nullptr;
+  return std::visit([](const auto& x) { return nlohmann::ordered_json(x); }, montecarlo::field_output(f, v, u));
 }
 
 // The scenario as an object: exactly the fields canonical() prints (the base fields always, any
@@ -131,17 +119,23 @@ nlohmann::ordered_json scenario_json(const montecarlo::Scenario& sc, const monte
 std::string fmt_num(double x) { return std::isfinite(x) ? fmt::format("{:.6g}", x) : std::string("-"); }
 
 // The scenario as canonical() writes it, with its times and rates in the output unit.
-std::string scenario_line(const montecarlo::Scenario& sc, const TimeUnit& u) {
-  if (u.plain()) return montecarlo::canonical(sc);
+// Each field canonical() writes for sc, with its value in the unit u, as name=value or (as_flags)
+// as its flag and value, joined by spaces.
+std::string fields_in_unit(const montecarlo::Scenario& sc, const TimeUnit& u, bool as_flags) {
   std::string out;
   for (const montecarlo::Field& f : montecarlo::scenario_fields()) {
     if (!montecarlo::field_shown(f, sc)) continue;
     double v = montecarlo::field_value(f, sc);
     if (f.kind == montecarlo::FieldKind::number || f.kind == montecarlo::FieldKind::number_or_none)
       v = u.out(montecarlo::dim_of(f), v);
-    out += fmt::format("{}{}={}", out.empty() ? "" : " ", f.name, montecarlo::format_field(f, v));
+    const std::string value = montecarlo::format_field(f, v);
+    out += (out.empty() ? "" : " ") + (as_flags ? flag_of(f) + " " + value : std::string(f.name) + "=" + value);
   }
   return out;
+}
+
+std::string scenario_line(const montecarlo::Scenario& sc, const TimeUnit& u) {
+  return u.plain() ? montecarlo::canonical(sc) : fields_in_unit(sc, u, false);
 }
 
 void print_table(const montecarlo::Scenario& sc, const montecarlo::RunPlan& plan, const montecarlo::Summary& s,
@@ -247,15 +241,7 @@ montecarlo::Scenario brooker_from_flags(const SimulateOptions& o) {
 
 // "--model free --strategy full --base 10 ...": the engine flags a scenario expands to, in its unit.
 std::string expanded_flags(const montecarlo::Scenario& sc, const TimeUnit& u) {
-  std::string out;
-  for (const montecarlo::Field& f : montecarlo::scenario_fields()) {
-    if (!montecarlo::field_shown(f, sc)) continue;
-    double v = montecarlo::field_value(f, sc);
-    if (f.kind == montecarlo::FieldKind::number || f.kind == montecarlo::FieldKind::number_or_none)
-      v = u.out(montecarlo::dim_of(f), v);
-    out += fmt::format("{}{} {}", out.empty() ? "" : " ", flag_of(f), montecarlo::format_field(f, v));
-  }
-  return out + fmt::format(" --unit {} --attempt-duration {}", u.name, u.attempt_duration);
+  return fields_in_unit(sc, u, true) + fmt::format(" --unit {} --attempt-duration {}", u.name, u.attempt_duration);
 }
 
 // The unit of --unit/--attempt-duration: every time the user gives is divided by D, every rate

@@ -116,4 +116,17 @@ MeanSummary in_unit(MeanSummary m, Dim d, const TimeUnit& u) {
   return m;
 }
 
+FieldOutput field_output(const Field& f, double v, const TimeUnit& u) {
+  switch (f.kind) {
+    case FieldKind::choice:
+    case FieldKind::on_off: return format_field(f, v);
+    case FieldKind::integer: return static_cast<std::int64_t>(v);
+    case FieldKind::number_or_none:
+      if (std::isinf(v)) return std::string("none");
+      [[fallthrough]];
+    case FieldKind::number: return u.out(dim_of(f), v);
+  }
+  return std::string("none");
+}
+
 }  // namespace retrylab::montecarlo

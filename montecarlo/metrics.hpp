@@ -7,7 +7,9 @@
 // deadline or injected failures; effects with a timeout or an idempotency key; recovery when it is
 // measured. So every output keeps its keys when a metric is added for a new mechanism.
 // TimeUnit: results read in attempt-durations (D = 1), or in ms / s with D the mean attempt time.
+#include <cstdint>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "analytic/stats.hpp"
@@ -57,6 +59,12 @@ struct ProportionMetric {
 inline Dim dim_of(const Field& f) noexcept {
   return f.unit == FieldUnit::time ? Dim::time : f.unit == FieldUnit::per_time ? Dim::per_time : Dim::count;
 }
+
+// A field's value as a scenario object writes it (JSON, Python): a name ("full", "on", "none" for
+// an unbounded number), an integer, or a number in the unit u. The one rule for the CLI and the
+// Python module.
+using FieldOutput = std::variant<std::string, std::int64_t, double>;
+FieldOutput field_output(const Field& f, double v, const TimeUnit& u);
 
 // The mean metrics shown for s (server_engine: --server-engine), in output order.
 std::vector<const Metric*> shown_metrics(const Scenario& s, bool server_engine);

@@ -43,6 +43,7 @@
 #include "validation/report.hpp"
 #include "validation/suite.hpp"
 #include "validation/trace_check.hpp"
+#include "validation/trace_json.hpp"
 
 namespace py = pybind11;
 using Json = nlohmann::ordered_json;
@@ -76,27 +77,20 @@ Json to_json(const ProportionSummary& p) {
 
 using montecarlo::Dim;
 
-// A value in attempt-durations into the user's unit: times x D, rates / D (as the CLI does).
-double out(Dim d, double v, double D) { return d == Dim::time ? v * D : d == Dim::per_time ? v / D : v; }
-
-MeanSummary scaled(MeanSummary m, Dim d, double D) {
+// The user's unit: attempt-durations, or any unit of D attempt-durations (in_unit and out scale by D).
+montecarlo::TimeUnit unit_of(double D) {
   montecarlo::TimeUnit u;
-  if (D != 1.0) u = {"ms", D};  // any unit but attempt: in_unit scales by D
-  return montecarlo::in_unit(m, d, u);
+  if (D != 1.0) u = {"ms", D};
+  return u;
 }
 
+// A value in attempt-durations into the user's unit: times x D, rates / D (as the CLI does).
+double out(Dim d, double v, double D) { return unit_of(D).out(d, v); }
+
+MeanSummary scaled(MeanSummary m, Dim d, double D) { return montecarlo::in_unit(m, d, unit_of(D)); }
+
 Json field_json(const montecarlo::Field& f, double v, double D) {
-  using montecarlo::FieldKind;
-  switch (f.kind) {
-    case FieldKind::choice:
-    case FieldKind::on_off: return montecarlo::format_field(f, v);
-    case FieldKind::integer: return static_cast<std::int64_t>(v);
-    case FieldKind::number_or_none:
-      if (std::isinf(v)) return "none";
-      [[fallthrough]];
-    case FieldKind::number: return out(montecarlo::dim_of(f), v, D);
-  }
-  return nullptr;
+  return std::visit([](const auto& x) { return Json(x); }, montecarlo::field_output(f, v, unit_of(D)));
 }
 
 // D from unit/attempt_duration, with the CLI's rules and messages (attempt_duration <= 0: not given).
@@ -288,24 +282,7 @@ std::string check(const std::string& path) {
   }
   if (r.rows == 0)
     throw py::value_error(fmt::format("check: {} has a header but no attempt rows: nothing to check", path));
-  Json j;
-  j["trace"] = path;
-  j["format"] = r.format;
-  j["declared"] = montecarlo::canonical(r.declared);
-  j["seed"] = r.seed;
-  j["rows"] = r.rows;
-  j["runs"] = r.runs;
-  j["passed"] = r.passed();
-  j["checks"] = Json::array();
-  for (const auto& c : r.checks)
-    j["checks"].push_back({{"check", c.name},
-                           {"kind", c.kind},
-                           {"expected", c.expected},
-                           {"observed", c.observed},
-                           {"verdict", validation::to_string(c.verdict)},
-                           {"count", c.count},
-                           {"lines", c.lines}});
-  return j.dump();
+  return validation::trace_report_json(r, path).dump();
 }
 
 std::string validate(bool quick, std::uint64_t seed, int threads, const std::vector<std::string>& only) {
