@@ -30,7 +30,7 @@ std::string join_certs(const std::vector<std::string>& certs) {
   return s.empty() ? "(none)" : s;
 }
 
-std::string tex_escape(const std::string& s) { return validation::latex_escape(s, validation::LatexFlavour::study); }
+std::string tex_escape(const std::string& s) { return validation::latex_escape(s); }
 
 using validation::csv_field;
 

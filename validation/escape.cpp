@@ -5,32 +5,18 @@ namespace retrylab::validation {
 namespace {
 
 struct Symbol {
-  std::string_view utf8, full, study;  // the LaTeX of each flavour
+  std::string_view utf8, latex;
 };
 
 constexpr Symbol symbols[] = {
-    {"λ", "$\\lambda$", "$\\lambda$"},
-    {"ρ", "$\\rho$", "$\\rho$"},
-    {"τ", "$\\tau$", "$\\tau$"},
-    {"α", "$\\alpha$", "$\\alpha$"},
-    {"Δ", "$\\Delta$", "$\\Delta$"},
-    {"−", "$-$", "$-$"},
-    {"±", "$\\pm$", "$\\pm$"},
-    {"≤", "$\\le$", "$\\leq$"},
-    {"√", "$\\surd$", "$\\surd$"},
-    {"·", "$\\cdot$", "$\\cdot$"},
-    {"—", "---", "---"},
-    {"–", "--", "--"},
-    {"∞", "$\\infty$", "$\\infty$"},
-    {"≫", "$\\gg$", "$\\gg$"},
-    {"σ", "$\\sigma$", "$\\sigma$"},
-    {"Φ", "$\\Phi$", "$\\Phi$"},
-    {"≥", "$\\ge$", "$\\geq$"},
-    {"×", "$\\times$", "$\\times$"},
+    {"λ", "$\\lambda$"}, {"ρ", "$\\rho$"}, {"τ", "$\\tau$"},   {"α", "$\\alpha$"}, {"Δ", "$\\Delta$"},
+    {"−", "$-$"},        {"±", "$\\pm$"},  {"≤", "$\\le$"},    {"√", "$\\surd$"},  {"·", "$\\cdot$"},
+    {"—", "---"},        {"–", "--"},      {"∞", "$\\infty$"}, {"≫", "$\\gg$"},    {"σ", "$\\sigma$"},
+    {"Φ", "$\\Phi$"},    {"≥", "$\\ge$"},  {"×", "$\\times$"},
 };
 
 // The LaTeX of one ASCII character, or empty when it stands as it is.
-std::string_view ascii(char c, LatexFlavour flavour) {
+std::string_view ascii(char c) {
   switch (c) {
     case '&': return "\\&";
     case '%': return "\\%";
@@ -39,10 +25,6 @@ std::string_view ascii(char c, LatexFlavour flavour) {
     case '$': return "\\$";
     case '<': return "$<$";
     case '>': return "$>$";
-    default: break;
-  }
-  if (flavour == LatexFlavour::study) return {};
-  switch (c) {
     case '{': return "\\{";
     case '}': return "\\}";
     case '~': return "\\textasciitilde{}";
@@ -54,13 +36,13 @@ std::string_view ascii(char c, LatexFlavour flavour) {
 
 }  // namespace
 
-std::string latex_escape(std::string_view s, LatexFlavour flavour) {
+std::string latex_escape(std::string_view s) {
   std::string o;
   for (std::size_t i = 0; i < s.size();) {
     bool done = false;
     for (const Symbol& sym : symbols) {
       if (s.substr(i, sym.utf8.size()) == sym.utf8) {
-        o += flavour == LatexFlavour::full ? sym.full : sym.study;
+        o += sym.latex;
         i += sym.utf8.size();
         done = true;
         break;
@@ -68,7 +50,7 @@ std::string latex_escape(std::string_view s, LatexFlavour flavour) {
     }
     if (done) continue;
     const char c = s[i++];
-    const std::string_view e = ascii(c, flavour);
+    const std::string_view e = ascii(c);
     if (e.empty())
       o += c;
     else

@@ -2,11 +2,8 @@
 // Escaping of table text for the formats the tables are written in: LaTeX and CSV. The one copy
 // of each, for the validation tables (validation/report.hpp) and the study tables (papers/render.hpp).
 // latex_escape: the Unicode symbols the tables use (λ ρ τ α Δ σ Φ − – — ± ≤ ≥ √ · × ∞ ≫) become
-// LaTeX, < and > go into math, and LaTeX's special characters get a backslash. Two flavours,
-// kept so that every table's bytes stay what they were:
-//  - full (validation tables): all of & % _ # $ { } ~ ^ \ escaped; ≤ ≥ as \le \ge;
-//  - study (study tables): only & % _ # $ escaped (braces, ^ and \ pass through as written);
-//    ≤ ≥ as \leq \geq.
+// LaTeX, < and > go into math, and every character LaTeX treats specially in text (& % _ # $ { } ~ ^
+// \) is escaped, so any cell compiles as text (the study tables' "10^9" included).
 // csv_field: RFC 4180 quoting, only when the field holds a comma, a quote or a newline.
 // And the rows both families of tables are made of (cells already escaped): markdown_row,
 // markdown_rule (the alignment row), latex_row, csv_row.
@@ -16,9 +13,7 @@
 
 namespace retrylab::validation {
 
-enum class LatexFlavour { full, study };
-
-std::string latex_escape(std::string_view text, LatexFlavour flavour = LatexFlavour::full);
+std::string latex_escape(std::string_view text);
 
 std::string csv_field(std::string_view text);
 
