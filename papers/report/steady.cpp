@@ -426,6 +426,18 @@ struct SteadyFigures {
   bool in_panel(const Steady::Line& l, const Panel& p) const {
     return l.model == p.model && (!split || l.server == p.server);
   }
+  // Each panel in turn: its title, plot(line, line index, parts) for each line in it, the plot.
+  template <class Plot>
+  void each_panel(Gp& gp, Plot plot) const {
+    if (by_server) gp(key_at());
+    for (const Panel& pn : panels) {
+      gp(fmt::format("set title {}", panel_title(pn)));
+      std::vector<std::string> parts;
+      for (std::size_t li = 0; li < st.lines.size(); ++li)
+        if (in_panel(st.lines[li], pn)) plot(st.lines[li], li, parts);
+      plot_or_empty(gp, parts, "no data", "");
+    }
+  }
   std::string panel_title(const Panel& p) const {
     return gp_quote(!split ? name(p.model)
                            : name(p.model) + ": " +
@@ -483,29 +495,21 @@ void latency_figure(const SteadyFigures& f, Out& out) {
                         f.sw.title, st.ks[f.kcol])));
   gp("set grid; set logscale y; set key top left font \",8\"; set xlabel \"load λ\"; set ylabel \"mean latency "
      "(attempt-durations)\"");
-  if (f.by_server) gp(f.key_at());
-  for (const Panel& pn : f.panels) {
-    gp(fmt::format("set title {}", f.panel_title(pn)));
-    std::vector<std::string> parts;
-    for (std::size_t li = 0; li < st.lines.size(); ++li) {
-      const auto& l = st.lines[li];
-      if (!f.in_panel(l, pn)) continue;
-      std::vector<std::vector<double>> rows, mark;
-      const auto j = last_surviving(l.collapsed[f.kcol]);
-      for (std::size_t q = 0; q < l.idx.size(); ++q) {
-        const bool ok = static_cast<std::ptrdiff_t>(q) <= j;
-        rows.push_back({rate_of(f.sw, l.idx[q]), ok ? mean_of(f.recs[l.idx[q]], "latency") : nan});
-        if (static_cast<std::ptrdiff_t>(q) == j && j + 1 < static_cast<std::ptrdiff_t>(l.idx.size()))
-          mark.push_back({rate_of(f.sw, l.idx[q]), mean_of(f.recs[l.idx[q]], "latency")});
-      }
-      parts.push_back(fmt::format("{} using 1:2 with linespoints pt 7 ps 0.5 lw 1.5 lc rgb \"{}\" title {}",
-                                  gp.block(rows), f.line_color(li), f.line_title(li)));
-      if (!mark.empty())
-        parts.push_back(fmt::format("{} using 1:2 with points pt 2 ps 2.5 lw 2 lc rgb \"{}\" notitle", gp.block(mark),
-                                    f.line_color(li)));
+  f.each_panel(gp, [&](const Steady::Line& l, std::size_t li, std::vector<std::string>& parts) {
+    std::vector<std::vector<double>> rows, mark;
+    const auto j = last_surviving(l.collapsed[f.kcol]);
+    for (std::size_t q = 0; q < l.idx.size(); ++q) {
+      const bool ok = static_cast<std::ptrdiff_t>(q) <= j;
+      rows.push_back({rate_of(f.sw, l.idx[q]), ok ? mean_of(f.recs[l.idx[q]], "latency") : nan});
+      if (static_cast<std::ptrdiff_t>(q) == j && j + 1 < static_cast<std::ptrdiff_t>(l.idx.size()))
+        mark.push_back({rate_of(f.sw, l.idx[q]), mean_of(f.recs[l.idx[q]], "latency")});
     }
-    plot_or_empty(gp, parts, "no data", "");
-  }
+    parts.push_back(fmt::format("{} using 1:2 with linespoints pt 7 ps 0.5 lw 1.5 lc rgb \"{}\" title {}",
+                                gp.block(rows), f.line_color(li), f.line_title(li)));
+    if (!mark.empty())
+      parts.push_back(fmt::format("{} using 1:2 with points pt 2 ps 2.5 lw 2 lc rgb \"{}\" notitle", gp.block(mark),
+                                  f.line_color(li)));
+  });
   gp("unset multiplot");
   out.figure(f.sw.name + "_latency", gp, f.width(), static_cast<int>(f.split ? 420 * f.prows() + 40 : 500));
 }
@@ -517,20 +521,12 @@ void collapsed_figure(const SteadyFigures& f, Out& out) {
             fmt::format("{}: fraction of runs that collapsed (K = {}) against load", f.sw.title, st.ks[f.kcol])));
   gp("set grid; set key bottom right font \",8\"; set xlabel \"load λ\"; set ylabel \"fraction collapsed\"; set "
      "yrange [-0.05:1.05]");
-  if (f.by_server) gp(f.key_at());
-  for (const Panel& pn : f.panels) {
-    gp(fmt::format("set title {}", f.panel_title(pn)));
-    std::vector<std::string> parts;
-    for (std::size_t li = 0; li < st.lines.size(); ++li) {
-      const auto& l = st.lines[li];
-      if (!f.in_panel(l, pn)) continue;
-      std::vector<std::vector<double>> rows;
-      for (std::size_t q = 0; q < l.idx.size(); ++q) rows.push_back({rate_of(f.sw, l.idx[q]), l.collapsed[f.kcol][q]});
-      parts.push_back(fmt::format("{} using 1:2 with linespoints pt 7 ps 0.5 lw 1.5 lc rgb \"{}\" title {}",
-                                  gp.block(rows), f.line_color(li), f.line_title(li)));
-    }
-    plot_or_empty(gp, parts, "no data", "");
-  }
+  f.each_panel(gp, [&](const Steady::Line& l, std::size_t li, std::vector<std::string>& parts) {
+    std::vector<std::vector<double>> rows;
+    for (std::size_t q = 0; q < l.idx.size(); ++q) rows.push_back({rate_of(f.sw, l.idx[q]), l.collapsed[f.kcol][q]});
+    parts.push_back(fmt::format("{} using 1:2 with linespoints pt 7 ps 0.5 lw 1.5 lc rgb \"{}\" title {}",
+                                gp.block(rows), f.line_color(li), f.line_title(li)));
+  });
   gp("unset multiplot");
   out.figure(f.sw.name + "_collapsed", gp, f.width(), static_cast<int>(f.split ? 380 * f.prows() + 40 : 450));
 }
