@@ -61,7 +61,9 @@ Interval wilson_interval(std::int64_t count, std::int64_t n, double level) {
   const double z2 = z * z;
   const double centre = (p + z2 / (2 * nn)) / (1 + z2 / nn);
   const double half = z / (1 + z2 / nn) * std::sqrt(p * (1 - p) / nn + z2 / (4 * nn * nn));
-  return {std::max(0.0, centre - half), std::min(1.0, centre + half)};
+  // At count 0 (n) the lower (upper) end is exactly 0 (1): centre and half are then equal, and only
+  // rounding would leave a residue such as 1e-19.
+  return {count == 0 ? 0.0 : std::max(0.0, centre - half), count == n ? 1.0 : std::min(1.0, centre + half)};
 }
 
 Interval clopper_pearson_interval(std::int64_t count, std::int64_t n, double level) {

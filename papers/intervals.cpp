@@ -1,9 +1,9 @@
 #include "papers/intervals.hpp"
 
+#include "analytic/stats.hpp"
+
 #include <algorithm>
 #include <array>
-#include <boost/math/distributions/beta.hpp>
-#include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 #include <boost/math/special_functions/gamma.hpp>
 #include <cmath>
@@ -55,22 +55,14 @@ Quantity quantity_of(std::string_view m) noexcept {
 
 Estimate wilson(std::int64_t k, std::int64_t n, double confidence) {
   if (n <= 0) return {nan, nan, nan};
-  const boost::math::normal_distribution<double> z01;
-  const double z = boost::math::quantile(z01, 0.5 + confidence / 2.0);
-  const double nn = static_cast<double>(n), p = static_cast<double>(k) / nn;
-  const double d = 1.0 + z * z / nn;
-  const double c = (p + z * z / (2.0 * nn)) / d;
-  const double h = z * std::sqrt(p * (1.0 - p) / nn + z * z / (4.0 * nn * nn)) / d;
-  return {p, std::max(0.0, c - h), std::min(1.0, c + h)};
+  const Interval i = wilson_interval(k, n, confidence);
+  return {static_cast<double>(k) / static_cast<double>(n), i.lo, i.hi};
 }
 
 Estimate clopper_pearson(std::int64_t k, std::int64_t n, double confidence) {
   if (n <= 0) return {nan, nan, nan};
-  const double a = (1.0 - confidence) / 2.0, kk = static_cast<double>(k), nn = static_cast<double>(n);
-  const double lo = k == 0 ? 0.0 : boost::math::quantile(boost::math::beta_distribution<double>(kk, nn - kk + 1.0), a);
-  const double hi =
-      k == n ? 1.0 : boost::math::quantile(boost::math::beta_distribution<double>(kk + 1.0, nn - kk), 1.0 - a);
-  return {kk / nn, lo, hi};
+  const Interval i = clopper_pearson_interval(k, n, confidence);
+  return {static_cast<double>(k) / static_cast<double>(n), i.lo, i.hi};
 }
 
 Estimate poisson_mean(double total, std::int64_t n, double confidence) {

@@ -24,6 +24,7 @@ enum class Quantity { fraction_of_runs, count, fraction_mean, positive, signed_m
 // mean; anything else is a non-negative mean.
 Quantity quantity_of(std::string_view metric) noexcept;
 
+// A fraction k / n with its Wilson or Clopper–Pearson interval (analytic/stats.hpp computes both).
 Estimate wilson(std::int64_t k, std::int64_t n, double confidence = 0.95);
 Estimate clopper_pearson(std::int64_t k, std::int64_t n, double confidence = 0.95);
 // The mean per run of a count whose total over n runs is `total` (Garwood's exact interval / n).

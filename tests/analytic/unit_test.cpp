@@ -16,6 +16,7 @@
 #include "analytic/occ.hpp"
 #include "analytic/ps.hpp"
 #include "analytic/sleep.hpp"
+#include "analytic/stats.hpp"
 
 namespace retrylab {
 namespace {
@@ -72,6 +73,18 @@ TEST(InputErrors, NameTheirField) {
   expect_input_error("threshold", [] { max_retries(TokenBucket{10, 1, 0.1, 10}, 0); });
   expect_input_error("cost", [] { max_retries(TokenBucket{10, 0, 0.1, 0}, 0); });
   expect_input_error("successes", [] { max_retries(aws_standard(), -1); });
+}
+
+// A fraction of none (all) has a Wilson interval starting (ending) exactly at 0 (1): printed tables
+// show 0, not a rounding residue such as 1e-19 (which n = 2000 gave).
+TEST(Wilson, EndsExactlyAtZeroAndOne) {
+  for (std::int64_t n = 1; n <= 5000; n += (n < 100 ? 1 : 97)) {
+    EXPECT_EQ(retrylab::wilson_interval(0, n).lo, 0.0) << "n = " << n;
+    EXPECT_EQ(retrylab::wilson_interval(n, n).hi, 1.0) << "n = " << n;
+    EXPECT_GT(retrylab::wilson_interval(0, n).hi, 0.0) << "n = " << n;
+    EXPECT_LT(retrylab::wilson_interval(n, n).lo, 1.0) << "n = " << n;
+  }
+  EXPECT_EQ(retrylab::wilson_interval(0, 2000).lo, 0.0);
 }
 
 TEST(Aloha, SpecialPoints) {
