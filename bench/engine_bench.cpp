@@ -22,11 +22,20 @@ using retrylab::Strategy;
 
 namespace {
 
-void run_scenario(benchmark::State& state, const mc::Scenario& s) {
+// Runs as simulate() does them: the scenario hashed once, one worker's scratch (the wake-up queue's
+// storage) lent to every run; forced: on the full tier even without a server-side option.
+void run_scenario(benchmark::State& state, const mc::Scenario& s, bool forced = false) {
   std::uint64_t run = 0;
   std::int64_t attempts = 0;
+  mc::detail::EngineScratch scratch;
+  mc::detail::EngineOptions options;
+  options.full_tier = forced;
+  options.scenario_hash = mc::stable_hash(s);
   for (auto _ : state) {
-    const mc::RunResult r = mc::simulate_run(s, 1, run++);
+    mc::detail::NullObserver observer;
+    const mc::RunResult r = mc::detail::full_tier(s, options)
+                                ? mc::detail::run_engine_tier<true>(s, 1, run++, options, observer, &scratch)
+                                : mc::detail::run_engine_tier<false>(s, 1, run++, options, observer, &scratch);
     attempts += r.attempts;
     benchmark::DoNotOptimize(r);
   }
@@ -67,20 +76,7 @@ BENCHMARK(BM_SteadyCollisionFull10)->Unit(benchmark::kMillisecond);
 // The same steady `shared` scenario on the full tier (montecarlo/engine.hpp, forced:
 // same counts and times as the original loop), and on it with a concurrency limit and with client
 // timeouts and retry limits. Ratios against the original loop are printed after the table.
-void run_forced(benchmark::State& state, const mc::Scenario& s) {
-  mc::detail::EngineOptions options;
-  options.full_tier = true;
-  mc::detail::NullObserver none;
-  std::uint64_t run = 0;
-  std::int64_t attempts = 0;
-  for (auto _ : state) {
-    const mc::RunResult r = mc::detail::run_engine(s, 1, run++, options, none);
-    attempts += r.attempts;
-    benchmark::DoNotOptimize(r);
-  }
-  state.counters["attempts/s"] = benchmark::Counter(static_cast<double>(attempts), benchmark::Counter::kIsRate);
-  state.counters["attempts/run"] = static_cast<double>(attempts) / static_cast<double>(run);
-}
+void run_forced(benchmark::State& state, const mc::Scenario& s) { run_scenario(state, s, true); }
 
 mc::Scenario steady_shared(double rate) {
   mc::Scenario s;

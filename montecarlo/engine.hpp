@@ -91,6 +91,13 @@ namespace retrylab::montecarlo::detail {
 #define RL_HOT inline
 #endif
 
+// Storage a worker thread lends to each run it does (run_in_order_with): the wake-up queue, whose
+// buckets are then allocated once per thread, not once per run. A run clears it first; no result
+// depends on what it held.
+struct EngineScratch {
+  MonotoneWakeQueue wakes;
+};
+
 template <Model M, bool Full, class Observer>
 class Engine {
   static constexpr bool virtual_time = M == Model::shared || M == Model::ps;
@@ -127,7 +134,7 @@ class Engine {
 
  public:
   Engine(const Scenario& s, std::uint64_t seed, std::uint64_t run_index, const EngineOptions& options,
-         Observer& observer)
+         Observer& observer, EngineScratch* scratch = nullptr)
       : s_(s),
         o_(s.server),
         observer_(observer),
@@ -146,6 +153,7 @@ class Engine {
         drains_(s.rate > 0.0 && s.clients > 0),
         pulse_(options.pulse),
         jobs_(make_jobs(s)),
+        wakes_(scratch ? scratch->wakes : own_wakes_),
         options_(options),
         mix_sampler_(s.server.mix_backoff),
         service_(key_, StreamId::service, run_index),
@@ -195,12 +203,11 @@ class Engine {
     }
     const auto expected = static_cast<std::size_t>(std::min<std::int64_t>(s.clients + 64, s.collapse + 64));
     clients_.reserve(expected);
-    wakes_.reserve(expected);
+    wakes_.reset(expected);
     if (Full && o_.service == ServiceDist::lognormal) {
-      const double cv = o_.service_cv;
-      sigma_ = std::sqrt(std::log1p(cv * cv));
+      sigma_ = std::sqrt(std::log1p(o_.service_cv * o_.service_cv));
 #if RETRYLAB_PLANTED_FAULTS
-      if (fault_ == Fault::lognormal_sigma_is_cv) sigma_ = cv;  // planted fault: σ taken to be the CV
+      if (fault_ == Fault::lognormal_sigma_is_cv) sigma_ = o_.service_cv;  // planted fault: σ taken to be the CV
 #endif
       mu_ = -0.5 * sigma_ * sigma_;  // E[S] = exp(μ + σ²/2) = 1
     }
@@ -1136,7 +1143,8 @@ class Engine {
   std::vector<std::int32_t> free_clients_;  // a stack: [0, free_count_) are free slots
   std::size_t free_count_ = 0;
   std::conditional_t<Full, JobSlab, JobRing> jobs_;
-  MonotoneWakeQueue wakes_;  // montecarlo/wake_queue.hpp
+  MonotoneWakeQueue own_wakes_;  // montecarlo/wake_queue.hpp; used when no scratch is lent
+  MonotoneWakeQueue& wakes_;
   std::vector<std::int32_t> group_;
   std::vector<std::int64_t> row_count_, row_winner_;
   EngineOptions options_;
@@ -1178,14 +1186,17 @@ class Engine {
 // One run on the tier given (Full: the full tier; false needs !has_server_features(s)).
 template <bool Full, class Observer>
 RunResult run_engine_tier(const Scenario& s, std::uint64_t seed, std::uint64_t run_index, const EngineOptions& options,
-                          Observer& observer) {
+                          Observer& observer, EngineScratch* scratch = nullptr) {
   switch (s.model) {
-    case Model::collision: return Engine<Model::collision, Full, Observer>(s, seed, run_index, options, observer).run();
-    case Model::free: return Engine<Model::free, Full, Observer>(s, seed, run_index, options, observer).run();
-    case Model::shared: return Engine<Model::shared, Full, Observer>(s, seed, run_index, options, observer).run();
-    case Model::ps: return Engine<Model::ps, Full, Observer>(s, seed, run_index, options, observer).run();
+    case Model::collision:
+      return Engine<Model::collision, Full, Observer>(s, seed, run_index, options, observer, scratch).run();
+    case Model::free: return Engine<Model::free, Full, Observer>(s, seed, run_index, options, observer, scratch).run();
+    case Model::shared:
+      return Engine<Model::shared, Full, Observer>(s, seed, run_index, options, observer, scratch).run();
+    case Model::ps: return Engine<Model::ps, Full, Observer>(s, seed, run_index, options, observer, scratch).run();
     case Model::none:
-      if constexpr (Full) return Engine<Model::none, true, Observer>(s, seed, run_index, options, observer).run();
+      if constexpr (Full)
+        return Engine<Model::none, true, Observer>(s, seed, run_index, options, observer, scratch).run();
       break;  // has_server_features: never on the plain tier
   }
   return {};

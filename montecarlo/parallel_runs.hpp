@@ -18,10 +18,12 @@
 
 namespace retrylab::montecarlo::detail {
 
-// The same for `count` runs indexed 0 … count−1 (count >= 0), without a RunPlan: one(i) for each.
-template <typename Result, typename Fn>
-std::vector<Result> run_in_order(std::int64_t count, int requested_threads, Fn&& one,
-                                 const std::function<void(std::int64_t, std::int64_t)>& progress) {
+// The same for `count` runs indexed 0 … count−1 (count >= 0), without a RunPlan: one(i, scratch) for
+// each, where every worker thread owns one default-constructed Scratch, handed to each run it does
+// (storage a run may reuse from the previous one; a run's result must not depend on what it holds).
+template <typename Result, typename Scratch, typename Fn>
+std::vector<Result> run_in_order_with(std::int64_t count, int requested_threads, Fn&& one,
+                                      const std::function<void(std::int64_t, std::int64_t)>& progress) {
   const std::int64_t runs = count;
   std::vector<Result> results(static_cast<std::size_t>(runs));
   std::int64_t threads = requested_threads > 0 ? requested_threads : std::max(1u, std::thread::hardware_concurrency());
@@ -32,10 +34,11 @@ std::vector<Result> run_in_order(std::int64_t count, int requested_threads, Fn&&
   std::mutex error_mutex;
   auto worker = [&] {
     try {
+      Scratch scratch{};
       for (;;) {
         const std::int64_t i = next.fetch_add(1);
         if (i >= runs) return;
-        results[static_cast<std::size_t>(i)] = one(static_cast<std::uint64_t>(i));
+        results[static_cast<std::size_t>(i)] = one(static_cast<std::uint64_t>(i), scratch);
         const std::int64_t d = done.fetch_add(1) + 1;
         if (progress) progress(d, runs);
       }
@@ -55,6 +58,15 @@ std::vector<Result> run_in_order(std::int64_t count, int requested_threads, Fn&&
   }
   if (error) std::rethrow_exception(error);
   return results;
+}
+
+// Without scratch: one(i) for each.
+template <typename Result, typename Fn>
+std::vector<Result> run_in_order(std::int64_t count, int requested_threads, Fn&& one,
+                                 const std::function<void(std::int64_t, std::int64_t)>& progress) {
+  struct None {};
+  return run_in_order_with<Result, None>(
+      count, requested_threads, [&one](std::uint64_t i, None&) { return one(i); }, progress);
 }
 
 template <typename Result, typename Fn>

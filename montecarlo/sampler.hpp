@@ -22,7 +22,12 @@ class SleepSampler {
   static constexpr int table_size = 64;
 
   explicit SleepSampler(const Backoff& b, int exponent_offset = 0) : backoff_(b), offset_(exponent_offset) {
-    for (int k = 1; k <= table_size; ++k) widths_[k - 1] = width_slow(k);
+    // With m = 2, b·2^(k−1) is exact (ldexp) and so never decreases: once a width is the cap, every
+    // later one is (the table is built per run, so this saves most of 64 ldexp calls).
+    for (int k = 1; k <= table_size; ++k) {
+      const bool capped = k > 1 && backoff_.multiplier == 2.0 && widths_[k - 2] == backoff_.cap;
+      widths_[k - 1] = capped ? backoff_.cap : width_slow(k);
+    }
   }
 
 #if RETRYLAB_PLANTED_FAULTS

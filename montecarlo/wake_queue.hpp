@@ -107,6 +107,22 @@ class MonotoneWakeQueue {
   };
 
   void reserve(std::size_t n) { run_.reserve(n); }  // the buckets grow on first use
+  // Empties the queue, keeping its storage (a queue reused run after run allocates once), and
+  // reserves room for n.
+  void reset(std::size_t n) {
+    clear();
+    reserve(n);
+  }
+  void clear() noexcept {
+    run_.clear();
+    head_ = 0;
+    for (auto& b : buckets_) b.clear();
+    mask_ = 0;
+    last_ = 0;
+    run_max_ = 0;
+    upper_min_ = unknown;
+    size_ = 0;
+  }
   bool empty() const noexcept { return size_ == 0; }
   std::size_t size() const noexcept { return size_; }
 

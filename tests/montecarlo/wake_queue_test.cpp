@@ -2,8 +2,8 @@
 // monotone push sequences rich in equal times (coarse grids, zero sleeps, subnormal and huge
 // offsets, +inf), so the (time, push order) tie rule is checked where it matters; pushes land
 // between a look at the next time and the pop, earlier than that time (as in the event loop), and
-// top() is also called cold; then on pushes in any order. Exact comparisons, fixed seeds: no false
-// failures.
+// top() is also called cold; then on pushes in any order, and on a queue reset after earlier use.
+// Exact comparisons, fixed seeds: no false failures.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -31,9 +31,13 @@ double sleep_of(mc::Stream& r) {
 }
 
 // look: whether to read top_time() before each top() (the event loop) or call top() cold.
-void expect_same_pops(std::uint64_t seed, int initial, int steps, bool look = true) {
+// reused: a queue that held other entries (then reset), as the engine's queue lent from run to run.
+void expect_same_pops(std::uint64_t seed, int initial, int steps, bool look = true,
+                      MonotoneWakeQueue* reused = nullptr) {
   WakeQueue heap;
-  MonotoneWakeQueue radix;
+  MonotoneWakeQueue fresh;
+  if (reused) reused->reset(64);
+  MonotoneWakeQueue& radix = reused ? *reused : fresh;
   mc::Stream r(seed, mc::StreamId::ties, 0);
   std::int32_t id = 0;
   for (int i = 0; i < initial; ++i) {
@@ -107,6 +111,16 @@ TEST(MonotoneWakeQueue, AnyPushOrderStillPopsLikeTheHeap) {
 }
 
 TEST(MonotoneWakeQueue, PopsLikeTheHeapLarge) { expect_same_pops(9, 20000, 60000); }
+
+// A queue reset after runs that stopped with entries left (in the run and in several buckets) pops
+// like a fresh one.
+TEST(MonotoneWakeQueue, ResetAfterAnyRunPopsLikeAFreshQueue) {
+  MonotoneWakeQueue q;
+  for (std::uint64_t seed = 500; seed <= 700; ++seed) {
+    const bool stops_early = seed % 2 == 0;  // then entries are left for the reset to drop
+    expect_same_pops(seed, seed % 7 == 0 ? 2000 : 40, stops_early ? static_cast<int>(seed % 300) : 3000, true, &q);
+  }
+}
 
 TEST(MonotoneWakeQueue, EmptyAndRefill) {
   MonotoneWakeQueue q;
