@@ -94,9 +94,10 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(Case{Model::collision, 100, Strategy::full}, Case{Model::collision, 300, Strategy::equal},
                       Case{Model::collision, 1000, Strategy::full}, Case{Model::collision, 300, Strategy::full, 0.05},
                       Case{Model::shared, 50, Strategy::full}, Case{Model::shared, 200, Strategy::decorrelated}),
-    [](const auto& info) {
-      return std::string(to_string(info.param.model)) + "_" + std::to_string(info.param.clients) + "_" +
-             std::string(to_string(info.param.strategy)) + (info.param.rate > 0 ? "_steady" : "");
+    [](const ::testing::TestParamInfo<Case>& grid_point) {
+      const Case& c = grid_point.param;
+      return std::string(to_string(c.model)) + "_" + std::to_string(c.clients) + "_" +
+             std::string(to_string(c.strategy)) + (c.rate > 0 ? "_steady" : "");
     });
 
 TEST(Advise, SameAnswerOnOneAndTwoThreads) {

@@ -100,8 +100,11 @@ TEST(Suite, EstimatesAreInfoCasesInBothScales) {
       return c.name.starts_with("estimate-") && c.kind == rv::CaseKind::info;
     });
     EXPECT_GE(n, scale == rv::Scale::quick ? 2 : 10) << rv::to_string(scale);
-    for (const auto& c : cat)
-      if (c.name.starts_with("estimate-")) EXPECT_EQ(c.kind, rv::CaseKind::info) << c.name;
+    for (const auto& c : cat) {
+      if (c.name.starts_with("estimate-")) {
+        EXPECT_EQ(c.kind, rv::CaseKind::info) << c.name;
+      }
+    }
   }
 }
 
