@@ -44,7 +44,7 @@ class SleepSampler {
   }
 
   // The sleep after the k-th failure; `prev` is the client's decorrelated state.
-  double sleep(int k, double& prev, Stream& rng) const noexcept {
+  [[gnu::always_inline]] double sleep(int k, double& prev, Stream& rng) const noexcept {
     switch (backoff_.strategy) {
       case Strategy::none: return 0.0;
       case Strategy::nojitter: return width(k);

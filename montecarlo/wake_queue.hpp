@@ -7,10 +7,12 @@
 //    te + sleep, sleep >= 0, te the current time); other push orders stay exact, only slower.
 //    Times must be >= +0.0 (the bits of a non-negative double order like the double).
 // Both pop equal times in push order; tests/montecarlo check they pop the same sequence.
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <vector>
 
 namespace retrylab::montecarlo::detail {
@@ -240,7 +242,7 @@ class MonotoneWakeQueue {
   // is empty, so scan order keeps push order among equal keys) into the run, or around its minimum.
   void refill() noexcept {
     const int i = std::countr_zero(mask_);
-    std::vector<Entry>& src = buckets_[i + 1];
+    Bucket& src = buckets_[i + 1];
     if (src.size() > small) last_ = upper_min();  // before the bucket leaves the mask
     mask_ &= ~(std::uint64_t{1} << i);
     if (src.size() <= small) {
@@ -273,10 +275,36 @@ class MonotoneWakeQueue {
     upper_min_ = unknown;
   }
 
+  // A bucket: a growable array whose append is inlined into push() (std::vector's was not: a call
+  // per push); growth, by doubling, stays out of line. Move-only.
+  class Bucket {
+   public:
+    [[gnu::always_inline]] void push_back(const Entry& e) {
+      if (size_ == capacity_) [[unlikely]]
+        grow();
+      data_[size_++] = e;
+    }
+    std::size_t size() const noexcept { return size_; }
+    void clear() noexcept { size_ = 0; }
+    const Entry* begin() const noexcept { return data_.get(); }
+    const Entry* end() const noexcept { return data_.get() + size_; }
+
+   private:
+    [[gnu::noinline]] void grow() {
+      const std::size_t capacity = capacity_ == 0 ? 16 : 2 * capacity_;
+      auto data = std::make_unique_for_overwrite<Entry[]>(capacity);
+      std::copy(begin(), end(), data.get());
+      data_ = std::move(data);
+      capacity_ = capacity;
+    }
+    std::unique_ptr<Entry[]> data_;
+    std::size_t size_ = 0, capacity_ = 0;
+  };
+
   std::vector<Entry> run_;  // sorted; entries before head_ are popped
   std::size_t head_ = 0;
-  std::vector<Entry> buckets_[65];  // buckets_[b] is bucket b (buckets_[0] unused)
-  std::uint64_t mask_ = 0;          // bit b − 1 set: bucket b is not empty
+  Bucket buckets_[65];      // buckets_[b] is bucket b (buckets_[0] unused)
+  std::uint64_t mask_ = 0;  // bit b − 1 set: bucket b is not empty
   std::uint64_t last_ = 0;
   std::uint64_t run_max_ = 0;
   std::uint64_t upper_min_ = unknown;  // min key of the buckets, or unknown
