@@ -69,13 +69,14 @@ TEST(Stream, DrawsAreThePhiloxBlocksOfItsCounter) {
   const std::uint64_t key = 0x0123456789abcdefULL, run = 0x1122334455667788ULL;
   mc::Stream s(key, mc::StreamId::sleeps, run);
   const mc::Philox::key_type k{{0x89abcdefu, 0x01234567u}};
-  for (std::uint32_t block = 0; block < 3; ++block) {
+  for (std::uint32_t block = 0; block < 9; ++block) {  // across the blocks computed together
     const mc::Philox::ctr_type ctr{{block, 2u << 24, 0x55667788u, 0x11223344u}};
     const auto out = mc::Philox()(ctr, k);
     EXPECT_EQ(s.next_u64(), out.v[0] | std::uint64_t{out.v[1]} << 32);
+    EXPECT_EQ(s.draws(), 2u * block + 1);
     EXPECT_EQ(s.next_u64(), out.v[2] | std::uint64_t{out.v[3]} << 32);
   }
-  EXPECT_EQ(s.draws(), 6u);
+  EXPECT_EQ(s.draws(), 18u);
 }
 
 TEST(Stream, PurposesAndRunsAreIndependentStreams) {
