@@ -69,6 +69,13 @@ std::vector<Result> run_in_order(std::int64_t count, int requested_threads, Fn&&
       count, requested_threads, [&one](std::uint64_t i, None&) { return one(i); }, progress);
 }
 
+template <typename Result, typename Scratch, typename Fn>
+std::vector<Result> run_in_order_with(const RunPlan& plan, Fn&& one,
+                                      const std::function<void(std::int64_t, std::int64_t)>& progress) {
+  check_run_plan(plan);
+  return run_in_order_with<Result, Scratch>(plan.runs, plan.threads, std::forward<Fn>(one), progress);
+}
+
 template <typename Result, typename Fn>
 std::vector<Result> run_in_order(const RunPlan& plan, Fn&& one,
                                  const std::function<void(std::int64_t, std::int64_t)>& progress) {

@@ -104,11 +104,10 @@ class Stream {
                                   stream_ | (static_cast<std::uint32_t>(block >> 32) & 0xffffffu), run_lo_, run_hi_}};
       out[b] = Philox()(ctr, key_);
     }
+    const auto word = [](std::uint32_t lo, std::uint32_t hi) { return std::uint64_t{lo} | std::uint64_t{hi} << 32; };
     for (std::uint32_t b = 0; b < blocks; ++b) {
-      buffer_[2 * (blocks - b) - 1] = static_cast<std::uint64_t>(out[b].v[0]) | static_cast<std::uint64_t>(out[b].v[1])
-                                                                                    << 32;
-      buffer_[2 * (blocks - b) - 2] = static_cast<std::uint64_t>(out[b].v[2]) | static_cast<std::uint64_t>(out[b].v[3])
-                                                                                    << 32;
+      buffer_[2 * (blocks - b) - 1] = word(out[b].v[0], out[b].v[1]);
+      buffer_[2 * (blocks - b) - 2] = word(out[b].v[2], out[b].v[3]);
     }
     have_ = 2 * blocks;
     block_ += blocks;

@@ -32,9 +32,8 @@ std::vector<RunResult> simulate(const Scenario& s, const RunPlan& plan,
   options.scenario_hash = stable_hash(s);  // once for every run
   options.pulse = plan.pulse;
   const bool full = detail::full_tier(s, options);
-  check_run_plan(plan);
   return detail::run_in_order_with<RunResult, detail::EngineScratch>(
-      plan.runs, plan.threads,
+      plan,
       [&](std::uint64_t i, detail::EngineScratch& scratch) {
         detail::NullObserver observer;
         return full ? detail::run_engine_tier<true>(s, plan.seed, i, options, observer, &scratch)
