@@ -122,7 +122,6 @@ class MonotoneWakeQueue {
     mask_ = 0;
     last_ = 0;
     run_max_ = 0;
-    upper_min_ = unknown;
     size_ = 0;
   }
   bool empty() const noexcept { return size_ == 0; }
@@ -155,9 +154,8 @@ class MonotoneWakeQueue {
       return;
     }
     const int b = bucket(k);
-    buckets_[b].push_back({time, client});
+    buckets_[b].push_back({time, client}, k);
     mask_ |= std::uint64_t{1} << (b - 1);
-    if (upper_min_ != unknown && k < upper_min_) upper_min_ = k;
   }
 
   // Removes the earliest entry (not empty).
@@ -200,16 +198,16 @@ class MonotoneWakeQueue {
       while (cut < run_.size() && bits(run_[cut].time) == kept) ++cut;
       if (cut < run_.size() && kept >= last_) {  // (kept < last_ only outside monotone use)
         for (std::size_t j = cut; j < run_.size(); ++j) {
-          const int b = bucket(bits(run_[j].time));
-          buckets_[b].push_back(run_[j]);
+          const std::uint64_t kj = bits(run_[j].time);
+          const int b = bucket(kj);
+          buckets_[b].push_back(run_[j], kj);
           mask_ |= std::uint64_t{1} << (b - 1);
         }
         run_.resize(cut);
         run_max_ = kept;
-        upper_min_ = unknown;
         if (k > run_max_) {  // now above the run: a bucket entry
           const int b = bucket(k);
-          buckets_[b].push_back(e);
+          buckets_[b].push_back(e, k);
           mask_ |= std::uint64_t{1} << (b - 1);
           return;
         }
@@ -224,19 +222,9 @@ class MonotoneWakeQueue {
     run_[i] = e;
   }
 
-  // The smallest key in the buckets (not all empty): the lowest non-empty bucket's, cached until the
-  // next refill (pushes keep the cache exact).
-  std::uint64_t upper_min() noexcept {
-    if (upper_min_ == unknown) {
-      std::uint64_t m = unknown;
-      for (const Entry& e : buckets_[std::countr_zero(mask_) + 1]) {
-        const std::uint64_t k = bits(e.time);
-        m = k < m ? k : m;
-      }
-      upper_min_ = m;
-    }
-    return upper_min_;
-  }
+  // The smallest key in the buckets (not all empty): the lowest non-empty bucket's, which each
+  // bucket keeps as it is appended to.
+  std::uint64_t upper_min() const noexcept { return buckets_[std::countr_zero(mask_) + 1].min(); }
 
   // The run is empty and some bucket is not: moves the lowest non-empty bucket (every bucket below it
   // is empty, so scan order keeps push order among equal keys) into the run, or around its minimum.
@@ -266,26 +254,31 @@ class MonotoneWakeQueue {
           run_.push_back(e);
         } else {
           const int b = bucket(k);
-          buckets_[b].push_back(e);
+          buckets_[b].push_back(e, k);
           mask_ |= std::uint64_t{1} << (b - 1);
         }
       }
     }
     src.clear();
-    upper_min_ = unknown;
   }
 
   // A bucket: a growable array whose append is inlined into push() (std::vector's was not: a call
-  // per push); growth, by doubling, stays out of line. Move-only.
+  // per push), with the smallest key appended since it was last cleared (a refill then needs no
+  // pass to find it); growth, by doubling, stays out of line. Move-only.
   class Bucket {
    public:
-    [[gnu::always_inline]] void push_back(const Entry& e) {
+    [[gnu::always_inline]] void push_back(const Entry& e, std::uint64_t key) {
       if (size_ == capacity_) [[unlikely]]
         grow();
       data_[size_++] = e;
+      min_ = key < min_ ? key : min_;
     }
     std::size_t size() const noexcept { return size_; }
-    void clear() noexcept { size_ = 0; }
+    std::uint64_t min() const noexcept { return min_; }  // unknown when empty
+    void clear() noexcept {
+      size_ = 0;
+      min_ = unknown;
+    }
     const Entry* begin() const noexcept { return data_.get(); }
     const Entry* end() const noexcept { return data_.get() + size_; }
 
@@ -299,6 +292,7 @@ class MonotoneWakeQueue {
     }
     std::unique_ptr<Entry[]> data_;
     std::size_t size_ = 0, capacity_ = 0;
+    std::uint64_t min_ = unknown;
   };
 
   std::vector<Entry> run_;  // sorted; entries before head_ are popped
@@ -307,7 +301,6 @@ class MonotoneWakeQueue {
   std::uint64_t mask_ = 0;  // bit b − 1 set: bucket b is not empty
   std::uint64_t last_ = 0;
   std::uint64_t run_max_ = 0;
-  std::uint64_t upper_min_ = unknown;  // min key of the buckets, or unknown
   std::size_t size_ = 0;
 };
 
