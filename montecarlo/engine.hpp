@@ -91,11 +91,38 @@ namespace retrylab::montecarlo::detail {
 #define RL_HOT inline
 #endif
 
-// Storage a worker thread lends to each run it does (run_in_order_with): the wake-up queue, whose
-// buckets are then allocated once per thread, not once per run. A run clears it first; no result
-// depends on what it held.
+// A waiting client: what every tier reads (32 bytes).
+struct EngineClient {
+  double arrival;
+  double prev;  // decorrelated jitter state s_(k−1)
+  std::int64_t serial;
+  std::int32_t failures;
+  bool burst;
+};
+// What only the full tier reads of a client.
+struct EngineClientExtra {
+  bool mixed = false, ignores = false;
+  double paid = 0.0;  // what the budget took for the client's pending retry (handed back on success)
+  // Effects (tracked only with timeouts): the slot is freed once the client has left and none of its
+  // attempts is still at the server, so a late success still finds its request.
+  std::int32_t pending = 0, effects = 0;
+  bool left = false, lost = false;
+};
+
+// Storage a worker thread lends to each run it does (run_in_order_with): the queues, the job slots
+// and the client tables, whose memory is then allocated once per thread, not once per run (on a
+// short run, such as Brooker's test, the full tier's three queues, job slab and latency list cost
+// as much in allocation and first touches as in use). A run swaps the containers in, clears them,
+// and swaps them back out when it ends; no result depends on what the storage held.
 struct EngineScratch {
   MonotoneWakeQueue wakes;
+  std::vector<EngineClient> clients;
+  std::vector<std::int32_t> free_clients;
+  // The full tier's.
+  MonotoneWakeQueue reaches, responds;
+  JobSlab jobs{false};
+  std::vector<EngineClientExtra> client_extra;
+  std::vector<double> latencies;
 };
 
 template <Model M, bool Full, class Observer>
@@ -103,23 +130,8 @@ class Engine {
   static constexpr bool virtual_time = M == Model::shared || M == Model::ps;
   static constexpr bool first_commit = M == Model::free || M == Model::shared;
 
-  // A waiting client: what every tier reads (32 bytes).
-  struct Client {
-    double arrival;
-    double prev;  // decorrelated jitter state s_(k−1)
-    std::int64_t serial;
-    std::int32_t failures;
-    bool burst;
-  };
-  // What only the full tier reads.
-  struct ClientExtra {
-    bool mixed = false, ignores = false;
-    double paid = 0.0;  // what the budget took for the client's pending retry (handed back on success)
-    // Effects (tracked only with timeouts): the slot is freed once the client has left and none of its
-    // attempts is still at the server, so a late success still finds its request.
-    std::int32_t pending = 0, effects = 0;
-    bool left = false, lost = false;
-  };
+  using Client = EngineClient;
+  using ClientExtra = EngineClientExtra;
   // A pending client timeout: job slot and attempt id (a slot whose id differs was delivered and reused).
   struct Timeout {
     double time;
@@ -152,6 +164,7 @@ class Engine {
         pure_burst_(s.rate == 0.0),
         drains_(s.rate > 0.0 && s.clients > 0),
         pulse_(options.pulse),
+        lent_(scratch),
         jobs_(make_jobs(s)),
         wakes_(scratch ? scratch->wakes : own_wakes_),
         options_(options),
@@ -180,6 +193,7 @@ class Engine {
         breaker_(breaker_preset(breaker_preset_names[s.server.breaker])),
         adaptive_(controls_ && budget_.kind() == BudgetKind::adaptive),
         recovery_(s.server.outage_start, s.server.outage_end, s.server.recovery_window, s.server.failure_prob) {
+    if (lent_) swap_storage();  // the lent storage in (the engine's own, empty, out); emptied below
 #if RETRYLAB_PLANTED_FAULTS
     fault_ = options.fault;
     const bool biased = fault_ == Fault::biased_uniform;
@@ -201,9 +215,7 @@ class Engine {
       row_busy_.assign(rows, 0);
       row_queue_.assign(rows, Fifo{});
     }
-    const auto expected = static_cast<std::size_t>(std::min<std::int64_t>(s.clients + 64, s.collapse + 64));
-    clients_.reserve(expected);
-    wakes_.reset(expected);
+    empty_storage(s);
     if (Full && o_.service == ServiceDist::lognormal) {
       sigma_ = std::sqrt(std::log1p(o_.service_cv * o_.service_cv));
 #if RETRYLAB_PLANTED_FAULTS
@@ -213,6 +225,12 @@ class Engine {
     }
     tally_.p99_target = (99 * s.clients + 99) / 100;  // ceil(0.99·N)
   }
+
+  ~Engine() {
+    if (lent_) swap_storage();  // handed back, with whatever memory the run grew
+  }
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
 
   RunResult run() {
     if (s_.rate > 0.0) schedule_next_arrival(0.0);
@@ -297,9 +315,44 @@ class Engine {
     return finish(StopReason::horizon, horizon_);
   }
 
+  // Exchanges the run's containers with the lent storage's (member containers, not references into
+  // the storage: the hot loop then reaches them as before, one load from `this`).
+  void swap_storage() noexcept {
+    using std::swap;
+    swap(clients_, lent_->clients);
+    swap(free_clients_, lent_->free_clients);
+    if constexpr (Full) {
+      swap(jobs_, lent_->jobs);
+      swap(client_extra_, lent_->client_extra);
+      swap(reaches_, lent_->reaches);
+      swap(responds_, lent_->responds);
+      swap(latencies_, lent_->latencies);
+    }
+  }
+
+  // Empties every container a run fills (lent ones hold an earlier run's entries), keeping memory.
+  void empty_storage(const Scenario& s) {
+    const auto expected = static_cast<std::size_t>(std::min<std::int64_t>(s.clients + 64, s.collapse + 64));
+    clients_.clear();
+    clients_.reserve(expected);
+    free_clients_.clear();
+    wakes_.reset(expected);
+    if constexpr (Full) {
+      jobs_.reset(fifo_ends(s));
+      client_extra_.clear();
+      reaches_.clear();
+      responds_.clear();
+      latencies_.clear();
+    }
+  }
+
+  // Every service is equal (deterministic service, free rejections): ends come in push order.
+  static bool fifo_ends(const Scenario& s) noexcept {
+    return s.server.service == ServiceDist::deterministic && s.server.reject_cost == 0.0;
+  }
   static auto make_jobs(const Scenario& s) {
     if constexpr (Full) {
-      return JobSlab(s.server.service == ServiceDist::deterministic && s.server.reject_cost == 0.0);
+      return JobSlab(fifo_ends(s));
     } else {
       return JobRing(static_cast<std::size_t>(std::min<std::int64_t>(s.clients + 64, 1 << 20)));
     }
@@ -602,11 +655,28 @@ class Engine {
     if constexpr (virtual_time) v_ = key;  // snap: the group has received exactly its service
     const std::int32_t first = jobs_.top_job();
     jobs_.pop_end();
+    if constexpr (!Full) prefetch_client_ahead();
     if (jobs_.ends_empty() || jobs_.top_time() != key) {
       end_one(first);  // the common case: no other service ends now
       return;
     }
     end_many(first, key);
+  }
+
+  // With many clients the client table leaves the caches, and the client of every ending attempt
+  // would be a cache miss on the loop's critical path (its failure count sets the next sleep). The
+  // plain tier's jobs end in send order, so the client whose attempt ends `ahead` ends from now is
+  // known: its record is fetched now. Only a hint to the processor: no result depends on it.
+  void prefetch_client_ahead() noexcept {
+    constexpr std::size_t ahead = 8;
+    if (jobs_.ends_size() > ahead) {
+      const Client* c = clients_.data() + jobs_[jobs_.end_job_at(ahead)].client;
+#if defined(__x86_64__)
+      asm volatile("prefetcht0 %0" : : "m"(*c));  // (GCC 12 left __builtin_prefetch out of this loop)
+#else
+      __builtin_prefetch(c);
+#endif
+    }
   }
 
   // end_group for two or more simultaneous ends (kept out of line: the rare case).
@@ -1139,6 +1209,7 @@ class Engine {
   double row0_last_commit_ = -inf;
   Tally tally_;
   PulseWriter pulse_;
+  EngineScratch* lent_;  // the worker's storage, swapped in for the run and back out after it; or null
   std::vector<Client> clients_;
   std::vector<std::int32_t> free_clients_;  // a stack: [0, free_count_) are free slots
   std::size_t free_count_ = 0;

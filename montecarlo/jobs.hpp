@@ -10,7 +10,9 @@
 //    when every service is equal (deterministic service, free rejections), else the monotone radix
 //    heap; both pop in (end key, push order).
 // Invariants: a handle stays valid from add() until its job is freed (free_job) or, in the ring,
-// popped from the end queue and the next add(); no allocation once the peak number held is reached.
+// popped from the end queue and the next add(); the slab allocates nothing once the peak number
+// held is reached, the ring only when it grows past the most held or shrinks (see resize).
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <vector>
@@ -53,7 +55,12 @@ class JobRing {
   }
   // A new job at the back (send order = end order).
   [[gnu::always_inline]] std::int32_t add() {
-    if (tail_ - head_ > mask_) grow();
+    const std::uint32_t live = tail_ - head_;
+    if (live > mask_) [[unlikely]] {
+      resize(2 * (std::size_t{mask_} + 1));
+    } else if (mask_ >= shrink_above && live < (mask_ + 1) / 16) [[unlikely]] {
+      resize(std::max<std::size_t>(shrink_above, std::bit_ceil(4 * std::size_t{live})));
+    }
     return static_cast<std::int32_t>(tail_++);  // rejected and orphaned stay false in this tier
   }
   Job& operator[](std::int32_t h) noexcept { return data_[static_cast<std::uint32_t>(h) & mask_]; }
@@ -69,13 +76,19 @@ class JobRing {
   std::int32_t end_job_at(std::size_t i) const noexcept { return static_cast<std::int32_t>(head_ + i); }
 
  private:
-  [[gnu::noinline]] void grow() {
-    std::vector<Job> bigger(data_.size() * 2);
-    const auto mask = static_cast<std::uint32_t>(bigger.size() - 1);
-    for (std::uint32_t p = head_; p != tail_; ++p) bigger[p & mask] = data_[p & mask_];
-    data_.swap(bigger);
+  // A ring of `capacity` slots (a power of two, above the live count) holding the live jobs: a
+  // handle is a position, so it names the same job in any ring that holds [head, tail). The ring
+  // grows when full and shrinks when a sixteenth of it is live: a burst of N clients sends N jobs
+  // at once, but later few are in flight, and a ring left at N slots would cycle through all of
+  // them (at N = 100,000, 4 MB: a cache miss every other attempt) instead of a few cache lines.
+  [[gnu::noinline]] void resize(std::size_t capacity) {
+    std::vector<Job> other(capacity);
+    const auto mask = static_cast<std::uint32_t>(capacity - 1);
+    for (std::uint32_t p = head_; p != tail_; ++p) other[p & mask] = data_[p & mask_];
+    data_.swap(other);
     mask_ = mask;
   }
+  static constexpr std::uint32_t shrink_above = 1024;  // slots: a ring this small is never shrunk
   std::vector<Job> data_;
   std::uint32_t head_ = 0, tail_ = 0;  // position counters (wrapping); live jobs are [head, tail)
   std::uint32_t mask_ = 0;
@@ -85,8 +98,17 @@ class JobSlab {
  public:
   // fifo_ends: every service is equal, so ends are pushed in nondecreasing key order.
   explicit JobSlab(bool fifo_ends) : fifo_(fifo_ends) {}
-  std::int32_t add() {
-    if (free_ >= 0) {
+  // Empties the slab for a new run (as if constructed with fifo_ends), keeping its memory.
+  void reset(bool fifo_ends) noexcept {
+    jobs_.clear();
+    extra_.clear();
+    free_ = -1;
+    fifo_ = fifo_ends;
+    ring_.clear();
+    heap_.clear();
+  }
+  [[gnu::always_inline]] std::int32_t add() {
+    if (free_ >= 0) [[likely]] {
       const std::int32_t j = free_;
       free_ = extra_[j].next;
       // Only what may be read before it is written again (the loop sets the rest).
@@ -105,7 +127,7 @@ class JobSlab {
     free_ = j;
   }
 
-  void push_end(double time, std::int32_t j) {
+  [[gnu::always_inline]] void push_end(double time, std::int32_t j) {
     if (fifo_) {
       ring_.push_back({time, j});
     } else {

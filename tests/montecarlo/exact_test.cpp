@@ -8,6 +8,7 @@
 
 #include "analytic/classic.hpp"
 #include "analytic/error.hpp"
+#include "montecarlo/brooker_preset.hpp"
 #include "montecarlo/engine.hpp"
 #include "montecarlo/simulate.hpp"
 
@@ -310,6 +311,52 @@ TEST(Determinism, ThreadCountNeverChangesAResult) {
   }
   // A different seed changes the runs.
   EXPECT_NE(mc::simulate_run(s, 10, 0).attempts + mc::simulate_run(s, 10, 1).attempts, a[0].attempts + a[1].attempts);
+}
+
+// A worker lends one EngineScratch (queues, job slots, client tables, latency list) to every run it
+// does, whatever the scenario before: runs of unlike scenarios, both tiers, interleaved through one
+// scratch, each against the same run with storage of its own, to the last bit (the full tier's
+// percentiles and counters too). Exact and seeded: no false failures.
+TEST(Determinism, LentStorageNeverChangesAResult) {
+  std::vector<mc::Scenario> scenarios;
+  scenarios.push_back(burst(Model::free, Strategy::full, 100));  // plain tier, a burst
+  mc::Scenario steady = burst(Model::shared, Strategy::full, 0);
+  steady.rate = 0.3;
+  steady.horizon = 2000;
+  scenarios.push_back(steady);  // plain tier, steady traffic
+  mc::Scenario timeouts = steady;
+  timeouts.server.timeout = 20;
+  timeouts.server.max_attempts = 4;
+  scenarios.push_back(timeouts);                                 // full tier: timeouts, lost clients
+  scenarios.push_back(mc::brooker_scenario(mc::BrookerTest{}));  // full tier: network legs, random service
+  mc::Scenario limited = burst(Model::collision, Strategy::equal, 60);
+  limited.server.limit = 2;
+  limited.server.reject_cost = 0.05;
+  limited.server.retry_after = 2;
+  limited.server.service = mc::ServiceDist::exponential;
+  scenarios.push_back(limited);  // full tier: admission control, rejections
+
+  mc::detail::EngineScratch lent;
+  const mc::detail::EngineOptions options;
+  for (int round = 0; round < 3; ++round) {
+    for (std::size_t k = 0; k < scenarios.size(); ++k) {
+      const mc::Scenario& s = scenarios[(k * 3 + static_cast<std::size_t>(round)) % scenarios.size()];
+      SCOPED_TRACE(mc::canonical(s) + " round " + std::to_string(round));
+      const auto index = static_cast<std::uint64_t>(round);
+      mc::detail::NullObserver a_observer, b_observer;
+      const bool full = mc::detail::full_tier(s, options);
+      const mc::RunResult a = full ? mc::detail::run_engine_tier<true>(s, 5, index, options, a_observer, &lent)
+                                   : mc::detail::run_engine_tier<false>(s, 5, index, options, a_observer, &lent);
+      const mc::RunResult b = full ? mc::detail::run_engine_tier<true>(s, 5, index, options, b_observer)
+                                   : mc::detail::run_engine_tier<false>(s, 5, index, options, b_observer);
+      expect_identical(a, b);
+      EXPECT_TRUE(same(a.latency_p50, b.latency_p50));
+      EXPECT_TRUE(same(a.latency_p99, b.latency_p99));
+      EXPECT_EQ(a.rejected, b.rejected);
+      EXPECT_EQ(a.lost, b.lost);
+      EXPECT_EQ(a.timed_out, b.timed_out);
+    }
+  }
 }
 
 TEST(Summary, NaNRunsAreLeftOutOfN) {
