@@ -203,7 +203,7 @@ class MonotoneWakeQueue {
           buckets_[b].push_back(run_[j], kj);
           mask_ |= std::uint64_t{1} << (b - 1);
         }
-        run_.resize(cut);
+        run_.truncate(cut);
         run_max_ = kept;
         if (k > run_max_) {  // now above the run: a bucket entry
           const int b = bucket(k);
@@ -262,29 +262,32 @@ class MonotoneWakeQueue {
     src.clear();
   }
 
-  // A bucket: a growable array whose append is inlined into push() (std::vector's was not: a call
-  // per push), with the smallest key appended since it was last cleared (a refill then needs no
-  // pass to find it); growth, by doubling, stays out of line. Move-only.
-  class Bucket {
+  // A growable array of entries whose append is inlined (std::vector's push_back was not: a call
+  // per push); growth, by doubling, stays out of line. Move-only. The run and the buckets use it.
+  class Array {
    public:
-    [[gnu::always_inline]] void push_back(const Entry& e, std::uint64_t key) {
+    [[gnu::always_inline]] void push_back(const Entry& e) {
       if (size_ == capacity_) [[unlikely]]
-        grow();
+        grow(size_ + 1);
       data_[size_++] = e;
-      min_ = key < min_ ? key : min_;
     }
     std::size_t size() const noexcept { return size_; }
-    std::uint64_t min() const noexcept { return min_; }  // unknown when empty
-    void clear() noexcept {
-      size_ = 0;
-      min_ = unknown;
+    void clear() noexcept { size_ = 0; }
+    void truncate(std::size_t n) noexcept { size_ = n; }  // n <= size()
+    void reserve(std::size_t n) {
+      if (n > capacity_) grow(n);
     }
+    Entry& operator[](std::size_t i) noexcept { return data_[i]; }
+    const Entry& operator[](std::size_t i) const noexcept { return data_[i]; }
+    const Entry& front() const noexcept { return data_[0]; }
+    const Entry& back() const noexcept { return data_[size_ - 1]; }
     const Entry* begin() const noexcept { return data_.get(); }
     const Entry* end() const noexcept { return data_.get() + size_; }
 
    private:
-    [[gnu::noinline]] void grow() {
-      const std::size_t capacity = capacity_ == 0 ? 16 : 2 * capacity_;
+    [[gnu::noinline]] void grow(std::size_t at_least) {
+      std::size_t capacity = capacity_ == 0 ? 16 : 2 * capacity_;
+      while (capacity < at_least) capacity *= 2;
       auto data = std::make_unique_for_overwrite<Entry[]>(capacity);
       std::copy(begin(), end(), data.get());
       data_ = std::move(data);
@@ -292,10 +295,27 @@ class MonotoneWakeQueue {
     }
     std::unique_ptr<Entry[]> data_;
     std::size_t size_ = 0, capacity_ = 0;
+  };
+
+  // A bucket: an array that also keeps the smallest key appended since it was last cleared (a
+  // refill then needs no pass to find it).
+  class Bucket : public Array {
+   public:
+    [[gnu::always_inline]] void push_back(const Entry& e, std::uint64_t key) {
+      Array::push_back(e);
+      min_ = key < min_ ? key : min_;
+    }
+    std::uint64_t min() const noexcept { return min_; }  // unknown when empty
+    void clear() noexcept {
+      Array::clear();
+      min_ = unknown;
+    }
+
+   private:
     std::uint64_t min_ = unknown;
   };
 
-  std::vector<Entry> run_;  // sorted; entries before head_ are popped
+  Array run_;  // sorted; entries before head_ are popped
   std::size_t head_ = 0;
   Bucket buckets_[65];      // buckets_[b] is bucket b (buckets_[0] unused)
   std::uint64_t mask_ = 0;  // bit b − 1 set: bucket b is not empty
