@@ -4,8 +4,8 @@
 // random draw and one priority-queue operation (pop + push) on a queue of the same size (the
 // engine's radix heap, and the 4-ary heap beside it). After the run it prints the ratios engine /
 // ideal loop, N = 100 / N = 100,000, radix / 4-ary heap, and the full tier's against the
-// original loop on the same steady `shared` scenario. Whole-process ratios against an independent
-// peer simulator: bench/compare_naive.sh.
+// original loop on the same steady `shared` scenario, and Brooker's test against its random draws
+// alone. Whole-process ratios against an independent peer simulator: bench/compare_naive.sh.
 //   bench/engine_bench --benchmark_min_time=0.5
 #include <benchmark/benchmark.h>
 
@@ -13,7 +13,9 @@
 #include <map>
 #include <string>
 
+#include "montecarlo/brooker_preset.hpp"
 #include "montecarlo/engine.hpp"
+#include "montecarlo/legs.hpp"
 #include "montecarlo/simulate.hpp"
 
 namespace mc = retrylab::montecarlo;
@@ -136,6 +138,32 @@ BENCHMARK(BM_IdealLoop)->Arg(100)->Arg(100000)->Unit(benchmark::kMillisecond);
 void BM_IdealLoopHeap(benchmark::State& state) { ideal_loop<mc::detail::WakeQueue>(state); }
 BENCHMARK(BM_IdealLoopHeap)->Arg(100)->Arg(100000)->Unit(benchmark::kMillisecond);
 
+// Brooker's OCC test (the `--model brooker` preset: full jitter, N = 100, normal legs) on the engine,
+// against the random draws alone that any simulator of it makes per attempt: four network legs
+// (|Normal(10, 2)| ms each: the read request, the service's two legs, the write reply) and one
+// uniform for the sleep, from the engine's own streams and ziggurat. The draws bound how fast any
+// simulator using these generators can run the test (docs/speed.md).
+void BM_BrookerTest(benchmark::State& state) { run_scenario(state, mc::brooker_scenario(mc::BrookerTest{})); }
+BENCHMARK(BM_BrookerTest)->Unit(benchmark::kMillisecond);
+
+void BM_BrookerDraws(benchmark::State& state) {
+  const mc::Scenario s = mc::brooker_scenario(mc::BrookerTest{});
+  mc::Stream legs(1, mc::StreamId::delay, 0), service(1, mc::StreamId::service, 0), sleeps(1, mc::StreamId::sleeps, 0);
+  constexpr std::int64_t batch = 1 << 16;
+  std::int64_t ops = 0;
+  double sink = 0.0;
+  for (auto _ : state) {
+    for (std::int64_t i = 0; i < batch; ++i) {
+      sink += mc::draw_leg(s.server, legs) + mc::draw_round_trip(s.server, service) + mc::draw_leg(s.server, legs);
+      sink += sleeps.uniform();
+    }
+    ops += batch;
+  }
+  benchmark::DoNotOptimize(sink);
+  state.counters["attempts/s"] = benchmark::Counter(static_cast<double>(ops), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_BrookerDraws)->Unit(benchmark::kMillisecond);
+
 // Records each benchmark's attempts/s to print the ratios after the table.
 class RatioReporter : public benchmark::ConsoleReporter {
  public:
@@ -170,6 +198,7 @@ int main(int argc, char** argv) {
   print_ratio(rep, "ideal radix / 4-ary heap, N=100000", "BM_IdealLoop/100000", "BM_IdealLoopHeap/100000");
   print_ratio(rep, "full tier / plain tier, shared 15%", "BM_ServerSteadySharedFull15", "BM_SteadySharedFull15");
   print_ratio(rep, "server + timeout 20 / original, shared 15%", "BM_ServerSharedTimeoutAt15", "BM_SteadySharedFull15");
+  print_ratio(rep, "Brooker: engine / draws alone", "BM_BrookerTest", "BM_BrookerDraws");
   benchmark::Shutdown();
   return 0;
 }
