@@ -24,8 +24,8 @@ using retrylab::Strategy;
 
 namespace {
 
-// Runs as simulate() does them: the scenario hashed once, one worker's scratch (the wake-up queue's
-// storage) lent to every run; forced: on the full tier even without a server-side option.
+// Runs as simulate() does them: the scenario hashed once, one worker's scratch (queues, job slots,
+// client tables) lent to every run; forced: on the full tier even without a server-side option.
 void run_scenario(benchmark::State& state, const mc::Scenario& s, bool forced = false) {
   std::uint64_t run = 0;
   std::int64_t attempts = 0;
@@ -35,9 +35,7 @@ void run_scenario(benchmark::State& state, const mc::Scenario& s, bool forced = 
   options.scenario_hash = mc::stable_hash(s);
   for (auto _ : state) {
     mc::detail::NullObserver observer;
-    const mc::RunResult r = mc::detail::full_tier(s, options)
-                                ? mc::detail::run_engine_tier<true>(s, 1, run++, options, observer, &scratch)
-                                : mc::detail::run_engine_tier<false>(s, 1, run++, options, observer, &scratch);
+    const mc::RunResult r = mc::detail::run_engine(s, 1, run++, options, observer, &scratch);
     attempts += r.attempts;
     benchmark::DoNotOptimize(r);
   }

@@ -1278,12 +1278,13 @@ inline bool full_tier(const Scenario& s, const EngineOptions& options) {
   return options.full_tier || has_server_features(s);
 }
 
-// One run: the plain tier unless an option is set or the full tier is asked for.
+// One run: the plain tier unless an option is set or the full tier is asked for; storage lent when
+// scratch is given.
 template <class Observer>
 RunResult run_engine(const Scenario& s, std::uint64_t seed, std::uint64_t run_index, const EngineOptions& options,
-                     Observer& observer) {
-  return full_tier(s, options) ? run_engine_tier<true>(s, seed, run_index, options, observer)
-                               : run_engine_tier<false>(s, seed, run_index, options, observer);
+                     Observer& observer, EngineScratch* scratch = nullptr) {
+  return full_tier(s, options) ? run_engine_tier<true>(s, seed, run_index, options, observer, scratch)
+                               : run_engine_tier<false>(s, seed, run_index, options, observer, scratch);
 }
 
 #undef RL_HOT

@@ -344,11 +344,8 @@ TEST(Determinism, LentStorageNeverChangesAResult) {
       SCOPED_TRACE(mc::canonical(s) + " round " + std::to_string(round));
       const auto index = static_cast<std::uint64_t>(round);
       mc::detail::NullObserver a_observer, b_observer;
-      const bool full = mc::detail::full_tier(s, options);
-      const mc::RunResult a = full ? mc::detail::run_engine_tier<true>(s, 5, index, options, a_observer, &lent)
-                                   : mc::detail::run_engine_tier<false>(s, 5, index, options, a_observer, &lent);
-      const mc::RunResult b = full ? mc::detail::run_engine_tier<true>(s, 5, index, options, b_observer)
-                                   : mc::detail::run_engine_tier<false>(s, 5, index, options, b_observer);
+      const mc::RunResult a = mc::detail::run_engine(s, 5, index, options, a_observer, &lent);
+      const mc::RunResult b = mc::detail::run_engine(s, 5, index, options, b_observer);
       expect_identical(a, b);
       EXPECT_TRUE(same(a.latency_p50, b.latency_p50));
       EXPECT_TRUE(same(a.latency_p99, b.latency_p99));
