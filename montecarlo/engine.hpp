@@ -75,6 +75,7 @@
 #include "analytic/model.hpp"
 #include "montecarlo/controls.hpp"
 #include "montecarlo/engine_parts.hpp"
+#include "montecarlo/exponential.hpp"
 #include "montecarlo/jobs.hpp"
 #include "montecarlo/legs.hpp"
 #include "montecarlo/normal.hpp"
@@ -417,7 +418,7 @@ class Engine {
   }
 
   void schedule_next_arrival(double from) {
-    next_arrival_ = from + arrivals_.exponential() / s_.rate;
+    next_arrival_ = from + standard_exponential_ziggurat(arrivals_) * mean_gap_;
     if (!(next_arrival_ < horizon_)) next_arrival_ = inf;
   }
 
@@ -1200,6 +1201,7 @@ class Engine {
   std::uint64_t key_;
   Stream arrivals_, sleeps_, ties_;
   double horizon_, warmup_;
+  double mean_gap_ = s_.rate > 0.0 ? 1.0 / s_.rate : 0.0;  // between steady arrivals
   bool pure_burst_;  // no steady arrivals: the run finishes when nobody waits
   bool drains_;      // a burst on steady traffic: the run stops when the burst has drained
   double t_ = 0.0, v_ = 0.0, next_arrival_ = inf;

@@ -7,6 +7,7 @@
 //   uniform_open(x) = (floor(x / 2^12) + 1/2) · 2^−52  ∈ [2^−53, 1 − 2^−53], exact, never 0 or 1;
 //   exponential(x)  = −log(uniform_open(x))            ∈ (0, 37.5], finite;
 //   uniform_index(x, m) = floor(x · m / 2^64)           ∈ [0, m), bias <= m / 2^64.
+// Poisson arrivals draw their gaps by a ziggurat instead (montecarlo/exponential.hpp).
 #include <Random123/philox.h>
 
 #include <cmath>
@@ -90,6 +91,7 @@ class Stream {
 
 #if RETRYLAB_PLANTED_FAULTS
   void set_biased(bool b) noexcept { biased_ = b; }
+  bool biased() const noexcept { return biased_; }
 #endif
 
  private:
