@@ -1201,9 +1201,10 @@ class Engine {
   std::uint64_t key_;
   Stream arrivals_, sleeps_, ties_;
   double horizon_, warmup_;
-  double mean_gap_ = s_.rate > 0.0 ? 1.0 / s_.rate : 0.0;  // between steady arrivals
   bool pure_burst_;  // no steady arrivals: the run finishes when nobody waits
   bool drains_;      // a burst on steady traffic: the run stops when the burst has drained
+  // 1 / rate: the mean time between steady arrivals
+  double mean_gap_ = s_.rate > 0.0 ? 1.0 / s_.rate : 0.0;
   double t_ = 0.0, v_ = 0.0, next_arrival_ = inf;
   double v_warmup_ = 0.0;  // virtual time at the warmup instant (plain tier's work meter)
   std::int64_t in_service_ = 0;
