@@ -2,23 +2,23 @@
 # validation certificate: test-certificate
 set label 999 "validation certificate test-certificate" at screen 1, screen 0 left rotate by 90 offset -0.7,0.5 font ",7" textcolor rgb "#777777"
 $d0 << EOD
-2.5 1 206.07523913723625 206.07523913723625
-20 1 400.12800559583496 400.12800559583496
+2.5 1 221.205970753849 221.205970753849
+20 1 445.2227356692738 445.2227356692738
 EOD
 $d1 << EOD
 1 0 NaN NaN
-8 1 827.8556067106133 827.8556067106133
+8 1 965.1518548618327 965.1518548618327
 EOD
 $d2 << EOD
-2.5 1 304.8781410254315 304.8781410254315
-20 1 378.0699660740819 378.0699660740819
+2.5 1 225.97943217535195 225.97943217535195
+20 1 313.6738155871565 313.6738155871565
 EOD
 $d3 << EOD
 1 0 NaN NaN
-8 1 1276.7371924439944 1276.7371924439944
+8 1 1181.0156052674527 1181.0156052674527
 EOD
 $d4 << EOD
-50 1 409.2543346072789 409.2543346072789
+50 1 431.9624781588185 431.9624781588185
 EOD
 $d5 << EOD
 20 0 NaN NaN
@@ -37,6 +37,6 @@ plot $d2 using 1:3 with linespoints pt 7 ps 0.5 lw 1.5 lc rgb "#1f77b4" title "B
      $d2 using 1:4 with lines dt 2 lw 1.2 lc rgb "#1f77b4" notitle, \
      $d3 using 1:3 with linespoints pt 7 ps 0.5 lw 1.5 lc rgb "#d62728" title "B = 50", \
      $d3 using 1:4 with lines dt 2 lw 1.2 lc rgb "#d62728" notitle, \
-     409.2543346072789 with lines dt 2 lw 1.5 lc rgb "#1f77b4" title "no backoff, B = 20", \
-     409.2543346072789 with lines dt 3 lw 1.2 lc rgb "#1f77b4" notitle
+     431.9624781588185 with lines dt 2 lw 1.5 lc rgb "#1f77b4" title "no backoff, B = 20", \
+     431.9624781588185 with lines dt 3 lw 1.2 lc rgb "#1f77b4" notitle
 unset multiplot

@@ -19,7 +19,7 @@ EOD
 $d3 << EOD
 0.05 0
 0.15 0
-0.3 1
+0.3 0.6666666666666666
 EOD
 set multiplot layout 1,2 title "Steady traffic: fraction of runs that collapsed (K = 100) against load" font ",13"
 set grid; set key below font ",8"; set xlabel "load λ"; set ylabel "fraction collapsed"; set yrange [-0.05:1.05]
