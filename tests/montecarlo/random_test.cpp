@@ -79,6 +79,23 @@ TEST(Stream, DrawsAreThePhiloxBlocksOfItsCounter) {
   EXPECT_EQ(s.draws(), 18u);
 }
 
+// The stream computes 8 blocks at a time, with SSE2 on x86-64 (random.hpp): any key, purpose and
+// run, over several refills, gives Random123's own Philox4x32-10 blocks in counter order.
+RC_GTEST_PROP(Stream, DrawsAreRandom123sPhiloxForAnyKeyAndRun, (std::uint64_t key, std::uint64_t run)) {
+  const auto id = *rc::gen::element(mc::StreamId::arrivals, mc::StreamId::sleeps, mc::StreamId::ties,
+                                    mc::StreamId::service, mc::StreamId::throttle);
+  const auto blocks = *rc::gen::inRange<std::uint32_t>(1, 40);
+  mc::Stream s(key, id, run);
+  const mc::Philox::key_type k{{static_cast<std::uint32_t>(key), static_cast<std::uint32_t>(key >> 32)}};
+  for (std::uint32_t block = 0; block < blocks; ++block) {
+    const mc::Philox::ctr_type ctr{{block, static_cast<std::uint32_t>(id) << 24, static_cast<std::uint32_t>(run),
+                                    static_cast<std::uint32_t>(run >> 32)}};
+    const auto out = mc::Philox()(ctr, k);
+    RC_ASSERT(s.next_u64() == (out.v[0] | std::uint64_t{out.v[1]} << 32));
+    RC_ASSERT(s.next_u64() == (out.v[2] | std::uint64_t{out.v[3]} << 32));
+  }
+}
+
 TEST(Stream, PurposesAndRunsAreIndependentStreams) {
   mc::Stream a(7, mc::StreamId::arrivals, 0), b(7, mc::StreamId::sleeps, 0), c(7, mc::StreamId::arrivals, 1);
   const auto x = a.next_u64();
