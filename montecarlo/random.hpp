@@ -12,9 +12,8 @@
 
 #include <cmath>
 #include <cstdint>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+
+#include "montecarlo/philox_batch.hpp"
 
 namespace retrylab::montecarlo {
 
@@ -98,22 +97,19 @@ class Stream {
 #endif
 
  private:
-  // The next `blocks` Philox blocks at once. Draw order: block by block, words (0,1) first, then
-  // (2,3); next_u64 pops from the back. The sequence is the one-block-at-a-time one; only when it is
-  // computed changes. block_ is a multiple of 8, so the 8 blocks share their counter's high words.
+  // The next `blocks` Philox blocks at once (montecarlo/philox_batch.hpp picks the kernel). Draw
+  // order: block by block, words (0,1) first, then (2,3); next_u64 pops from the back. The sequence
+  // is the one-block-at-a-time one; only when it is computed changes. block_ is a multiple of
+  // `blocks`, so a refill's blocks share their counter's high words.
   [[gnu::noinline]] void refill() noexcept {
-    std::uint32_t out[4][blocks];  // out[w][b]: word w of block b
-#if defined(__SSE2__)
-    philox_sse2(out);
-#else
-    for (std::uint32_t b = 0; b < blocks; ++b) {
-      const std::uint64_t block = block_ + b;
-      const Philox::ctr_type ctr{{static_cast<std::uint32_t>(block),
-                                  stream_ | (static_cast<std::uint32_t>(block >> 32) & 0xffffffu), run_lo_, run_hi_}};
-      const Philox::ctr_type o = Philox()(ctr, key_);
-      for (int w = 0; w < 4; ++w) out[w][b] = o.v[w];
-    }
-#endif
+    detail::PhiloxWords out;  // out[w][b]: word w of block b
+    const detail::PhiloxCounters c{static_cast<std::uint32_t>(block_),
+                                   stream_ | (static_cast<std::uint32_t>(block_ >> 32) & 0xffffffu),
+                                   run_lo_,
+                                   run_hi_,
+                                   key_.v[0],
+                                   key_.v[1]};
+    detail::philox16(c, out);
     const auto word = [](std::uint32_t lo, std::uint32_t hi) { return std::uint64_t{lo} | std::uint64_t{hi} << 32; };
     for (std::uint32_t b = 0; b < blocks; ++b) {
       buffer_[2 * (blocks - b) - 1] = word(out[0][b], out[1][b]);
@@ -123,58 +119,7 @@ class Stream {
     block_ += blocks;
   }
 
-#if defined(__SSE2__)
-  // Random123's Philox4x32-10 round by round (philox.h: _philox4x32round, _philox4x32bumpkey), on
-  // 4 blocks side by side in each of two register sets (lane b of c[w] is word w of block b), so
-  // the two independent multiply chains overlap. SSE2 is part of x86-64, so every x86-64 build takes
-  // this path; its words are those of r123::Philox4x32_R<10> (tests/montecarlo/random_test.cpp).
-  [[gnu::always_inline]] void philox_sse2(std::uint32_t (&out)[4][8]) const noexcept {
-    static_assert(blocks == 8, "two sets of 4 blocks, one SSE2 register per word of each");
-    const auto lo32 = static_cast<int>(static_cast<std::uint32_t>(block_));
-    __m128i a0 = _mm_add_epi32(_mm_set1_epi32(lo32), _mm_set_epi32(3, 2, 1, 0));
-    __m128i b0 = _mm_add_epi32(_mm_set1_epi32(lo32), _mm_set_epi32(7, 6, 5, 4));
-    __m128i a1 = _mm_set1_epi32(static_cast<int>(stream_ | (static_cast<std::uint32_t>(block_ >> 32) & 0xffffffu)));
-    __m128i a2 = _mm_set1_epi32(static_cast<int>(run_lo_));
-    __m128i a3 = _mm_set1_epi32(static_cast<int>(run_hi_));
-    __m128i b1 = a1, b2 = a2, b3 = a3;
-    __m128i k0 = _mm_set1_epi32(static_cast<int>(key_.v[0]));
-    __m128i k1 = _mm_set1_epi32(static_cast<int>(key_.v[1]));
-    const __m128i m0 = _mm_set1_epi32(static_cast<int>(PHILOX_M4x32_0));
-    const __m128i m1 = _mm_set1_epi32(static_cast<int>(PHILOX_M4x32_1));
-    const __m128i w0 = _mm_set1_epi32(static_cast<int>(PHILOX_W32_0));
-    const __m128i w1 = _mm_set1_epi32(static_cast<int>(PHILOX_W32_1));
-    // The 4 lanes' 32×32→64 products with m: low halves into lo, high halves into hi.
-    const auto mulhilo = [](__m128i m, __m128i c, __m128i& lo, __m128i& hi) {
-      const __m128i even = _mm_shuffle_epi32(_mm_mul_epu32(c, m), _MM_SHUFFLE(3, 1, 2, 0));  // lo0 lo2 hi0 hi2
-      const __m128i odd =
-          _mm_shuffle_epi32(_mm_mul_epu32(_mm_srli_epi64(c, 32), m), _MM_SHUFFLE(3, 1, 2, 0));  // lo1 lo3 hi1 hi3
-      lo = _mm_unpacklo_epi32(even, odd);
-      hi = _mm_unpackhi_epi32(even, odd);
-    };
-    const auto round = [&](__m128i& c0, __m128i& c1, __m128i& c2, __m128i& c3) {
-      __m128i lo0, hi0, lo1, hi1;
-      mulhilo(m0, c0, lo0, hi0);
-      mulhilo(m1, c2, lo1, hi1);
-      c0 = _mm_xor_si128(_mm_xor_si128(hi1, c1), k0);
-      c1 = lo1;
-      c2 = _mm_xor_si128(_mm_xor_si128(hi0, c3), k1);
-      c3 = lo0;
-    };
-    for (int r = 0; r < 10; ++r) {
-      if (r > 0) {
-        k0 = _mm_add_epi32(k0, w0);
-        k1 = _mm_add_epi32(k1, w1);
-      }
-      round(a0, a1, a2, a3);
-      round(b0, b1, b2, b3);
-    }
-    const __m128i words[2][4] = {{a0, a1, a2, a3}, {b0, b1, b2, b3}};
-    for (int h = 0; h < 2; ++h)
-      for (int w = 0; w < 4; ++w) _mm_storeu_si128(reinterpret_cast<__m128i*>(&out[w][4 * h]), words[h][w]);
-  }
-#endif
-
-  static constexpr std::uint32_t blocks = 8;
+  static constexpr std::uint32_t blocks = detail::philox_batch;
   Philox::key_type key_;
   std::uint32_t stream_;
   std::uint32_t run_lo_, run_hi_;

@@ -79,7 +79,7 @@ TEST(Stream, DrawsAreThePhiloxBlocksOfItsCounter) {
   EXPECT_EQ(s.draws(), 18u);
 }
 
-// The stream computes 8 blocks at a time, with SSE2 on x86-64 (random.hpp): any key, purpose and
+// The stream computes 16 blocks at a time (philox_batch.hpp: AVX2 or SSE2 on x86-64): any key, purpose and
 // run, over several refills, gives Random123's own Philox4x32-10 blocks in counter order.
 RC_GTEST_PROP(Stream, DrawsAreRandom123sPhiloxForAnyKeyAndRun, (std::uint64_t key, std::uint64_t run)) {
   const auto id = *rc::gen::element(mc::StreamId::arrivals, mc::StreamId::sleeps, mc::StreamId::ties,
@@ -94,6 +94,37 @@ RC_GTEST_PROP(Stream, DrawsAreRandom123sPhiloxForAnyKeyAndRun, (std::uint64_t ke
     RC_ASSERT(s.next_u64() == (out.v[0] | std::uint64_t{out.v[1]} << 32));
     RC_ASSERT(s.next_u64() == (out.v[2] | std::uint64_t{out.v[3]} << 32));
   }
+}
+
+// Every Philox kernel a Stream may use gives Random123's words, whichever one this processor picks:
+// scalar, SSE2 and (when the processor has it) AVX2, for any counter and key.
+RC_GTEST_PROP(PhiloxBatch, EveryKernelIsRandom123sPhilox,
+              (std::uint32_t lo, std::uint32_t hi, std::uint32_t run_lo, std::uint32_t run_hi, std::uint32_t key0,
+               std::uint32_t key1)) {
+  const mc::detail::PhiloxCounters c{lo & ~15u, hi, run_lo, run_hi, key0, key1};
+  mc::detail::PhiloxWords expected, got;
+  const mc::Philox::key_type k{{key0, key1}};
+  for (int b = 0; b < mc::detail::philox_batch; ++b) {
+    const mc::Philox::ctr_type ctr{{c.lo + static_cast<std::uint32_t>(b), hi, run_lo, run_hi}};
+    const auto out = mc::Philox()(ctr, k);
+    for (int w = 0; w < 4; ++w) expected[w][b] = out.v[w];
+  }
+  const auto same = [&] {
+    for (int w = 0; w < 4; ++w)
+      for (int b = 0; b < mc::detail::philox_batch; ++b)
+        if (got[w][b] != expected[w][b]) return false;
+    return true;
+  };
+  mc::detail::philox16_scalar(c, got);
+  RC_ASSERT(same());
+  mc::detail::philox16_sse2(c, got);
+  RC_ASSERT(same());
+  if (mc::detail::philox16_has_avx2()) {
+    mc::detail::philox16_avx2(c, got);
+    RC_ASSERT(same());
+  }
+  mc::detail::philox16(c, got);
+  RC_ASSERT(same());
 }
 
 TEST(Stream, PurposesAndRunsAreIndependentStreams) {
