@@ -62,15 +62,19 @@ class Ring {
     head_ = (head_ + 1) & mask_;
     --size_;
   }
-  void push_back(const T& x) {
-    if (size_ == data_.size()) grow();
+  // Inline, so the caller's fields are stored straight into the slot: called out of line, the
+  // caller stored x field by field and push_back loaded it back whole, a load no store could
+  // forward (80% of the end queue's push time, 12% of the full tier's steady `shared`).
+  [[gnu::always_inline]] void push_back(const T& x) {
+    if (size_ == data_.size()) [[unlikely]]
+      grow();
     data_[(head_ + size_) & mask_] = x;
     ++size_;
   }
   void clear() noexcept { head_ = size_ = 0; }
 
  private:
-  void grow() {
+  [[gnu::noinline]] void grow() {
     std::vector<T> bigger(data_.size() * 2);
     for (std::size_t i = 0; i < size_; ++i) bigger[i] = (*this)[i];
     data_.swap(bigger);
