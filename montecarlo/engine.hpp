@@ -1178,18 +1178,23 @@ class Engine {
     r.hidden_effects = hidden_effects_;
     r.measured_recovery = recovery();
     r.recovery_time = recovery() ? recovery_.recovery_time() : nan;
-    r.latency_p50 = percentile(0.50);
-    r.latency_p99 = percentile(0.99);
+    std::size_t below = 0;  // latencies_[0, below) are all <= the rest: the p50 selection leaves them so
+    r.latency_p50 = percentile(0.50, below);
+    r.latency_p99 = percentile(0.99, below);
     return r;
   }
 
-  // Nearest rank: the ceil(p·n)-th smallest latency.
-  double percentile(double p) {
+  // Nearest rank: the ceil(p·n)-th smallest latency. The selection runs on latencies_[below, n),
+  // valid when every element before `below` is <= every element from it and the rank lies at or
+  // beyond it (percentiles taken in increasing p); `below` then moves to the rank.
+  double percentile(double p, std::size_t& below) {
     if (latencies_.empty()) return nan;
     const auto n = latencies_.size();
     auto rank = static_cast<std::size_t>(std::ceil(p * static_cast<double>(n)));
-    rank = std::clamp<std::size_t>(rank, 1, n);
-    std::nth_element(latencies_.begin(), latencies_.begin() + static_cast<std::ptrdiff_t>(rank - 1), latencies_.end());
+    rank = std::clamp<std::size_t>(rank, below + 1, n);
+    const auto at = [&](std::size_t i) { return latencies_.begin() + static_cast<std::ptrdiff_t>(i); };
+    std::nth_element(at(below), at(rank - 1), latencies_.end());
+    below = rank - 1;
     return latencies_[rank - 1];
   }
 
