@@ -13,26 +13,21 @@
 #include <cstdint>
 
 #include "montecarlo/random.hpp"
+#include "montecarlo/ziggurat.hpp"
 
 namespace retrylab::montecarlo {
 
 namespace detail {
 
-// The layers, built once: x_0 = V/f(R) > R is the base strip's virtual width, x_256 = 0 the peak.
-struct ExpZiggurat {
+// The layers of f(x) = e^−x, built once (ziggurat.hpp).
+struct ExpZiggurat : ZigguratLayers<256> {
   static constexpr int layers = 256;
   static constexpr double r = 7.697117470131487;
   static constexpr double v = 3.949659822581572e-3;
-  std::array<double, layers + 1> x{};
-  std::array<double, layers> ratio{};
 
-  ExpZiggurat() noexcept {
-    x[0] = v / std::exp(-r);
-    x[1] = r;
-    for (int i = 2; i < layers; ++i) x[i] = -std::log(v / x[i - 1] + std::exp(-x[i - 1]));
-    x[layers] = 0.0;
-    for (int i = 0; i < layers; ++i) ratio[i] = x[i + 1] / x[i];
-  }
+  ExpZiggurat() noexcept
+      : ZigguratLayers(
+            r, v, [](double x) { return std::exp(-x); }, [](double y) { return -std::log(y); }) {}
 };
 
 inline const ExpZiggurat exp_ziggurat_table{};  // built at load time: no guard on the hot path

@@ -17,6 +17,7 @@
 #include <numbers>
 
 #include "montecarlo/random.hpp"
+#include "montecarlo/ziggurat.hpp"
 
 namespace retrylab::montecarlo {
 
@@ -27,23 +28,16 @@ inline double standard_normal(Stream& s) noexcept {
 
 namespace detail {
 
-// The ziggurat's layers, built once (x_0 = V/f(R) > R is the base strip's virtual width).
-struct Ziggurat {
+// The layers of f(x) = e^(−x²/2), built once (ziggurat.hpp).
+struct Ziggurat : ZigguratLayers<128> {
   static constexpr int layers = 128;
   static constexpr double r = 3.442619855899;
   static constexpr double v = 9.91256303526217e-3;
-  std::array<double, layers + 1> x{};
-  std::array<double, layers> ratio{};
 
-  Ziggurat() noexcept {
-    const double f = std::exp(-0.5 * r * r);
-    x[0] = v / f;
-    x[1] = r;
-    for (int i = 2; i < layers; ++i)
-      x[i] = std::sqrt(-2.0 * std::log(v / x[i - 1] + std::exp(-0.5 * x[i - 1] * x[i - 1])));
-    x[layers] = 0.0;
-    for (int i = 0; i < layers; ++i) ratio[i] = x[i + 1] / x[i];
-  }
+  Ziggurat() noexcept
+      : ZigguratLayers(
+            r, v, [](double x) { return std::exp(-0.5 * x * x); },
+            [](double y) { return std::sqrt(-2.0 * std::log(y)); }) {}
 };
 
 inline const Ziggurat ziggurat_table{};  // built at load time: no guard on the hot path
