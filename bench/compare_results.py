@@ -44,10 +44,7 @@ def main():
     parser.add_argument("new")
     parser.add_argument("--top", type=int, default=10, help="points listed, largest |z| first (default 10)")
     parser.add_argument("--alpha", type=float, default=0.01, help="family-wise false-alarm rate (default 0.01)")
-    try:
-        args = parser.parse_args()
-    except SystemExit as e:
-        sys.exit(2 if e.code else 0)
+    args = parser.parse_args()  # exits 2 on a bad flag
     if not (0.0 < args.alpha < 1.0) or args.top < 0:
         print("compare_results: --alpha must lie in (0, 1) and --top be >= 0", file=sys.stderr)
         sys.exit(2)

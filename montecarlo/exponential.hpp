@@ -21,7 +21,6 @@ namespace detail {
 
 // The layers of f(x) = e^−x, built once (ziggurat.hpp).
 struct ExpZiggurat : ZigguratLayers<256> {
-  static constexpr int layers = 256;
   static constexpr double r = 7.697117470131487;
   static constexpr double v = 3.949659822581572e-3;
 

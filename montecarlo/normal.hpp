@@ -30,7 +30,6 @@ namespace detail {
 
 // The layers of f(x) = e^(−x²/2), built once (ziggurat.hpp).
 struct Ziggurat : ZigguratLayers<128> {
-  static constexpr int layers = 128;
   static constexpr double r = 3.442619855899;
   static constexpr double v = 9.91256303526217e-3;
 

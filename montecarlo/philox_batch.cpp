@@ -70,8 +70,6 @@ inline void philox8_sse2(const PhiloxCounters& c, int first, PhiloxWords& out) n
 
 }  // namespace
 
-bool philox16_has_sse2() noexcept { return true; }  // part of x86-64: every x86-64 build has it
-
 void philox16_sse2(const PhiloxCounters& c, PhiloxWords& out) noexcept {
   philox8_sse2(c, 0, out);
   philox8_sse2(c, 8, out);
@@ -79,7 +77,6 @@ void philox16_sse2(const PhiloxCounters& c, PhiloxWords& out) noexcept {
 
 #else
 
-bool philox16_has_sse2() noexcept { return false; }
 void philox16_sse2(const PhiloxCounters& c, PhiloxWords& out) noexcept { philox16_scalar(c, out); }
 
 #endif

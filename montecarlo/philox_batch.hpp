@@ -23,8 +23,7 @@ void philox16(const PhiloxCounters& c, PhiloxWords& out) noexcept;
 
 // Each kernel on its own, for the tests. The AVX2 one must only be called when philox16_has_avx2().
 void philox16_scalar(const PhiloxCounters& c, PhiloxWords& out) noexcept;
-bool philox16_has_sse2() noexcept;
-void philox16_sse2(const PhiloxCounters& c, PhiloxWords& out) noexcept;  // scalar when !philox16_has_sse2()
+void philox16_sse2(const PhiloxCounters& c, PhiloxWords& out) noexcept;  // scalar when not built with SSE2
 bool philox16_has_avx2() noexcept;
 void philox16_avx2(const PhiloxCounters& c, PhiloxWords& out) noexcept;  // scalar when not built for x86-64
 

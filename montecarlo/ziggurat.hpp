@@ -11,6 +11,7 @@ namespace retrylab::montecarlo::detail {
 
 template <int Layers>
 struct ZigguratLayers {
+  static constexpr int layers = Layers;
   std::array<double, Layers + 1> x{};
   std::array<double, Layers> ratio{};
 
