@@ -60,6 +60,16 @@ def test_unequal_constant_is_caught(tmp_path):
     assert "constant s: rate=1  sojourn" in r.stdout
 
 
+def test_rounding_is_not_a_difference(tmp_path):
+    # collision's sojourn is 1 = (t + 1) - t, exact but for the last bits: its sd is ~1e-16, so a
+    # z test would call a 1e-17 change a difference.
+    old = [("rate=1", {"sojourn": {"mean": 1.0, "sd": 1.6e-16, "n": 1000}})]
+    new = [("rate=1", {"sojourn": {"mean": 1.0 + 2.2e-16, "sd": 1.6e-16, "n": 1000}})]
+    r = run(tmp_path, old, new)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "0 compared, 1 identical" in r.stdout
+
+
 def test_bad_input_exits_2(tmp_path):
     r = subprocess.run([sys.executable, SCRIPT, str(tmp_path / "missing.jsonl"), str(tmp_path / "missing.jsonl")],
                        capture_output=True, text=True, check=False)
