@@ -26,7 +26,7 @@ struct ExpZiggurat : ZigguratLayers<256> {
 
   ExpZiggurat() noexcept
       : ZigguratLayers(
-            r, v, [](double x) { return std::exp(-x); }, [](double y) { return -std::log(y); }) {}
+            r, v, [](double at) { return std::exp(-at); }, [](double level) { return -std::log(level); }) {}
 };
 
 inline const ExpZiggurat exp_ziggurat_table{};  // built at load time: no guard on the hot path

@@ -35,8 +35,8 @@ struct Ziggurat : ZigguratLayers<128> {
 
   Ziggurat() noexcept
       : ZigguratLayers(
-            r, v, [](double x) { return std::exp(-0.5 * x * x); },
-            [](double y) { return std::sqrt(-2.0 * std::log(y)); }) {}
+            r, v, [](double at) { return std::exp(-0.5 * at * at); },
+            [](double level) { return std::sqrt(-2.0 * std::log(level)); }) {}
 };
 
 inline const Ziggurat ziggurat_table{};  // built at load time: no guard on the hot path
