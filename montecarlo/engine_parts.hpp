@@ -32,6 +32,9 @@ struct NullObserver {
 
 struct EngineOptions {
   bool lockstep_shortcut = true;
+  // Brooker-shaped runs take one event per attempt instead of four (engine.hpp, one_event): the
+  // same laws, other numbers. Off: the four-event loop (the tests compare the two).
+  bool one_event_shortcut = true;
   // Run the full tier (engine.hpp) even without server-side options: it fills in the metrics only
   // that tier tracks (latency percentiles, queue wait); counts and times are the plain tier's.
   bool full_tier = false;
@@ -163,6 +166,56 @@ struct Tally {
     return r;
   }
 };
+
+// The length of a union of half-open intervals [a, b) added in non-decreasing b (the one-event
+// shortcut's busy time: services added as they end, engine.hpp). A stack of the union's disjoint
+// pieces that a later interval can still reach; an interval merges the pieces it overlaps or
+// touches (amortised O(1)). Each piece carries the length of the pieces beneath it, so no length
+// is ever subtracted: the result is a plain sum of the final pieces.
+class IntervalUnion {
+ public:
+  void clear() noexcept { pieces_.clear(); }
+  void add(double a, double b) {
+    if (!(b > a)) return;
+    double below = pieces_.empty() ? 0.0 : pieces_.back().below + (pieces_.back().to - pieces_.back().from);
+    while (!pieces_.empty() && pieces_.back().to >= a) {
+      a = std::min(a, pieces_.back().from);
+      below = pieces_.back().below;
+      pieces_.pop_back();
+    }
+    pieces_.push_back({a, b, below});
+  }
+  double length() const noexcept {
+    return pieces_.empty() ? 0.0 : pieces_.back().below + (pieces_.back().to - pieces_.back().from);
+  }
+
+ private:
+  struct Piece {
+    double from, to, below;
+  };
+  std::vector<Piece> pieces_;
+};
+
+// An observer hook the one-event shortcut (engine.hpp) knows before its time: held until every
+// event before it has been told. rank orders hooks of one instant as the four-event loop does
+// (a reply reaching its client, with the sleep it chose, before a send); seq keeps the rest in the
+// order they were made.
+struct DeferredHook {
+  double time;
+  int rank;  // 0: on_end (and on_sleep after a failure), 1: on_start
+  std::int64_t seq;
+  std::int64_t attempt, client;
+  double sent;
+  bool success, slept;
+  std::int32_t retry;
+  double sleep;
+};
+// The heap's order (std::push_heap keeps the greatest in front, so "less" is "later").
+inline bool later(const DeferredHook& x, const DeferredHook& y) noexcept {
+  if (x.time != y.time) return x.time > y.time;
+  if (x.rank != y.rank) return x.rank > y.rank;
+  return x.seq > y.seq;
+}
 
 // Recovery after an outage (ServerOptions::recovery_window): outcomes at the server before
 // outage_start form the baseline; those after outage_end are binned in windows of length w;
