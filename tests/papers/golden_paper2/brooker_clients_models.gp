@@ -3,8 +3,8 @@
 set label 999 "validation certificate test-certificate" at screen 1, screen 0 left rotate by 90 offset -0.7,0.5 font ",7" textcolor rgb "#777777"
 $d0 << EOD
 5 3
-10 5.3
-20 7.416666666666667
+10 4.8999999999999995
+20 7.266666666666667
 EOD
 $d1 << EOD
 5 3
@@ -12,9 +12,9 @@ $d1 << EOD
 20 10.5
 EOD
 $d2 << EOD
-5 2.7333333333333334
-10 4.033333333333333
-20 5.016666666666667
+5 2.8
+10 4.1
+20 4.916666666666666
 EOD
 $d3 << EOD
 5 7.999999999999999
