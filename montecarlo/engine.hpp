@@ -59,6 +59,10 @@
 // rounding), and the lock-step shortcut: `collision` with `none`/`nojitter`, a pure burst of N >= 2
 // and retries on can never succeed (docs/models.md §4), so after the burst starts the loop advances
 // round by round (O(1) per round), and once rounds are periodic whole cycles at once, to the horizon.
+// The full tier has one shortcut of its own, the one-event loop (one_event): Brooker-shaped runs (a
+// pure burst on `free` with network delay and nothing between an attempt's send and its outcome
+// but its row) queue only each attempt's end; same laws, other numbers (the streams are drawn in
+// another order), observers told in time order; EngineOptions::one_event_shortcut turns it off.
 // Observer: sees every arrival, send (on_start), receipt (on_end) and, if it declares them, on_sleep
 // (client, retry, sleep) and the full tier's server-view hooks: on_admit(t, admitted, limit),
 // on_reject(attempt, client, t, retry_after), on_service_start(attempt, row, t), on_service(attempt,
