@@ -59,7 +59,7 @@
 // rounding), and the lock-step shortcut: `collision` with `none`/`nojitter`, a pure burst of N >= 2
 // and retries on can never succeed (docs/models.md §4), so after the burst starts the loop advances
 // round by round (O(1) per round), and once rounds are periodic whole cycles at once, to the horizon.
-// The full tier has one shortcut of its own, the one-event loop (one_event): Brooker-shaped runs (a
+// The full tier has one shortcut of its own, the one-event loop (one_event.hpp): Brooker-shaped runs (a
 // pure burst on `free` with network delay and nothing between an attempt's send and its outcome
 // but its row) queue only each attempt's end; same laws, other numbers (the streams are drawn in
 // another order), observers told in time order; EngineOptions::one_event_shortcut turns it off.
@@ -778,40 +778,48 @@ class Engine {
     } else if constexpr (M == Model::ps || M == Model::none) {
       for (const std::int32_t j : g) jobs_[j].success = !jobs_[j].rejected && !injected();
     } else {
-      // Simultaneous ends: eligibility against the commits before now (no commit on the row since
-      // the attempt started); per row with >= 2 eligible, one uniform winner (ties stream, rows in
-      // first-seen order); the winner is the winner-th eligible attempt of its row in end order.
+      // Eligibility against the commits before now (no commit on the row since the attempt started).
       for (const std::int32_t j : g) {
         Job& job = jobs_[j];
         if (job.rejected) continue;
-        job.success = !(last_commit(row_of(j)) > job.start) && !injected();  // eligible
-        if (job.success) ++row_count_[row_of(j)];
+        job.success = !(last_commit(row_of(j)) > job.start) && !injected();
       }
-      for (const std::int32_t j : g) {
-        const std::size_t r = row_of(j);
-        if (row_count_[r] > 0) {
-          row_winner_[r] = row_count_[r] >= 2
-                               ? static_cast<std::int64_t>(ties_.index(static_cast<std::uint64_t>(row_count_[r])))
-                               : 0;
+      commit_winners(
+          g, te, [&](std::int32_t j) { return row_of(j); }, [&](std::int32_t j) -> bool& { return jobs_[j].success; });
+    }
+  }
+
+  // Simultaneous ends at te on a first-commit model, each marked success when eligible (rejected
+  // ones false): per row with >= 2 eligible, one uniform winner (ties stream, rows in first-seen
+  // order), the winner-th eligible attempt of its row in end order; the winners commit at te.
+  // decide() and the one-event shortcut's one_event_decide().
+  template <class RowOf, class Success>
+  void commit_winners(const std::vector<std::int32_t>& g, double te, RowOf row, Success success) {
+    for (const std::int32_t x : g)
+      if (success(x)) ++row_count_[row(x)];
+    for (const std::int32_t x : g) {
+      const std::size_t r = row(x);
+      if (row_count_[r] > 0) {
+        row_winner_[r] =
+            row_count_[r] >= 2 ? static_cast<std::int64_t>(ties_.index(static_cast<std::uint64_t>(row_count_[r]))) : 0;
 #if RETRYLAB_PLANTED_FAULTS
-          if (M == Model::free && fault_ == Fault::free_ties_all_fail && row_count_[r] >= 2)
-            row_winner_[r] = row_count_[r];  // planted fault: no eligible commit wins
+        if (M == Model::free && fault_ == Fault::free_ties_all_fail && row_count_[r] >= 2)
+          row_winner_[r] = row_count_[r];  // planted fault: no eligible commit wins
 #endif
-          row_count_[r] = -1;  // drawn
-        }
+        row_count_[r] = -1;  // drawn
       }
-      for (const std::int32_t j : g) {
-        Job& job = jobs_[j];
-        if (job.rejected || !job.success) continue;
-        const std::size_t r = row_of(j);
-        job.success = row_winner_[r]-- == 0;
-        if (job.success) last_commit(r) = te;
-      }
-      for (const std::int32_t j : g) {
-        const std::size_t r = row_of(j);
-        row_count_[r] = 0;
-        row_winner_[r] = 0;
-      }
+    }
+    for (const std::int32_t x : g) {
+      bool& won = success(x);
+      if (!won) continue;
+      const std::size_t r = row(x);
+      won = row_winner_[r]-- == 0;
+      if (won) last_commit(r) = te;
+    }
+    for (const std::int32_t x : g) {
+      const std::size_t r = row(x);
+      row_count_[r] = 0;
+      row_winner_[r] = 0;
     }
   }
 
@@ -1149,18 +1157,8 @@ class Engine {
     t_ = t;
   }
 
-  // ---- The one-event shortcut ------------------------------------------------------------------
-  // A pure burst on the free model with network delay and no option that acts on an attempt
-  // between its send and its outcome, apart from its row (Brooker's test): an attempt's legs and
-  // service depend on nothing another attempt does, and its reply and its client's sleep touch no
-  // shared state. So only its end is an event (the write reaching the server, where first commit
-  // wins decides it against the commits before): its row, first leg and service are drawn when it
-  // is sent; at its end the reply's leg and, after a failure, the sleep and the next attempt's
-  // draws follow at once. One event per attempt instead of four (send, reach, end, reply). The
-  // four-event loop's laws, not its numbers: the streams are drawn in another order
-  // (tests/montecarlo/one_event_test.cpp compares the two). The time integrals are sums over
-  // attempts and clients (busy: a union of services, IntervalUnion). Observers without server-view
-  // hooks see the same hooks, in time order (DeferredHook).
+  // ---- The one-event shortcut (montecarlo/one_event.hpp) ---------------------------------------
+  // Observers without server-view hooks can take it (they are told in time order, deferred).
   static constexpr bool one_event_observer = !requires(Observer & o) {
     o.on_admit(0.0, std::int64_t{0}, std::int64_t{0});
   }
@@ -1169,176 +1167,19 @@ class Engine {
   &&!requires(Observer & o) { o.on_service(std::int64_t{0}, std::int32_t{0}, 0.0, 0.0, false); }
   &&!requires(Observer & o) { o.on_timeout(std::int64_t{0}, std::int64_t{0}, 0.0); };
 
+  // A pure burst on `free` with network delay and none of the options that act between an
+  // attempt's send and its outcome.
   bool one_event_applies() const noexcept {
     return options_.one_event_shortcut && pure_burst_ && s_.clients >= 1 && s_.clients < s_.collapse && delayed_ &&
            !limited_ && !o_.lock && !timeout_ && !controls_ && !injects_ && !recovery_on_ && !settle_ &&
            !(o_.mix > 0.0) && o_.max_attempts == 0 && std::isinf(o_.deadline);
   }
-
-  RunResult one_event() {
-    const auto n = static_cast<std::size_t>(s_.clients);
-    flights_.assign(n, EngineFlight{});
-    busy_union_.clear();
-    hooks_.clear();
-    for (std::size_t i = 0; i < n; ++i) one_event_send(new_client(0.0, true), 0.0, true);
-    while (!wakes_.empty() && wakes_.top_time() < horizon_) {
-      const double e = wakes_.top_time();
-      tell_hooks_before(e);
-      t_ = e;
-      group_.clear();
-      while (!wakes_.empty() && wakes_.top_time() == e) {
-        group_.push_back(wakes_.top().client);
-        wakes_.pop();
-      }
-      for (const std::int32_t c : group_) busy_union_.add(std::max(flights_[c].start, warmup_), e);
-      one_event_decide(e);
-      for (const std::int32_t c : group_) one_event_reply(c, e);
-    }
-    while (!wakes_.empty()) {  // in service at the horizon
-      busy_union_.add(std::max(flights_[wakes_.top().client].start, warmup_), horizon_);
-      wakes_.pop();
-    }
-    tell_hooks_before(inf);
-    pulse_.end(tally_.attempts);
-    const bool finished = tally_.waiting == 0;
-    const double stop = finished ? last_leave_ : horizon_;
-    t_ = stop;
-    if (stop > warmup_) tally_.area_waiting += static_cast<double>(tally_.waiting) * (stop - warmup_);
-    tally_.busy = busy_union_.length();
-    if (tally_.burst_left == s_.clients) tally_.drain_time = last_leave_;
-    if (tally_.burst_successes >= tally_.p99_target && tally_.p99_target > 0) {
-      // Every client arrived at 0, so a latency is its success time.
-      const auto k = latencies_.begin() + static_cast<std::ptrdiff_t>(tally_.p99_target - 1);
-      std::nth_element(latencies_.begin(), k, latencies_.end());
-      tally_.drain_p99 = *k;
-    }
-    return full_result(finished ? StopReason::finished : StopReason::horizon, stop);
-  }
-
-  // Client c sends an attempt at t < horizon: counted; its row, first leg and service drawn now.
-  void one_event_send(std::int32_t c, double t, bool now) {
-    EngineFlight& f = flights_[c];
-    f.id = tally_.attempts++;
-    pulse_.attempt(tally_.attempts, t, horizon_, tally_.burst_left, s_.clients);
-    if (t >= warmup_) ++tally_.window_attempts;
-    f.sent = t;
-    f.row = o_.rows > 1 ? static_cast<std::int32_t>(rows_.index(static_cast<std::uint64_t>(o_.rows))) : 0;
-#if RETRYLAB_PLANTED_FAULTS
-    if (fault_ == Fault::rows_ignored) f.row = 0;  // planted fault, as in send()
-#endif
-    if (now) {
-      observer_.on_start(f.id, clients_[c].serial, t);
-    } else {
-      tell_later({t, 1, 0, f.id, clients_[c].serial, t, false, false, 0, 0.0});
-    }
-    f.start = t + draw_delay();
-    if (!(f.start < horizon_)) return;  // still on its way at the horizon
-    ++served_;
-    if (f.start >= warmup_) ++queue_wait_n_;  // served on arrival: a wait of 0
-    const double end = f.start + draw_service();
-    if (end > warmup_) tally_.work += std::min(end, horizon_) - std::max(f.start, warmup_);
-    wakes_.push(end, c);
-  }
-
-  // The outcomes of the attempts ending at e (group_, in end order), by decide()'s rules.
-  void one_event_decide(double e) {
-    if (group_.size() == 1) {
-      EngineFlight& f = flights_[group_.front()];
-      double& last = last_commit(static_cast<std::size_t>(f.row));
-      f.success = !(last > f.start);
-      if (f.success) last = e;
-      return;
-    }
-    for (const std::int32_t c : group_) {
-      EngineFlight& f = flights_[c];
-      f.success = !(last_commit(static_cast<std::size_t>(f.row)) > f.start);  // eligible
-      if (f.success) ++row_count_[static_cast<std::size_t>(f.row)];
-    }
-    for (const std::int32_t c : group_) {
-      const auto r = static_cast<std::size_t>(flights_[c].row);
-      if (row_count_[r] > 0) {
-        row_winner_[r] =
-            row_count_[r] >= 2 ? static_cast<std::int64_t>(ties_.index(static_cast<std::uint64_t>(row_count_[r]))) : 0;
-#if RETRYLAB_PLANTED_FAULTS
-        if (fault_ == Fault::free_ties_all_fail && row_count_[r] >= 2) row_winner_[r] = row_count_[r];
-#endif
-        row_count_[r] = -1;
-      }
-    }
-    for (const std::int32_t c : group_) {
-      EngineFlight& f = flights_[c];
-      const auto r = static_cast<std::size_t>(f.row);
-      if (f.success) {
-        f.success = row_winner_[r]-- == 0;
-        if (f.success) last_commit(r) = e;
-      }
-    }
-    for (const std::int32_t c : group_) {
-      const auto r = static_cast<std::size_t>(flights_[c].row);
-      row_count_[r] = 0;
-      row_winner_[r] = 0;
-    }
-  }
-
-  // The outcome of client c's attempt, decided at its end e, reaches the client one leg later: it
-  // leaves, or sleeps and sends again.
-  void one_event_reply(std::int32_t c, double e) {
-    const EngineFlight& f = flights_[c];
-    Client& client = clients_[c];
-    const double r = e + draw_delay();
-    if (!(r < horizon_)) return;  // the reply is still on its way at the horizon
-    tally_.attempt_ended(f.sent, r, warmup_);
-    if (f.success || !s_.retries) {
-      tell_later({r, 0, 0, f.id, client.serial, f.sent, f.success, false, 0, 0.0});
-      if (f.success) {
-        latencies_.push_back(r - client.arrival);
-        ++tally_.successes;
-        if (r >= warmup_) ++tally_.window_successes;
-        tally_.latency_sum += r - client.arrival;
-        ++tally_.latency_n;
-        if (client.arrival >= warmup_) {
-          tally_.waiting_time_sum += r - client.arrival;
-          ++tally_.waiting_time_n;
-        }
-        tally_.last_success = std::isnan(tally_.last_success) ? r : std::max(tally_.last_success, r);
-        ++tally_.burst_successes;
-      }
-      tally_.leave();
-      ++tally_.burst_left;
-      last_leave_ = std::max(last_leave_, r);
-      if (r > warmup_) tally_.area_waiting += r - std::max(client.arrival, warmup_);
-      return;
-    }
-    if (client.failures < std::numeric_limits<std::int32_t>::max()) ++client.failures;
-    const double sleep = sampler_.sleep(client.failures, client.prev, sleeps_);
-    tell_later({r, 0, 0, f.id, client.serial, f.sent, false, true, client.failures, sleep});
-    if (r + sleep < horizon_) one_event_send(c, r + sleep, false);
-  }
-
-  // Hooks known early wait in a heap until every event before them has been told.
-  void tell_later(DeferredHook h) {
-    if constexpr (!std::is_same_v<Observer, NullObserver>) {
-      h.seq = hook_seq_++;
-      hooks_.push_back(h);
-      std::push_heap(hooks_.begin(), hooks_.end(), later);
-    }
-  }
-  void tell_hooks_before(double t) {
-    if constexpr (!std::is_same_v<Observer, NullObserver>) {
-      while (!hooks_.empty() && hooks_.front().time < t) {
-        std::pop_heap(hooks_.begin(), hooks_.end(), later);
-        const DeferredHook h = hooks_.back();
-        hooks_.pop_back();
-        if (h.rank == 1) {
-          observer_.on_start(h.attempt, h.client, h.time);
-          continue;
-        }
-        observer_.on_end(h.attempt, h.client, h.sent, h.time, h.success);
-        if constexpr (requires { observer_.on_sleep(h.client, h.retry, h.sleep); })
-          if (h.slept) observer_.on_sleep(h.client, h.retry, h.sleep);
-      }
-    }
-  }
+  RunResult one_event();
+  void one_event_send(std::int32_t c, double t, bool now);
+  void one_event_decide(double e);
+  void one_event_reply(std::int32_t c, double e);
+  void tell_later(DeferredHook h);
+  void tell_hooks_before(double t);
 
   RunResult finish(StopReason why, double stop) {
     pulse_.end(tally_.attempts);
@@ -1510,6 +1351,8 @@ RunResult run_engine(const Scenario& s, std::uint64_t seed, std::uint64_t run_in
                                : run_engine_tier<false>(s, seed, run_index, options, observer, scratch);
 }
 
-#undef RL_HOT
-
 }  // namespace retrylab::montecarlo::detail
+
+#include "montecarlo/one_event.hpp"  // the one-event shortcut's member functions
+
+#undef RL_HOT

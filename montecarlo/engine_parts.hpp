@@ -116,6 +116,15 @@ struct Tally {
   }
   // A client that arrived at `arrival` succeeds at t (it then leaves: see leave()).
   void succeed(double arrival, double t, bool burst, double warmup, std::int64_t burst_clients) noexcept {
+    count_success(arrival, t, warmup);
+    last_success = t;
+    if (burst) {
+      if (++burst_successes == p99_target) drain_p99 = t;
+      burst_left_at(t, burst_clients);
+    }
+  }
+  // What succeed() counts that does not depend on the order successes are told in.
+  void count_success(double arrival, double t, double warmup) noexcept {
     ++successes;
     if (t >= warmup) ++window_successes;
     latency_sum += t - arrival;
@@ -123,11 +132,6 @@ struct Tally {
     if (arrival >= warmup) {
       waiting_time_sum += t - arrival;
       ++waiting_time_n;
-    }
-    last_success = t;
-    if (burst) {
-      if (++burst_successes == p99_target) drain_p99 = t;
-      burst_left_at(t, burst_clients);
     }
   }
   // A burst client leaves at t (succeeded, or gave up); the last one sets the drain time.
@@ -177,7 +181,7 @@ class IntervalUnion {
   void clear() noexcept { pieces_.clear(); }
   void add(double a, double b) {
     if (!(b > a)) return;
-    double below = pieces_.empty() ? 0.0 : pieces_.back().below + (pieces_.back().to - pieces_.back().from);
+    double below = length();
     while (!pieces_.empty() && pieces_.back().to >= a) {
       a = std::min(a, pieces_.back().from);
       below = pieces_.back().below;
