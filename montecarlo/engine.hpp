@@ -6,6 +6,9 @@
 //    branches, queues and counters compile away and the paper models run at full speed;
 //  - full (Full = true): any option, or EngineOptions::full_tier (then the metrics only this tier
 //    tracks, latency percentiles and queue wait, are filled in; counts and times are the plain tier's).
+//    Compiled twice: with every option, and lean (Lean = true), for scenarios whose options are
+//    only client timeouts, retry limits, deadlines, service distributions and rows (lean_applies):
+//    the other options are OptionSwitch<false>, so their branches compile away; the same numbers.
 //
 // What is simulated (time unit: the MEAN attempt duration; defaults reproduce docs/models.md):
 //  - A client sends an attempt; it reaches the server after a network delay d1 (0 by default), is
@@ -74,6 +77,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <stdexcept>
 #include <type_traits>
 #include <vector>
 
@@ -140,8 +144,23 @@ struct EngineScratch {
   std::vector<EngineFlight> flights;
 };
 
-template <Model M, bool Full, class Observer>
+// Whether a full-tier run of s can take the lean build (Engine's Lean): it uses none of the options
+// that build compiles away: admission control (a limit, AIMD, row locks), network delay, retry
+// budgets and circuit breakers, injected failures, recovery, settle, a mixed population. What it
+// keeps: client timeouts (and effects), retry limits, deadlines, service distributions, rows.
+inline bool lean_applies(const Scenario& s) noexcept {
+  const ServerOptions& o = s.server;
+  return o.limit == 0 && !o.aimd && !o.lock && o.delay == 0.0 && o.budget == 0 && o.breaker == 0 &&
+         o.failure_prob == 0.0 && o.outage_end == 0.0 && o.recovery_window == 0.0 && !o.settle && o.mix == 0.0 &&
+         o.ignore_retry_after == 0.0;
+}
+
+template <Model M, bool Full, class Observer, bool Lean = false>
 class Engine {
+  static_assert(Full || !Lean, "the lean build is the full tier's");
+  // Every option compiled in (the full tier's build with every option; false in the plain tier and
+  // the lean build, where the options lean_applies names are OptionSwitch<false>: constant false).
+  static constexpr bool every_option = Full && !Lean;
   static constexpr bool virtual_time = M == Model::shared || M == Model::ps;
   static constexpr bool first_commit = M == Model::free || M == Model::shared;
 
@@ -202,12 +221,18 @@ class Engine {
         tracks_effects_(timeout_),
         recovery_on_(Full && s.server.recovery_window > 0.0),
         settle_(Full && s.server.settle),
+        aimd_(Full && s.server.aimd),
+        lock_(Full && s.server.lock),
+        mixed_population_(Full && (s.server.mix > 0.0 || s.server.ignore_retry_after > 0.0)),
         limit_(s.server.aimd ? s.server.aimd_params.initial : s.server.limit),
         ms_(s.server.attempt_ms > 0.0 ? s.server.attempt_ms : 1.0),
         budget_(budget_of(s.server)),
         breaker_(breaker_preset(breaker_preset_names[s.server.breaker])),
         adaptive_(controls_ && budget_.kind() == BudgetKind::adaptive),
         recovery_(s.server.outage_start, s.server.outage_end, s.server.recovery_window, s.server.failure_prob) {
+    if constexpr (Lean) {
+      if (!lean_applies(s)) throw std::logic_error("the full tier's lean build was given an option it compiles away");
+    }
     if (lent_) swap_storage();  // the lent storage in (the engine's own, empty, out); emptied below
 #if RETRYLAB_PLANTED_FAULTS
     fault_ = options.fault;
@@ -216,20 +241,7 @@ class Engine {
     sleeps_.set_biased(biased);
     ties_.set_biased(biased);
 #endif
-    const auto rows = static_cast<std::size_t>(o_.rows);
-    if constexpr (Full && M == Model::collision) {
-      row_inflight_.assign(rows, 0);
-      mark_.assign(rows, -1);
-    }
-    if constexpr (first_commit) {
-      if constexpr (Full) last_commit_.assign(rows, -inf);
-      row_count_.assign(rows, 0);
-      row_winner_.assign(rows, 0);
-    }
-    if (lock()) {
-      row_busy_.assign(rows, 0);
-      row_queue_.assign(rows, Fifo{});
-    }
+    assign_rows();
     empty_storage(s);
     if (Full && o_.service == ServiceDist::lognormal) {
       sigma_ = std::sqrt(std::log1p(o_.service_cv * o_.service_cv));
@@ -248,7 +260,7 @@ class Engine {
   Engine& operator=(const Engine&) = delete;
 
   RunResult run() {
-    if constexpr (Full && M == Model::free && one_event_observer) {
+    if constexpr (every_option && M == Model::free && one_event_observer) {
       if (one_event_applies()) return one_event();
     }
     if (s_.rate > 0.0) schedule_next_arrival(0.0);
@@ -333,6 +345,24 @@ class Engine {
     return finish(StopReason::horizon, horizon_);
   }
 
+  // The per-row state, for o_.rows rows.
+  void assign_rows() {
+    const auto rows = static_cast<std::size_t>(o_.rows);
+    if constexpr (Full && M == Model::collision) {
+      row_inflight_.assign(rows, 0);
+      mark_.assign(rows, -1);
+    }
+    if constexpr (first_commit) {
+      if constexpr (Full) last_commit_.assign(rows, -inf);
+      row_count_.assign(rows, 0);
+      row_winner_.assign(rows, 0);
+    }
+    if (lock()) {
+      row_busy_.assign(rows, 0);
+      row_queue_.assign(rows, Fifo{});
+    }
+  }
+
   // Exchanges the run's containers with the lent storage's (member containers, not references into
   // the storage: the hot loop then reaches them as before, one load from `this`).
   void swap_storage() noexcept {
@@ -378,9 +408,10 @@ class Engine {
   }
 
   // What the plain tier does not store: the send time is the service start, the row is 0, the
-  // service order is the send order.
+  // service order is the send order. Nor the lean build the send time: without a network delay or
+  // admission control an attempt is sent, reaches the server and starts at one instant.
   double sent_of(std::int32_t j) noexcept {
-    if constexpr (Full) return jobs_.extra(j).sent;
+    if constexpr (every_option) return jobs_.extra(j).sent;
     return jobs_[j].start;
   }
   std::size_t row_of(std::int32_t j) noexcept {
@@ -409,7 +440,7 @@ class Engine {
 
   // Whether an option is on: always false in the plain tier, so its code compiles away there.
   bool limited() const noexcept { return Full && limited_; }
-  bool lock() const noexcept { return Full && o_.lock; }
+  bool lock() const noexcept { return Full && lock_; }
   bool settle() const noexcept { return Full && settle_; }
   bool controls() const noexcept { return Full && controls_; }
   bool tracks_effects() const noexcept { return Full && tracks_effects_; }
@@ -451,8 +482,10 @@ class Engine {
     }
     bool mixed = false, ignores = false;
     if constexpr (Full) {
-      mixed = o_.mix > 0.0 && population_.uniform() < o_.mix;
-      ignores = o_.ignore_retry_after > 0.0 && population_.uniform() < o_.ignore_retry_after;
+      if (mixed_population_) {
+        mixed = o_.mix > 0.0 && population_.uniform() < o_.mix;
+        ignores = o_.ignore_retry_after > 0.0 && population_.uniform() < o_.ignore_retry_after;
+      }
     }
     const double base = mixed ? o_.mix_backoff.base : s_.backoff.base;
     const std::int64_t serial = tally_.arrive(t, warmup_);
@@ -513,7 +546,7 @@ class Engine {
     job.client = c;
     if constexpr (Full) {
       JobExtra& extra = jobs_.extra(j);
-      extra.sent = t_;
+      if constexpr (every_option) extra.sent = t_;
       if (tracks_effects_) ++client_extra_[c].pending;
       if (o_.rows > 1) extra.row = static_cast<std::int32_t>(rows_.index(static_cast<std::uint64_t>(o_.rows)));
 #if RETRYLAB_PLANTED_FAULTS
@@ -533,7 +566,7 @@ class Engine {
   // The attempt reaches the server: admission control.
   RL_HOT void reach(std::int32_t j) {
     if constexpr (Full) {
-      jobs_.extra(j).reached = t_;
+      if constexpr (every_option) jobs_.extra(j).reached = t_;
       if (limited_ && admitted_ >= limit_) {
         if (o_.overflow == Overflow::queue) {
           push(limit_queue_, j);
@@ -549,13 +582,13 @@ class Engine {
   RL_HOT void admit(std::int32_t j) {
     if constexpr (Full) {
       ++admitted_;
-      if (o_.aimd) {
+      if (aimd_) {
         jobs_.extra(j).admitted_at = t_;
         jobs_.extra(j).inflight = admitted_;
       }
       if constexpr (requires { observer_.on_admit(t_, admitted_, limit_); })
         observer_.on_admit(t_, admitted_, limited_ ? limit_ : std::int64_t{0});
-      if (o_.lock) {
+      if (lock_) {
         const std::size_t r = row_of(j);
         if (row_busy_[r]) {
           push(row_queue_[r], j);
@@ -597,7 +630,7 @@ class Engine {
       if constexpr (Full) {
         ++served_;
         if (t_ >= warmup_) {
-          queue_wait_sum_ += t_ - jobs_.extra(j).reached;
+          if constexpr (every_option) queue_wait_sum_ += t_ - jobs_.extra(j).reached;  // lean: no wait
           ++queue_wait_n_;
         }
       }
@@ -850,7 +883,7 @@ class Engine {
   RL_HOT void release_server(std::int32_t j) {
     const Job& job = jobs_[j];
     --admitted_;
-    if (o_.aimd) {
+    if (aimd_) {
       const Aimd& a = o_.aimd_params;
       std::int64_t next = limit_;
       if (!job.success || t_ - jobs_.extra(j).admitted_at > a.timeout) {
@@ -1286,8 +1319,15 @@ class Engine {
   SleepSampler mix_sampler_;
   Stream service_, delay_, population_, rows_, retry_after_, failures_, throttle_;
   // Options on (always false in the plain tier).
-  bool limited_, timeout_, delayed_, controls_, budget_on_, random_service_, breaker_on_, injects_, tracks_effects_,
-      recovery_on_, settle_;
+  // (OptionSwitch<false> in the lean build: constant false.)
+  using Switch = OptionSwitch<every_option>;
+  Switch limited_;
+  bool timeout_;
+  Switch delayed_, controls_, budget_on_;
+  bool random_service_;
+  Switch breaker_on_, injects_;
+  bool tracks_effects_;
+  Switch recovery_on_, settle_, aimd_, lock_, mixed_population_;
   std::int64_t limit_;  // the concurrency limit in force (fixed, or AIMD's current value)
   double ms_;           // milliseconds per attempt-duration: the controls' clock
   double mu_ = 0.0, sigma_ = 0.0;
@@ -1312,34 +1352,48 @@ class Engine {
   std::int64_t queue_wait_n_ = 0;
   RetryBudget budget_;
   CircuitBreaker breaker_;
-  bool adaptive_;
+  Switch adaptive_;
   std::int64_t retries_denied_ = 0, breaker_rejected_ = 0, throttled_ = 0, injected_ = 0, deadline_lost_ = 0;
   std::int64_t effects_ = 0, duplicate_effects_ = 0, hidden_effects_ = 0;
   RecoveryMeter recovery_;
 };
 
 // One run on the tier given (Full: the full tier; false needs !has_server_features(s)).
-template <bool Full, class Observer>
+template <bool Full, class Observer, bool Lean = false>
 RunResult run_engine_tier(const Scenario& s, std::uint64_t seed, std::uint64_t run_index, const EngineOptions& options,
                           Observer& observer, EngineScratch* scratch = nullptr) {
   switch (s.model) {
     case Model::collision:
-      return Engine<Model::collision, Full, Observer>(s, seed, run_index, options, observer, scratch).run();
-    case Model::free: return Engine<Model::free, Full, Observer>(s, seed, run_index, options, observer, scratch).run();
+      return Engine<Model::collision, Full, Observer, Lean>(s, seed, run_index, options, observer, scratch).run();
+    case Model::free:
+      return Engine<Model::free, Full, Observer, Lean>(s, seed, run_index, options, observer, scratch).run();
     case Model::shared:
-      return Engine<Model::shared, Full, Observer>(s, seed, run_index, options, observer, scratch).run();
-    case Model::ps: return Engine<Model::ps, Full, Observer>(s, seed, run_index, options, observer, scratch).run();
+      return Engine<Model::shared, Full, Observer, Lean>(s, seed, run_index, options, observer, scratch).run();
+    case Model::ps:
+      return Engine<Model::ps, Full, Observer, Lean>(s, seed, run_index, options, observer, scratch).run();
     case Model::none:
       if constexpr (Full)
-        return Engine<Model::none, true, Observer>(s, seed, run_index, options, observer, scratch).run();
+        return Engine<Model::none, true, Observer, Lean>(s, seed, run_index, options, observer, scratch).run();
       break;  // has_server_features: never on the plain tier
   }
   return {};
 }
 
-// Whether a run of s takes the full tier.
+// Whether a run of s takes the full tier, and then whether its lean build.
 inline bool full_tier(const Scenario& s, const EngineOptions& options) {
   return options.full_tier || has_server_features(s);
+}
+inline bool lean_build(const Scenario& s, const EngineOptions& options) {
+  return full_tier(s, options) && options.lean && lean_applies(s);
+}
+
+// One run on the tier and build the scenario and options choose.
+template <class Observer>
+RunResult run_engine_chosen(bool full, bool lean, const Scenario& s, std::uint64_t seed, std::uint64_t run_index,
+                            const EngineOptions& options, Observer& observer, EngineScratch* scratch) {
+  if (!full) return run_engine_tier<false>(s, seed, run_index, options, observer, scratch);
+  return lean ? run_engine_tier<true, Observer, true>(s, seed, run_index, options, observer, scratch)
+              : run_engine_tier<true>(s, seed, run_index, options, observer, scratch);
 }
 
 // One run: the plain tier unless an option is set or the full tier is asked for; storage lent when
@@ -1347,8 +1401,8 @@ inline bool full_tier(const Scenario& s, const EngineOptions& options) {
 template <class Observer>
 RunResult run_engine(const Scenario& s, std::uint64_t seed, std::uint64_t run_index, const EngineOptions& options,
                      Observer& observer, EngineScratch* scratch = nullptr) {
-  return full_tier(s, options) ? run_engine_tier<true>(s, seed, run_index, options, observer, scratch)
-                               : run_engine_tier<false>(s, seed, run_index, options, observer, scratch);
+  return run_engine_chosen(full_tier(s, options), lean_build(s, options), s, seed, run_index, options, observer,
+                           scratch);
 }
 
 }  // namespace retrylab::montecarlo::detail

@@ -38,6 +38,10 @@ struct EngineOptions {
   // Run the full tier (engine.hpp) even without server-side options: it fills in the metrics only
   // that tier tracks (latency percentiles, queue wait); counts and times are the plain tier's.
   bool full_tier = false;
+  // Full-tier runs that use none of the options lean_applies (engine.hpp) names run the full tier's
+  // lean build, with those options compiled away: the same code and the same numbers, faster. Off:
+  // the build with every option (the tests compare the two).
+  bool lean = true;
   Pulse* pulse = nullptr;  // coarse progress for a display (pulse.hpp); null: none
   // stable_hash(scenario), when the caller has it (simulate() computes it once for all its runs);
   // empty: each run computes it.
@@ -45,6 +49,21 @@ struct EngineOptions {
 #if RETRYLAB_PLANTED_FAULTS
   Fault fault = Fault::none;
 #endif
+};
+
+// An option's switch in the event loop: a bool, or, in a build that compiles the option away
+// (Compiled = false), a constant false whatever it is given, so every branch on it folds away. The
+// loop only builds the latter for scenarios whose option is off (engine.hpp, lean_applies).
+template <bool Compiled>
+struct OptionSwitch {
+  bool on;
+  constexpr OptionSwitch(bool v) noexcept : on(v) {}  // NOLINT(google-explicit-constructor)
+  constexpr operator bool() const noexcept { return on; }
+};
+template <>
+struct OptionSwitch<false> {
+  constexpr OptionSwitch(bool /*v*/) noexcept {}  // NOLINT(google-explicit-constructor)
+  constexpr operator bool() const noexcept { return false; }
 };
 
 // Ring buffer of in-flight attempts (FIFO). Grows by doubling only past its previous peak.

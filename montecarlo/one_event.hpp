@@ -19,8 +19,8 @@
 
 namespace retrylab::montecarlo::detail {
 
-template <Model M, bool Full, class Observer>
-RunResult Engine<M, Full, Observer>::one_event() {
+template <Model M, bool Full, class Observer, bool Lean>
+RunResult Engine<M, Full, Observer, Lean>::one_event() {
   const auto n = static_cast<std::size_t>(s_.clients);
   flights_.assign(n, EngineFlight{});
   busy_union_.clear();
@@ -59,8 +59,8 @@ RunResult Engine<M, Full, Observer>::one_event() {
 }
 
 // Client c sends an attempt at t < horizon: counted; its row, first leg and service drawn now.
-template <Model M, bool Full, class Observer>
-void Engine<M, Full, Observer>::one_event_send(std::int32_t c, double t, bool now) {
+template <Model M, bool Full, class Observer, bool Lean>
+void Engine<M, Full, Observer, Lean>::one_event_send(std::int32_t c, double t, bool now) {
   EngineFlight& f = flights_[c];
   f.id = tally_.attempts++;
   pulse_.attempt(tally_.attempts, t, horizon_, tally_.burst_left, s_.clients);
@@ -85,8 +85,8 @@ void Engine<M, Full, Observer>::one_event_send(std::int32_t c, double t, bool no
 }
 
 // The outcomes of the attempts ending at e (group_, in end order), by decide()'s rules.
-template <Model M, bool Full, class Observer>
-void Engine<M, Full, Observer>::one_event_decide(double e) {
+template <Model M, bool Full, class Observer, bool Lean>
+void Engine<M, Full, Observer, Lean>::one_event_decide(double e) {
   for (const std::int32_t c : group_) {
     EngineFlight& f = flights_[c];
     f.success = !(last_commit(static_cast<std::size_t>(f.row)) > f.start);  // eligible
@@ -103,8 +103,8 @@ void Engine<M, Full, Observer>::one_event_decide(double e) {
 
 // The outcome of client c's attempt, decided at its end e, reaches the client one leg later: it
 // leaves, or sleeps and sends again.
-template <Model M, bool Full, class Observer>
-void Engine<M, Full, Observer>::one_event_reply(std::int32_t c, double e) {
+template <Model M, bool Full, class Observer, bool Lean>
+void Engine<M, Full, Observer, Lean>::one_event_reply(std::int32_t c, double e) {
   const EngineFlight& f = flights_[c];
   Client& client = clients_[c];
   const double r = e + draw_delay();
@@ -131,8 +131,8 @@ void Engine<M, Full, Observer>::one_event_reply(std::int32_t c, double e) {
 }
 
 // Hooks known early wait in a heap until every event before them has been told.
-template <Model M, bool Full, class Observer>
-void Engine<M, Full, Observer>::tell_later(DeferredHook h) {
+template <Model M, bool Full, class Observer, bool Lean>
+void Engine<M, Full, Observer, Lean>::tell_later(DeferredHook h) {
   if constexpr (!std::is_same_v<Observer, NullObserver>) {
     h.seq = hook_seq_++;
     hooks_.push_back(h);
@@ -140,8 +140,8 @@ void Engine<M, Full, Observer>::tell_later(DeferredHook h) {
   }
 }
 
-template <Model M, bool Full, class Observer>
-void Engine<M, Full, Observer>::tell_hooks_before(double t) {
+template <Model M, bool Full, class Observer, bool Lean>
+void Engine<M, Full, Observer, Lean>::tell_hooks_before(double t) {
   if constexpr (!std::is_same_v<Observer, NullObserver>) {
     while (!hooks_.empty() && hooks_.front().time < t) {
       std::pop_heap(hooks_.begin(), hooks_.end(), later);

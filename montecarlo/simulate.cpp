@@ -31,13 +31,12 @@ std::vector<RunResult> simulate(const Scenario& s, const RunPlan& plan,
   options.full_tier = plan.server_engine;
   options.scenario_hash = stable_hash(s);  // once for every run
   options.pulse = plan.pulse;
-  const bool full = detail::full_tier(s, options);
+  const bool full = detail::full_tier(s, options), lean = detail::lean_build(s, options);
   return detail::run_in_order_with<RunResult, detail::EngineScratch>(
       plan,
       [&](std::uint64_t i, detail::EngineScratch& scratch) {
         detail::NullObserver observer;
-        return full ? detail::run_engine_tier<true>(s, plan.seed, i, options, observer, &scratch)
-                    : detail::run_engine_tier<false>(s, plan.seed, i, options, observer, &scratch);
+        return detail::run_engine_chosen(full, lean, s, plan.seed, i, options, observer, &scratch);
       },
       progress);
 }
