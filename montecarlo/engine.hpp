@@ -61,7 +61,8 @@
 // every golden: work_done is summed per attempt at its end (the full tier integrates n·dt; equal to
 // rounding), and the lock-step shortcut: `collision` with `none`/`nojitter`, a pure burst of N >= 2
 // and retries on can never succeed (docs/models.md §4), so after the burst starts the loop advances
-// round by round (O(1) per round), and once rounds are periodic whole cycles at once, to the horizon.
+// round by round (O(1) per round), and once rounds are periodic whole cycles at once, to the horizon
+// (lockstep.hpp).
 // The full tier has one shortcut of its own, the one-event loop (one_event.hpp): Brooker-shaped runs (a
 // pure burst on `free` with network delay and nothing between an attempt's send and its outcome
 // but its row) queue only each attempt's end; same laws, other numbers (the streams are drawn in
@@ -77,7 +78,6 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
-#include <stdexcept>
 #include <type_traits>
 #include <vector>
 
@@ -230,9 +230,6 @@ class Engine {
         breaker_(breaker_preset(breaker_preset_names[s.server.breaker])),
         adaptive_(controls_ && budget_.kind() == BudgetKind::adaptive),
         recovery_(s.server.outage_start, s.server.outage_end, s.server.recovery_window, s.server.failure_prob) {
-    if constexpr (Lean) {
-      if (!lean_applies(s)) throw std::logic_error("the full tier's lean build was given an option it compiles away");
-    }
     if (lent_) swap_storage();  // the lent storage in (the engine's own, empty, out); emptied below
 #if RETRYLAB_PLANTED_FAULTS
     fault_ = options.fault;
@@ -1116,79 +1113,13 @@ class Engine {
     return j;
   }
 
+  // ---- The lock-step shortcut (montecarlo/lockstep.hpp) ---------------------------------------
   // collision + none/nojitter + pure burst of N >= 2 (plain tier): every round is N simultaneous
   // attempts that all fail; the clients sleep the same deterministic w_k and start again together.
-  RunResult lockstep() {
-    const auto n = static_cast<std::int64_t>(in_service_);
-    const double nd = static_cast<double>(n);
-    // The event loop's own arithmetic: end = start + 1, wake = end + sleep.
-    double start = 0.0;
-    int k = 0;
-    double prev = s_.backoff.base;
-    bool in_flight = true;
-    for (;;) {
-      const double end = start + 1.0;
-      if (end >= horizon_) break;
-      advance_lockstep(end, true);
-      tally_.sojourn_sum += nd * (end - start) * (end >= warmup_);
-      tally_.sojourn_n += n * (end >= warmup_);
-      if (end > warmup_) tally_.work += nd * (end - std::max(start, warmup_));
-      if (k < std::numeric_limits<int>::max()) ++k;
-      const double sleep = sampler_.sleep(k, prev, sleeps_);
-      const double next = end + sleep;
-      if (next >= horizon_) {
-        in_flight = false;
-        break;
-      }
-      advance_lockstep(next, false);
-      tally_.attempts += n;
-      if (next >= warmup_) tally_.window_attempts += n;
-      start = next;
-      // Once the sleep is constant (none; nojitter at its cap) the rounds are periodic with period
-      // P = 1 + sleep: skip whole cycles (an end, then the next start) that lie inside the window
-      // and well before the horizon, leaving the last two to the exact loop above.
-      const bool periodic = s_.backoff.strategy == Strategy::none || sleep_at_cap(k);
-      if (periodic && start >= warmup_) {
-        const double period = 1.0 + sleep;
-        const double cycles = std::floor((horizon_ - start) / period) - 2.0;
-        if (cycles >= 1.0) {
-          const auto c = static_cast<std::int64_t>(cycles);
-          tally_.busy += cycles;                        // each round [s, s + 1) is busy
-          tally_.area_waiting += nd * cycles * period;  // n clients wait throughout
-          tally_.sojourn_sum += nd * cycles;            // each attempt lasts exactly 1
-          tally_.sojourn_n += n * c;
-          tally_.work += nd * cycles;
-          tally_.attempts += n * c;
-          tally_.window_attempts += n * c;
-          start += cycles * period;
-          t_ = start;
-          k = static_cast<int>(std::min<std::int64_t>(k + c, std::numeric_limits<int>::max()));
-        }
-      }
-    }
-    if (in_flight) {
-      advance_lockstep(horizon_, true);
-      if (horizon_ > warmup_) tally_.work += nd * (horizon_ - std::max(start, warmup_));
-    } else {
-      advance_lockstep(horizon_, false);
-    }
-    return plain_result(StopReason::horizon, horizon_);
-  }
-
+  RunResult lockstep();
   // nojitter's sleep after the k-th failure has reached the cap, so every later one equals it.
-  bool sleep_at_cap(int k) const noexcept {
-    return s_.backoff.strategy == Strategy::nojitter && sampler_.width(k) == s_.backoff.cap;
-  }
-
-  void advance_lockstep(double t, bool busy) noexcept {
-    if (t > warmup_) {
-      const double from = t_ > warmup_ ? t_ : warmup_;
-      const double dt = t - from;
-      tally_.area_waiting += static_cast<double>(tally_.waiting) * dt;
-      if (busy) tally_.busy += dt;
-    }
-    t_ = t;
-  }
+  bool sleep_at_cap(int k) const noexcept;
+  void advance_lockstep(double t, bool busy) noexcept;
 
   // ---- The one-event shortcut (montecarlo/one_event.hpp) ---------------------------------------
   // Observers without server-view hooks can take it (they are told in time order, deferred).
@@ -1407,6 +1338,7 @@ RunResult run_engine(const Scenario& s, std::uint64_t seed, std::uint64_t run_in
 
 }  // namespace retrylab::montecarlo::detail
 
+#include "montecarlo/lockstep.hpp"   // the lock-step shortcut's member functions
 #include "montecarlo/one_event.hpp"  // the one-event shortcut's member functions
 
 #undef RL_HOT

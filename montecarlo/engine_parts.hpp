@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -52,8 +53,9 @@ struct EngineOptions {
 };
 
 // An option's switch in the event loop: a bool, or, in a build that compiles the option away
-// (Compiled = false), a constant false whatever it is given, so every branch on it folds away. The
-// loop only builds the latter for scenarios whose option is off (engine.hpp, lean_applies).
+// (Compiled = false), a constant false, so every branch on it folds away. Turning such a switch on
+// throws std::logic_error: a build given an option it compiled away refuses the run rather than
+// running it without the option (engine.hpp chooses the build with lean_applies).
 template <bool Compiled>
 struct OptionSwitch {
   bool on;
@@ -62,7 +64,9 @@ struct OptionSwitch {
 };
 template <>
 struct OptionSwitch<false> {
-  constexpr OptionSwitch(bool /*v*/) noexcept {}  // NOLINT(google-explicit-constructor)
+  constexpr OptionSwitch(bool v) {  // NOLINT(google-explicit-constructor)
+    if (v) throw std::logic_error("an option this build of the event loop compiles away was set");
+  }
   constexpr operator bool() const noexcept { return false; }
 };
 
