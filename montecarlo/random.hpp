@@ -10,6 +10,7 @@
 // Poisson arrivals draw their gaps by a ziggurat instead (montecarlo/exponential.hpp).
 #include <Random123/philox.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 
@@ -37,8 +38,11 @@ enum class StreamId : std::uint32_t {
   layered_outage = 13,
 };
 
-inline constexpr double uniform_open(std::uint64_t x) noexcept {
-  return static_cast<double>(x >> 12) * 0x1p-52 + 0x1p-53;
+// Computed as (1 + k·2^−52) − (1 − 2^−53), k = floor(x / 2^12): the first term is k's bits under
+// 1.0's exponent, and the difference is exact (Sterbenz: the operands are within a factor of 2), so
+// it equals k·2^−52 + 2^−53 bit for bit without an integer-to-double conversion or a multiply.
+[[gnu::always_inline]] inline constexpr double uniform_open(std::uint64_t x) noexcept {
+  return std::bit_cast<double>((x >> 12) | 0x3ff0000000000000ULL) - (1.0 - 0x1p-53);
 }
 
 inline double exponential(std::uint64_t x) noexcept { return -std::log(uniform_open(x)); }
