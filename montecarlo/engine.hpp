@@ -495,7 +495,7 @@ class Engine {
 
   double draw_delay() noexcept { return draw_leg(o_, delay_); }
 
-  double draw_service() noexcept {
+  RL_HOT double draw_service() noexcept {
     if (!(Full && random_service_)) return 1.0;
     switch (o_.service) {
       case ServiceDist::deterministic: return 1.0;

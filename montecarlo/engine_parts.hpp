@@ -138,7 +138,8 @@ struct Tally {
     }
   }
   // A client that arrived at `arrival` succeeds at t (it then leaves: see leave()).
-  void succeed(double arrival, double t, bool burst, double warmup, std::int64_t burst_clients) noexcept {
+  [[gnu::always_inline]] void succeed(double arrival, double t, bool burst, double warmup,
+                                      std::int64_t burst_clients) noexcept {
     count_success(arrival, t, warmup);
     last_success = t;
     if (burst) {
@@ -147,7 +148,7 @@ struct Tally {
     }
   }
   // What succeed() counts that does not depend on the order successes are told in.
-  void count_success(double arrival, double t, double warmup) noexcept {
+  [[gnu::always_inline]] void count_success(double arrival, double t, double warmup) noexcept {
     ++successes;
     if (t >= warmup) ++window_successes;
     latency_sum += t - arrival;

@@ -37,7 +37,7 @@ class SleepSampler {
 #endif
 
   // w_k (k >= 1).
-  double width(int k) const noexcept { return k <= table_size ? widths_[k - 1] : width_slow(k); }
+  [[gnu::always_inline]] double width(int k) const noexcept { return k <= table_size ? widths_[k - 1] : width_slow(k); }
 
   bool deterministic() const noexcept {
     return backoff_.strategy == Strategy::none || backoff_.strategy == Strategy::nojitter;
