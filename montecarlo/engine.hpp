@@ -304,6 +304,7 @@ class Engine {
       } else if (tt == t) {
         const std::int32_t j = timeouts_.front().job;
         timeouts_.pop_front();
+        timeout_front_known_ = false;
         time_out(j);
       } else if (th == t) {
         const std::int32_t j = reaches_.top().client;
@@ -552,7 +553,14 @@ class Engine {
 #endif
     }
     observer_.on_start(job.id, clients_[c].serial, t_);
-    if (Full && timeout_) timeouts_.push_back({t_ + o_.timeout, job.id, j});  // nondecreasing times: a FIFO
+    if (Full && timeout_) {
+      timeouts_.push_back({t_ + o_.timeout, job.id, j});  // nondecreasing times: a FIFO
+      // The only one pending, and it applies: the earliest is known.
+      if (timeouts_.size() == 1) {
+        timeout_front_ = timeouts_.front().time;
+        timeout_front_known_ = true;
+      }
+    }
     if (Full && delayed_) {
       reaches_.push(t_ + draw_delay(), j);
     } else {
@@ -915,7 +923,10 @@ class Engine {
     Job& slot = jobs_[j];
     const Job& job = slot;
     const std::int64_t id = slot.id;
-    if constexpr (Full) slot.id = -1;  // dead: a pending timeout for it no longer applies
+    if constexpr (Full) {
+      slot.id = -1;  // dead: a pending timeout for it no longer applies
+      if (timeout_front_known_ && !timeouts_.empty() && timeouts_.front().job == j) timeout_front_known_ = false;
+    }
     jobs_.free_job(j);
     Client& c = clients_[job.client];
     const double t = t_;
@@ -962,15 +973,23 @@ class Engine {
     }
   }
 
-  // The earliest pending client timeout that still applies (stale ones are dropped here).
+  // The earliest pending client timeout that still applies (stale ones are dropped here). Kept
+  // between events: only a push into an empty FIFO, a pop, or the end of the front's own attempt
+  // (deliver) can change it, so the loop does not reload the front's job at every event.
   double next_timeout_time() noexcept {
+    if (timeout_front_known_) return timeout_front_;
+    timeout_front_ = inf;
     while (!timeouts_.empty()) {
       const Timeout& x = timeouts_.front();
       const Job& job = jobs_[x.job];
-      if (job.id == x.id && !job.orphaned) return x.time;
+      if (job.id == x.id && !job.orphaned) {
+        timeout_front_ = x.time;
+        break;
+      }
       timeouts_.pop_front();
     }
-    return inf;
+    timeout_front_known_ = true;
+    return timeout_front_;
   }
 
   // The client stops waiting for attempt j: failed for it, orphaned at the server.
@@ -1270,6 +1289,8 @@ class Engine {
   std::vector<Fifo> row_queue_;
   Fifo limit_queue_;
   Ring<Timeout> timeouts_;
+  double timeout_front_ = inf;  // next_timeout_time(), when timeout_front_known_
+  bool timeout_front_known_ = false;
   std::vector<double> latencies_;
   // The one-event shortcut's.
   std::vector<EngineFlight> flights_;
