@@ -143,6 +143,24 @@ RC_GTEST_PROP(Conversions, UniformIsOpenAndExponentialFinite, (std::uint64_t x))
   RC_ASSERT(std::isfinite(e));
 }
 
+// uniform_open builds its double from bits (1 + k·2^−52, minus 1 − 2^−53): the same value, to the
+// bit, as the arithmetic definition in the header, at random draws and at both ends of the range.
+double uniform_by_arithmetic(std::uint64_t x) { return static_cast<double>(x >> 12) * 0x1p-52 + 0x1p-53; }
+
+RC_GTEST_PROP(Conversions, UniformBitsEqualTheArithmeticDefinition, (std::uint64_t x)) {
+  RC_ASSERT(mc::uniform_open(x) == uniform_by_arithmetic(x));
+}
+
+TEST(Conversions, UniformAtTheEndsOfItsRange) {
+  for (const std::uint64_t x : {std::uint64_t{0}, std::uint64_t{0xfff}, std::uint64_t{0x1000}, ~std::uint64_t{0},
+                                ~std::uint64_t{0} - 0x1000, std::uint64_t{1} << 63}) {
+    SCOPED_TRACE(x);
+    EXPECT_EQ(mc::uniform_open(x), uniform_by_arithmetic(x));
+  }
+  EXPECT_EQ(mc::uniform_open(0), 0x1p-53);
+  EXPECT_EQ(mc::uniform_open(~std::uint64_t{0}), 1.0 - 0x1p-53);
+}
+
 RC_GTEST_PROP(Conversions, UniformIndexInRange, (std::uint64_t x, std::uint64_t m)) {
   RC_PRE(m > 0u);
   RC_ASSERT(mc::uniform_index(x, m) < m);
