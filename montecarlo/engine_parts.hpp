@@ -13,9 +13,6 @@
 
 #include "montecarlo/pulse.hpp"
 #include "montecarlo/result.hpp"
-#if RETRYLAB_PLANTED_FAULTS
-#include "montecarlo/faults.hpp"
-#endif
 
 namespace retrylab::montecarlo::detail {
 
@@ -33,41 +30,26 @@ struct NullObserver {
 
 struct EngineOptions {
   bool lockstep_shortcut = true;
-  // Brooker-shaped runs take one event per attempt instead of four (engine.hpp, one_event): the
-  // same laws, other numbers. Off: the four-event loop (the tests compare the two).
+  // Brooker-shaped runs take one event per attempt instead of four (one_event.hpp): the same laws,
+  // other numbers. Off: the four-event loop (the tests compare the two).
   bool one_event_shortcut = true;
   // Run the full tier (engine.hpp) even without server-side options: it fills in the metrics only
   // that tier tracks (latency percentiles, queue wait); counts and times are the plain tier's.
   bool full_tier = false;
-  // Full-tier runs that use none of the options lean_applies (engine.hpp) names run the full tier's
-  // lean build, with those options compiled away: the same code and the same numbers, faster. Off:
-  // the build with every option (the tests compare the two).
+  // Full-tier runs whose components are all in the lean build (builds.hpp) run it: the same code
+  // and the same numbers, faster. Off: the full build (the tests compare the two).
   bool lean = true;
   Pulse* pulse = nullptr;  // coarse progress for a display (pulse.hpp); null: none
   // stable_hash(scenario), when the caller has it (simulate() computes it once for all its runs);
   // empty: each run computes it.
   std::optional<std::uint64_t> scenario_hash;
-#if RETRYLAB_PLANTED_FAULTS
-  Fault fault = Fault::none;
-#endif
 };
 
-// An option's switch in the event loop: a bool, or, in a build that compiles the option away
-// (Compiled = false), a constant false, so every branch on it folds away. Turning such a switch on
-// throws std::logic_error: a build given an option it compiled away refuses the run rather than
-// running it without the option (engine.hpp chooses the build with lean_applies).
-template <bool Compiled>
-struct OptionSwitch {
-  bool on;
-  constexpr OptionSwitch(bool v) noexcept : on(v) {}  // NOLINT(google-explicit-constructor)
-  constexpr operator bool() const noexcept { return on; }
-};
-template <>
-struct OptionSwitch<false> {
-  constexpr OptionSwitch(bool v) {  // NOLINT(google-explicit-constructor)
-    if (v) throw std::logic_error("an option this build of the event loop compiles away was set");
-  }
-  constexpr operator bool() const noexcept { return false; }
+// Intrusive FIFO of job slots (a row's lock, the limit's queue), linked through the core's
+// per-attempt record (CoreJobState::next); the engine's push and pop move jobs in and out.
+struct Fifo {
+  std::int32_t head = -1, tail = -1;
+  bool empty() const noexcept { return head < 0; }
 };
 
 // Ring buffer of in-flight attempts (FIFO). Grows by doubling only past its previous peak.
@@ -131,7 +113,7 @@ struct Tally {
     return arrived++;
   }
   // An attempt sent at `sent` ends, for its client, at t.
-  void attempt_ended(double sent, double t, double warmup) noexcept {
+  [[gnu::always_inline]] void attempt_ended(double sent, double t, double warmup) noexcept {
     if (t >= warmup) {
       sojourn_sum += t - sent;
       ++sojourn_n;

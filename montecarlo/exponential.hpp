@@ -51,9 +51,6 @@ inline const ExpZiggurat exp_ziggurat_table{};  // built at load time: no guard 
 }  // namespace detail
 
 inline double standard_exponential_ziggurat(Stream& s) noexcept {
-#if RETRYLAB_PLANTED_FAULTS
-  if (s.biased()) return s.exponential();  // planted fault: −ln of the biased uniform
-#endif
   const detail::ExpZiggurat& z = detail::exp_ziggurat_table;
   const std::uint64_t bits = s.next_u64();
   const auto i = static_cast<int>(bits & (detail::ExpZiggurat::layers - 1));

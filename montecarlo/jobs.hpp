@@ -5,8 +5,9 @@
 //    the order they were sent (real time: t + 1; virtual time: V + 1, both nondecreasing; proofs/
 //    Engine.v: ps_fifo_order). The jobs live by value in a FIFO ring, a handle is the job's position
 //    counter (wrapping), and the ring is its own end queue: push_end is a no-op, the front ends first.
-//  - JobSlab, the full tier: jobs in recycled slots (an intrusive free list through JobExtra::next),
-//    the fields only options use in a parallel JobExtra, and the ends in an EndQueue: a FIFO ring
+//  - JobSlab, the full tier: jobs in recycled slots (an intrusive free list through Extra::next),
+//    the fields only components use in a parallel Extra (the components' composed per-attempt state,
+//    montecarlo/builds.hpp), and the ends in an EndQueue: a FIFO ring
 //    when every service is equal (deterministic service, free rejections), else the monotone radix
 //    heap; both pop in (end key, push order).
 // Invariants: a handle stays valid from add() until its job is freed (free_job) or, in the ring,
@@ -17,7 +18,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "montecarlo/controls.hpp"
 #include "montecarlo/engine_parts.hpp"
 #include "montecarlo/wake_queue.hpp"
 
@@ -31,19 +31,6 @@ struct Job {
   std::int32_t client = 0;
   bool rejected = false, success = false;
   bool orphaned = false;  // its client timed out: the outcome is discarded
-};
-
-// What only the full tier reads: the client's send time (before a network delay), the row, and the
-// options' state.
-struct JobExtra {
-  double sent = 0.0, reached = 0.0, admitted_at = 0.0;
-  double retry_after = 0.0;   // carried by a rejection
-  std::int64_t seq = 0;       // service start order (collision marks)
-  std::int64_t inflight = 0;  // admitted count at its admission (AIMD)
-  std::int32_t row = 0;
-  std::int32_t next = -1;  // the next job in a row's or the limit's FIFO, or the next free slot
-  BreakerTicket ticket{};  // the client's breaker admitted it so
-  double paid = 0.0;       // what the budget took for this retry
 };
 
 class JobRing {
@@ -94,6 +81,7 @@ class JobRing {
   std::uint32_t mask_ = 0;
 };
 
+template <class Extra>
 class JobSlab {
  public:
   // fifo_ends: every service is equal, so ends are pushed in nondecreasing key order.
@@ -111,17 +99,16 @@ class JobSlab {
     if (free_ >= 0) [[likely]] {
       const std::int32_t j = free_;
       free_ = extra_[j].next;
-      // Only what may be read before it is written again (the loop sets the rest).
+      // Only what may be read before it is written again (the loop and the components set the rest).
       jobs_[j].rejected = jobs_[j].success = jobs_[j].orphaned = false;
-      extra_[j].retry_after = 0.0;
       return j;
     }
     jobs_.push_back(Job{});
-    extra_.push_back(JobExtra{});
+    extra_.push_back(Extra{});
     return static_cast<std::int32_t>(jobs_.size() - 1);
   }
   Job& operator[](std::int32_t j) noexcept { return jobs_[static_cast<std::size_t>(j)]; }
-  JobExtra& extra(std::int32_t j) noexcept { return extra_[static_cast<std::size_t>(j)]; }
+  Extra& extra(std::int32_t j) noexcept { return extra_[static_cast<std::size_t>(j)]; }
   void free_job(std::int32_t j) noexcept {
     extra_[static_cast<std::size_t>(j)].next = free_;
     free_ = j;
@@ -152,8 +139,8 @@ class JobSlab {
     std::int32_t job;
   };
   std::vector<Job> jobs_;
-  std::vector<JobExtra> extra_;
-  std::int32_t free_ = -1;  // head of the free slots (JobExtra::next)
+  std::vector<Extra> extra_;
+  std::int32_t free_ = -1;  // head of the free slots (Extra::next)
   bool fifo_;
   Ring<End> ring_;
   MonotoneWakeQueue heap_;  // same (time, push order) as the 4-ary heap for any push order

@@ -16,8 +16,8 @@
 
 namespace retrylab::montecarlo::detail {
 
-template <Model M, bool Full, class Observer, bool Lean>
-RunResult Engine<M, Full, Observer, Lean>::lockstep() {
+template <Model M, class P, class Observer, class Faults>
+RunResult Engine<M, P, Observer, Faults>::lockstep() {
   const auto n = static_cast<std::int64_t>(in_service_);
   const double nd = static_cast<double>(n);
   // The event loop's own arithmetic: end = start + 1, wake = end + sleep.
@@ -74,13 +74,13 @@ RunResult Engine<M, Full, Observer, Lean>::lockstep() {
   return plain_result(StopReason::horizon, horizon_);
 }
 
-template <Model M, bool Full, class Observer, bool Lean>
-bool Engine<M, Full, Observer, Lean>::sleep_at_cap(int k) const noexcept {
+template <Model M, class P, class Observer, class Faults>
+bool Engine<M, P, Observer, Faults>::sleep_at_cap(int k) const noexcept {
   return s_.backoff.strategy == Strategy::nojitter && sampler_.width(k) == s_.backoff.cap;
 }
 
-template <Model M, bool Full, class Observer, bool Lean>
-void Engine<M, Full, Observer, Lean>::advance_lockstep(double t, bool busy) noexcept {
+template <Model M, class P, class Observer, class Faults>
+void Engine<M, P, Observer, Faults>::advance_lockstep(double t, bool busy) noexcept {
   if (t > warmup_) {
     const double from = t_ > warmup_ ? t_ : warmup_;
     const double dt = t - from;

@@ -3,8 +3,9 @@
 // montecarlo/engine.hpp that it declares under "The one-event shortcut", defined here to keep that
 // file to the loop itself).
 //
-// A pure burst on `free` with network delay and none of the options that act on an attempt between
-// its send and its outcome, apart from its row (Brooker's test; Engine::one_event_applies): an
+// A pure burst on `free` with network delay and no component on that does not allow the shortcut
+// (Brooker's test; Engine::one_event_applies: rows, service times and the mixed population's
+// ignoring of Retry-After allow it, as does the network that it needs): an
 // attempt's legs and service depend on nothing another attempt does, and its reply and its client's
 // sleep touch no shared state. So only its end is an event (the write reaching the server, where
 // first commit wins decides it against the commits before): its row, first leg and service are
@@ -19,8 +20,8 @@
 
 namespace retrylab::montecarlo::detail {
 
-template <Model M, bool Full, class Observer, bool Lean>
-RunResult Engine<M, Full, Observer, Lean>::one_event() {
+template <Model M, class P, class Observer, class Faults>
+RunResult Engine<M, P, Observer, Faults>::one_event() {
   const auto n = static_cast<std::size_t>(s_.clients);
   flights_.assign(n, EngineFlight{});
   busy_union_.clear();
@@ -51,69 +52,69 @@ RunResult Engine<M, Full, Observer, Lean>::one_event() {
   if (tally_.burst_left == s_.clients) tally_.drain_time = last_leave_;
   if (tally_.burst_successes >= tally_.p99_target && tally_.p99_target > 0) {
     // Every client arrived at 0, so a latency is its success time.
-    const auto k = latencies_.begin() + static_cast<std::ptrdiff_t>(tally_.p99_target - 1);
-    std::nth_element(latencies_.begin(), k, latencies_.end());
+    std::vector<double>& latencies = parts_.template get<ServerView>().latencies();
+    const auto k = latencies.begin() + static_cast<std::ptrdiff_t>(tally_.p99_target - 1);
+    std::nth_element(latencies.begin(), k, latencies.end());
     tally_.drain_p99 = *k;
   }
   return full_result(finished ? StopReason::finished : StopReason::horizon, stop);
 }
 
 // Client c sends an attempt at t < horizon: counted; its row, first leg and service drawn now.
-template <Model M, bool Full, class Observer, bool Lean>
-void Engine<M, Full, Observer, Lean>::one_event_send(std::int32_t c, double t, bool now) {
+template <Model M, class P, class Observer, class Faults>
+void Engine<M, P, Observer, Faults>::one_event_send(std::int32_t c, double t, bool now) {
   EngineFlight& f = flights_[c];
   f.id = tally_.attempts++;
   pulse_.attempt(tally_.attempts, t, horizon_, tally_.burst_left, s_.clients);
   if (t >= warmup_) ++tally_.window_attempts;
   f.sent = t;
-  f.row = o_.rows > 1 ? static_cast<std::int32_t>(rows_.index(static_cast<std::uint64_t>(o_.rows))) : 0;
-#if RETRYLAB_PLANTED_FAULTS
-  if (fault_ == Fault::rows_ignored) f.row = 0;  // planted fault, as in send()
-#endif
+  f.row = parts_.template get<Rows>().draw(*this);
+  if (faults_(Fault::rows_ignored)) f.row = 0;  // planted fault, as in Rows::on_send
   if (now) {
     observer_.on_start(f.id, clients_[c].serial, t);
   } else {
     tell_later({t, 1, 0, f.id, clients_[c].serial, t, false, false, 0, 0.0});
   }
-  f.start = t + draw_delay();
+  f.start = t + parts_.template get<Network>().draw_delay(*this);
   if (!(f.start < horizon_)) return;  // still on its way at the horizon
-  ++served_;
-  if (f.start >= warmup_) ++queue_wait_n_;  // served on arrival: a wait of 0
+  ServerView& view = parts_.template get<ServerView>();
+  view.count_served();
+  if (f.start >= warmup_) view.count_wait();  // served on arrival: a wait of 0
   const double end = f.start + draw_service();
   if (end > warmup_) tally_.work += std::min(end, horizon_) - std::max(f.start, warmup_);
   wakes_.push(end, c);
 }
 
 // The outcomes of the attempts ending at e (group_, in end order), by decide()'s rules.
-template <Model M, bool Full, class Observer, bool Lean>
-void Engine<M, Full, Observer, Lean>::one_event_decide(double e) {
+template <Model M, class P, class Observer, class Faults>
+void Engine<M, P, Observer, Faults>::one_event_decide(double e) {
   for (const std::int32_t c : group_) {
     EngineFlight& f = flights_[c];
-    f.success = !(last_commit(static_cast<std::size_t>(f.row)) > f.start);  // eligible
+    f.success = !(model_.last_commit(static_cast<std::size_t>(f.row)) > f.start);  // eligible
   }
   if (group_.size() == 1) {  // the common case: no tie
     const EngineFlight& f = flights_[group_.front()];
-    if (f.success) last_commit(static_cast<std::size_t>(f.row)) = e;
+    if (f.success) model_.last_commit(static_cast<std::size_t>(f.row)) = e;
     return;
   }
-  commit_winners(
-      group_, e, [&](std::int32_t c) { return static_cast<std::size_t>(flights_[c].row); },
+  model_.commit_winners(
+      *this, group_, e, [&](std::int32_t c) { return static_cast<std::size_t>(flights_[c].row); },
       [&](std::int32_t c) -> bool& { return flights_[c].success; });
 }
 
 // The outcome of client c's attempt, decided at its end e, reaches the client one leg later: it
 // leaves, or sleeps and sends again.
-template <Model M, bool Full, class Observer, bool Lean>
-void Engine<M, Full, Observer, Lean>::one_event_reply(std::int32_t c, double e) {
+template <Model M, class P, class Observer, class Faults>
+void Engine<M, P, Observer, Faults>::one_event_reply(std::int32_t c, double e) {
   const EngineFlight& f = flights_[c];
-  Client& client = clients_[c];
-  const double r = e + draw_delay();
+  EngineClient& client = clients_[c];
+  const double r = e + parts_.template get<Network>().draw_delay(*this);
   if (!(r < horizon_)) return;  // the reply is still on its way at the horizon
   tally_.attempt_ended(f.sent, r, warmup_);
   if (f.success || !s_.retries) {
     tell_later({r, 0, 0, f.id, client.serial, f.sent, f.success, false, 0, 0.0});
     if (f.success) {
-      latencies_.push_back(r - client.arrival);
+      parts_.template get<ServerView>().latencies().push_back(r - client.arrival);
       tally_.count_success(client.arrival, r, warmup_);  // succeed()'s order-free part; the rest below
       tally_.last_success = std::isnan(tally_.last_success) ? r : std::max(tally_.last_success, r);
       ++tally_.burst_successes;
@@ -131,8 +132,8 @@ void Engine<M, Full, Observer, Lean>::one_event_reply(std::int32_t c, double e) 
 }
 
 // Hooks known early wait in a heap until every event before them has been told.
-template <Model M, bool Full, class Observer, bool Lean>
-void Engine<M, Full, Observer, Lean>::tell_later(DeferredHook h) {
+template <Model M, class P, class Observer, class Faults>
+void Engine<M, P, Observer, Faults>::tell_later(DeferredHook h) {
   if constexpr (!std::is_same_v<Observer, NullObserver>) {
     h.seq = hook_seq_++;
     hooks_.push_back(h);
@@ -140,8 +141,8 @@ void Engine<M, Full, Observer, Lean>::tell_later(DeferredHook h) {
   }
 }
 
-template <Model M, bool Full, class Observer, bool Lean>
-void Engine<M, Full, Observer, Lean>::tell_hooks_before(double t) {
+template <Model M, class P, class Observer, class Faults>
+void Engine<M, P, Observer, Faults>::tell_hooks_before(double t) {
   if constexpr (!std::is_same_v<Observer, NullObserver>) {
     while (!hooks_.empty() && hooks_.front().time < t) {
       std::pop_heap(hooks_.begin(), hooks_.end(), later);

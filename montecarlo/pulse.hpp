@@ -29,7 +29,8 @@ class PulseWriter {
   explicit PulseWriter(Pulse* pulse) noexcept : pulse_(pulse) {}
 
   // After the run's attempt count grew to `attempts` (simulated time t).
-  void attempt(std::int64_t attempts, double t, double horizon, std::int64_t burst_left, std::int64_t burst) noexcept {
+  [[gnu::always_inline]] void attempt(std::int64_t attempts, double t, double horizon, std::int64_t burst_left,
+                                      std::int64_t burst) noexcept {
     if ((attempts & (every - 1)) == 0 && pulse_ != nullptr) publish(attempts, t, horizon, burst_left, burst);
   }
 

@@ -85,20 +85,10 @@ class Stream {
 
   std::uint64_t draws() const noexcept { return block_ * 2 - have_; }
 
-  // The conversions the engine uses (the planted-fault build can bias the uniform one).
-  [[gnu::always_inline]] double uniform() noexcept {
-#if RETRYLAB_PLANTED_FAULTS
-    if (biased_) return std::pow(uniform_open(next_u64()), 1.05);  // planted fault: mean 1/2.05
-#endif
-    return uniform_open(next_u64());
-  }
+  // The conversions the engine uses (montecarlo/faults.hpp's BiasedStream can skew the uniform one).
+  [[gnu::always_inline]] double uniform() noexcept { return uniform_open(next_u64()); }
   double exponential() noexcept { return -std::log(uniform()); }
   std::uint64_t index(std::uint64_t m) noexcept { return uniform_index(next_u64(), m); }
-
-#if RETRYLAB_PLANTED_FAULTS
-  void set_biased(bool b) noexcept { biased_ = b; }
-  bool biased() const noexcept { return biased_; }
-#endif
 
  private:
   // The next `blocks` Philox blocks at once (montecarlo/philox_batch.hpp picks the kernel). Draw
@@ -130,9 +120,6 @@ class Stream {
   std::uint64_t block_ = 0;  // blocks computed so far
   std::uint64_t buffer_[2 * blocks] = {};
   std::uint32_t have_ = 0;
-#if RETRYLAB_PLANTED_FAULTS
-  bool biased_ = false;
-#endif
 };
 
 }  // namespace retrylab::montecarlo

@@ -7,10 +7,8 @@
 
 #include "analytic/error.hpp"
 #include "montecarlo/engine.hpp"
+#include "montecarlo/entry.hpp"
 #include "montecarlo/parallel_runs.hpp"
-#if RETRYLAB_PLANTED_FAULTS
-#include "montecarlo/faults.hpp"
-#endif
 
 namespace retrylab::montecarlo {
 
@@ -91,15 +89,13 @@ std::vector<RunDetail> simulate_detailed(const Scenario& s, const RunPlan& plan,
     throw InputError("outage_end", "must be > 0 for the outage's course to be measured");
   if (options.outage && (s.server.outage_end - s.server.outage_start) / options.bin > 1e8)
     throw InputError("bin", fmt::format("must cut the outage into at most 1e8 bins (got {})", options.bin));
-  detail::EngineOptions engine;
-#if RETRYLAB_PLANTED_FAULTS
-  engine.fault = fault_from_env();
-#endif
+  const detail::EngineOptions engine;
+  const auto faults = detail::entry_faults();
   return detail::run_in_order<RunDetail>(
       plan,
       [&](std::uint64_t i) {
         DetailObserver observer(s, options);
-        const RunResult r = detail::run_engine(s, plan.seed, i, engine, observer);
+        const RunResult r = detail::run_engine(s, plan.seed, i, engine, observer, nullptr, faults);
         return observer.finish(r);
       },
       progress);

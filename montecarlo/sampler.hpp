@@ -6,22 +6,26 @@
 //   w_k = min(c, b·m^(k−1)).
 // Per-client state is the previous decorrelated sleep (`prev`, starts at b). Draws come from the
 // caller's sleeps stream: one uniform per jittered sleep (memoryless: −ln U), none for `none`/`nojitter`.
+// Faults (montecarlo/faults.hpp): NoFaults in the real engine; the planted-fault build's
+// window_exponent and decorrelated_uncapped_growth are its two faults.
 #include <array>
 #include <cmath>
 
 #include "analytic/strategy.hpp"
-#include "montecarlo/random.hpp"
-#if RETRYLAB_PLANTED_FAULTS
 #include "montecarlo/faults.hpp"
-#endif
+#include "montecarlo/random.hpp"
 
 namespace retrylab::montecarlo {
 
-class SleepSampler {
+template <class Faults = NoFaults>
+class BasicSleepSampler {
  public:
   static constexpr int table_size = 64;
 
-  explicit SleepSampler(const Backoff& b, int exponent_offset = 0) : backoff_(b), offset_(exponent_offset) {
+  explicit BasicSleepSampler(const Backoff& b, const Faults& faults = {})
+      : backoff_(b),
+        offset_(faults(Fault::window_exponent) ? 1 : 0),
+        uncapped_growth_(faults(Fault::decorrelated_uncapped_growth)) {
     // With m = 2, b·2^(k−1) is exact (ldexp) and so never decreases: once a width is the cap, every
     // later one is (the table is built per run, so this saves most of 64 ldexp calls).
     for (int k = 1; k <= table_size; ++k) {
@@ -30,12 +34,6 @@ class SleepSampler {
     }
   }
 
-#if RETRYLAB_PLANTED_FAULTS
-  SleepSampler(const Backoff& b, Fault fault) : SleepSampler(b, fault == Fault::window_exponent ? 1 : 0) {
-    uncapped_growth_ = fault == Fault::decorrelated_uncapped_growth;
-  }
-#endif
-
   // w_k (k >= 1).
   [[gnu::always_inline]] double width(int k) const noexcept { return k <= table_size ? widths_[k - 1] : width_slow(k); }
 
@@ -43,8 +41,10 @@ class SleepSampler {
     return backoff_.strategy == Strategy::none || backoff_.strategy == Strategy::nojitter;
   }
 
-  // The sleep after the k-th failure; `prev` is the client's decorrelated state.
-  [[gnu::always_inline]] double sleep(int k, double& prev, Stream& rng) const noexcept {
+  // The sleep after the k-th failure; `prev` is the client's decorrelated state; rng a Stream (or
+  // the planted-fault build's BiasedStream).
+  template <class Rng>
+  [[gnu::always_inline]] double sleep(int k, double& prev, Rng& rng) const noexcept {
     switch (backoff_.strategy) {
       case Strategy::none: return 0.0;
       case Strategy::nojitter: return width(k);
@@ -57,11 +57,11 @@ class SleepSampler {
         const double b = backoff_.base;
         const double x = b + rng.uniform() * (3.0 * prev - b);
         const double s = std::min(backoff_.cap, x);
-#if RETRYLAB_PLANTED_FAULTS
-        prev = uncapped_growth_ ? x : s;
-#else
-        prev = s;
-#endif
+        if constexpr (Faults::planted) {
+          prev = uncapped_growth_ ? x : s;
+        } else {
+          prev = s;
+        }
         return s;
       }
       case Strategy::window: return rng.uniform() * backoff_.window;
@@ -77,15 +77,16 @@ class SleepSampler {
     // b·m^(k−1+offset) overflows to +inf for huge k and min() returns the cap: exact either way
     // (with m = 2 any k beyond 4096 is past every double's range, so the cap is returned at once).
     if (k > 4096 && backoff_.multiplier == 2.0) return backoff_.cap;
-    return std::min(backoff_.cap, grown_width(backoff_.base, backoff_.multiplier, k - 1 + offset_));
+    const int offset = Faults::planted ? offset_ : 0;
+    return std::min(backoff_.cap, grown_width(backoff_.base, backoff_.multiplier, k - 1 + offset));
   }
 
   Backoff backoff_;
   int offset_ = 0;
-#if RETRYLAB_PLANTED_FAULTS
   bool uncapped_growth_ = false;
-#endif
   std::array<double, table_size> widths_{};
 };
+
+using SleepSampler = BasicSleepSampler<NoFaults>;
 
 }  // namespace retrylab::montecarlo

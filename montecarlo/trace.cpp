@@ -13,6 +13,7 @@
 #include "analytic/error.hpp"
 #include "montecarlo/atomic_file.hpp"
 #include "montecarlo/engine.hpp"
+#include "montecarlo/entry.hpp"
 #include "montecarlo/result.hpp"
 
 namespace retrylab::montecarlo {
@@ -136,15 +137,14 @@ void write_trace(const Scenario& s, std::uint64_t seed, std::int64_t runs, const
   if (runs < 1) throw InputError("runs", fmt::format("must be >= 1 (got {})", runs));
   detail::EngineOptions options;
   options.lockstep_shortcut = false;
-#if RETRYLAB_PLANTED_FAULTS
-  options.fault = fault_from_env();
-#endif
+  const auto faults = detail::entry_faults();
   const TraceFormat f = trace_format_for(path);
   Sink sink(path);
   sink.write(trace_header(s, seed, runs, f));
   for (std::int64_t run = 0; run < runs; ++run) {
     TraceObserver observer(sink, f, run, s.retries);
-    const RunResult r = detail::run_engine(s, seed, static_cast<std::uint64_t>(run), options, observer);
+    const RunResult r =
+        detail::run_engine(s, seed, static_cast<std::uint64_t>(run), options, observer, nullptr, faults);
     sink.write(trace_run_end(run, to_string(r.stop), r.stop_time, f));
   }
   sink.commit();

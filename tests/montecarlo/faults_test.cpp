@@ -89,9 +89,8 @@ TEST(Faults, SharedDoomedLeaveAtCommit) {
   s.backoff = {Strategy::full, 1, 1000, 0};
   s.clients = 20;
   mc::detail::EngineOptions o;
-  o.fault = mc::Fault::shared_doomed_leave_at_commit;
   mc::testing::TraceObserver t;
-  mc::detail::run_engine(s, 1, 0, o, t);
+  mc::detail::run_engine(s, 1, 0, o, t, nullptr, mc::PlantedFaults(mc::Fault::shared_doomed_leave_at_commit));
   bool short_attempt = false;
   for (const auto& a : t.attempts)
     if (a.ended && a.end - a.start < 0.999) short_attempt = true;
@@ -116,9 +115,8 @@ mc::Scenario steady_off(Model m, double rate, double horizon) {
 // Durations (client view = service: no delay, no lock, free serves every attempt at rate 1).
 std::vector<double> durations(const mc::Scenario& s, mc::Fault fault) {
   mc::detail::EngineOptions o;
-  o.fault = fault;
   mc::testing::TraceObserver t;
-  mc::detail::run_engine(s, 7, 0, o, t);
+  mc::detail::run_engine(s, 7, 0, o, t, nullptr, mc::PlantedFaults(fault));
   std::vector<double> d;
   for (const auto& a : t.attempts)
     if (a.ended) d.push_back(a.end - a.start);
@@ -177,12 +175,12 @@ TEST(Faults, RetryLimitOffByOneMakesOneAttemptTooMany) {
   s.server.max_attempts = 2;
   mc::detail::EngineOptions o;
   mc::detail::NullObserver n;
-  const auto real = mc::detail::run_engine(s, 1, 0, o, n);
+  const auto real = mc::detail::run_engine(s, 1, 0, o, n, nullptr, mc::PlantedFaults());
   EXPECT_EQ(real.attempts, 4);
   EXPECT_EQ(real.lost, 2);
   EXPECT_EQ(real.stop_time, 2.0);
-  o.fault = mc::Fault::retry_limit_off_by_one;
-  const auto faulty = mc::detail::run_engine(s, 1, 0, o, n);
+  const auto faulty =
+      mc::detail::run_engine(s, 1, 0, o, n, nullptr, mc::PlantedFaults(mc::Fault::retry_limit_off_by_one));
   EXPECT_EQ(faulty.attempts, 6);
   EXPECT_EQ(faulty.lost, 2);
   EXPECT_EQ(faulty.stop_time, 3.0);
@@ -199,11 +197,10 @@ TEST(Faults, LockReleasedEarlyLetsTwoCollide) {
   s.server.lock = true;
   mc::detail::EngineOptions o;
   mc::detail::NullObserver n;
-  const auto real = mc::detail::run_engine(s, 1, 0, o, n);
+  const auto real = mc::detail::run_engine(s, 1, 0, o, n, nullptr, mc::PlantedFaults());
   EXPECT_EQ(real.successes, 2);
   EXPECT_EQ(real.stop_time, 2.0);
-  o.fault = mc::Fault::lock_released_early;
-  const auto faulty = mc::detail::run_engine(s, 1, 0, o, n);
+  const auto faulty = mc::detail::run_engine(s, 1, 0, o, n, nullptr, mc::PlantedFaults(mc::Fault::lock_released_early));
   EXPECT_EQ(faulty.successes, 0);
   EXPECT_EQ(faulty.stop_time, 1.0);
 }

@@ -1,8 +1,8 @@
-// The full tier's lean build (montecarlo/engine.hpp, lean_applies) against its build with every
-// option: on every scenario the lean build takes (client timeouts, retry limits, deadlines, service
+// The full tier's lean build (montecarlo/builds.hpp, lean_applies) against its full build: on every
+// scenario the lean build takes (client timeouts, retry limits, deadlines, service
 // distributions, rows, every model and strategy, bursts and steady traffic) the two give the same
-// result, field for field and bit for bit; every option the lean build compiles away sends a
-// scenario to the build with every option; and the lean build refuses a scenario it cannot run.
+// result, field for field and bit for bit; every component the lean build lacks sends a scenario
+// that turns it on to the full build; and the lean build refuses a scenario it cannot run.
 // Exact comparisons: no false failures (a failure prints the seed that replays it, RC_PARAMS).
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
@@ -151,8 +151,7 @@ TEST(LeanBuild, EveryCompiledAwayOptionLeavesIt) {
     EXPECT_FALSE(mc::detail::lean_build(s, eo)) << name;
     // Given to the lean build anyway, the run is refused, not silently run without the option.
     mc::detail::NullObserver observer;
-    EXPECT_THROW((mc::detail::run_engine_tier<true, mc::detail::NullObserver, true>(s, 1, 0, eo, observer)),
-                 std::logic_error)
+    EXPECT_THROW((mc::detail::run_engine_build<mc::detail::LeanParts>(s, 1, 0, eo, observer)), std::logic_error)
         << name;
   }
 }

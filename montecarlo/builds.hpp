@@ -1,0 +1,102 @@
+#pragma once
+// The event loop's builds (internal): which components each is compiled with, in hook order, and
+// how a scenario's build is derived (docs/architecture.md).
+//  - plain: no component; the core alone (JobRing: every attempt served at once for one unit).
+//    Taken when no scenario field that the original loop lacks is set (has_server_features) and
+//    the full tier is not asked for.
+//  - lean: the components whose per-attempt work is small (the server view, rows, service times,
+//    client timeouts and their effects, retry limits, deadlines): the rest compiles away.
+//  - full: every component.
+// A scenario runs on the first of lean, full whose list holds every component it turns on
+// (Parts::hosts over FullParts, which lists them all): a new component added to FullParts alone is
+// safe by default, since any scenario that turns it on takes the full build.
+// Hook order is the list's: the client policy chain runs breaker, then budget (allow_call,
+// on_outcome); deadline, then budget (gives_up_after_sleep); the lock passes a row on before the
+// limit's queue moves (on_release). The results of every golden depend on it.
+#include <utility>
+#include <vector>
+
+#include "montecarlo/component.hpp"
+#include "montecarlo/components/breaker.hpp"
+#include "montecarlo/components/budget.hpp"
+#include "montecarlo/components/deadline.hpp"
+#include "montecarlo/components/effects.hpp"
+#include "montecarlo/components/injection.hpp"
+#include "montecarlo/components/limit.hpp"
+#include "montecarlo/components/lock.hpp"
+#include "montecarlo/components/network.hpp"
+#include "montecarlo/components/population.hpp"
+#include "montecarlo/components/recovery.hpp"
+#include "montecarlo/components/retry_limit.hpp"
+#include "montecarlo/components/rows.hpp"
+#include "montecarlo/components/server_view.hpp"
+#include "montecarlo/components/service.hpp"
+#include "montecarlo/components/settle.hpp"
+#include "montecarlo/components/timeout.hpp"
+#include "montecarlo/jobs.hpp"
+#include "montecarlo/wake_queue.hpp"
+
+namespace retrylab::montecarlo::detail {
+
+using PlainParts = Parts<>;
+using LeanParts = Parts<ServerView, Rows, Service, Timeout, Effects, RetryLimit, Deadline>;
+using FullParts = Parts<ServerView, Rows, Service, Network, Population, Lock, Limit, Timeout, Effects, Breaker,
+                        RetryLimit, Deadline, Budget, Injection, Recovery, Settle>;
+
+// The per-attempt and per-client records of the full tier: every component's state (one layout for
+// both full builds, so a worker's lent storage serves either).
+template <class P>
+struct composed;
+template <class... Cs>
+struct composed<Parts<Cs...>> {
+  using job = ComposedJob<Cs...>;
+  using client = ComposedClient<Cs...>;
+};
+using JobExtra = composed<FullParts>::job;
+using ClientExtra = composed<FullParts>::client;
+
+// A waiting client: what every tier reads (32 bytes).
+struct EngineClient {
+  double arrival;
+  double prev;  // decorrelated jitter state s_(k−1)
+  std::int64_t serial;
+  std::int32_t failures;
+  bool burst;
+};
+
+// An attempt in flight in the one-event shortcut, by client (a client has at most one).
+struct EngineFlight {
+  double sent = 0.0, start = 0.0;
+  std::int64_t id = 0;
+  std::int32_t row = 0;
+  bool success = false;
+};
+
+// Storage a worker thread lends to each run it does (run_in_order_with): the queues, the job slots
+// and the client tables, whose memory is then allocated once per thread, not once per run (on a
+// short run, such as Brooker's test, the full tier's queues, job slab and latency list cost as much
+// in allocation and first touches as in use). A run swaps the containers in (the core's, and each
+// component's through lend()), clears them, and swaps them back out when it ends; no result
+// depends on what the storage held.
+struct EngineScratch {
+  MonotoneWakeQueue wakes;
+  std::vector<EngineClient> clients;
+  std::vector<std::int32_t> free_clients;
+  // The full tier's.
+  JobSlab<JobExtra> jobs{false};
+  std::vector<ClientExtra> client_extra;
+  std::vector<EngineFlight> flights;
+  MonotoneWakeQueue reaches, responds;  // Network's
+  std::vector<double> latencies;        // ServerView's
+};
+
+inline void ServerView::lend(EngineScratch& scratch) noexcept { std::swap(latencies_, scratch.latencies); }
+inline void Network::lend(EngineScratch& scratch) noexcept {
+  std::swap(reaches_, scratch.reaches);
+  std::swap(responds_, scratch.responds);
+}
+
+// Whether a full-tier run of s can take the lean build: every component it turns on is in it.
+inline bool lean_applies(const Scenario& s) noexcept { return LeanParts::hosts(s, static_cast<FullParts*>(nullptr)); }
+
+}  // namespace retrylab::montecarlo::detail

@@ -1,0 +1,88 @@
+#pragma once
+// Effects at the server and idempotency keys (docs/models.md §4). With client timeouts a client can
+// retry an attempt that still succeeds at the server, so what a request did there differs from what
+// its client saw: each successful service end takes effect, unless the key is fixed and the request
+// already took effect. A client's slot is kept until it has left and none of its attempts is still
+// at the server, so a late success still finds its request. On exactly when timeouts are (without
+// them every effect is a success its client saw: effects = successes, the others 0).
+// Metrics: effects, duplicate_effects (Σ max(0, effects − 1)), hidden_effects (requests lost for
+// their client that took effect).
+#include <cstdint>
+
+#include "montecarlo/component.hpp"
+
+namespace retrylab::montecarlo::detail {
+
+class Effects : public Component {
+ public:
+  struct ClientState {
+    std::int32_t pending = 0, effects = 0;  // attempts at the server; effects taken
+    bool left = false, lost = false;
+  };
+  static bool active(const Scenario& s) noexcept { return s.server.timeout < inf; }
+  template <class Faults>
+  Effects(const Scenario& s, const Faults& /*faults*/)
+      : on_(active(s)), fixed_(s.server.idempotency == Idempotency::fixed) {}
+
+  template <class E>
+  [[gnu::always_inline]] void on_send(E& e, std::int32_t c, std::int32_t /*j*/) {
+    if (on_) ++mine(e, c).pending;
+  }
+  // A successful attempt of its client completes at the server: the request takes effect, unless a
+  // fixed idempotency key has already taken it.
+  template <class E>
+  [[gnu::always_inline]] void on_served(E& e, std::int32_t j) {
+    if (!on_ || !e.job(j).success) return;
+    ClientState& c = mine(e, e.job(j).client);
+    if (c.effects > 0 && fixed_) return;
+    ++effects_;
+    if (c.effects > 0) ++duplicates_;
+    if (c.lost && c.effects == 0) ++hidden_;
+    ++c.effects;
+  }
+  template <class E>
+  [[gnu::always_inline]] bool on_reply(E& e, std::int32_t j) {
+    if (!on_) return true;
+    const auto& job = e.job(j);
+    --mine(e, job.client).pending;
+    if (!job.orphaned) return true;
+    free_if_done(e, job.client);
+    return false;
+  }
+  template <class E>
+  void on_give_up(E& e, std::int32_t c) {
+    if (!on_) return;
+    ClientState& mine_c = mine(e, c);
+    mine_c.lost = true;
+    if (mine_c.effects > 0) ++hidden_;
+  }
+  template <class E>
+  [[gnu::always_inline]] bool keeps_client(E& e, std::int32_t c) {
+    if (!on_) return false;
+    mine(e, c).left = true;
+    free_if_done(e, c);
+    return true;
+  }
+
+  template <class E>
+  void report(E& /*e*/, RunResult& r, double /*stop*/) {
+    if (on_) r.effects = effects_;  // else the core's default: every success
+    r.duplicate_effects = duplicates_;
+    r.hidden_effects = hidden_;
+  }
+
+ private:
+  template <class E>
+  static ClientState& mine(E& e, std::int32_t c) noexcept {
+    return e.client_extra(c);
+  }
+  template <class E>
+  void free_if_done(E& e, std::int32_t c) {
+    if (mine(e, c).left && mine(e, c).pending == 0) e.free_client(c);
+  }
+
+  bool on_, fixed_;
+  std::int64_t effects_ = 0, duplicates_ = 0, hidden_ = 0;
+};
+
+}  // namespace retrylab::montecarlo::detail

@@ -1,0 +1,40 @@
+#pragma once
+// Recovery after the outage (docs/models.md §4; engine_parts.hpp's RecoveryMeter): the outcomes of
+// the attempts the server completes, rejections included, binned after outage_end in windows of
+// recovery_window; recovery_time is the end of the first window whose success fraction reaches 95%
+// of the fraction before outage_start, minus outage_end. Metrics: recovery_time, recovered.
+#include <limits>
+
+#include "montecarlo/component.hpp"
+#include "montecarlo/engine_parts.hpp"
+
+namespace retrylab::montecarlo::detail {
+
+class Recovery : public Component {
+ public:
+  static bool active(const Scenario& s) noexcept { return s.server.recovery_window > 0.0; }
+  template <class Faults>
+  Recovery(const Scenario& s, const Faults& /*faults*/)
+      : on_(active(s)),
+        meter_(s.server.outage_start, s.server.outage_end, s.server.recovery_window, s.server.failure_prob) {}
+
+  template <class E>
+  void on_rejected(E& e, std::int32_t /*j*/) {
+    if (on_) meter_.record(e.now(), false);
+  }
+  template <class E>
+  [[gnu::always_inline]] void on_served(E& e, std::int32_t j) {
+    if (on_) meter_.record(e.now(), e.job(j).success);
+  }
+  template <class E>
+  void report(E& /*e*/, RunResult& r, double /*stop*/) {
+    r.measured_recovery = on_;
+    r.recovery_time = on_ ? meter_.recovery_time() : std::numeric_limits<double>::quiet_NaN();
+  }
+
+ private:
+  bool on_;
+  RecoveryMeter meter_;
+};
+
+}  // namespace retrylab::montecarlo::detail

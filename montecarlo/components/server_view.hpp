@@ -1,0 +1,76 @@
+#pragma once
+// What the full tier reports of the server that the plain tier does not track: attempts served,
+// the mean queue wait at the server (service start − arrival at the server, over attempts starting
+// in the window; 0 for every attempt unless a component delays the start), and the nearest-rank
+// latency percentiles p50 and p99 of the requests that succeeded. In every full-tier build; it
+// turns no build on (active() is false) and allows every shortcut.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "montecarlo/component.hpp"
+
+namespace retrylab::montecarlo::detail {
+
+class ServerView : public Component {
+ public:
+  static bool active(const Scenario& /*s*/) noexcept { return false; }
+  static bool allows_one_event(const Scenario& /*s*/) noexcept { return true; }
+  template <class Faults>
+  ServerView(const Scenario& /*s*/, const Faults& /*faults*/) {}
+
+  void lend(EngineScratch& scratch) noexcept;  // builds.hpp (the scratch holds every lent container)
+  void reset() noexcept { latencies_.clear(); }
+
+  template <class E>
+  [[gnu::always_inline]] void on_service_start(E& e, std::int32_t j) {
+    ++served_;
+    if (e.now() >= e.warmup()) {
+      if constexpr (E::separate_send) queue_wait_sum_ += e.now() - e.extra(j).reached;  // else no wait
+      ++queue_wait_n_;
+    }
+  }
+  template <class E>
+  [[gnu::always_inline]] void on_succeeded(E& /*e*/, std::int32_t /*c*/, double latency) {
+    latencies_.push_back(latency);
+  }
+
+  template <class E>
+  void report(E& /*e*/, RunResult& r, double /*stop*/) {
+    r.served = served_;
+    r.queue_wait = queue_wait_n_ > 0 ? queue_wait_sum_ / static_cast<double>(queue_wait_n_)
+                                     : std::numeric_limits<double>::quiet_NaN();
+    std::size_t below = 0;  // latencies_[0, below) are all <= the rest: the p50 selection leaves them so
+    r.latency_p50 = percentile(0.50, below);
+    r.latency_p99 = percentile(0.99, below);
+  }
+
+  // The one-event shortcut's direct counts (montecarlo/one_event.hpp).
+  void count_served() noexcept { ++served_; }
+  void count_wait() noexcept { ++queue_wait_n_; }
+  std::vector<double>& latencies() noexcept { return latencies_; }
+
+ private:
+  // Nearest rank: the ceil(p·n)-th smallest latency. The selection runs on latencies_[below, n),
+  // valid when every element before `below` is <= every element from it and the rank lies at or
+  // beyond it (percentiles taken in increasing p); `below` then moves to the rank.
+  double percentile(double p, std::size_t& below) {
+    if (latencies_.empty()) return std::numeric_limits<double>::quiet_NaN();
+    const auto n = latencies_.size();
+    auto rank = static_cast<std::size_t>(std::ceil(p * static_cast<double>(n)));
+    rank = std::clamp<std::size_t>(rank, below + 1, n);
+    const auto at = [&](std::size_t i) { return latencies_.begin() + static_cast<std::ptrdiff_t>(i); };
+    std::nth_element(at(below), at(rank - 1), latencies_.end());
+    below = rank - 1;
+    return latencies_[rank - 1];
+  }
+
+  std::int64_t served_ = 0, queue_wait_n_ = 0;
+  double queue_wait_sum_ = 0.0;
+  std::vector<double> latencies_;
+};
+
+}  // namespace retrylab::montecarlo::detail

@@ -1,0 +1,52 @@
+#pragma once
+// An attempt's service requirement (docs/models.md §1; mean 1 = one attempt-duration): deterministic
+// 1, exponential(1), lognormal with mean 1 and coefficient of variation service_cv (σ² = ln(1+cv²),
+// μ = −σ²/2), or a network round trip (two legs of the delay distribution, montecarlo/legs.hpp).
+// Drawn from the service stream when service starts. Faults (planted build): lognormal_sigma_is_cv
+// (σ = cv; the mean is then not 1), exponential_service_rate (mean 1/2).
+#include <cmath>
+
+#include "montecarlo/component.hpp"
+#include "montecarlo/faults.hpp"
+#include "montecarlo/legs.hpp"
+#include "montecarlo/normal.hpp"
+#include "montecarlo/random.hpp"
+
+namespace retrylab::montecarlo::detail {
+
+class Service : public Component {
+ public:
+  static constexpr bool decides_service = true;
+  static bool active(const Scenario& s) noexcept { return s.server.service != ServiceDist::deterministic; }
+  static bool allows_one_event(const Scenario& /*s*/) noexcept { return true; }
+  template <class Faults>
+  Service(const Scenario& s, const Faults& faults) : on_(active(s)), o_(&s.server) {
+    if (o_->service == ServiceDist::lognormal) {
+      sigma_ = std::sqrt(std::log1p(o_->service_cv * o_->service_cv));
+      if (faults(Fault::lognormal_sigma_is_cv)) sigma_ = o_->service_cv;  // planted fault: σ taken to be the CV
+      mu_ = -0.5 * sigma_ * sigma_;                                       // E[S] = exp(μ + σ²/2) = 1
+    }
+  }
+
+  template <class E>
+  [[gnu::always_inline]] double service_time(E& e) {
+    if (!on_) return 1.0;
+    Stream& rng = e.template stream<StreamId::service>();
+    switch (o_->service) {
+      case ServiceDist::deterministic: return 1.0;
+      case ServiceDist::exponential:
+        if (e.faults()(Fault::exponential_service_rate)) return rng.exponential() / 2.0;  // planted fault: mean 1/2
+        return rng.exponential();
+      case ServiceDist::lognormal: return std::exp(mu_ + sigma_ * standard_normal(rng));
+      case ServiceDist::round_trip: return draw_round_trip(*o_, rng);
+    }
+    return 1.0;
+  }
+
+ private:
+  bool on_;
+  const ServerOptions* o_;
+  double mu_ = 0.0, sigma_ = 0.0;
+};
+
+}  // namespace retrylab::montecarlo::detail
