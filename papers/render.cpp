@@ -98,20 +98,27 @@ std::string format_number(double x) {
 
 namespace {
 
+// Every text from outside (the spec's titles and names, a record's labels) goes through
+// markdown_text: a | cannot split a cell, a newline cannot start a row or a heading. Notes are the
+// renderers' own Markdown (they keep their `code` and *emphasis*), kept to one line each.
 std::string markdown_table(const Table& t, const std::string& cert) {
-  std::string md = fmt::format("**{}**\n\n", t.title);
-  md += validation::markdown_row(t.columns);
+  using validation::markdown_text;
+  std::string md = fmt::format("**{}**\n\n", markdown_text(t.title));
+  std::vector<std::string> head;
+  for (const auto& c : t.columns) head.push_back(markdown_text(c));
+  md += validation::markdown_row(head);
   std::vector<std::string_view> align(t.columns.size(), "--:");
   if (!align.empty()) align[0] = "---";
   md += validation::markdown_rule(align);
   for (const auto& row : t.rows) {
     std::vector<std::string> cells;
-    for (const auto& c : row) cells.push_back(text(c));
+    for (const auto& c : row) cells.push_back(markdown_text(text(c)));
     md += validation::markdown_row(cells);
   }
   md += "\n";
-  for (const auto& n : t.notes) md += n + "\n";
-  md += fmt::format("{}Validation certificate: {}. Intervals are 95%.\n", t.notes.empty() ? "" : "\n", cert);
+  for (const auto& n : t.notes) md += validation::one_line(n) + "\n";
+  md += fmt::format("{}Validation certificate: {}. Intervals are 95%.\n", t.notes.empty() ? "" : "\n",
+                    markdown_text(cert));
   return md;
 }
 
@@ -119,7 +126,7 @@ std::string markdown_table(const Table& t, const std::string& cert) {
 std::string latex_table(const Table& t, const std::string& cert) {
   std::string tex = fmt::format(
       "% {}\n% validation certificate: {}\n\\begin{{table}}\n\\centering\n\\caption{{{}}}\n\\begin{{tabular}}{{l",
-      t.name, cert, tex_escape(t.title));
+      validation::one_line(t.name), validation::one_line(cert), tex_escape(t.title));
   for (std::size_t i = 1; i < t.columns.size(); ++i) tex += "r";
   tex += "}\n\\toprule\n";
   std::vector<std::string> head;
@@ -131,7 +138,7 @@ std::string latex_table(const Table& t, const std::string& cert) {
     tex += validation::latex_row(cells);
   }
   tex += "\\bottomrule\n\\end{tabular}\n";
-  for (const auto& n : t.notes) tex += "% " + n + "\n";
+  for (const auto& n : t.notes) tex += "% " + validation::one_line(n) + "\n";
   tex += "\\end{table}\n";
   return tex;
 }
