@@ -3,12 +3,14 @@
 // control characters, quotes and enhanced-text markup. Rendered by the real writers with the real
 // gnuplot: no planted command runs (each would create a marker file), gnuplot succeeds, and the
 // SVG shows the text as written (control characters as spaces). The same text in the Markdown,
-// CSV and LaTeX tables keeps each table's shape.
+// CSV and LaTeX tables keeps each table's shape. And the file names the parser reserves cover every
+// file a study writes.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
 #include <algorithm>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -332,6 +334,25 @@ TEST(HostileText, LatexHasNoControlCharactersOrBlankLines) {
   const fs::path dir = retrylab::test::fresh_dir("hostile-tex");
   write_table(Table{"t", "x\n\ny", {"a\n\nb"}, {{std::string("c\n\nd")}}, {}}, dir, {"c"});
   EXPECT_EQ(slurp(dir / "t.tex").find("\n\n"), std::string::npos);
+}
+
+// The names the parser keeps apart (output_stems, reserved_output_names) are every file the
+// study writes: the tiny studies of every sweep kind, file by file.
+TEST(HostileText, ReservedAndDerivedNamesCoverEveryFileAStudyWrites) {
+  const fs::path test_dir = RETRYLAB_TEST_DIR;
+  for (const char* file : {"tiny_study.toml", "tiny_paper2.toml"}) {
+    const StudySpec s = parse_study_file(test_dir / file, "quick");
+    const fs::path out = retrylab::test::fresh_dir(std::string("hostile-stems-") + file);
+    run_study(s, quiet_options(out));
+    std::set<std::string> stems;
+    for (const auto& sw : s.sweeps)
+      for (const auto& st : output_stems(sw)) stems.insert(st);
+    for (const char* r : reserved_output_names()) stems.insert(r);
+    for (const auto& f : files_in(out)) {
+      const std::string stem = f.substr(0, f.find('.'));
+      EXPECT_TRUE(stems.count(stem)) << file << ": " << f << " is not a name the parser keeps apart";
+    }
+  }
 }
 
 }  // namespace
