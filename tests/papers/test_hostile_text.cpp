@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "analytic/error.hpp"
+#include "papers/readme.hpp"
 #include "papers/render.hpp"
 #include "papers/spec.hpp"
 #include "papers/study.hpp"
@@ -353,6 +355,25 @@ TEST(HostileText, ReservedAndDerivedNamesCoverEveryFileAStudyWrites) {
       EXPECT_TRUE(stems.count(stem)) << file << ": " << f << " is not a name the parser keeps apart";
     }
   }
+}
+
+// A README template's include names a file of the output folder: one outside it (absolute, or
+// reached with "..") is refused instead of being copied into README.md.
+TEST(HostileText, ReadmeIncludesStayInsideTheOutputFolder) {
+  const fs::path dir = retrylab::test::fresh_dir("hostile-readme"), out = dir / "out";
+  fs::create_directories(out / "sub");
+  retrylab::test::spit(dir / "secret.md", "secret\n");
+  retrylab::test::spit(out / "sub" / "t.md", "table\n");
+  const StudySpec s = parse_study_file(fs::path(RETRYLAB_TEST_DIR) / "tiny_study.toml", "quick");
+  for (const std::string& bad :
+       std::vector<std::string>{"../secret.md", "sub/../../secret.md", (dir / "secret.md").string()}) {
+    retrylab::test::spit(dir / "README.template.md", "# R\n<!-- include: " + bad + " -->\n");
+    EXPECT_THROW(render_readme(dir / "README.template.md", out, s, "c"), InputError) << bad;
+    EXPECT_FALSE(fs::exists(out / "README.md")) << bad;
+  }
+  retrylab::test::spit(dir / "README.template.md", "# R\n<!-- include: sub/t.md -->\n");
+  render_readme(dir / "README.template.md", out, s, "c");
+  EXPECT_NE(slurp(out / "README.md").find("table\n"), std::string::npos);
 }
 
 }  // namespace
