@@ -1,10 +1,13 @@
 #include "papers/readme.hpp"
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
+#include "analytic/error.hpp"
 #include "montecarlo/atomic_file.hpp"
+#include "validation/escape.hpp"
 
 namespace retrylab::papers {
 
@@ -12,12 +15,20 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The text of an include line's FILE, or the line that says how to get it.
+// The text of an include line's FILE, or the line that says how to get it. FILE is a path inside
+// the output folder: an absolute one or one with a ".." would copy any file into the README.
 std::string included(const fs::path& out, const std::string& name) {
+  const fs::path rel(name);
+  if (name.empty() || rel.is_absolute() || rel.has_root_name() ||
+      std::any_of(rel.begin(), rel.end(), [](const fs::path& part) { return part == ".."; }))
+    throw InputError("README.template.md", fmt::format("an include must name a file inside the output folder, without "
+                                                       "'..' (got \"{}\")",
+                                                       validation::one_line(name)));
   std::ifstream inc(out / name);
   if (!inc)  // e.g. the validation table, written only when this run validated (or by `validate --out`)
-    return fmt::format("*({} is not in this output folder: `retrylab validate --out {}` writes it.)*\n", name,
-                       (out / fs::path(name).parent_path()).string());
+    return fmt::format("*({} is not in this output folder: `retrylab validate --out {}` writes it.)*\n",
+                       validation::markdown_text(name),
+                       validation::one_line((out / fs::path(name).parent_path()).string()));
   std::ostringstream os;
   os << inc.rdbuf();
   return os.str();

@@ -41,14 +41,18 @@ struct Figure {
 };
 
 // Writes NAME.gp and runs gnuplot twice (svg, pngcairo). Throws std::runtime_error if gnuplot is
-// missing or exits non-zero (its stderr is shown).
+// missing or exits non-zero (its stderr is shown). The script starts with `set termoption
+// noenhanced`: every title, label, tic and key entry is plain text.
 std::vector<std::filesystem::path> render_figure(const Figure& f, const std::filesystem::path& dir,
                                                  const std::vector<std::string>& certificates);
 
 // A gnuplot datablock "$NAME << EOD ... EOD" from rows of numbers (NaN written as "NaN").
 std::string datablock(const std::string& name, const std::vector<std::vector<double>>& rows);
 
-// Quotes text for a gnuplot string literal.
+// Any text, from a spec or anywhere else, as a gnuplot string literal that shows it as written: a
+// single-quoted string (no backslash escapes, no `command` substitution, no @macro expansion; a '
+// is written ''), every control character (bytes below 0x20, 0x7f) a space. Every figure writer
+// quotes text through this; render_figure turns enhanced text off, so ^ _ { } @ & ~ are not markup.
 std::string gp_quote(const std::string& s);
 
 }  // namespace retrylab::papers

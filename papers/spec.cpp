@@ -73,9 +73,21 @@ struct Where {
   std::int64_t line(const toml::node& n) const { return static_cast<std::int64_t>(n.source().begin.line); }
 };
 
+// A name as an error message shows it: on one line, a control character as \xNN, at most 80 bytes.
+std::string visible(std::string_view name) {
+  std::string o;
+  for (char c : name.substr(0, 80)) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == '\x7f')
+      o += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+    else
+      o += c;
+  }
+  return name.size() > 80 ? o + "..." : o;
+}
+
 std::string show(const toml::node& n) {
   std::ostringstream os;
-  if (auto s = n.as_string()) return fmt::format("\"{}\"", s->get());
+  if (auto s = n.as_string()) return fmt::format("\"{}\"", visible(s->get()));
   if (n.is_table()) return "a table";
   if (n.is_array()) return "an array";
   n.visit([&os](const auto& v) { os << v; });
@@ -571,22 +583,73 @@ SweepSpec finish(const Where& w, const Draft& d, std::uint64_t study_seed) {
 
 namespace {
 
-// A sweep's name becomes file names in --out (NAME.md, NAME.csv, ...): a plain name only, so nothing
-// is written outside --out and nothing hidden. Letters, digits, '_' and '-', at most 64.
-void check_sweep_name(const Where& w, const std::string& name, std::int64_t line) {
-  const bool plain = !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
+// The study's name (the default output folder out/NAME/SCALE) and a sweep's name (file names in
+// --out: NAME.md, NAME_caps.csv, ...) are plain names, so nothing is written outside the output
+// folder and nothing hidden: 1 to 64 letters, digits, '_' or '-', not starting with '-' (which
+// leaves out '/', '\\', '..', a leading '.', NUL and every other control character).
+bool plain_name(const std::string& name) {
+  return !name.empty() && name.size() <= 64 && name[0] != '-' && std::all_of(name.begin(), name.end(), [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
   });
-  if (!plain)
-    throw SpecError("sweep",
-                    fmt::format("names must be plain file names: 1 to 64 letters, digits, '_' or '-' (got \"{}\")",
-                                name.substr(0, 80)),
+}
+constexpr std::string_view plain_rule = "1 to 64 letters, digits, '_' or '-', not starting with '-'";
+
+void check_sweep_name(const Where& w, const std::string& name, std::int64_t line) {
+  if (!plain_name(name))
+    throw SpecError("sweep", fmt::format("names must be plain file names: {} (got \"{}\")", plain_rule, visible(name)),
                     w.file, line);
+}
+
+std::string folded(std::string s) {
+  for (char& c : s)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return s;
+}
+
+// Two sweeps may not write the same file, nor a sweep one of the study's own files: compared
+// ignoring case, since the folder may be on a case-insensitive file system (macOS, Windows).
+void check_outputs_distinct(const Where& w, const std::vector<SweepSpec>& sweeps,
+                            const std::vector<std::int64_t>& lines) {
+  std::map<std::string, std::string> owner;  // folded stem -> who writes it
+  for (const char* r : reserved_output_names()) owner[folded(r)] = "the study itself";
+  for (std::size_t i = 0; i < sweeps.size(); ++i) {
+    for (const auto& stem : output_stems(sweeps[i])) {
+      const auto [it, fresh] = owner.emplace(folded(stem), "sweep " + sweeps[i].name);
+      if (!fresh)
+        throw SpecError("sweep." + sweeps[i].name,
+                        fmt::format("must not write {}.*, which {} writes (output file names must differ, "
+                                    "ignoring case; rename the sweep)",
+                                    stem, it->second),
+                        w.file, lines[i]);
+    }
+  }
 }
 
 }  // namespace
 
 std::string_view to_string(SweepKind k) noexcept { return kind_names[static_cast<int>(k)]; }
+
+std::vector<std::string> output_stems(const SweepSpec& sw) {
+  std::vector<const char*> suffixes = {""};
+  switch (sw.kind) {
+    case SweepKind::steady:
+      suffixes = {"", "_ceiling", "_cost", "_thresholds", "_latency", "_by_server", "_collapsed", "_thresholds_vs_k"};
+      break;
+    case SweepKind::burst: suffixes = {"", "_caps", "_drain", "_drained", "_drain_time"}; break;
+    case SweepKind::brooker: suffixes = {"", "_models"}; break;
+    case SweepKind::budget: suffixes = {"", "_warning"}; break;
+    default: break;
+  }
+  std::vector<std::string> out;
+  for (const char* s : suffixes) out.push_back(sw.name + s);
+  return out;
+}
+
+const std::vector<const char*>& reserved_output_names() {
+  static const std::vector<const char*> names = {"README",     "results", "figure1", "published", "published_summary",
+                                                 "validation", "study"};
+  return names;
+}
 
 const std::vector<std::string>& metric_names() {
   static const std::vector<std::string> names = {
@@ -615,6 +678,34 @@ std::int64_t StudySpec::total_points() const {
   return n;
 }
 
+namespace {
+
+// The [study] table: name (a plain file name: it names the default output folder), title, seed.
+void parse_study_table(const Where& w, const toml::node& node, StudySpec& study) {
+  auto t = node.as_table();
+  if (!t) fail(w, "study", node, "must be a table");
+  for (const auto& [sk, sv] : *t) {
+    const std::string key = "study." + std::string(sk.str());
+    if (sk.str() == "name" || sk.str() == "title") {
+      auto s = sv.as_string();
+      if (!s) fail(w, key, sv, "must be a string");
+      if (sk.str() == "name" && !plain_name(s->get()))
+        throw SpecError(key,
+                        fmt::format("must be a plain file name (it names the output folder out/NAME/SCALE): {} "
+                                    "(got \"{}\")",
+                                    plain_rule, visible(s->get())),
+                        w.file, w.line(sv));
+      (sk.str() == "name" ? study.name : study.title) = s->get();
+    } else if (sk.str() == "seed") {
+      study.seed = static_cast<std::uint64_t>(get_int(w, key, sv, 0, std::numeric_limits<std::int64_t>::max()));
+    } else {
+      fail(w, key, sv, "is not a known key (name, title, seed)");
+    }
+  }
+}
+
+}  // namespace
+
 StudySpec parse_study_text(std::string_view text, const std::string& source_name, const std::string& scale) {
   if (scale != "quick" && scale != "full")
     throw InputError("scale", fmt::format("must be quick or full (got {})", scale));
@@ -632,20 +723,7 @@ StudySpec parse_study_text(std::string_view text, const std::string& source_name
   const toml::node* sweeps_node = nullptr;
   for (const auto& [k, node] : root) {
     if (k.str() == "study") {
-      auto t = node.as_table();
-      if (!t) fail(w, "study", node, "must be a table");
-      for (const auto& [sk, sv] : *t) {
-        const std::string key = "study." + std::string(sk.str());
-        if (sk.str() == "name" || sk.str() == "title") {
-          auto s = sv.as_string();
-          if (!s) fail(w, key, sv, "must be a string");
-          (sk.str() == "name" ? study.name : study.title) = s->get();
-        } else if (sk.str() == "seed") {
-          study.seed = static_cast<std::uint64_t>(get_int(w, key, sv, 0, std::numeric_limits<std::int64_t>::max()));
-        } else {
-          fail(w, key, sv, "is not a known key (name, title, seed)");
-        }
-      }
+      parse_study_table(w, node, study);
     } else if (k.str() == "sweep") {
       sweeps_node = &node;
     } else {
@@ -663,6 +741,7 @@ StudySpec parse_study_text(std::string_view text, const std::string& source_name
     order.emplace_back(w.line(node), std::string(k.str()));
   }
   std::sort(order.begin(), order.end());
+  std::vector<std::int64_t> lines;
   for (const auto& [line, name] : order) {
     const toml::table& t = *sweeps_node->as_table()->get(name)->as_table();
     const std::string prefix = "sweep." + name;
@@ -686,7 +765,9 @@ StudySpec parse_study_text(std::string_view text, const std::string& source_name
       if (scale == sc) chosen = std::move(s);
     }
     study.sweeps.push_back(std::move(*chosen));
+    lines.push_back(line);
   }
+  check_outputs_distinct(w, study.sweeps, lines);
   return study;
 }
 

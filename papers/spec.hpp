@@ -5,7 +5,9 @@
 // order; points are in a fixed order (grid blocks in file order, then fields in the order model,
 // strategy, base, cap, window, clients, rate, horizon, warmup, collapse, retries, then the server
 // fields below, last varying fastest), so a point's index names it for the results store.
-// Any unknown key, wrong type or out-of-range value throws SpecError naming the key and its line.
+// Any unknown key, wrong type or out-of-range value throws SpecError naming the key and its line;
+// so does a study or sweep name that is not a plain file name (1 to 64 letters, digits, '_' or '-',
+// not starting with '-') and a sweep whose output files would have another's names (output_stems).
 //
 // File layout (see papers/cap-is-doing-the-work/study.toml):
 //   [study]  name, title, seed
@@ -128,6 +130,13 @@ inline constexpr std::ptrdiff_t max_sleep_panels = 60;
 // The summary metrics the report of a sweep kind reads (papers/report/); a sweep that narrows
 // `metrics` must keep them.
 std::vector<const char*> required_metrics(SweepKind kind);
+
+// The file names (stems: NAME.md, NAME.csv, NAME.svg, ...) a sweep's report may write into the
+// output folder (papers/report/), and those the study writes itself (README.md, results.jsonl,
+// figure1.*, the published table, validation/, and study.toml when --out is the paper folder). The
+// parser refuses a spec in which two of them are equal ignoring case.
+std::vector<std::string> output_stems(const SweepSpec& sweep);
+const std::vector<const char*>& reserved_output_names();
 
 // The metric names a sweep may keep (docs/models.md §5 JSON keys).
 const std::vector<std::string>& metric_names();

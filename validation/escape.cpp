@@ -1,8 +1,12 @@
 #include "validation/escape.hpp"
 
+#include <charconv>
+
 namespace retrylab::validation {
 
 namespace {
+
+bool is_control(char c) { return static_cast<unsigned char>(c) < 0x20 || c == '\x7f'; }
 
 struct Symbol {
   std::string_view utf8, latex;
@@ -51,7 +55,9 @@ std::string latex_escape(std::string_view s) {
     if (done) continue;
     const char c = s[i++];
     const std::string_view e = ascii(c);
-    if (e.empty())
+    if (is_control(c))
+      o += ' ';  // a blank line would end the paragraph a \\caption or a cell is in
+    else if (e.empty())
       o += c;
     else
       o += e;
@@ -59,11 +65,54 @@ std::string latex_escape(std::string_view s) {
   return o;
 }
 
+std::string one_line(std::string_view s) {
+  std::string o(s);
+  for (char& c : o)
+    if (is_control(c)) c = ' ';
+  return o;
+}
+
+namespace {
+
+// The whole text reads as a number (what a number cell holds): "-0.5", "+3", "1e-3", "-inf".
+bool is_csv_number(std::string_view s) {
+  if (s == "inf" || s == "-inf") return true;
+  if (!s.empty() && s[0] == '+') s.remove_prefix(1);
+  if (s.empty() || s[0] == '+') return false;
+  double x = 0.0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
+  return ec == std::errc() && end == s.data() + s.size();
+}
+
+}  // namespace
+
 std::string csv_field(std::string_view s) {
-  if (s.find_first_of(",\"\n") == std::string_view::npos) return std::string(s);
+  std::string text;
+  // A text cell a spreadsheet would read as a formula (= + - @, or a leading tab or CR) gets a
+  // leading apostrophe; a number ("-0.5", "+3", "1e-3") stays as written.
+  if (!s.empty() && std::string_view("=+-@\t\r").find(s[0]) != std::string_view::npos && !is_csv_number(s)) text = "'";
+  text += s;
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
   std::string o = "\"";
-  for (char c : s) o += (c == '"') ? std::string("\"\"") : std::string(1, c);
+  for (char c : text) o += (c == '"') ? std::string("\"\"") : std::string(1, c);
   return o + "\"";
+}
+
+std::string markdown_text(std::string_view s) {
+  std::string o;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    const char next = i + 1 < s.size() ? s[i + 1] : '\0';
+    const bool tag = c == '<' && ((next >= 'a' && next <= 'z') || (next >= 'A' && next <= 'Z') || next == '/' ||
+                                  next == '!' || next == '?');
+    if (is_control(c))
+      o += ' ';
+    else if (c == '\\' || c == '|' || c == '`' || tag)
+      (o += '\\') += c;
+    else
+      o += c;
+  }
+  return o;
 }
 
 std::string markdown_row(const std::vector<std::string>& cells) {

@@ -161,9 +161,9 @@ void line_parts(Gp& gp, const BurstView& v, const BurstLine& l, const char* c, i
   if (capless(l)) {  // a level across the panel: its drained fraction, or its drain time (last; 99% dotted)
     const std::string t = fmt::format("no backoff, B = {}", l.clients);
     if (which == 0)
-      parts.push_back(fmt::format("{} with lines dt 2 lw 1.5 lc rgb \"{}\" title \"{}\"", rows[0][1], c, t));
+      parts.push_back(fmt::format("{} with lines dt 2 lw 1.5 lc rgb \"{}\" title {}", rows[0][1], c, gp_quote(t)));
     if (which == 1 && !std::isnan(rows[0][2]))
-      parts.push_back(fmt::format("{} with lines dt 2 lw 1.5 lc rgb \"{}\" title \"{}\"", rows[0][2], c, t));
+      parts.push_back(fmt::format("{} with lines dt 2 lw 1.5 lc rgb \"{}\" title {}", rows[0][2], c, gp_quote(t)));
     if (which == 1 && !std::isnan(rows[0][3]))
       parts.push_back(fmt::format("{} with lines dt 3 lw 1.2 lc rgb \"{}\" notitle", rows[0][3], c));
     return;

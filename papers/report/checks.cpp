@@ -73,8 +73,8 @@ void checks_figure(const SweepSpec& sw, const Series& series, Out& out) {
   std::size_t ci = 0;
   for (const auto& [m, rows] : series) {
     const std::string b = gp.block(rows);
-    const std::string part = fmt::format(
-        "{} using 1:2:3:4 with yerrorbars pt 7 ps 0.6 lc rgb \"{}\" title \"{} (simulated)\"", b, color(ci), name(m));
+    const std::string part = fmt::format("{} using 1:2:3:4 with yerrorbars pt 7 ps 0.6 lc rgb \"{}\" title {}", b,
+                                         color(ci), gp_quote(name(m) + " (simulated)"));
     if (m == Model::ps) {
       ps_plots.push_back(part);
       if (!ps_curve.empty())
@@ -83,7 +83,7 @@ void checks_figure(const SweepSpec& sw, const Series& series, Out& out) {
     } else {
       goodput_plots.push_back(part);
       if (m == Model::collision)
-        goodput_plots.push_back(fmt::format("{} using 1:2 with lines lw 1.5 lc rgb \"{}\" title \"λe^{{−2λ}}\"",
+        goodput_plots.push_back(fmt::format("{} using 1:2 with lines lw 1.5 lc rgb \"{}\" title \"λ·exp(−2λ)\"",
                                             gp.block(aloha_curve), color(ci)));
       if (m == Model::free)
         goodput_plots.push_back(fmt::format("{} using 1:2 with lines lw 1.5 lc rgb \"{}\" title \"λ/(1+λ)\"",

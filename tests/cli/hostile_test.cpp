@@ -105,9 +105,27 @@ TEST_F(HostileSpec, ReportNeedsAreCheckedBeforeAnyRun) {
 }
 
 TEST_F(HostileSpec, SweepNamesArePlainFileNames) {
-  for (const char* name : {"a/b", "../../escaped", "", ".hidden", "a b"})
+  for (const char* name : {"a/b", "../../escaped", "", ".hidden", "a b", "-rf", "a\\nb", "a\\u0001"})
     refused(fmt::format("[sweep.\"{}\"]\nkind = \"grid\"\nmodel = \"free\"\nstrategy = \"full\"\nclients = 2\n", name),
             "names must be plain file names");
+}
+
+// The study's name is the default output folder: a plain file name too. And no two outputs of a
+// study share a file name, ignoring case (docs/study-spec.md, "Names and text").
+TEST_F(HostileSpec, StudyNamesAndCollidingOutputsAreRefused) {
+  const std::string grid = "kind = \"grid\"\nmodel = \"free\"\nstrategy = \"full\"\nclients = 2\n";
+  for (const char* name : {"../x", "-rf", "a\\nb", ".."}) {
+    write(dir_ / "n.toml", fmt::format("[study]\nname = \"{}\"\n[sweep.s]\n{}", name, grid));
+    expect_refused({"run", (dir_ / "n.toml").string()}, 2, "study.name must be a plain file name");
+  }
+  EXPECT_FALSE(fs::exists("x")) << "a folder was made for a refused study name";
+  fs::remove(dir_ / "n.toml");  // refused() wants the spec it writes alone in dir_
+  refused(
+      "[sweep.a]\nkind = \"steady\"\nmodel = \"free\"\nstrategy = \"full\"\nrate = 0.1\nhorizon = "
+      "10\n[sweep.A_latency]\n" +
+          grid,
+      "which sweep a writes");
+  refused("[sweep.readme]\n" + grid, "which the study itself writes");
 }
 
 // ---- 5, 6: no silent defaults, no accepted conflicts --------------------------------------

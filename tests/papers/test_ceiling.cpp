@@ -208,7 +208,7 @@ TEST_F(Ceiling, SteadyCostTableHasTheLostColumns) {
   EXPECT_FALSE(fs::exists(*one_ / "s_ceiling.gp"));
   ASSERT_TRUE(fs::exists(*one_ / "c_ceiling.gp"));
   const std::string cg = slurp(*one_ / "c_ceiling.gp");
-  EXPECT_NE(cg.find("set ytics (\"none (limit 10^9, never reached)\" 0, \"FIFO lock\" 1)"), std::string::npos) << cg;
+  EXPECT_NE(cg.find("set ytics ('none (limit 10^9, never reached)' 0, 'FIFO lock' 1)"), std::string::npos) << cg;
   EXPECT_EQ(cg.find("at most 1% of requests lost"), std::string::npos);  // c records no lost_fraction
   // Several strategies and configurations: the side-by-side thresholds table.
   const std::string by = slurp(*one_ / "s_by_server.md");

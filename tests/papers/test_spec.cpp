@@ -2,6 +2,7 @@
 // error naming the key and its line (expected lines are those of the TOML texts written below).
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
 #include <string>
 
 #include "papers/spec.hpp"
@@ -119,6 +120,63 @@ TEST(Spec, ThresholdsAboveTheCollapseAreErrors) {
   expect_error(head.substr(0, head.size() - 14) +
                    "kind = \"steady\"\nrate = 0.1\nhorizon = 10\ncollapse = 50\nthresholds = [10, 60]\n",
                "sweep.s.thresholds", 3);
+}
+
+// A study or sweep name becomes a path (out/NAME/SCALE, NAME.md, ...): anything but a plain file
+// name is refused, on one line that says the allowed form and shows the name (control characters
+// as \xNN).
+TEST(Spec, NamesThatCouldLeaveTheOutputFolderAreErrors) {
+  const std::string sweep = "[sweep.s]\nkind = \"grid\"\nmodel = \"free\"\nstrategy = \"full\"\nclients = 2\n";
+  for (const char* name : {"../x", "a/b", "a\\\\b", "..", ".hidden", "-rf", "", "a\\u0000b", "a\\nb", "a\\rb",
+                           "a\\u0001", "a\\u007f", "a b", "a.b"}) {
+    const std::string text = fmt::format("[study]\nname = \"{}\"\n", name) + sweep;
+    expect_error(text, "study.name", 2);
+    try {
+      parse_study_text(text, "bad.toml", "quick");
+    } catch (const SpecError& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+      EXPECT_EQ(what.find('\r'), std::string::npos) << what;
+      EXPECT_NE(what.find("letters, digits, '_' or '-', not starting with '-'"), std::string::npos) << what;
+    }
+  }
+  for (const char* name : {"../x", "a/b", "a\\\\b", "..", ".hidden", "-rf", "", "a\\u0000b", "a\\nb", "a\\u001b"}) {
+    const std::string text = fmt::format("[study]\nname = \"t\"\n[sweep.\"{}\"]\nkind = \"grid\"\nclients = 2\n", name);
+    expect_error(text, "sweep", 3);
+    try {
+      parse_study_text(text, "bad.toml", "quick");
+    } catch (const SpecError& e) {
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("names must be plain file names"), std::string::npos) << e.what();
+    }
+  }
+  // Plain names still parse, '-' and '_' inside them included.
+  EXPECT_EQ(parse_study_text("[study]\nname = \"my-study_2\"\n" + sweep, "ok.toml", "quick").name, "my-study_2");
+}
+
+// Two outputs of one study may not have the same file name, ignoring case: a sweep named like a
+// file another sweep derives from its name (steady's NAME_latency, burst's NAME_caps, ...), or like
+// one of the study's own files (README.md, results.jsonl, figure1.*, published.*, ...).
+TEST(Spec, SweepsWhoseFilesWouldCollideAreErrors) {
+  const std::string grid = "kind = \"grid\"\nmodel = \"free\"\nstrategy = \"full\"\nclients = 2\n";  // 4 lines
+  const std::string steady =
+      "kind = \"steady\"\nmodel = \"free\"\nstrategy = \"full\"\nrate = 0.1\nhorizon = 10\n";  // 5 lines
+  const std::string head = "[study]\nname = \"t\"\n";
+  expect_error(head + "[sweep.a]\n" + steady + "[sweep.a_latency]\n" + grid, "sweep.a_latency", 9);
+  expect_error(head + "[sweep.a_Latency]\n" + grid + "[sweep.a]\n" + steady, "sweep.a", 8);
+  expect_error(head + "[sweep.Ab]\n" + grid + "[sweep.ab]\n" + grid, "sweep.ab", 8);
+  for (const char* reserved :
+       {"README", "readme", "results", "Results", "figure1", "published", "published_summary", "validation", "study"})
+    expect_error(head + fmt::format("[sweep.{}]\n", reserved) + grid, fmt::format("sweep.{}", reserved), 3);
+  try {
+    parse_study_text(head + "[sweep.a]\n" + steady + "[sweep.A_LATENCY]\n" + grid, "bad.toml", "quick");
+    ADD_FAILURE() << "no error";
+  } catch (const SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("which sweep a writes"), std::string::npos) << e.what();
+  }
+  // Distinct names pass.
+  EXPECT_EQ(
+      parse_study_text(head + "[sweep.a]\n" + steady + "[sweep.a_lat]\n" + grid, "ok.toml", "quick").sweeps.size(), 2u);
 }
 
 }  // namespace
