@@ -4,6 +4,7 @@
 // one without attempt rows ("nothing to check": no check ran, so it can neither pass nor fail).
 #include <fmt/format.h>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -40,6 +41,11 @@ std::string csv_field(const std::string& s) {
 }
 
 int run_check(const CheckOptions& o) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(o.trace, ec)) {
+    std::fprintf(stderr, "retrylab: check: TRACE must be a file, not a folder (got %s)\n", o.trace.c_str());
+    return 2;
+  }
   std::ifstream in(o.trace, std::ios::binary);
   if (!in) {
     std::fprintf(stderr, "retrylab: check: TRACE must be a readable file (got %s)\n", o.trace.c_str());

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -30,6 +31,16 @@ std::string without_colon(const std::string& message) {
   return flag ? message.substr(0, colon) + message.substr(colon + 1) : message;
 }
 
+// CLI11 says "--runs: At Most 1 required but received 2" of a flag given twice: say it in our terms.
+std::string parse_message(const std::string& message) {
+  const std::string twice = ": At Most 1 required but received ";
+  const std::size_t at = message.find(twice);
+  if (at != std::string::npos && message.rfind("-", 0) == 0)
+    return fmt::format("{} is given {} times; give it once (a repeated flag would silently override the first)",
+                       message.substr(0, at), message.substr(at + twice.size()));
+  return without_colon(message);
+}
+
 // --help and --version print to stdout like any result: a failed write is exit 1, not 0.
 int print_and_finish(CLI::App& app, const CLI::Error& e) {
   try {
@@ -43,6 +54,9 @@ int print_and_finish(CLI::App& app, const CLI::Error& e) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A reader that closes the pipe early (`retrylab ... | head`) makes the next write fail with EPIPE
+  // instead of killing the process (status 141): finish_stdout reports it, one line, exit 1.
+  std::signal(SIGPIPE, SIG_IGN);
 #ifdef RETRYLAB_WITH_MPI
   // MPI_Init only under an MPI launcher (mpirun, srun); MPI_Finalize when main returns.
   retrylab::papers::mpi::Session mpi_session(argc, argv);
@@ -65,7 +79,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return print_and_finish(app, e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "retrylab: %s\n", without_colon(e.what()).c_str());
+    std::fprintf(stderr, "retrylab: %s\n", parse_message(e.what()).c_str());
     return 2;
   } catch (const retrylab::InputError& e) {
     std::fprintf(stderr, "retrylab: %s\n",

@@ -284,8 +284,14 @@ montecarlo::Scenario scenario_from_flags(const SimulateOptions& o, const TimeUni
       f.set(sc, f.unit == montecarlo::FieldUnit::time ? v / u.attempt_duration : v);
     }
   }
-  // The controls that keep time need the length of an attempt-duration in ms: from --unit.
-  if (montecarlo::needs_clock(sc.server) && !was_given(o, "--attempt-ms") && !u.plain())
+  // The controls that keep time need the length of an attempt-duration in ms: from --unit, or from
+  // --attempt-ms without one; both at once would say it twice, perhaps differently.
+  if (was_given(o, "--attempt-ms") && !u.plain())
+    throw InputError("--attempt-ms",
+                     fmt::format("must not be given with --unit {} (its --attempt-duration already sets it; "
+                                 "got --attempt-ms {})",
+                                 u.name, sc.server.attempt_ms));
+  if (montecarlo::needs_clock(sc.server) && !u.plain())
     sc.server.attempt_ms = u.name == "s" ? 1000.0 * u.attempt_duration : u.attempt_duration;
   if (sc.retries && !was_given(o, "--strategy"))
     throw InputError("--strategy",

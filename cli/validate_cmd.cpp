@@ -52,7 +52,8 @@ int run_validate(const ValidateOptions& o) {
   if (!o.cases.empty() && opt.only.empty())
     throw InputError("--cases", fmt::format("must name at least one case (got \"{}\")", o.cases));
 
-  if (!o.out.empty()) require_writable_folder("--out", o.out);  // before the run, not after it
+  if (!o.out.empty()) require_writable_folder("--out", o.out);          // before the run, not after it
+  if (o.cases.empty()) validation::require_writable_certificate_dir();  // the whole catalogue records one
 
   std::unique_ptr<montecarlo::Progress> progress;  // made when the number of cases is known
   const auto result = validation::run_suite(opt, [&](const validation::CaseResult& r, std::size_t cases) {

@@ -44,6 +44,7 @@ void copy_certified_tables(const validation::Certificate& c, const fs::path& out
 
 // No passing certificate and asked to validate: the quick catalogue, its tables and certificate.
 std::optional<std::string> validate_now(const GateOptions& o, const fs::path& out) {
+  validation::require_writable_certificate_dir();  // before the catalogue runs, not after it
   if (!o.quiet) o.say("no passing certificate for this build: running `retrylab validate --quick` first");
   validation::SuiteOptions opt;
   opt.threads = o.threads;

@@ -18,8 +18,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// A file the study writes cannot be written (a full disk, a folder made read-only): exit 1, naming it.
 [[noreturn]] void sys_fail(const std::string& what, const fs::path& p) {
-  throw std::runtime_error(fmt::format("{} {}: {}", what, p.string(), std::strerror(errno)));
+  throw OutputError(fmt::format("{} {}: {}", what, p.string(), std::strerror(errno)));
 }
 
 void write_all(int fd, const std::string& bytes, const fs::path& p) {

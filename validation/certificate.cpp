@@ -4,13 +4,16 @@
 
 #include <fmt/format.h>
 #include <unistd.h>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string_view>
 #include <system_error>
 
+#include "analytic/error.hpp"
 #include "analytic/units.hpp"
 #include "montecarlo/hash.hpp"
 
@@ -77,6 +80,28 @@ std::filesystem::path certificate_dir() {
 }
 
 std::filesystem::path certificate_tables_dir(const Certificate& c) { return certificate_dir() / c.id; }
+
+void require_writable_certificate_dir() {
+  const auto dir = certificate_dir();
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  std::string reason = ec ? ec.message() : "";
+  if (!ec) {
+    std::string probe = (dir / ".retrylab-probe.XXXXXX").string();
+    const int fd = ::mkstemp(probe.data());
+    if (fd < 0) {
+      reason = std::strerror(errno);
+    } else {
+      ::close(fd);
+      ::unlink(probe.c_str());
+    }
+  }
+  if (!reason.empty())
+    throw OutputError(
+        fmt::format("cannot write the validation certificate in {} ({}); set RETRYLAB_CERTIFICATE_DIR "
+                    "to a folder retrylab can write",
+                    dir.string(), reason));
+}
 
 std::filesystem::path write_certificate(const Certificate& c) {
   const auto dir = certificate_dir();

@@ -36,6 +36,11 @@ std::filesystem::path certificate_dir();
 // folder, so the table beside the results is always the certified one.
 std::filesystem::path certificate_tables_dir(const Certificate& c);
 
+// Throws OutputError unless certificate_dir() exists (it is created) and a file can be made in it:
+// called before a validation run, so a folder the certificate could not be written to is found
+// before the catalogue runs, not after.
+void require_writable_certificate_dir();
+
 // Writes the certificate (atomically: temporary name, then rename) and returns its path.
 std::filesystem::path write_certificate(const Certificate& c);
 

@@ -1,8 +1,12 @@
 // Resume against a damaged results store (the hostile-input report, class 8): a torn last line is
 // dropped, a damaged middle line or a foreign record is InputError naming file and line, repeated
 // records are removed from the file, a new certificate of the same build resumes while another
-// build's does not, and results.jsonl being a folder is refused by name.
+// build's does not, results.jsonl being a folder is refused by name, and a disk that fills up is
+// OutputError naming the file (the CLI's exit 1), not an unexpected error.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+
+#include <csignal>
 
 #include <filesystem>
 #include <fstream>
@@ -114,5 +118,33 @@ TEST(StoreHostile, AFolderNamedResultsIsRefused) {
   fs::create_directories(dir / "results.jsonl");
   EXPECT_NE(resume_error(dir).find("results.jsonl, which is not a regular file"), std::string::npos);
   EXPECT_THROW(ResultsStore(dir, header, false), InputError);
+  fs::remove_all(dir);
+}
+
+// A full disk, simulated by RLIMIT_FSIZE (a write past it fails with EFBIG): OutputError naming
+// results.jsonl, which the CLI reports as exit 1 (docs/cli.md), not exit 3.
+TEST(StoreHostile, AFullDiskIsAnOutputErrorNamingTheFile) {
+  const fs::path dir = fresh("full");
+  struct rlimit old {};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
+  std::signal(SIGXFSZ, SIG_IGN);
+  std::string what;
+  bool other = false;
+  {
+    ResultsStore s(dir, header, false);
+    struct rlimit small = old;
+    small.rlim_cur = 4096;
+    ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+    try {
+      s.append({{"sweep", "a"}, {"point", 0}, {"x", std::string(10000, 'x')}});
+    } catch (const retrylab::OutputError& e) {
+      what = e.what();
+    } catch (const std::exception&) {
+      other = true;
+    }
+    ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &old), 0);
+  }
+  EXPECT_FALSE(other);
+  EXPECT_NE(what.find("cannot write " + (dir / "results.jsonl").string()), std::string::npos) << what;
   fs::remove_all(dir);
 }
