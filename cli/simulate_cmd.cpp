@@ -285,14 +285,15 @@ montecarlo::Scenario scenario_from_flags(const SimulateOptions& o, const TimeUni
     }
   }
   // The controls that keep time need the length of an attempt-duration in ms: from --unit, or from
-  // --attempt-ms without one; both at once would say it twice, perhaps differently.
-  if (was_given(o, "--attempt-ms") && !u.plain())
-    throw InputError("--attempt-ms",
-                     fmt::format("must not be given with --unit {} (its --attempt-duration already sets it; "
-                                 "got --attempt-ms {})",
-                                 u.name, sc.server.attempt_ms));
-  if (montecarlo::needs_clock(sc.server) && !u.plain())
-    sc.server.attempt_ms = u.name == "s" ? 1000.0 * u.attempt_duration : u.attempt_duration;
+  // --attempt-ms. Both at once must agree (an --attempt-ms that says otherwise would be silently
+  // overruled by one or the other).
+  const double unit_ms = u.name == "s" ? 1000.0 * u.attempt_duration : u.attempt_duration;
+  const bool disagree = std::abs(sc.server.attempt_ms - unit_ms) > 1e-12 * std::max(sc.server.attempt_ms, unit_ms);
+  if (was_given(o, "--attempt-ms") && !u.plain() && disagree)
+    throw InputError("--attempt-ms", fmt::format("must agree with --unit {} --attempt-duration {}, which make an "
+                                                 "attempt-duration {} ms (got --attempt-ms {})",
+                                                 u.name, u.attempt_duration, unit_ms, sc.server.attempt_ms));
+  if (montecarlo::needs_clock(sc.server) && !was_given(o, "--attempt-ms") && !u.plain()) sc.server.attempt_ms = unit_ms;
   if (sc.retries && !was_given(o, "--strategy"))
     throw InputError("--strategy",
                      "is required with retries on (one of none, nojitter, full, equal, decorrelated, "

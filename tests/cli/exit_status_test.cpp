@@ -1,6 +1,6 @@
 // Exit statuses of docs/cli.md that need a process set up by hand: standard output a pipe whose
 // reader has gone (`retrylab ... | head`) is exit 1 with one line, never SIGPIPE (status 141); a
-// folder given to `check` is exit 2; --attempt-ms beside a --unit that sets it is exit 2; a flag
+// folder given to `check` is exit 2; --attempt-ms that disagrees with --unit is exit 2; a flag
 // given twice is exit 2 in retrylab's words; a certificate folder that cannot be written is found
 // before the validation catalogue runs.
 #include <gtest/gtest.h>
@@ -25,6 +25,10 @@ using retrylab::test::run_child;
 namespace {
 
 using Args = std::vector<std::string>;
+Args with(Args a, const std::string& last) {
+  a.push_back(last);
+  return a;
+}
 
 // retrylab ARGS with stdout a pipe that no process reads (its read end closed before the child
 // starts, so every write fails with EPIPE: deterministic, not a race with a reader that exits).
@@ -91,8 +95,10 @@ TEST(ExitStatus, RefusalsNameWhatTheUserTyped) {
   expect_one_line(run_child({"check", d.string()}), 2, "TRACE must be a file, not a folder", "check FOLDER");
   const Args sim = {"simulate", "--model", "free", "--strategy", "full", "--clients", "3", "--quiet"};
   Args both = sim;
-  both.insert(both.end(), {"--unit", "ms", "--attempt-duration", "20", "--attempt-ms", "20"});
-  expect_one_line(run_child(both), 2, "--attempt-ms must not be given with --unit ms", "--attempt-ms with --unit");
+  both.insert(both.end(), {"--unit", "s", "--attempt-duration", "0.02", "--runs", "1", "--attempt-ms"});
+  expect_one_line(run_child(with(both, "30")), 2, "--attempt-ms must agree with --unit s --attempt-duration 0.02",
+                  "--attempt-ms against --unit");
+  EXPECT_EQ(run_child(with(both, "20")).status, 0) << "--attempt-ms that agrees with --unit";
   Args twice = sim;
   twice.insert(twice.end(), {"--runs", "2", "--runs", "3"});
   expect_one_line(run_child(twice), 2, "--runs is given 2 times; give it once", "--runs twice");
