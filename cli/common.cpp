@@ -134,19 +134,7 @@ void require_writable_file(const std::string& flag, const std::string& path) {
 }
 
 void require_writable_folder(const std::string& flag, const std::string& path) {
-  std::error_code ec;
-  std::filesystem::create_directories(path, ec);
-  std::string reason = ec ? ec.message() : "";
-  if (!ec) {
-    std::string probe = (std::filesystem::path(path) / ".retrylab-probe.XXXXXX").string();
-    const int fd = ::mkstemp(probe.data());
-    if (fd < 0) {
-      reason = std::strerror(errno);
-    } else {
-      ::close(fd);
-      ::unlink(probe.c_str());
-    }
-  }
+  const std::string reason = folder_write_problem(path);
   if (!reason.empty())
     throw InputError(flag, fmt::format("must be a folder retrylab can write (got \"{}\": {})", path, reason));
 }

@@ -130,4 +130,16 @@ void commit_file(const fs::path& temporary, const fs::path& target) {
   }
 }
 
+std::string folder_write_problem(const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return ec.message();
+  std::string probe = (dir / ".retrylab-probe.XXXXXX").string();
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0) return std::strerror(errno);
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return "";
+}
+
 }  // namespace retrylab

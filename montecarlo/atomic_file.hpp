@@ -36,6 +36,10 @@ void write_file_atomic(const std::filesystem::path& target, std::string_view byt
 // Throws OutputError unless target is absent or a regular file (symlinks are not followed).
 void require_replaceable(const std::filesystem::path& target);
 
+// Creates dir (and its parents) and makes and removes a file in it: "" when both work, else why not
+// (the system's message). For checks made before work starts, so a run cannot fail at its end.
+std::string folder_write_problem(const std::filesystem::path& dir);
+
 // For a file another program writes (gnuplot): the temporary name to give it, then commit_file(),
 // which checks the target, fsyncs the temporary, renames it and fsyncs the folder (else removes it).
 std::filesystem::path temporary_path_for(const std::filesystem::path& target);

@@ -3,10 +3,7 @@
 #include "montecarlo/atomic_file.hpp"
 
 #include <fmt/format.h>
-#include <unistd.h>
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -83,19 +80,7 @@ std::filesystem::path certificate_tables_dir(const Certificate& c) { return cert
 
 void require_writable_certificate_dir() {
   const auto dir = certificate_dir();
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  std::string reason = ec ? ec.message() : "";
-  if (!ec) {
-    std::string probe = (dir / ".retrylab-probe.XXXXXX").string();
-    const int fd = ::mkstemp(probe.data());
-    if (fd < 0) {
-      reason = std::strerror(errno);
-    } else {
-      ::close(fd);
-      ::unlink(probe.c_str());
-    }
-  }
+  const std::string reason = folder_write_problem(dir);
   if (!reason.empty())
     throw OutputError(
         fmt::format("cannot write the validation certificate in {} ({}); set RETRYLAB_CERTIFICATE_DIR "
