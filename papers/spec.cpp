@@ -488,13 +488,14 @@ std::vector<SweepPoint> expand_ext(const Where& w, const Draft& d) {
 // within the engine's memory and work limits (montecarlo/resources.hpp).
 void check_report_needs(const Where& w, const Draft& d, const SweepSpec& s) {
   const std::string key = "sweep." + d.name;
-  const auto needs = required_metrics(d.kind);
   if (!d.metrics.empty())
-    for (const char* m : needs)
-      if (std::find(d.metrics.begin(), d.metrics.end(), m) == d.metrics.end())
-        throw SpecError(key + ".metrics",
-                        fmt::format("must include \"{}\": the {} report needs it", m, to_string(d.kind)), w.file,
-                        d.line);
+    for (const auto& p : s.points)
+      for (const char* m : required_metrics(d.kind, p.scenario.model))
+        if (std::find(d.metrics.begin(), d.metrics.end(), m) == d.metrics.end())
+          throw SpecError(key + ".metrics",
+                          fmt::format("must include \"{}\": the {} report needs it (model {})", m, to_string(d.kind),
+                                      to_string(p.scenario.model)),
+                          w.file, d.line);
   const bool keeps_waiting = std::find(d.per_run.begin(), d.per_run.end(), "max_waiting") != d.per_run.end();
   if (d.kind == SweepKind::steady && !keeps_waiting)
     for (const auto& p : s.points)

@@ -127,9 +127,9 @@ inline constexpr std::uintmax_t max_spec_bytes = 1u << 20;
 inline constexpr std::int64_t max_sweep_points = 100'000;
 inline constexpr std::ptrdiff_t max_sleep_panels = 60;
 
-// The summary metrics the report of a sweep kind reads (papers/report/); a sweep that narrows
-// `metrics` must keep them.
-std::vector<const char*> required_metrics(SweepKind kind);
+// The summary metrics the report of a sweep kind reads (papers/report/) for a point under model; a
+// sweep that narrows `metrics` must keep them for each of its points.
+std::vector<const char*> required_metrics(SweepKind kind, Model model);
 
 // The file names (stems: NAME.md, NAME.csv, NAME.svg, ...) a sweep's report may write into the
 // output folder (papers/report/), and those the study writes itself (README.md, results.jsonl,

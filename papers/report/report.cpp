@@ -9,9 +9,11 @@ namespace retrylab::papers {
 
 namespace fs = std::filesystem;
 
-// The metrics each engine kind's tables read unconditionally (the others are shown when kept).
-std::vector<const char*> required_metrics(SweepKind kind) {
+// The metrics each engine kind's tables read unconditionally (the others are shown when kept); the
+// checks table compares goodput with its closed form, or under ps the time in system (sojourn).
+std::vector<const char*> required_metrics(SweepKind kind, Model model) {
   switch (kind) {
+    case SweepKind::checks: return {model == Model::ps ? "sojourn" : "goodput"};
     case SweepKind::classic: return {"attempts_per_client", "makespan"};
     case SweepKind::frontier: return {"latency", "makespan"};
     case SweepKind::steady: return {"collapsed", "latency"};

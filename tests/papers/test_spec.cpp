@@ -122,6 +122,25 @@ TEST(Spec, ThresholdsAboveTheCollapseAreErrors) {
                "sweep.s.thresholds", 3);
 }
 
+// What a sweep's report reads is required when the spec is read, not found missing after every point
+// ran: the checks table reads goodput (sojourn under ps), the classic table attempts per client and
+// makespan, a threshold below the collapse the per-run peak backlog.
+TEST(Spec, WhatAReportReadsIsRequiredBeforeTheRun) {
+  const std::string checks = "[study]\nname = \"t\"\n[sweep.s]\nkind = \"checks\"\nretries = \"off\"\nhorizon = 100\n";
+  expect_error(checks + "model = \"collision\"\nrate = 0.2\nmetrics = [\"sojourn\"]\n", "sweep.s.metrics", 3);
+  expect_error(checks + "model = [\"free\", \"ps\"]\nrate = 0.2\nmetrics = [\"goodput\"]\n", "sweep.s.metrics", 3);
+  EXPECT_NO_THROW(
+      parse_study_text(checks + "model = \"ps\"\nrate = 0.2\nmetrics = [\"sojourn\"]\n", "ok.toml", "quick"));
+  EXPECT_NO_THROW(parse_study_text(
+      checks + "model = [\"free\", \"ps\"]\nrate = 0.2\nmetrics = [\"goodput\", \"sojourn\"]\n", "ok.toml", "quick"));
+  const std::string classic = "[study]\nname = \"t\"\n[sweep.s]\nkind = \"classic\"\nclients = 3\nhorizon = 1000\n";
+  expect_error(classic + "metrics = [\"latency\", \"makespan\"]\n", "sweep.s.metrics", 3);
+  const std::string steady =
+      "[study]\nname = \"t\"\n[sweep.s]\nkind = \"steady\"\nrate = 0.1\nhorizon = 10\ncollapse = 50\n";
+  expect_error(steady + "thresholds = [10, 50]\n", "sweep.s.per_run", 3);
+  EXPECT_NO_THROW(parse_study_text(steady + "thresholds = [50]\n", "ok.toml", "quick"));
+}
+
 // A study or sweep name becomes a path (out/NAME/SCALE, NAME.md, ...): anything but a plain file
 // name is refused, on one line that says the allowed form and shows the name (control characters
 // as \xNN).
