@@ -427,10 +427,12 @@ void add_simulate_command(CLI::App& app, Action& action) {
       ->default_str("text");
   cmd->add_option("--runs", opts->runs, "Number of independent runs (>= 1; within --max-memory and the work limit)")
       ->capture_default_str();
-  cmd->add_option("--max-memory", opts->max_memory,
-                  fmt::format("Refuse up front a run whose estimated memory exceeds this many GiB (default: half the "
-                              "RAM); runs x (clients + rate x horizon) is at most {:g} (the work limit)",
-                              montecarlo::max_clients_simulated))
+  cmd->add_option(
+         "--max-memory", opts->max_memory,
+         fmt::format(
+             "Refuse up front a run whose estimated memory exceeds this many GiB (default: half the "
+             "RAM); runs x (clients + rate x horizon) x attempts per client is at most {:g} attempts (the work limit)",
+             montecarlo::max_attempts_simulated))
       ->capture_default_str();
   cmd->add_option("--seed", opts->seed, "Seed; a run's randomness is keyed by (seed, scenario, run index)")
       ->capture_default_str();

@@ -3,12 +3,71 @@
 #include <fmt/format.h>
 #include <unistd.h>
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <thread>
 
 #include "analytic/error.hpp"
+#include "analytic/fluid_cap.hpp"
 #include "montecarlo/result.hpp"
 
 namespace retrylab::montecarlo {
+
+namespace {
+
+// The attempt cycles (an attempt of length `attempt`, then the mean sleep before the next) that fit
+// in `time`, following the mean sleep of each retry index up to the cap; +inf when time is. Sleep k
+// (k = 0, 1, ...) has mean f·min(cap, base·g^k), with f the strategy's mean fraction of its window
+// and g its growth (decorrelated: f = 5/6, its mean at the cap for cap ≫ base, and g = e^(ln 3 − 1),
+// the growth of its log-sleep, analytic/decorrelated.hpp); none and window sleep 0 and W/2 always.
+double cycles_within(const Backoff& b, double attempt, double time) {
+  if (std::isinf(time)) return std::numeric_limits<double>::infinity();
+  const auto after = [&](double elapsed, double n, double cycle) {
+    return n + std::ceil(std::max(0.0, time - elapsed) / std::max(cycle, 1e-9));
+  };
+  if (b.strategy == Strategy::none) return after(0, 0, attempt);
+  if (b.strategy == Strategy::window) return after(0, 0, attempt + 0.5 * b.window);
+  const bool decorrelated = b.strategy == Strategy::decorrelated;
+  const double f = decorrelated ? 5.0 / 6.0 : mean_sleep_at_cap(b, 1.0);
+  const double g = decorrelated ? std::exp(std::log(3.0) - 1.0) : b.multiplier;
+  const double at_cap = attempt + f * b.cap;
+  if (g <= 1.0 || b.base >= b.cap) return after(0, 0, attempt + f * std::min(b.base, b.cap));
+  // Cycles before the cap: k < K; the first n of them last n·attempt + f·base·(g^n − 1)/(g − 1).
+  const double K = std::isinf(b.cap) ? 1e300 : std::ceil(std::log(b.cap / b.base) / std::log(g));
+  const auto length = [&](double n) { return n * attempt + f * b.base * std::expm1(n * std::log(g)) / (g - 1.0); };
+  double lo = 0, hi = std::min(K, 4096.0);  // g^4096 overflows any time for g >= 1.19; else the cap binds sooner
+  while (hi < K && length(hi) <= time) hi = std::min(K, 2 * hi);
+  if (length(hi) <= time) return after(length(hi), hi, at_cap);  // hi = K: reached the cap in time
+  while (hi - lo > 1) {
+    const double mid = std::floor((lo + hi) / 2);
+    (length(mid) <= time ? lo : hi) = mid;
+  }
+  return hi;  // the cycle that was running at `time` counts
+}
+
+}  // namespace
+
+double expected_attempts_per_client(const Scenario& s) {
+  if (!s.retries) return 1.0;
+  const ServerOptions& o = s.server;
+  const double limit =
+      o.max_attempts > 0 ? static_cast<double>(o.max_attempts) : std::numeric_limits<double>::infinity();
+  const double attempt = std::min(1.0, o.timeout) + 2.0 * o.delay;  // a completed attempt's round trip, or its timeout
+  const double horizon = effective_horizon(s);
+  const double lifetime = std::min(o.deadline, o.settle ? std::numeric_limits<double>::infinity() : horizon);
+  const double by_time = 1.0 + cycles_within(s.backoff, attempt, lifetime);
+  const double p = o.failure_prob;
+  double a = std::min({limit, by_time, p < 1.0 ? 1.0 / (1.0 - p) : std::numeric_limits<double>::infinity()});
+  const double outage = std::max(0.0, std::min(o.outage_end, horizon) - o.outage_start);
+  if (outage > 0 && o.outage_fraction > 0) {
+    // A client present during the outage retries through it: the cycles that fit in it, or 1/(1 − f).
+    const double f = o.outage_fraction;
+    const double through = std::min(1.0 + cycles_within(s.backoff, attempt, std::min(outage, lifetime)),
+                                    f < 1.0 ? 1.0 / (1.0 - f) : std::numeric_limits<double>::infinity());
+    a = std::max(a, std::min(limit, through));
+  }
+  return std::isfinite(a) ? std::max(1.0, a) : std::numeric_limits<double>::max();
+}
 
 ResourceEstimate estimate_resources(const Scenario& s, const RunPlan& plan) {
   const double arrivals = s.rate * effective_horizon(s);
@@ -20,6 +79,8 @@ ResourceEstimate estimate_resources(const Scenario& s, const RunPlan& plan) {
   e.bytes = static_cast<double>(plan.runs) * (static_cast<double>(sizeof(RunResult)) + per_run_summary_bytes) +
             std::max(1.0, threads) * waiting * bytes_per_waiting_client;
   e.clients = static_cast<double>(plan.runs) * per_run_clients;
+  e.attempts_per_client = expected_attempts_per_client(s);
+  e.attempts = e.clients * e.attempts_per_client;
   return e;
 }
 
@@ -31,12 +92,18 @@ double default_max_memory() {
 
 void check_resources(const Scenario& s, const RunPlan& plan, double max_memory) {
   const ResourceEstimate e = estimate_resources(s, plan);
-  if (e.clients > max_clients_simulated) {
+  if (e.attempts > max_attempts_simulated) {
+    // The horizon when it makes the work: steady arrivals over it, or retries that go on through it.
     const bool steady = s.rate * effective_horizon(s) > static_cast<double>(s.clients);
-    throw InputError(steady ? "horizon" : "runs",
-                     fmt::format("is too long to simulate: runs x (burst + rate x horizon) = {:.3g} clients, above the "
-                                 "limit {:.3g} (got runs={}, clients={}, rate={}, horizon={})",
-                                 e.clients, max_clients_simulated, plan.runs, s.clients, s.rate, effective_horizon(s)));
+    const ServerOptions& o = s.server;
+    throw InputError(
+        steady || e.attempts_per_client > 100 ? "horizon" : "runs",
+        fmt::format("is too long to simulate: runs x (burst + rate x horizon) x attempts per client = {:.3g} x {:.3g} "
+                    "= {:.3g} attempts, above the limit {:.3g} (got runs={}, clients={}, rate={}, horizon={}, "
+                    "failure_prob={}, max_attempts={}, deadline={}; lower runs or horizon, or bound the retries "
+                    "with max_attempts or deadline)",
+                    e.clients, e.attempts_per_client, e.attempts, max_attempts_simulated, plan.runs, s.clients, s.rate,
+                    effective_horizon(s), o.failure_prob, o.max_attempts, o.deadline));
   }
   if (e.bytes > max_memory)
     throw InputError("max-memory",

@@ -1,11 +1,17 @@
 #pragma once
 // Up-front resource limits of a simulation (runs of one scenario): refused before any allocation,
 // with one line stating the estimate and the limit, rather than dying of std::bad_alloc or running
-// for ever. The estimates are deliberately simple and on the low side:
+// for ever. The estimates are deliberately simple:
 // - memory: every run result is kept (sizeof(RunResult) plus per_run_summary_bytes for the summary),
 //   and each worker thread holds one run whose clients waiting at once can reach
 //   min(collapse, burst + expected arrivals) at bytes_per_waiting_client each;
-// - work: the clients simulated in all runs, runs x (burst + rate x horizon), at most max_clients_simulated.
+// - work: the attempts made in all runs, runs x (burst + rate x horizon) x attempts per client, at
+//   most max_attempts_simulated. Attempts per client (expected_attempts_per_client) is what injected
+//   failures alone cause: 1/(1 − failure_prob), plus the retries through an outage window, each
+//   bounded by max_attempts and by the attempt cycles (one attempt, then the mean sleep of its retry
+//   index) that fit before the deadline or the horizon. Contention is left out (it adds O(log N)
+//   attempts per client under a capped exponential backoff, and a run stops at its collapse
+//   threshold), so the estimate is low, never high, for a scenario without failures.
 #include <cstdint>
 
 #include "montecarlo/scenario.hpp"
@@ -14,12 +20,17 @@ namespace retrylab::montecarlo {
 
 inline constexpr double bytes_per_waiting_client = 128.0;  // client, its attempt, its wake-up, a heap slot
 inline constexpr double per_run_summary_bytes = 256.0;     // each metric's per-run value in the summary
-inline constexpr double max_clients_simulated = 1e11;      // hours on one core at about 10^7 clients/s
+inline constexpr double max_attempts_simulated = 1e11;     // hours on one core at about 10^7 attempts/s
 
 struct ResourceEstimate {
-  double bytes = 0;    // peak memory of simulate() and its summary
-  double clients = 0;  // clients simulated over all runs
+  double bytes = 0;                // peak memory of simulate() and its summary
+  double clients = 0;              // clients simulated over all runs
+  double attempts_per_client = 1;  // expected_attempts_per_client(s)
+  double attempts = 0;             // clients x attempts_per_client
 };
+
+// >= 1; exactly 1 with retries off. Finite for every scenario check_scenario accepts.
+double expected_attempts_per_client(const Scenario& s);
 
 ResourceEstimate estimate_resources(const Scenario& s, const RunPlan& plan);
 
@@ -27,7 +38,7 @@ ResourceEstimate estimate_resources(const Scenario& s, const RunPlan& plan);
 double default_max_memory();
 
 // Throws InputError naming "max-memory" (memory) or "horizon"/"runs" (work) when an estimate
-// exceeds its limit; `max_memory` in bytes.
+// exceeds its limit; `max_memory` in bytes. Work: the message states the estimate's factors.
 void check_resources(const Scenario& s, const RunPlan& plan, double max_memory);
 
 }  // namespace retrylab::montecarlo
