@@ -580,6 +580,33 @@ SweepSpec finish(const Where& w, const Draft& d, std::uint64_t study_seed) {
   return s;
 }
 
+// What a whole study will do at one scale, summed over its sweeps as they are read: the points, and
+// the attempts of the engine kinds' points (montecarlo/resources.hpp), each bounded like a sweep's.
+struct StudyTotal {
+  double points = 0;
+  double attempts = 0;
+};
+
+void add_to_study_total(const Where& w, const Draft& d, const SweepSpec& s, const char* scale, StudyTotal& total) {
+  total.points += static_cast<double>(s.points.size());
+  if (!is_ext(d.kind) && d.kind != SweepKind::sleep)
+    for (const auto& p : s.points)
+      total.attempts += montecarlo::estimate_resources(p.scenario, montecarlo::RunPlan{s.runs, s.seed, 0}).attempts;
+  const std::string key = "sweep." + d.name;
+  if (total.points > static_cast<double>(max_study_points))
+    throw SpecError(key,
+                    fmt::format("brings the study's {} scale to {:.3g} points, above the limit {} for a whole study "
+                                "(fewer or shorter sweeps)",
+                                scale, total.points, max_study_points),
+                    w.file, d.line);
+  if (total.attempts > montecarlo::max_attempts_simulated)
+    throw SpecError(key,
+                    fmt::format("brings the study's {} scale to about {:.3g} attempts, above the limit {:.3g} for a "
+                                "whole study (fewer runs, points or a shorter horizon)",
+                                scale, total.attempts, montecarlo::max_attempts_simulated),
+                    w.file, d.line);
+}
+
 }  // namespace
 
 namespace {
@@ -721,6 +748,7 @@ StudySpec parse_study_text(std::string_view text, const std::string& source_name
   StudySpec study;
   study.scale = scale;
   study.source_hash = montecarlo::fnv1a64(text);
+  StudyTotal quick_total, full_total;
   const toml::node* sweeps_node = nullptr;
   for (const auto& [k, node] : root) {
     if (k.str() == "study") {
@@ -763,6 +791,7 @@ StudySpec parse_study_text(std::string_view text, const std::string& source_name
       Draft d = base;
       if (auto st = t.get(sc)) apply(w, prefix + "." + sc, *st->as_table(), d, true);
       SweepSpec s = finish(w, d, study.seed);
+      add_to_study_total(w, d, s, sc, sc[0] == 'q' ? quick_total : full_total);
       if (scale == sc) chosen = std::move(s);
     }
     study.sweeps.push_back(std::move(*chosen));

@@ -122,9 +122,11 @@ StudySpec parse_study_text(std::string_view text, const std::string& source_name
 StudySpec parse_study_file(const std::filesystem::path& file, const std::string& scale);
 
 // Limits checked while parsing, before anything runs: the spec file's size, a sweep's points
-// (the product of its grid arrays), a sleep sweep's backoffs (one panel each in its figure).
+// (the product of its grid arrays), a sleep sweep's backoffs (one panel each in its figure), and at
+// each scale the study's points and attempts over all its sweeps (montecarlo/resources.hpp).
 inline constexpr std::uintmax_t max_spec_bytes = 1u << 20;
 inline constexpr std::int64_t max_sweep_points = 100'000;
+inline constexpr std::int64_t max_study_points = 100'000;  // summed over a study's sweeps, at each scale
 inline constexpr std::ptrdiff_t max_sleep_panels = 60;
 
 // The summary metrics the report of a sweep kind reads (papers/report/) for a point under model; a

@@ -58,6 +58,9 @@ TEST(Hostile, ResourcesAreRefusedUpFront) {
   expect_refused(with(sim, {"--clients", "1", "--runs", "100000000"}), 2, "--max-memory");
   expect_refused(with(sim, {"--rate", "1e15", "--horizon", "100", "--collapse", "1000000000"}), 2, "--horizon");
   expect_refused(with(sim, {"--rate", "0.5", "--horizon", "1e300"}), 2, "--horizon is too long to simulate");
+  expect_refused({"simulate", "--model", "none", "--strategy", "none", "--clients", "10", "--failure-prob", "1",
+                  "--horizon", "1e12"},
+                 2, "--horizon is too long to simulate");
   expect_refused(with(sim, {"--clients", "5", "--max-memory", "0"}), 2, "--max-memory");
   expect_refused({"run", "/dev/zero"}, 2, "SPEC must be a regular TOML file");
   // Within the limits the same scenario runs.
@@ -102,6 +105,17 @@ TEST_F(HostileSpec, ReportNeedsAreCheckedBeforeAnyRun) {
           "above the limit 100000");
   refused("[sweep.r]\nkind = \"grid\"\nmodel = \"free\"\nstrategy = \"full\"\nrate = 0.5\nhorizon = 1e300\n",
           "too long to simulate");
+  // The work limit counts attempts: ten clients whose every attempt fails for 1e12 attempt-durations.
+  refused(
+      "[sweep.f]\nkind = \"grid\"\nmodel = \"none\"\nstrategy = \"none\"\nclients = 10\nfailure_prob = "
+      "1\nhorizon = 1e12\n",
+      "attempts, above the limit");
+  // The study is bounded as a whole: two sweeps of 60,000 points each.
+  std::string many;
+  for (int i = 0; i < 300; ++i) many += (i ? ", " : "") + std::to_string(i + 1);
+  const std::string big = "kind = \"grid\"\nmodel = \"free\"\nstrategy = \"full\"\nhorizon = 10\nclients = [" + many +
+                          "]\nbase = [" + many.substr(0, many.find(", 201")) + "]\ncap = \"none\"\n";
+  refused("[sweep.g1]\n" + big + "[sweep.g2]\n" + big, "sweep.g2 brings the study's quick scale to 1.2e+05 points");
 }
 
 TEST_F(HostileSpec, SweepNamesArePlainFileNames) {
