@@ -81,7 +81,7 @@ using montecarlo::Dim;
 using montecarlo::TimeUnit;
 
 struct NamedMean {
-  const char* key;
+  std::string_view key;
   std::string label;  // table: metric and unit
   MeanSummary value;  // in the output unit
 };
@@ -91,7 +91,7 @@ std::vector<NamedMean> all_metrics(const montecarlo::Scenario& sc, const monteca
                                    const montecarlo::Summary& s, const TimeUnit& u) {
   std::vector<NamedMean> rows;
   for (const montecarlo::Metric* m : montecarlo::shown_metrics(sc, plan.server_engine))
-    rows.push_back({m->key, montecarlo::metric_label(*m, u), montecarlo::in_unit(s.*(m->summary), m->dim, u)});
+    rows.push_back({m->key, montecarlo::metric_label(*m, u), montecarlo::in_unit(m->mean(s), m->dim, u)});
   return rows;
 }
 
@@ -156,11 +156,12 @@ void print_table(const montecarlo::Scenario& sc, const montecarlo::RunPlan& plan
   std::cout << "\n"
             << fmt::format("{:<42} {:>12} {:>12} {:>6}  {:<27}\n", "yes/no metric", "count", "fraction", "n",
                            "95% interval (Wilson)");
-  for (const auto& [key, label, member] : montecarlo::shown_proportions(sc)) {
-    const ProportionSummary* p = &(s.*member);
+  for (const montecarlo::Metric* m : montecarlo::shown_proportions(sc)) {
+    const ProportionSummary* p = &m->proportion(s);
     const std::string ci =
         std::isfinite(p->ci95.lo) ? fmt::format("[{}, {}]", fmt_num(p->ci95.lo), fmt_num(p->ci95.hi)) : "-";
-    std::cout << fmt::format("{:<42} {:>12} {:>12} {:>6}  {:<27}\n", label, p->count, fmt_num(p->fraction), p->n, ci);
+    std::cout << fmt::format("{:<42} {:>12} {:>12} {:>6}  {:<27}\n", m->label, p->count, fmt_num(p->fraction), p->n,
+                             ci);
   }
 }
 
@@ -174,9 +175,9 @@ void print_csv(const montecarlo::Scenario& sc, const montecarlo::RunPlan& plan, 
     std::cout << fmt::format("{},{},{},{},{},{},,\n", m.key, csv_num(v.mean), csv_num(v.sd), v.n, csv_num(v.ci95.lo),
                              csv_num(v.ci95.hi));
   }
-  for (const auto& [key, label, member] : montecarlo::shown_proportions(sc)) {
-    const ProportionSummary* p = &(s.*member);
-    std::cout << fmt::format("{},,,{},{},{},{},{}\n", key, p->n, csv_num(p->ci95.lo), csv_num(p->ci95.hi), p->count,
+  for (const montecarlo::Metric* m : montecarlo::shown_proportions(sc)) {
+    const ProportionSummary* p = &m->proportion(s);
+    std::cout << fmt::format("{},,,{},{},{},{},{}\n", m->key, p->n, csv_num(p->ci95.lo), csv_num(p->ci95.hi), p->count,
                              csv_num(p->fraction));
   }
 }
@@ -376,8 +377,9 @@ int run_simulate(const SimulateOptions& o) {
       j["scenario"] = scenario_json(sc, plan, unit);
       j["runs"] = s.runs;
       nlohmann::ordered_json metrics;
-      for (const auto& m : all_metrics(sc, plan, s, unit)) metrics[m.key] = to_json(m.value);
-      for (const auto& p : montecarlo::shown_proportions(sc)) metrics[p.key] = to_json(s.*(p.summary));
+      for (const auto& m : all_metrics(sc, plan, s, unit)) metrics[std::string(m.key)] = to_json(m.value);
+      for (const montecarlo::Metric* p : montecarlo::shown_proportions(sc))
+        metrics[std::string(p->key)] = to_json(p->proportion(s));
       j["metrics"] = metrics;
       j["stop"] = {
           {"finished", s.stops[0]}, {"drained", s.stops[1]}, {"collapsed", s.stops[2]}, {"horizon", s.stops[3]}};

@@ -13,6 +13,8 @@
 // Hook order is the list's: the client policy chain runs breaker, then budget (allow_call,
 // on_outcome); deadline, then budget (gives_up_after_sleep); the lock passes a row on before the
 // limit's queue moves (on_release). The results of every golden depend on it.
+#include <algorithm>
+#include <array>
 #include <utility>
 #include <vector>
 
@@ -94,6 +96,54 @@ inline void ServerView::lend(EngineScratch& scratch) noexcept { std::swap(latenc
 inline void Network::lend(EngineScratch& scratch) noexcept {
   std::swap(reaches_, scratch.reaches);
   std::swap(responds_, scratch.responds);
+}
+
+// The components' metrics (montecarlo/metric.hpp), in FullParts order: component C's k-th metric is
+// slot metric_offset<C> + k of RunResult::extra and Summary::extra (every build uses FullParts'
+// slots, so a result's slots mean the same whatever build made it).
+template <class P>
+struct metric_table;
+template <class... Cs>
+struct metric_table<Parts<Cs...>> {
+  static constexpr std::size_t count = (std::size(Cs::metrics) + ... + 0);
+  static constexpr std::array<MetricDef, count> defs = [] {
+    std::array<MetricDef, count> out{};
+    std::size_t i = 0;
+    ((std::copy(Cs::metrics.begin(), Cs::metrics.end(), out.begin() + static_cast<std::ptrdiff_t>(i)),
+      i += std::size(Cs::metrics)),
+     ...);
+    return out;
+  }();
+  template <class C>
+  static constexpr std::size_t offset = [] {
+    std::size_t off = 0;
+    bool found = false;
+    ((found = found || std::is_same_v<C, Cs>, off += found ? 0 : std::size(Cs::metrics)), ...);
+    return off;
+  }();
+};
+using component_metrics = metric_table<FullParts>;
+static_assert(component_metrics::count <= max_component_metrics, "raise max_component_metrics (result.hpp)");
+static_assert(
+    [] {
+      const auto& d = component_metrics::defs;
+      for (std::size_t i = 0; i < d.size(); ++i)
+        for (std::size_t k = i + 1; k < d.size(); ++k)
+          if (d[i].key == d[k].key || d[i].rank == d[k].rank) return false;
+      return true;
+    }(),
+    "two component metrics share a key or a rank");
+
+// A run's result: the core's part, every component metric at its value for a run without the
+// component, then each component of the build writes its own.
+template <class E, class P>
+void fill_metrics(E& e, P& parts, RunResult& r, double stop) {
+  const auto& defs = component_metrics::defs;
+  for (std::size_t i = 0; i < defs.size(); ++i) r.extra[i] = defs[i].when_absent(r);
+  parts.each([&](auto& p) {
+    using C = std::decay_t<decltype(p)>;
+    p.report(e, static_cast<const RunResult&>(r), stop, MetricOut{r.extra.data() + component_metrics::offset<C>});
+  });
 }
 
 // Whether a full-tier run of s can take the lean build: every component it turns on is in it.

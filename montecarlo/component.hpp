@@ -20,6 +20,7 @@
 // Every hook of an inactive component returns at once; a hook returning bool is folded in list order
 // with short-circuit (&& for allow_call, holds_back..., || for gives_up_*). Randomness: a component
 // draws only from the streams the core owns for its purpose (E::stream<id>()), and only when it is on.
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <tuple>
@@ -27,6 +28,7 @@
 #include <utility>
 
 #include "montecarlo/engine_parts.hpp"
+#include "montecarlo/metric.hpp"
 #include "montecarlo/result.hpp"
 #include "montecarlo/scenario.hpp"
 
@@ -50,6 +52,8 @@ struct Component {
   static constexpr bool delays_start = false;
   static constexpr unsigned lanes = 0;
   static constexpr bool decides_service = false;  // then: double service_time(E&)
+  // Its metrics (montecarlo/metric.hpp), which report() writes in this order.
+  static constexpr std::array<MetricDef, 0> metrics{};
 
   // Storage a worker thread lends to each run (EngineScratch): swap the component's containers in
   // and out (at construction and destruction); reset empties them for the run, keeping memory.
@@ -167,9 +171,10 @@ struct Component {
   std::int64_t limit_in_force() const noexcept { return 0; }
   // The run goes on while this holds, past the horizon (settling).
   bool holds_run_open() const noexcept { return false; }
-  // Fills in the component's metrics.
+  // Writes the component's metrics (out[k]: metrics[k]) when the run ends at `stop`; core: the
+  // core's part of the result (counts, times).
   template <class E>
-  void report(E& /*e*/, RunResult& /*r*/, double /*stop*/) {}
+  void report(E& /*e*/, const RunResult& /*core*/, double /*stop*/, MetricOut /*out*/) {}
 };
 
 // A component's per-attempt and per-client state: its nested JobState / ClientState, or an empty

@@ -410,9 +410,9 @@ inline RunResult Engine<M, P, Observer, Faults>::finish(StopReason why, double s
 template <Model M, class P, class Observer, class Faults>
 inline RunResult Engine<M, P, Observer, Faults>::plain_result(StopReason why, double stop) const {
   RunResult r = tally_.result(s_.clients, why, stop, warmup_);
-  r.served = tally_.attempts;  // every attempt is served: no admission control
-  r.reject_fraction = tally_.attempts > 0 ? 0.0 : nan;
   r.lost_fraction = r.successes > 0 ? 0.0 : nan;
+  const auto& defs = component_metrics::defs;  // no component: each metric at its value without it
+  for (std::size_t i = 0; i < defs.size(); ++i) r.extra[i] = defs[i].when_absent(r);
   return r;
 }
 
@@ -420,13 +420,10 @@ inline RunResult Engine<M, P, Observer, Faults>::plain_result(StopReason why, do
 template <Model M, class P, class Observer, class Faults>
 inline RunResult Engine<M, P, Observer, Faults>::full_result(StopReason why, double stop) {
   RunResult r = tally_.result(s_.clients, why, stop, warmup_);
-  r.effects = r.successes;  // without effects tracked, every success took effect once
-  parts_.each([&](auto& p) RL_HOOK { p.report(*this, r, stop); });
-  r.reject_fraction =
-      tally_.attempts > 0 ? static_cast<double>(r.rejected) / static_cast<double>(tally_.attempts) : nan;
   r.lost = lost_;
   r.lost_fraction =
       tally_.successes + lost_ > 0 ? static_cast<double>(lost_) / static_cast<double>(tally_.successes + lost_) : nan;
+  fill_metrics(*this, parts_, r, stop);
   return r;
 }
 

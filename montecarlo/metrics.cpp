@@ -1,66 +1,129 @@
 #include "montecarlo/metrics.hpp"
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <cmath>
+#include <iterator>
+#include <stdexcept>
 
 #include "analytic/error.hpp"
+#include "montecarlo/builds.hpp"
 
 namespace retrylab::montecarlo {
 
 namespace {
 
-using S = Summary;
-using R = RunResult;
-
-const std::vector<Metric> base = {
-    {"attempts_per_client", "attempts per client", Dim::count, &S::attempts_per_client, &R::attempts_per_client},
-    {"makespan", "makespan ({})", Dim::time, &S::makespan, &R::makespan},
-    {"latency", "latency ({})", Dim::time, &S::latency, &R::latency},
-    {"goodput", "goodput (successes per {})", Dim::per_time, &S::goodput, &R::goodput},
-    {"attempt_rate", "attempt rate (per {})", Dim::per_time, &S::attempt_rate, &R::attempt_rate},
-    {"sojourn", "time in system ({})", Dim::time, &S::sojourn, &R::sojourn},
-    {"drain_time", "drain time ({})", Dim::time, &S::drain_time, &R::drain_time},
-    {"drain_time_p99", "99% drain time ({})", Dim::time, &S::drain_time_p99, &R::drain_time_p99},
-    {"unfinished", "unfinished (clients)", Dim::count, &S::unfinished, nullptr},
-    {"max_waiting", "peak backlog (clients)", Dim::count, &S::max_waiting, nullptr},
-    {"mean_waiting", "mean waiting (clients)", Dim::count, &S::mean_waiting, &R::mean_waiting},
-    {"mean_time_waiting", "mean time waiting ({})", Dim::time, &S::mean_time_waiting, &R::mean_time_waiting},
-    {"arrival_rate", "arrival rate (per {})", Dim::per_time, &S::arrival_rate, &R::arrival_rate},
-    {"busy_time", "busy time ({})", Dim::time, &S::busy_time, &R::busy_time},
-    {"work_done", "work done ({})", Dim::time, &S::work_done, &R::work_done}};
-
-const std::vector<Metric> server = {
-    {"rejected", "rejected attempts (per run)", Dim::count, &S::rejected, nullptr},
-    {"reject_fraction", "rejected / attempts", Dim::count, &S::reject_fraction, &R::reject_fraction},
-    {"queue_wait", "queue wait at the server ({})", Dim::time, &S::queue_wait, &R::queue_wait},
-    {"mean_limit", "mean concurrency limit (attempts)", Dim::count, &S::mean_limit, &R::mean_limit},
-    {"latency_p50", "median latency ({})", Dim::time, &S::latency_p50, &R::latency_p50},
-    {"latency_p99", "99th percentile latency ({})", Dim::time, &S::latency_p99, &R::latency_p99},
-    {"lost", "clients that gave up (per run)", Dim::count, &S::lost, nullptr},
-    {"lost_fraction", "lost / (successes + lost)", Dim::count, &S::lost_fraction, &R::lost_fraction},
-    {"timed_out", "attempts timed out (per run)", Dim::count, &S::timed_out, nullptr}};
-
-const std::vector<Metric> controls = {
-    {"retries_denied", "retries the budget refused (per run)", Dim::count, &S::retries_denied, nullptr},
-    {"breaker_rejected", "calls the breaker rejected (per run)", Dim::count, &S::breaker_rejected, nullptr},
-    {"throttled", "calls throttled locally (per run)", Dim::count, &S::throttled, nullptr},
-    {"injected", "attempts failed by injection (per run)", Dim::count, &S::injected, nullptr},
-    {"deadline_lost", "requests lost at their deadline (per run)", Dim::count, &S::deadline_lost, nullptr}};
-
-const Metric breaker_opened = {"breaker_opened", "times the breaker opened (per run)", Dim::count, &S::breaker_opened,
-                               nullptr};
-const std::vector<Metric> effects = {
-    {"effects", "successful attempts that took effect (per run)", Dim::count, &S::effects, nullptr},
-    {"duplicate_effects", "effects beyond a request's first (per run)", Dim::count, &S::duplicate_effects, nullptr},
-    {"hidden_effects", "lost requests that took effect (per run)", Dim::count, &S::hidden_effects, nullptr}};
-const Metric recovery = {"recovery_time", "recovery after the outage ({}; recovered runs)", Dim::time,
-                         &S::recovery_time, &R::recovery_time};
-
 bool shows_controls(const ServerOptions& o) {
   return o.budget != 0 || o.breaker != 0 || o.failure_prob > 0.0 || o.outage_end > 0.0 || !std::isinf(o.deadline);
 }
 
+// The core's metrics and every component's (builds.hpp: in FullParts order, slot by slot), sorted by rank.
+std::vector<Metric> make_registry() {
+  std::vector<Metric> all(std::begin(detail::core_metrics), std::end(detail::core_metrics));
+  const auto& defs = detail::component_metrics::defs;
+  for (std::size_t i = 0; i < defs.size(); ++i) {
+    Metric m{defs[i]};
+    m.slot = static_cast<int>(i);
+    all.push_back(m);
+  }
+  std::sort(all.begin(), all.end(), [](const Metric& a, const Metric& b) { return a.rank < b.rank; });
+  for (std::size_t i = 1; i < all.size(); ++i)
+    if (all[i].rank == all[i - 1].rank)
+      throw std::logic_error(fmt::format("metrics {} and {} share rank {}", all[i - 1].key, all[i].key, all[i].rank));
+  return all;
+}
+
+[[noreturn]] void no_metric(std::string_view key, std::string_view as) {
+  throw std::logic_error(fmt::format("no {} metric named '{}' in the registry (montecarlo/metrics.hpp)", as, key));
+}
+
 }  // namespace
+
+namespace shown {
+bool always(const Scenario& /*s*/, bool /*server_engine*/) { return true; }
+bool never(const Scenario& /*s*/, bool /*server_engine*/) { return false; }
+bool server(const Scenario& s, bool server_engine) { return has_server_features(s) || server_engine; }
+bool controls(const Scenario& s, bool /*server_engine*/) { return shows_controls(s.server); }
+bool breaker(const Scenario& s, bool /*server_engine*/) { return s.server.breaker != 0; }
+bool effects(const Scenario& s, bool /*server_engine*/) {
+  return !std::isinf(s.server.timeout) || s.server.idempotency != Idempotency::none;
+}
+bool recovery(const Scenario& s, bool /*server_engine*/) { return s.server.recovery_window > 0.0; }
+}  // namespace shown
+
+std::span<const Metric> metric_registry() {
+  static const std::vector<Metric> registry = make_registry();  // a constant table, built once
+  return registry;
+}
+
+const Metric* find_metric(std::string_view key) noexcept {
+  for (const Metric& m : metric_registry())
+    if (m.key == key) return &m;
+  return nullptr;
+}
+
+const MeanSummary& Metric::mean(const Summary& s) const {
+  if (reduce != Reduce::mean) no_metric(key, "mean");
+  return slot >= 0 ? s.extra[static_cast<std::size_t>(slot)] : s.*core_mean;
+}
+MeanSummary& Metric::mean(Summary& s) const {
+  if (reduce != Reduce::mean) no_metric(key, "mean");
+  return slot >= 0 ? s.extra[static_cast<std::size_t>(slot)] : s.*core_mean;
+}
+const ProportionSummary& Metric::proportion(const Summary& s) const {
+  if (reduce != Reduce::proportion) no_metric(key, "proportion");
+  return slot >= 0 ? s.extra_proportion[static_cast<std::size_t>(slot)] : s.*core_proportion;
+}
+
+double RunResult::metric(std::string_view key) const {
+  const Metric* m = find_metric(key);
+  if (m == nullptr) no_metric(key, "run");
+  return m->value(*this);
+}
+const MeanSummary& Summary::mean(std::string_view key) const {
+  const Metric* m = find_metric(key);
+  if (m == nullptr) no_metric(key, "mean");
+  return m->mean(*this);
+}
+MeanSummary& Summary::mean(std::string_view key) {
+  const Metric* m = find_metric(key);
+  if (m == nullptr) no_metric(key, "mean");
+  return m->mean(*this);
+}
+const ProportionSummary& Summary::proportion(std::string_view key) const {
+  const Metric* m = find_metric(key);
+  if (m == nullptr) no_metric(key, "proportion");
+  return m->proportion(*this);
+}
+
+// Each metric over the runs in run-index order: a mean leaves a NaN run out of n; a proportion
+// counts its 1s over its defined runs.
+Summary summarize(const std::vector<RunResult>& results) {
+  Summary s;
+  s.runs = static_cast<std::int64_t>(results.size());
+  for (const RunResult& r : results) ++s.stops[static_cast<int>(r.stop)];
+  for (const Metric& m : metric_registry()) {
+    if (m.reduce == Reduce::proportion) {
+      std::int64_t count = 0, n = 0;
+      for (const RunResult& r : results) {
+        const double v = m.value(r);
+        if (std::isnan(v)) continue;
+        ++n;
+        count += v != 0.0;
+      }
+      (m.slot >= 0 ? s.extra_proportion[static_cast<std::size_t>(m.slot)] : s.*m.core_proportion) =
+          summarize_proportion(count, n);
+      continue;
+    }
+    MeanAccumulator acc;
+    for (const RunResult& r : results) {
+      const double v = m.value(r);
+      if (!std::isnan(v)) acc.add(v);  // undefined for this run: left out of n
+    }
+    m.mean(s) = acc.summary();
+  }
+  return s;
+}
 
 TimeUnit time_unit(const std::string& unit, double attempt_duration, bool given) {
   TimeUnit u;
@@ -82,29 +145,26 @@ TimeUnit time_unit(const std::string& unit, double attempt_duration, bool given)
 }
 
 std::vector<const Metric*> shown_metrics(const Scenario& s, bool server_engine) {
-  const ServerOptions& o = s.server;
   std::vector<const Metric*> out;
-  for (const auto& m : base) out.push_back(&m);
-  if (has_server_features(s) || server_engine)
-    for (const auto& m : server) out.push_back(&m);
-  if (shows_controls(o))
-    for (const auto& m : controls) out.push_back(&m);
-  if (o.breaker != 0) out.push_back(&breaker_opened);
-  if (!std::isinf(o.timeout) || o.idempotency != Idempotency::none)
-    for (const auto& m : effects) out.push_back(&m);
-  if (o.recovery_window > 0.0) out.push_back(&recovery);
+  for (const Metric& m : metric_registry())
+    if (m.reduce == Reduce::mean && m.shown(s, server_engine)) out.push_back(&m);
   return out;
 }
 
-std::vector<ProportionMetric> shown_proportions(const Scenario& s) {
-  std::vector<ProportionMetric> out{{"collapsed", "collapsed (runs)", &S::collapsed},
-                                    {"drained", "drained (runs with a burst)", &S::drained}};
-  if (s.server.recovery_window > 0.0) out.push_back({"recovered", "recovered after the outage (runs)", &S::recovered});
+std::vector<const Metric*> shown_proportions(const Scenario& s) {
+  std::vector<const Metric*> out;
+  for (const Metric& m : metric_registry())
+    if (m.reduce == Reduce::proportion && m.shown(s, false)) out.push_back(&m);
   return out;
 }
 
 std::string metric_label(const Metric& m, const TimeUnit& u) {
   return fmt::format(fmt::runtime(m.label), m.dim == Dim::time ? u.plural() : u.singular());
+}
+
+void summary_in_unit(Summary& s, const TimeUnit& u) {
+  for (const Metric& m : metric_registry())
+    if (m.reduce == Reduce::mean) m.mean(s) = in_unit(m.mean(s), m.dim, u);
 }
 
 MeanSummary in_unit(MeanSummary m, Dim d, const TimeUnit& u) {

@@ -1,25 +1,25 @@
 #pragma once
-// The metrics a simulation reports (docs/models.md §5), as `retrylab simulate` and the Python module
-// print them: one registry, in output order, each with its key, label, dimension (how it scales
-// with the unit of time) and where it lives in a Summary and, when a run has it as a double, in a
-// RunResult. Which metrics a scenario shows is decided here too: the base ones always; the server
-// engine's with server features (or --server-engine); the controls' with a budget, breaker,
-// deadline or injected failures; effects with a timeout or an idempotency key; recovery when it is
-// measured. So every output keeps its keys when a metric is added for a new mechanism.
+// The metric registry (docs/models.md §5): every metric a run reports, in output order, as its
+// owner declared it (montecarlo/metric.hpp: the core for its tally, each component for its own),
+// with where its value lives in a RunResult and a Summary. summarize(), `retrylab simulate`'s table,
+// JSON and CSV, the studies' records and the Python module loop over it; no other file lists
+// metrics. Which metrics an output shows for a scenario is each metric's own `shown` rule, so every
+// output keeps its keys when a metric is added for a new mechanism.
 // TimeUnit: results read in attempt-durations (D = 1), or in ms / s with D the mean attempt time.
 #include <cstdint>
+#include <span>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
 #include "analytic/stats.hpp"
 #include "montecarlo/fields.hpp"
+#include "montecarlo/metric.hpp"
 #include "montecarlo/result.hpp"
 #include "montecarlo/scenario.hpp"
 
 namespace retrylab::montecarlo {
-
-enum class Dim { count, time, per_time };
 
 struct TimeUnit {
   std::string name = "attempt";  // attempt | ms | s
@@ -41,19 +41,24 @@ struct TimeUnit {
 // "--attempt-duration").
 TimeUnit time_unit(const std::string& unit, double attempt_duration, bool given);
 
-struct Metric {
-  const char* key;
-  const char* label;  // "{}" stands for the unit: plural for times, singular for rates
-  Dim dim;
-  MeanSummary Summary::*summary;
-  double RunResult::*run;  // the per-run value, when a run has it as a double; else null
+// A metric of the registry: its declaration and where its value lives.
+struct Metric : MetricDef {
+  int slot = -1;  // a component's: its slot in RunResult::extra and Summary::extra
+  // The core's: its per-run value and its summary.
+  double (*core_value)(const RunResult&) = nullptr;
+  MeanSummary Summary::*core_mean = nullptr;
+  ProportionSummary Summary::*core_proportion = nullptr;
+
+  double value(const RunResult& r) const { return slot >= 0 ? r.extra[static_cast<std::size_t>(slot)] : core_value(r); }
+  const MeanSummary& mean(const Summary& s) const;  // Reduce::mean
+  MeanSummary& mean(Summary& s) const;
+  const ProportionSummary& proportion(const Summary& s) const;  // Reduce::proportion
 };
 
-struct ProportionMetric {
-  const char* key;
-  const char* label;
-  ProportionSummary Summary::*summary;
-};
+// Every metric, in output order (by rank).
+std::span<const Metric> metric_registry();
+// The metric named key, or null.
+const Metric* find_metric(std::string_view key) noexcept;
 
 // How a scenario field scales with the unit of time (FieldUnit as a Dim).
 inline Dim dim_of(const Field& f) noexcept {
@@ -68,11 +73,13 @@ FieldOutput field_output(const Field& f, double v, const TimeUnit& u);
 
 // The mean metrics shown for s (server_engine: --server-engine), in output order.
 std::vector<const Metric*> shown_metrics(const Scenario& s, bool server_engine);
-// The yes/no metrics: collapsed and drained always, recovered when recovery is measured.
-std::vector<ProportionMetric> shown_proportions(const Scenario& s);
+// The yes/no metrics shown for s: collapsed and drained always, recovered when recovery is measured.
+std::vector<const Metric*> shown_proportions(const Scenario& s);
 // The label with its unit filled in.
 std::string metric_label(const Metric& m, const TimeUnit& u);
 // A summary in the unit (mean, sd and interval bounds scaled; counts unchanged).
 MeanSummary in_unit(MeanSummary m, Dim d, const TimeUnit& u);
+// Every mean metric of s in the unit u (what a sweep in ms or s records).
+void summary_in_unit(Summary& s, const TimeUnit& u);
 
 }  // namespace retrylab::montecarlo

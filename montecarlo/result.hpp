@@ -2,6 +2,7 @@
 // RunResult: the metrics of one run (docs/models.md §5), and Summary: the same over many runs, reduced
 // in run-index order. A metric undefined for a run (no succeeded client, no drain) is NaN there and
 // is left out of its summary's n.
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <string_view>
@@ -12,6 +13,10 @@
 namespace retrylab::montecarlo {
 
 enum class StopReason { finished, drained, collapsed, horizon };
+
+// Slots for the components' metrics in a result: at least the registry's count (a static_assert in
+// montecarlo/builds.hpp says so).
+inline constexpr std::size_t max_component_metrics = 48;
 
 struct RunResult {
   StopReason stop = StopReason::horizon;
@@ -40,39 +45,18 @@ struct RunResult {
   // Added by the engine (additive): the burst size N of the scenario, so summaries know whether
   // `drained` is defined (n = runs with a burst).
   std::int64_t burst_clients = 0;
-  // Server-side mechanisms (montecarlo/engine.hpp), additive. Runs of the original
-  // event loop (no server option set) have no admission control and no queue, so there rejected = 0,
-  // reject_fraction = 0 and queue_wait = 0 exactly; mean_limit, latency_p50/p99 stay NaN (not tracked).
-  std::int64_t rejected = 0;     // attempts rejected by the concurrency limit (whole run)
-  std::int64_t served = 0;       // attempts admitted and served (whole run; full tier only)
-  double reject_fraction = 0.0;  // rejected / attempts; NaN if no attempt
-  double queue_wait = 0.0;       // mean (service start − arrival at the server) of attempts starting
-                                 // service in the window (row lock, limit queue); NaN if none
-  double mean_limit = std::numeric_limits<double>::quiet_NaN();   // time-average concurrency limit over
-                                                                  // the window (fixed or AIMD); NaN without one
-  double latency_p50 = std::numeric_limits<double>::quiet_NaN();  // nearest-rank percentiles of
-  double latency_p99 = std::numeric_limits<double>::quiet_NaN();  // (success − arrival); NaN if none
-  // Client timeouts and retry limits (full tier), additive. The original event loop has
-  // neither: there lost = timed_out = 0 and lost_fraction = 0 when a client succeeded (else NaN).
-  std::int64_t lost = 0;       // clients that gave up at their retry limit (whole run)
-  double lost_fraction = 0.0;  // lost / (successes + lost): of the requests that ended, the share
-                               // lost; NaN if none ended
-  std::int64_t timed_out = 0;  // attempts whose client stopped waiting at its timeout (whole run)
-  // Client-side controls, deadlines and injected failures (full tier; 0 elsewhere), whole run.
-  std::int64_t retries_denied = 0;    // retries the budget refused (each ends its request: lost)
-  std::int64_t breaker_rejected = 0;  // calls the breaker rejected locally (unsent)
-  std::int64_t throttled = 0;         // calls adaptive throttling rejected locally (unsent)
-  std::int64_t injected = 0;          // attempts failed by injection (failure_prob, outage)
-  std::int64_t deadline_lost = 0;     // requests given up at their deadline (lost)
-  std::int64_t breaker_opened = 0;    // times the circuit breaker opened
-  // Effects at the server (ServerOptions::idempotency), whole run: without timeouts every effect is
-  // a success its client saw, so effects = successes and the other two are 0 exactly.
-  std::int64_t effects = 0;            // successful attempts that took effect (deduplicated by a fixed key)
-  std::int64_t duplicate_effects = 0;  // Σ max(0, effects per request − 1)
-  std::int64_t hidden_effects = 0;     // requests lost for their client that took effect nevertheless
-  double recovery_time =
-      std::numeric_limits<double>::quiet_NaN();  // after the outage's end; NaN if not measured or never
-  bool measured_recovery = false;                // the scenario measures recovery (recovery_window > 0)
+  // Requests that ended lost: their client gave up (a retry limit, a deadline, a budget's refusal)
+  // and left (whole run). lost_fraction = lost / (successes + lost): of the requests that ended,
+  // the share lost; NaN if none ended.
+  std::int64_t lost = 0;
+  double lost_fraction = 0.0;
+  // The components' metrics (montecarlo/metrics.hpp: the registry), by slot: each component
+  // declares its metrics and writes them into its slots when the run ends; a build without the
+  // component gives them their declared value for a run without it. Read them by key:
+  // metric("rejected") (or with a Metric from the registry).
+  std::array<double, max_component_metrics> extra;
+  double metric(std::string_view key) const;
+  RunResult() { extra.fill(std::numeric_limits<double>::quiet_NaN()); }
 };
 // Notes on the window (engine): events processed at the stop instant count as inside it (the
 // finishing success of a burst is counted in goodput); events at or after the horizon are never
@@ -81,25 +65,26 @@ struct RunResult {
 
 struct Summary {
   std::int64_t runs = 0;
+  // The core's metrics (the tally's: montecarlo/engine_parts.hpp registers them).
   MeanSummary attempts_per_client, makespan, latency, goodput, attempt_rate, sojourn, drain_time, drain_time_p99,
-      unfinished, max_waiting, mean_waiting, mean_time_waiting, arrival_rate;
+      unfinished, max_waiting, mean_waiting, mean_time_waiting, arrival_rate, busy_time, work_done, lost, lost_fraction;
   ProportionSummary collapsed, drained;
-  // Added by the engine (additive): busy time and work done (validation), and how the runs stopped,
-  // indexed by StopReason (finished, drained, collapsed, horizon).
-  MeanSummary busy_time, work_done;
+  // How the runs stopped, indexed by StopReason (finished, drained, collapsed, horizon).
   std::int64_t stops[4] = {0, 0, 0, 0};
-  // Added for the server-side mechanisms, additive.
-  MeanSummary rejected, reject_fraction, queue_wait, mean_limit, latency_p50, latency_p99;
-  MeanSummary lost, lost_fraction, timed_out;  // client timeouts and retry limits, additive
-  MeanSummary retries_denied, breaker_rejected, throttled, injected,
-      deadline_lost;  // controls, deadlines, injected failures
-  MeanSummary breaker_opened, effects, duplicate_effects, hidden_effects, recovery_time;
-  ProportionSummary recovered;  // runs whose recovery_time is defined, of the runs measuring it
+  // The components' metrics, by slot (a mean or a proportion, as the metric reduces).
+  std::array<MeanSummary, max_component_metrics> extra{};
+  std::array<ProportionSummary, max_component_metrics> extra_proportion{};
+  // Any metric of the registry by key (std::logic_error for a key it does not hold, or a
+  // proportion asked as a mean and the reverse).
+  const MeanSummary& mean(std::string_view key) const;
+  MeanSummary& mean(std::string_view key);
+  const ProportionSummary& proportion(std::string_view key) const;
 };
 
 std::string_view to_string(StopReason r) noexcept;
 
-// Reduces results in the order given (run-index order), so the summary is a pure function of them.
+// Reduces results in the order given (run-index order), so the summary is a pure function of them:
+// every metric of the registry (montecarlo/metrics.cpp), each as it reduces.
 Summary summarize(const std::vector<RunResult>& results);
 
 }  // namespace retrylab::montecarlo

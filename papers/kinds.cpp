@@ -55,10 +55,10 @@ json dependency_summary(const std::vector<montecarlo::RunDetail>& runs, double a
   const double d = attempt_duration;
   using R = montecarlo::RunDetail;
   auto of = [&](auto fn) { return over_runs(runs, fn); };
-  auto n = [](std::int64_t x) { return static_cast<double>(x); };
+  auto n = [](auto x) { return static_cast<double>(x); };
   auto retries = [&](const R& r) {
     const auto& x = r.result;
-    return n(x.attempts + x.breaker_rejected + x.throttled - x.clients_arrived);
+    return n(x.attempts + x.metric("breaker_rejected") + x.metric("throttled") - x.clients_arrived);
   };
   json j = {
       {"requests", of([&](const R& r) { return n(r.result.clients_arrived); })},
@@ -71,19 +71,19 @@ json dependency_summary(const std::vector<montecarlo::RunDetail>& runs, double a
        })},
       {"success_fraction", of([&](const R& r) { return ratio(n(r.result.successes), n(r.result.clients_arrived)); })},
       {"latency", of([d](const R& r) { return r.result.latency * d; })},
-      {"latency_p99", of([d](const R& r) { return r.result.latency_p99 * d; })},
-      {"timeouts", of([&](const R& r) { return n(r.result.timed_out); })},
-      {"duplicate_effects", of([&](const R& r) { return n(r.result.duplicate_effects); })},
-      {"hidden_effects", of([&](const R& r) { return n(r.result.hidden_effects); })},
-      {"retries_blocked", of([&](const R& r) { return n(r.result.retries_denied); })},
-      {"rejected_by_breaker", of([&](const R& r) { return n(r.result.breaker_rejected); })},
-      {"rejected_by_throttle", of([&](const R& r) { return n(r.result.throttled); })},
-      {"rejected_by_capacity", of([&](const R& r) { return n(r.result.rejected); })},
-      {"breaker_opened", of([&](const R& r) { return n(r.result.breaker_opened); })},
-      {"recovery_time", of([d](const R& r) { return r.result.recovery_time * d; })},
+      {"latency_p99", of([d](const R& r) { return r.result.metric("latency_p99") * d; })},
+      {"timeouts", of([&](const R& r) { return n(r.result.metric("timed_out")); })},
+      {"duplicate_effects", of([&](const R& r) { return n(r.result.metric("duplicate_effects")); })},
+      {"hidden_effects", of([&](const R& r) { return n(r.result.metric("hidden_effects")); })},
+      {"retries_blocked", of([&](const R& r) { return n(r.result.metric("retries_denied")); })},
+      {"rejected_by_breaker", of([&](const R& r) { return n(r.result.metric("breaker_rejected")); })},
+      {"rejected_by_throttle", of([&](const R& r) { return n(r.result.metric("throttled")); })},
+      {"rejected_by_capacity", of([&](const R& r) { return n(r.result.metric("rejected")); })},
+      {"breaker_opened", of([&](const R& r) { return n(r.result.metric("breaker_opened")); })},
+      {"recovery_time", of([d](const R& r) { return r.result.metric("recovery_time") * d; })},
       {"max_waiting", of([&](const R& r) { return n(r.result.max_waiting); })}};
   std::int64_t recovered = 0;
-  for (const auto& r : runs) recovered += std::isfinite(r.result.recovery_time) ? 1 : 0;
+  for (const auto& r : runs) recovered += std::isfinite(r.result.metric("recovery_time")) ? 1 : 0;
   j["recovered"] = to_json(summarize_proportion(recovered, static_cast<std::int64_t>(runs.size())));
   if (warning) {
     j["warning_time"] = of([d](const R& r) { return r.warning_time * d; });

@@ -16,6 +16,7 @@
 
 #include "montecarlo/fields.hpp"
 #include "montecarlo/hash.hpp"
+#include "montecarlo/metrics.hpp"
 
 namespace retrylab::papers {
 
@@ -63,10 +64,6 @@ const std::vector<ExtField>& ext_fields(SweepKind) { return layered_fields; }
 std::span<const montecarlo::Field> fields_table() { return montecarlo::scenario_fields(); }
 std::size_t n_fields() { return fields_table().size(); }
 constexpr std::string_view sleep_fields[] = {"strategy", "base", "cap", "window", "multiplier"};
-
-const std::vector<std::string> per_run_names = {"attempts_per_client", "makespan",       "latency",     "goodput",
-                                                "drain_time",          "drain_time_p99", "max_waiting", "unfinished",
-                                                "collapsed",           "drained"};
 
 struct Where {
   std::string file;
@@ -279,7 +276,7 @@ void apply(const Where& w, const std::string& prefix, const toml::table& t, Draf
     } else if (name == "metrics") {
       d.metrics = get_names(w, key, node, metric_names());
     } else if (name == "per_run") {
-      d.per_run = get_names(w, key, node, per_run_names);
+      d.per_run = get_names(w, key, node, metric_names());
     } else if (name == "thresholds") {
       auto arr = node.as_array();
       if (!arr || arr->empty()) fail(w, key, node, "must be a non-empty array of integers >= 1");
@@ -680,11 +677,11 @@ const std::vector<const char*>& reserved_output_names() {
 }
 
 const std::vector<std::string>& metric_names() {
-  static const std::vector<std::string> names = {
-      "attempts_per_client", "makespan", "latency", "goodput", "attempt_rate", "sojourn", "drain_time",
-      "drain_time_p99", "unfinished", "max_waiting", "collapsed", "drained",
-      // full tier; recorded only when named
-      "rejected", "reject_fraction", "queue_wait", "latency_p50", "latency_p99", "lost", "lost_fraction", "timed_out"};
+  static const std::vector<std::string> names = [] {  // the registry's keys, in output order
+    std::vector<std::string> out;
+    for (const montecarlo::Metric& m : montecarlo::metric_registry()) out.emplace_back(m.key);
+    return out;
+  }();
   return names;
 }
 

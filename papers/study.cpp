@@ -28,44 +28,37 @@ using nlohmann::json;
 
 namespace {
 
+// A metric's summary as a record stores it (papers/summary_json.hpp).
+json metric_json(const montecarlo::Summary& s, std::string_view key) {
+  const montecarlo::Metric* m = montecarlo::find_metric(key);
+  if (m == nullptr) throw std::logic_error(fmt::format("no metric named '{}'", key));  // spec.cpp checked the name
+  return m->reduce == montecarlo::Reduce::mean ? to_json(m->mean(s)) : to_json(m->proportion(s));
+}
+
+// The metrics a record stores: those a sweep names (`metrics`), else the default set
+// (docs/study-spec.md), whose bytes every committed record keeps.
 json summary_json(const montecarlo::Summary& s, const std::vector<std::string>& keep) {
-  json all = {{"attempts_per_client", to_json(s.attempts_per_client)},
-              {"makespan", to_json(s.makespan)},
-              {"latency", to_json(s.latency)},
-              {"goodput", to_json(s.goodput)},
-              {"attempt_rate", to_json(s.attempt_rate)},
-              {"sojourn", to_json(s.sojourn)},
-              {"drain_time", to_json(s.drain_time)},
-              {"drain_time_p99", to_json(s.drain_time_p99)},
-              {"unfinished", to_json(s.unfinished)},
-              {"max_waiting", to_json(s.max_waiting)},
-              {"collapsed", to_json(s.collapsed)},
-              {"drained", to_json(s.drained)}};
-  if (keep.empty()) return all;
-  // The full tier's metrics, recorded only when a sweep names them (specs without them keep their bytes).
-  const json server = {{"rejected", to_json(s.rejected)},           {"reject_fraction", to_json(s.reject_fraction)},
-                       {"queue_wait", to_json(s.queue_wait)},       {"latency_p50", to_json(s.latency_p50)},
-                       {"latency_p99", to_json(s.latency_p99)},     {"lost", to_json(s.lost)},
-                       {"lost_fraction", to_json(s.lost_fraction)}, {"timed_out", to_json(s.timed_out)}};
+  static constexpr std::string_view recorded_by_default[] = {
+      "attempts_per_client", "makespan",       "latency",    "goodput",     "attempt_rate", "sojourn",
+      "drain_time",          "drain_time_p99", "unfinished", "max_waiting", "collapsed",    "drained"};
   json out = json::object();
-  for (const auto& k : keep) out[k] = all.contains(k) ? all.at(k) : server.at(k);
+  if (keep.empty()) {
+    for (const std::string_view k : recorded_by_default) out[std::string(k)] = metric_json(s, k);
+  } else {
+    for (const auto& k : keep) out[k] = metric_json(s, k);
+  }
   return out;
 }
 
-// A per-run value in the sweep's unit (u: montecarlo/metrics.hpp; attempt-durations when plain).
+// A per-run value in the sweep's unit (u: montecarlo/metrics.hpp; attempt-durations when plain): a
+// count as an integer, a proportion as true/false, any other as a number (null when undefined).
 json per_run_value(const montecarlo::RunResult& r, const std::string& k, const montecarlo::TimeUnit& u) {
-  using montecarlo::Dim;
-  if (k == "attempts_per_client") return number(r.attempts_per_client);
-  if (k == "makespan") return number(u.out(Dim::time, r.makespan));
-  if (k == "latency") return number(u.out(Dim::time, r.latency));
-  if (k == "goodput") return number(u.out(Dim::per_time, r.goodput));
-  if (k == "drain_time") return number(u.out(Dim::time, r.drain_time));
-  if (k == "drain_time_p99") return number(u.out(Dim::time, r.drain_time_p99));
-  if (k == "max_waiting") return r.max_waiting;
-  if (k == "unfinished") return r.unfinished;
-  if (k == "collapsed") return r.collapsed;
-  if (k == "drained") return r.drained;
-  throw std::logic_error("per_run key not handled: " + k);
+  const montecarlo::Metric* m = montecarlo::find_metric(k);
+  if (m == nullptr) throw std::logic_error("per_run key not handled: " + k);  // spec.cpp checked the name
+  const double v = m->value(r);
+  if (m->reduce == montecarlo::Reduce::proportion) return std::isnan(v) ? json(nullptr) : json(v != 0.0);
+  if (m->integer && std::isfinite(v)) return static_cast<std::int64_t>(v);
+  return number(u.out(m->dim, v));
 }
 
 // Inverse empirical CDF: the smallest draw x with F_n(x) >= p.
@@ -142,10 +135,7 @@ void add_runs(json& rec, const SweepSpec& sw, std::int64_t point, const std::vec
   rec["runs"] = sw.runs;
   montecarlo::Summary summary = montecarlo::summarize(results);
   const montecarlo::TimeUnit u = unit_of(sw);
-  if (!u.plain())
-    for (const montecarlo::Metric* m :
-         montecarlo::shown_metrics(sw.points[static_cast<std::size_t>(point)].scenario, true))
-      summary.*(m->summary) = montecarlo::in_unit(summary.*(m->summary), m->dim, u);
+  if (!u.plain()) montecarlo::summary_in_unit(summary, u);
   rec["summary"] = summary_json(summary, sw.metrics);
   if (!sw.per_run.empty()) {
     json pr = json::object();

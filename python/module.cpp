@@ -180,14 +180,12 @@ py::tuple simulate(const std::map<std::string, std::string>& values, const std::
   Json metrics;
   py::dict per_run;
   for (const montecarlo::Metric* m : montecarlo::shown_metrics(sc, server_engine)) {
-    metrics[m->key] = to_json(scaled(s.*(m->summary), m->dim, D));
-    if (m->run) {
-      const auto field = m->run;
-      const Dim dim = m->dim;
-      per_run[m->key] = column(results, [&](const montecarlo::RunResult& r) { return out(dim, r.*field, D); });
-    }
+    const std::string key(m->key);
+    metrics[key] = to_json(scaled(m->mean(s), m->dim, D));
+    per_run[key.c_str()] = column(results, [&](const montecarlo::RunResult& r) { return out(m->dim, m->value(r), D); });
   }
-  for (const auto& p : montecarlo::shown_proportions(sc)) metrics[p.key] = to_json(s.*(p.summary));
+  for (const montecarlo::Metric* p : montecarlo::shown_proportions(sc))
+    metrics[std::string(p->key)] = to_json(p->proportion(s));
   j["metrics"] = metrics;
   j["stop"] = {{"finished", s.stops[0]}, {"drained", s.stops[1]}, {"collapsed", s.stops[2]}, {"horizon", s.stops[3]}};
   using R = montecarlo::RunResult;

@@ -17,6 +17,20 @@ class Breaker : public Component {
     BreakerTicket ticket{};  // the breaker admitted it so
   };
   static bool active(const Scenario& s) noexcept { return s.server.breaker != 0; }
+  static constexpr std::array metrics{MetricDef{.key = "breaker_rejected",
+                                                .label = "calls the breaker rejected (per run)",
+                                                .dim = Dim::count,
+                                                .rank = 260,
+                                                .shown = shown::controls,
+                                                .when_absent = absent::zero,
+                                                .integer = true},
+                                      MetricDef{.key = "breaker_opened",
+                                                .label = "times the breaker opened (per run)",
+                                                .dim = Dim::count,
+                                                .rank = 300,
+                                                .shown = shown::breaker,
+                                                .when_absent = absent::zero,
+                                                .integer = true}};
   template <class Faults>
   Breaker(const Scenario& s, const Faults& /*faults*/)
       : on_(active(s)),
@@ -45,9 +59,9 @@ class Breaker : public Component {
   }
 
   template <class E>
-  void report(E& /*e*/, RunResult& r, double /*stop*/) {
-    r.breaker_rejected = rejected_;
-    r.breaker_opened = breaker_.times_opened();
+  void report(E& /*e*/, const RunResult& /*core*/, double /*stop*/, MetricOut out) {
+    out[0] = static_cast<double>(rejected_);
+    out[1] = static_cast<double>(breaker_.times_opened());
   }
 
  private:

@@ -22,6 +22,20 @@ class Budget : public Component {
     double paid = 0.0;  // what it took for the client's pending retry (handed back on success)
   };
   static bool active(const Scenario& s) noexcept { return s.server.budget != 0; }
+  static constexpr std::array metrics{MetricDef{.key = "retries_denied",
+                                                .label = "retries the budget refused (per run)",
+                                                .dim = Dim::count,
+                                                .rank = 250,
+                                                .shown = shown::controls,
+                                                .when_absent = absent::zero,
+                                                .integer = true},
+                                      MetricDef{.key = "throttled",
+                                                .label = "calls throttled locally (per run)",
+                                                .dim = Dim::count,
+                                                .rank = 270,
+                                                .shown = shown::controls,
+                                                .when_absent = absent::zero,
+                                                .integer = true}};
   template <class Faults>
   Budget(const Scenario& s, const Faults& /*faults*/)
       : on_(active(s)),
@@ -73,9 +87,9 @@ class Budget : public Component {
   }
 
   template <class E>
-  void report(E& /*e*/, RunResult& r, double /*stop*/) {
-    r.retries_denied = denied_;
-    r.throttled = throttled_;
+  void report(E& /*e*/, const RunResult& /*core*/, double /*stop*/, MetricOut out) {
+    out[0] = static_cast<double>(denied_);
+    out[1] = static_cast<double>(throttled_);
   }
 
  private:

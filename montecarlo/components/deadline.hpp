@@ -11,6 +11,13 @@ namespace retrylab::montecarlo::detail {
 class Deadline : public Component {
  public:
   static bool active(const Scenario& s) noexcept { return s.server.deadline < inf; }
+  static constexpr std::array metrics{MetricDef{.key = "deadline_lost",
+                                                .label = "requests lost at their deadline (per run)",
+                                                .dim = Dim::count,
+                                                .rank = 290,
+                                                .shown = shown::controls,
+                                                .when_absent = absent::zero,
+                                                .integer = true}};
   template <class Faults>
   Deadline(const Scenario& s, const Faults& /*faults*/) : deadline_(s.server.deadline) {}
 
@@ -21,8 +28,8 @@ class Deadline : public Component {
     return true;
   }
   template <class E>
-  void report(E& /*e*/, RunResult& r, double /*stop*/) {
-    r.deadline_lost = lost_;
+  void report(E& /*e*/, const RunResult& /*core*/, double /*stop*/, MetricOut out) {
+    out[0] = static_cast<double>(lost_);
   }
 
  private:

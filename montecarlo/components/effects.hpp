@@ -20,6 +20,28 @@ class Effects : public Component {
     bool left = false, lost = false;
   };
   static bool active(const Scenario& s) noexcept { return s.server.timeout < inf; }
+  static constexpr std::array metrics{
+      MetricDef{.key = "effects",
+                .label = "successful attempts that took effect (per run)",
+                .dim = Dim::count,
+                .rank = 310,
+                .shown = shown::effects,
+                .when_absent = [](const RunResult& core) { return static_cast<double>(core.successes); },
+                .integer = true},
+      MetricDef{.key = "duplicate_effects",
+                .label = "effects beyond a request's first (per run)",
+                .dim = Dim::count,
+                .rank = 320,
+                .shown = shown::effects,
+                .when_absent = absent::zero,
+                .integer = true},
+      MetricDef{.key = "hidden_effects",
+                .label = "lost requests that took effect (per run)",
+                .dim = Dim::count,
+                .rank = 330,
+                .shown = shown::effects,
+                .when_absent = absent::zero,
+                .integer = true}};
   template <class Faults>
   Effects(const Scenario& s, const Faults& /*faults*/)
       : on_(active(s)), fixed_(s.server.idempotency == Idempotency::fixed) {}
@@ -65,10 +87,10 @@ class Effects : public Component {
   }
 
   template <class E>
-  void report(E& /*e*/, RunResult& r, double /*stop*/) {
-    if (on_) r.effects = effects_;  // else the core's default: every success
-    r.duplicate_effects = duplicates_;
-    r.hidden_effects = hidden_;
+  void report(E& /*e*/, const RunResult& core, double /*stop*/, MetricOut out) {
+    out[0] = static_cast<double>(on_ ? effects_ : core.successes);  // off: every success took effect once
+    out[1] = static_cast<double>(duplicates_);
+    out[2] = static_cast<double>(hidden_);
   }
 
  private:

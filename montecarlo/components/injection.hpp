@@ -13,6 +13,13 @@ namespace retrylab::montecarlo::detail {
 class Injection : public Component {
  public:
   static bool active(const Scenario& s) noexcept { return s.server.failure_prob > 0.0 || s.server.outage_end > 0.0; }
+  static constexpr std::array metrics{MetricDef{.key = "injected",
+                                                .label = "attempts failed by injection (per run)",
+                                                .dim = Dim::count,
+                                                .rank = 280,
+                                                .shown = shown::controls,
+                                                .when_absent = absent::zero,
+                                                .integer = true}};
   template <class Faults>
   Injection(const Scenario& s, const Faults& /*faults*/) : on_(active(s)), o_(&s.server) {}
 
@@ -26,8 +33,8 @@ class Injection : public Component {
     return true;
   }
   template <class E>
-  void report(E& /*e*/, RunResult& r, double /*stop*/) {
-    r.injected = injected_;
+  void report(E& /*e*/, const RunResult& /*core*/, double /*stop*/, MetricOut out) {
+    out[0] = static_cast<double>(injected_);
   }
 
  private:

@@ -26,6 +26,33 @@ class Limit : public Component {
     std::int64_t inflight = 0;  // admitted count at its admission (AIMD)
   };
   static bool active(const Scenario& s) noexcept { return s.server.limit > 0 || s.server.aimd; }
+  // rejected / attempts; NaN if no attempt.
+  static double reject_fraction(const RunResult& core, std::int64_t rejected) noexcept {
+    return core.attempts > 0 ? static_cast<double>(rejected) / static_cast<double>(core.attempts)
+                             : std::numeric_limits<double>::quiet_NaN();
+  }
+  static constexpr std::array metrics{
+      MetricDef{.key = "rejected",
+                .label = "rejected attempts (per run)",
+                .dim = Dim::count,
+                .rank = 160,
+                .shown = shown::server,
+                .when_absent = absent::zero,
+                .integer = true},
+      MetricDef{.key = "reject_fraction",
+                .label = "rejected / attempts",
+                .dim = Dim::count,
+                .rank = 170,
+                .shown = shown::server,
+                .when_absent = [](const RunResult& core) { return reject_fraction(core, 0); },
+                .lo = 0.0,
+                .hi = 1.0},
+      MetricDef{.key = "mean_limit",
+                .label = "mean concurrency limit (attempts)",
+                .dim = Dim::count,
+                .rank = 190,
+                .shown = shown::server,
+                .when_absent = absent::undefined}};
   template <class Faults>
   Limit(const Scenario& s, const Faults& /*faults*/)
       : on_(active(s)),
@@ -78,10 +105,10 @@ class Limit : public Component {
   }
 
   template <class E>
-  void report(E& e, RunResult& r, double stop) {
-    r.rejected = rejected_;
-    r.mean_limit =
-        on_ && stop - e.warmup() > 0.0 ? area_ / (stop - e.warmup()) : std::numeric_limits<double>::quiet_NaN();
+  void report(E& e, const RunResult& core, double stop, MetricOut out) {
+    out[0] = static_cast<double>(rejected_);
+    out[1] = reject_fraction(core, rejected_);
+    out[2] = on_ && stop - e.warmup() > 0.0 ? area_ / (stop - e.warmup()) : std::numeric_limits<double>::quiet_NaN();
   }
 
  private:

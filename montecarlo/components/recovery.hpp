@@ -13,6 +13,21 @@ namespace retrylab::montecarlo::detail {
 class Recovery : public Component {
  public:
   static bool active(const Scenario& s) noexcept { return s.server.recovery_window > 0.0; }
+  static constexpr std::array metrics{MetricDef{.key = "recovery_time",
+                                                .label = "recovery after the outage ({}; recovered runs)",
+                                                .dim = Dim::time,
+                                                .rank = 340,
+                                                .shown = shown::recovery,
+                                                .when_absent = absent::undefined},
+                                      MetricDef{.key = "recovered",
+                                                .label = "recovered after the outage (runs)",
+                                                .dim = Dim::count,
+                                                .rank = 1020,
+                                                .shown = shown::recovery,
+                                                .when_absent = absent::undefined,
+                                                .reduce = Reduce::proportion,
+                                                .lo = 0.0,
+                                                .hi = 1.0}};
   template <class Faults>
   Recovery(const Scenario& s, const Faults& /*faults*/)
       : on_(active(s)),
@@ -27,9 +42,11 @@ class Recovery : public Component {
     if (on_) meter_.record(e.now(), e.job(j).success);
   }
   template <class E>
-  void report(E& /*e*/, RunResult& r, double /*stop*/) {
-    r.measured_recovery = on_;
-    r.recovery_time = on_ ? meter_.recovery_time() : std::numeric_limits<double>::quiet_NaN();
+  void report(E& /*e*/, const RunResult& /*core*/, double /*stop*/, MetricOut out) {
+    const double t = on_ ? meter_.recovery_time() : std::numeric_limits<double>::quiet_NaN();
+    out[0] = t;
+    out[1] =
+        on_ ? (std::isnan(t) ? 0.0 : 1.0) : std::numeric_limits<double>::quiet_NaN();  // recovered, of those measured
   }
 
  private:

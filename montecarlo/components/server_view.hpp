@@ -18,6 +18,34 @@ namespace retrylab::montecarlo::detail {
 class ServerView : public Component {
  public:
   static bool active(const Scenario& /*s*/) noexcept { return false; }
+  // The plain tier has no queue (queue_wait 0 exactly) and keeps no latency list (NaN); every attempt
+  // it makes is served.
+  static constexpr std::array metrics{
+      MetricDef{.key = "served",
+                .label = "attempts admitted and served (per run)",
+                .dim = Dim::count,
+                .rank = 400,
+                .shown = shown::never,
+                .when_absent = [](const RunResult& core) { return static_cast<double>(core.attempts); },
+                .integer = true},
+      MetricDef{.key = "queue_wait",
+                .label = "queue wait at the server ({})",
+                .dim = Dim::time,
+                .rank = 180,
+                .shown = shown::server,
+                .when_absent = absent::zero},
+      MetricDef{.key = "latency_p50",
+                .label = "median latency ({})",
+                .dim = Dim::time,
+                .rank = 200,
+                .shown = shown::server,
+                .when_absent = absent::undefined},
+      MetricDef{.key = "latency_p99",
+                .label = "99th percentile latency ({})",
+                .dim = Dim::time,
+                .rank = 210,
+                .shown = shown::server,
+                .when_absent = absent::undefined}};
   static bool allows_one_event(const Scenario& /*s*/) noexcept { return true; }
   template <class Faults>
   ServerView(const Scenario& /*s*/, const Faults& /*faults*/) {}
@@ -39,13 +67,13 @@ class ServerView : public Component {
   }
 
   template <class E>
-  void report(E& /*e*/, RunResult& r, double /*stop*/) {
-    r.served = served_;
-    r.queue_wait = queue_wait_n_ > 0 ? queue_wait_sum_ / static_cast<double>(queue_wait_n_)
-                                     : std::numeric_limits<double>::quiet_NaN();
+  void report(E& /*e*/, const RunResult& /*core*/, double /*stop*/, MetricOut out) {
+    out[0] = static_cast<double>(served_);
+    out[1] = queue_wait_n_ > 0 ? queue_wait_sum_ / static_cast<double>(queue_wait_n_)
+                               : std::numeric_limits<double>::quiet_NaN();
     std::size_t below = 0;  // latencies_[0, below) are all <= the rest: the p50 selection leaves them so
-    r.latency_p50 = percentile(0.50, below);
-    r.latency_p99 = percentile(0.99, below);
+    out[2] = percentile(0.50, below);
+    out[3] = percentile(0.99, below);
   }
 
   // The one-event shortcut's direct counts (montecarlo/one_event.hpp).

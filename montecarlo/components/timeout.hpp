@@ -18,6 +18,13 @@ class Timeout : public Component {
  public:
   static constexpr unsigned lanes = lane_timeout;
   static bool active(const Scenario& s) noexcept { return s.server.timeout < inf; }
+  static constexpr std::array metrics{MetricDef{.key = "timed_out",
+                                                .label = "attempts timed out (per run)",
+                                                .dim = Dim::count,
+                                                .rank = 240,
+                                                .shown = shown::server,
+                                                .when_absent = absent::zero,
+                                                .integer = true}};
   template <class Faults>
   Timeout(const Scenario& s, const Faults& /*faults*/) : on_(active(s)), timeout_(s.server.timeout) {}
 
@@ -66,8 +73,8 @@ class Timeout : public Component {
   }
 
   template <class E>
-  void report(E& /*e*/, RunResult& r, double /*stop*/) {
-    r.timed_out = timed_out_;
+  void report(E& /*e*/, const RunResult& /*core*/, double /*stop*/, MetricOut out) {
+    out[0] = static_cast<double>(timed_out_);
   }
 
  private:

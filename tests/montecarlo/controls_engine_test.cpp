@@ -30,7 +30,7 @@ TEST(EngineControls, TotalOutageFailsEveryAttemptInsideIt) {
   s.server.outage_end = 50.0;  // attempts ending at 1, 3, 6, 11, 20, 37 fail; the one ending at 70 succeeds
   const mc::RunResult r = mc::simulate_run(s, 1, 0);
   EXPECT_EQ(r.attempts, 7);
-  EXPECT_EQ(r.injected, 6);
+  EXPECT_EQ(r.metric("injected"), 6);
   EXPECT_EQ(r.successes, 1);
   EXPECT_DOUBLE_EQ(r.makespan, 70.0);
 }
@@ -42,7 +42,7 @@ TEST(EngineControls, DeadlineEndsTheRequestWhenTheNextAttemptWouldStartLate) {
   const mc::RunResult r = mc::simulate_run(s, 1, 0);
   EXPECT_EQ(r.attempts, 5);
   EXPECT_EQ(r.lost, 1);
-  EXPECT_EQ(r.deadline_lost, 1);
+  EXPECT_EQ(r.metric("deadline_lost"), 1);
   EXPECT_EQ(r.successes, 0);
   EXPECT_TRUE(r.drained);  // the burst client has left
   EXPECT_DOUBLE_EQ(r.drain_time, 20.0);
@@ -59,7 +59,7 @@ TEST(EngineControls, AwsStandardBudgetGrantsExactlyCapacityOverCostRetries) {
   s.server.budget = 1;  // aws-standard
   const mc::RunResult r = mc::simulate_run(s, 7, 0);
   EXPECT_EQ(r.attempts, 300);
-  EXPECT_EQ(r.retries_denied, 200);
+  EXPECT_EQ(r.metric("retries_denied"), 200);
   EXPECT_EQ(r.lost, 200);
 }
 
@@ -77,7 +77,7 @@ TEST(EngineControls, GenericTokenBucketGrantsCapacityMinusThresholdOverCost) {
   s.server.bucket_threshold = 20.0;
   const mc::RunResult r = mc::simulate_run(s, 7, 0);
   EXPECT_EQ(r.attempts, 210);
-  EXPECT_EQ(r.retries_denied, 200);
+  EXPECT_EQ(r.metric("retries_denied"), 200);
   EXPECT_EQ(r.lost, 200);
   // The bucket's fields apply only to the token-bucket budget; its own rules name the field.
   s.server.budget = 1;
@@ -107,11 +107,11 @@ TEST(EngineControls, BreakerRejectsCallsLocallyDuringAnOutage) {
   s.server.outage_start = 500.0;
   s.server.outage_end = 1500.0;
   const mc::RunResult plain = mc::simulate_run(s, 3, 0);
-  EXPECT_EQ(plain.breaker_rejected, 0);
+  EXPECT_EQ(plain.metric("breaker_rejected"), 0);
   s.server.breaker = 1;        // hystrix: 10 s window, opens at >= 50% of >= 20 calls, 5 s open
   s.server.attempt_ms = 10.0;  // one attempt-duration = 10 ms
   const mc::RunResult guarded = mc::simulate_run(s, 3, 0);
-  EXPECT_GT(guarded.breaker_rejected, 0);
+  EXPECT_GT(guarded.metric("breaker_rejected"), 0);
   EXPECT_LT(guarded.attempts, plain.attempts);  // rejected calls are never sent
 }
 
@@ -160,7 +160,7 @@ RC_GTEST_PROP(EngineControls, BudgetBoundHoldsWithAnyMechanisms, ()) {
   const std::int64_t sent_retries = r.attempts - s.clients;
   RC_ASSERT(sent_retries <= 100);
   RC_ASSERT(r.lost == s.clients);
-  RC_ASSERT(r.retries_denied <= r.lost);
+  RC_ASSERT(r.metric("retries_denied") <= r.lost);
 }
 
 }  // namespace

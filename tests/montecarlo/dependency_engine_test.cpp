@@ -44,7 +44,7 @@ mc::Scenario dependency() {
 mc::RunResult run(const mc::Scenario& s, std::uint64_t index = 0) { return mc::simulate_run(s, 7, index); }
 
 double retries(const mc::RunResult& r) {
-  return static_cast<double>(r.attempts + r.breaker_rejected + r.throttled - r.clients_arrived);
+  return static_cast<double>(r.attempts + r.metric("breaker_rejected") + r.metric("throttled") - r.clients_arrived);
 }
 
 }  // namespace
@@ -68,9 +68,9 @@ TEST(DependencyEngine, HealthyDependencyServesEveryRequestOnceInOneServiceTime) 
   // One service time (10 ms). A latency is the difference of two clock readings, (t + 1) − t, so it
   // is 1 to within half a unit in the last place of t + 1 (t < 2,048: 2^−42), not always exactly 1.
   EXPECT_NEAR(r.latency, 1.0, 0x1p-42);
-  EXPECT_NEAR(r.latency_p99, 1.0, 0x1p-42);
-  EXPECT_EQ(r.effects, r.successes);
-  EXPECT_EQ(r.duplicate_effects, 0);
+  EXPECT_NEAR(r.metric("latency_p99"), 1.0, 0x1p-42);
+  EXPECT_EQ(r.metric("effects"), r.successes);
+  EXPECT_EQ(r.metric("duplicate_effects"), 0);
 }
 
 TEST(DependencyEngine, AwsStandardBudgetAtATotalOutageGrantsItsBoundExactly) {
@@ -81,11 +81,11 @@ TEST(DependencyEngine, AwsStandardBudgetAtATotalOutageGrantsItsBoundExactly) {
   s.server.budget = preset_index("aws-standard", mc::budget_preset_names);
   auto r = run(s);
   EXPECT_EQ(retries(r), retrylab::max_retries(retrylab::aws_standard(), 0.0));
-  EXPECT_GT(r.retries_denied, 0);
+  EXPECT_GT(r.metric("retries_denied"), 0);
   s.server.timeout = 0.5;  // shorter than the 10 ms service: every attempt times out
   r = run(s);
   EXPECT_EQ(retries(r), retrylab::max_retries(retrylab::aws_standard_timeout(), 0.0));
-  EXPECT_EQ(r.timed_out, r.attempts);
+  EXPECT_EQ(r.metric("timed_out"), r.attempts);
 }
 
 TEST(DependencyEngine, GrpcAndFinagleBudgetsAtATotalOutageStayWithinTheirBounds) {
@@ -100,7 +100,7 @@ TEST(DependencyEngine, GrpcAndFinagleBudgetsAtATotalOutageStayWithinTheirBounds)
   r = run(s);
   EXPECT_LE(retries(r),
             retrylab::finagle_max_retries(retrylab::FinagleBudget{}, static_cast<double>(r.clients_arrived)));
-  EXPECT_GT(r.retries_denied, 0);
+  EXPECT_GT(r.metric("retries_denied"), 0);
   EXPECT_GE(retries(r), 100.0);  // the budget binds, and its reserve alone grants 100
 }
 
@@ -112,11 +112,11 @@ TEST(DependencyEngine, BreakerRejectsDuringAnOutageAndTheDependencyRecovers) {
   s.server.recovery_window = 100;
   s.server.breaker = preset_index("hystrix", mc::breaker_preset_names);
   const auto r = run(s);
-  EXPECT_GE(r.breaker_opened, 1);
-  EXPECT_GT(r.breaker_rejected, 0);
+  EXPECT_GE(r.metric("breaker_opened"), 1);
+  EXPECT_GT(r.metric("breaker_rejected"), 0);
   EXPECT_LT(r.attempts, 3 * r.clients_arrived);
-  ASSERT_TRUE(std::isfinite(r.recovery_time));
-  EXPECT_GE(r.recovery_time, s.server.recovery_window);
+  ASSERT_TRUE(std::isfinite(r.metric("recovery_time")));
+  EXPECT_GE(r.metric("recovery_time"), s.server.recovery_window);
 }
 
 TEST(DependencyEngine, CapacityIsAConcurrencyLimitThatRejectsAtOnce) {
@@ -124,9 +124,9 @@ TEST(DependencyEngine, CapacityIsAConcurrencyLimitThatRejectsAtOnce) {
   s.rate = 5.0;  // 5 attempts in flight on average
   s.server.limit = 2;
   const auto r = run(s);
-  EXPECT_GT(r.rejected, 0);
+  EXPECT_GT(r.metric("rejected"), 0);
   EXPECT_GT(r.lost, 0);
-  EXPECT_EQ(r.served + r.rejected, r.attempts);
+  EXPECT_EQ(r.metric("served") + r.metric("rejected"), r.attempts);
 }
 
 // Accounting identities and the budgets' bounds over random small scenarios (fixed rapidcheck seed;
@@ -155,18 +155,19 @@ RC_GTEST_PROP(DependencyEngine, AccountingAndBudgetBoundsHoldInEveryRun, ()) {
 
   RC_ASSERT(r.stop == mc::StopReason::finished);
   RC_ASSERT(r.successes + r.lost == r.clients_arrived);  // settle: every request resolves
-  RC_ASSERT(r.served + r.rejected == r.attempts);
-  RC_ASSERT(r.effects >= r.successes);  // a success seen by the client is a completed effect
-  RC_ASSERT(r.effects <= r.served);
-  RC_ASSERT(r.hidden_effects <= r.lost);
-  RC_ASSERT(r.timed_out <= r.attempts);
-  if (s.server.idempotency == mc::Idempotency::fixed) RC_ASSERT(r.duplicate_effects == 0);
-  if (std::isinf(s.server.timeout)) RC_ASSERT(r.timed_out == 0 && r.hidden_effects == 0 && r.duplicate_effects == 0);
-  if (s.server.breaker == 0) RC_ASSERT(r.breaker_rejected == 0);
-  if (s.server.limit == 0) RC_ASSERT(r.rejected == 0);
+  RC_ASSERT(r.metric("served") + r.metric("rejected") == r.attempts);
+  RC_ASSERT(r.metric("effects") >= r.successes);  // a success seen by the client is a completed effect
+  RC_ASSERT(r.metric("effects") <= r.metric("served"));
+  RC_ASSERT(r.metric("hidden_effects") <= r.lost);
+  RC_ASSERT(r.metric("timed_out") <= r.attempts);
+  if (s.server.idempotency == mc::Idempotency::fixed) RC_ASSERT(r.metric("duplicate_effects") == 0);
+  if (std::isinf(s.server.timeout))
+    RC_ASSERT(r.metric("timed_out") == 0 && r.metric("hidden_effects") == 0 && r.metric("duplicate_effects") == 0);
+  if (s.server.breaker == 0) RC_ASSERT(r.metric("breaker_rejected") == 0);
+  if (s.server.limit == 0) RC_ASSERT(r.metric("rejected") == 0);
   if (s.server.max_attempts == 1) RC_ASSERT(retries(r) == 0.0);
   const double successes = static_cast<double>(r.successes);
-  if (budget == "none" || budget == "sre-adaptive") RC_ASSERT(r.retries_denied == 0);
+  if (budget == "none" || budget == "sre-adaptive") RC_ASSERT(r.metric("retries_denied") == 0);
   if (budget == "grpc") RC_ASSERT(retries(r) <= retrylab::max_retries(retrylab::grpc_throttling(), successes) + 1e-9);
   // botocore gives a successful retry its cost back: kept retries <= (500 + first-attempt successes)/5,
   // so R <= 100 + S.

@@ -57,27 +57,9 @@ std::vector<std::uint64_t> bits(const mc::RunResult& r) {
   d(r.busy_time);
   d(r.work_done);
   i(r.burst_clients);
-  i(r.rejected);
-  i(r.served);
-  d(r.reject_fraction);
-  d(r.queue_wait);
-  d(r.mean_limit);
-  d(r.latency_p50);
-  d(r.latency_p99);
   i(r.lost);
   d(r.lost_fraction);
-  i(r.timed_out);
-  i(r.retries_denied);
-  i(r.breaker_rejected);
-  i(r.throttled);
-  i(r.injected);
-  i(r.deadline_lost);
-  i(r.breaker_opened);
-  i(r.effects);
-  i(r.duplicate_effects);
-  i(r.hidden_effects);
-  d(r.recovery_time);
-  i(r.measured_recovery);
+  for (const double x : r.extra) d(x);  // every component's metric, slot by slot
   return out;
 }
 

@@ -57,20 +57,20 @@ TEST(NoneModel, EveryAttemptTimesOutAndStillTakesEffect) {
     EXPECT_EQ(r.attempts, 120);
     EXPECT_EQ(r.lost, 40);
     EXPECT_EQ(r.successes, 0);
-    EXPECT_EQ(r.effects, 120);           // every attempt took effect
-    EXPECT_EQ(r.duplicate_effects, 80);  // two beyond the first, per request
-    EXPECT_EQ(r.hidden_effects, 40);     // every lost request took effect
+    EXPECT_EQ(r.metric("effects"), 120);           // every attempt took effect
+    EXPECT_EQ(r.metric("duplicate_effects"), 80);  // two beyond the first, per request
+    EXPECT_EQ(r.metric("hidden_effects"), 40);     // every lost request took effect
   }
   s.server.idempotency = mc::Idempotency::fixed;
   const mc::RunResult r = mc::simulate_run(s, 5, 0);
-  EXPECT_EQ(r.effects, 40);  // the key deduplicates the second and third
-  EXPECT_EQ(r.duplicate_effects, 0);
-  EXPECT_EQ(r.hidden_effects, 40);
+  EXPECT_EQ(r.metric("effects"), 40);  // the key deduplicates the second and third
+  EXPECT_EQ(r.metric("duplicate_effects"), 0);
+  EXPECT_EQ(r.metric("hidden_effects"), 40);
   EXPECT_DOUBLE_EQ(r.stop_time - r.drain_time, 0.5);  // the last attempts end 0.5 after their timeouts
   // Without settle the run stops when the last client leaves: its attempts' effects are not counted.
   s.server.settle = false;
   s.server.idempotency = mc::Idempotency::none;
-  EXPECT_LT(mc::simulate_run(s, 5, 0).effects, 120);
+  EXPECT_LT(mc::simulate_run(s, 5, 0).metric("effects"), 120);
 }
 
 TEST(NoneModel, WithoutTimeoutsEffectsAreTheSuccesses) {
@@ -80,9 +80,9 @@ TEST(NoneModel, WithoutTimeoutsEffectsAreTheSuccesses) {
   s.server.idempotency = mc::Idempotency::none;
   const mc::RunResult r = mc::simulate_run(s, 9, 0);
   EXPECT_GT(r.successes, 0);
-  EXPECT_EQ(r.effects, r.successes);
-  EXPECT_EQ(r.duplicate_effects, 0);
-  EXPECT_EQ(r.hidden_effects, 0);
+  EXPECT_EQ(r.metric("effects"), r.successes);
+  EXPECT_EQ(r.metric("duplicate_effects"), 0);
+  EXPECT_EQ(r.metric("hidden_effects"), 0);
 }
 
 TEST(NoneModel, RecoveryIsTheFirstWindowAfterTheOutage) {
@@ -94,10 +94,10 @@ TEST(NoneModel, RecoveryIsTheFirstWindowAfterTheOutage) {
   s.server.recovery_window = 10.0;
   s.server.max_attempts = 5;
   const mc::RunResult r = mc::simulate_run(s, 11, 0);
-  EXPECT_TRUE(r.measured_recovery);
-  EXPECT_DOUBLE_EQ(r.recovery_time, 10.0);
+  EXPECT_FALSE(std::isnan(r.metric("recovered")));  // recovery was measured
+  EXPECT_DOUBLE_EQ(r.metric("recovery_time"), 10.0);
   s.server.recovery_window = 0.0;
-  EXPECT_TRUE(std::isnan(mc::simulate_run(s, 11, 0).recovery_time));
+  EXPECT_TRUE(std::isnan(mc::simulate_run(s, 11, 0).metric("recovery_time")));
 }
 
 TEST(NoneModel, SettleResolvesEveryRequest) {

@@ -42,14 +42,14 @@ const std::vector<Metric>& metrics() {
   static const std::vector<Metric> m = {
       {"attempts", [](const mc::RunResult& r) { return static_cast<double>(r.attempts); }},
       {"successes", [](const mc::RunResult& r) { return static_cast<double>(r.successes); }},
-      {"served", [](const mc::RunResult& r) { return static_cast<double>(r.served); }},
+      {"served", [](const mc::RunResult& r) { return static_cast<double>(r.metric("served")); }},
       {"unfinished", [](const mc::RunResult& r) { return static_cast<double>(r.unfinished); }},
-      {"effects", [](const mc::RunResult& r) { return static_cast<double>(r.effects); }},
+      {"effects", [](const mc::RunResult& r) { return static_cast<double>(r.metric("effects")); }},
       {"stop_time", [](const mc::RunResult& r) { return r.stop_time; }},
       {"makespan", [](const mc::RunResult& r) { return r.makespan; }},
       {"latency", [](const mc::RunResult& r) { return r.latency; }},
-      {"latency_p50", [](const mc::RunResult& r) { return r.latency_p50; }},
-      {"latency_p99", [](const mc::RunResult& r) { return r.latency_p99; }},
+      {"latency_p50", [](const mc::RunResult& r) { return r.metric("latency_p50"); }},
+      {"latency_p99", [](const mc::RunResult& r) { return r.metric("latency_p99"); }},
       {"goodput", [](const mc::RunResult& r) { return r.goodput; }},
       {"attempt_rate", [](const mc::RunResult& r) { return r.attempt_rate; }},
       {"sojourn", [](const mc::RunResult& r) { return r.sojourn; }},
@@ -59,7 +59,7 @@ const std::vector<Metric>& metrics() {
       {"mean_time_waiting", [](const mc::RunResult& r) { return r.mean_time_waiting; }},
       {"busy_time", [](const mc::RunResult& r) { return r.busy_time; }},
       {"work_done", [](const mc::RunResult& r) { return r.work_done; }},
-      {"queue_wait", [](const mc::RunResult& r) { return r.queue_wait; }},
+      {"queue_wait", [](const mc::RunResult& r) { return r.metric("queue_wait"); }},
       {"lost_fraction", [](const mc::RunResult& r) { return r.lost_fraction; }},
   };
   return m;
