@@ -37,11 +37,11 @@ montecarlo::Scenario scenario_at(const Request& r, Strategy s, double cap) {
   montecarlo::Scenario sc;
   sc.model = r.model;
   sc.backoff = Backoff{s, r.base, cap, 0.0};
-  sc.clients = r.clients;
-  sc.rate = r.rate;
-  sc.horizon = r.drain_within;
+  sc.traffic.clients = r.clients;
+  sc.traffic.rate = r.rate;
+  sc.measurement.horizon = r.drain_within;
   // K far above the burst, so a run collapses only when steady traffic piles up, never from the burst.
-  sc.collapse = std::max<std::int64_t>(3000, 3 * r.clients);
+  sc.measurement.collapse = std::max<std::int64_t>(3000, 3 * r.clients);
   return sc;
 }
 

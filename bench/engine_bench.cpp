@@ -47,8 +47,8 @@ void BM_ClassicFreeFull(benchmark::State& state) {
   mc::Scenario s;
   s.model = Model::free;
   s.backoff = {Strategy::full, 1.0, 1000.0, 0.0};
-  s.clients = state.range(0);
-  s.collapse = s.clients + 1;  // the classic test must not collapse at t = 0
+  s.traffic.clients = state.range(0);
+  s.measurement.collapse = s.traffic.clients + 1;  // the classic test must not collapse at t = 0
   run_scenario(state, s);
 }
 BENCHMARK(BM_ClassicFreeFull)->Arg(100)->Arg(100000)->Unit(benchmark::kMillisecond);
@@ -57,8 +57,8 @@ void BM_SteadySharedFull15(benchmark::State& state) {
   mc::Scenario s;
   s.model = Model::shared;
   s.backoff = {Strategy::full, 1.0, 1000.0, 0.0};
-  s.rate = 0.15;
-  s.horizon = 1e6;
+  s.traffic.rate = 0.15;
+  s.measurement.horizon = 1e6;
   run_scenario(state, s);
 }
 BENCHMARK(BM_SteadySharedFull15)->Unit(benchmark::kMillisecond);
@@ -67,8 +67,8 @@ void BM_SteadyCollisionFull10(benchmark::State& state) {
   mc::Scenario s;
   s.model = Model::collision;
   s.backoff = {Strategy::full, 1.0, 1000.0, 0.0};
-  s.rate = 0.10;
-  s.horizon = 1e6;
+  s.traffic.rate = 0.10;
+  s.measurement.horizon = 1e6;
   run_scenario(state, s);
 }
 BENCHMARK(BM_SteadyCollisionFull10)->Unit(benchmark::kMillisecond);
@@ -82,8 +82,8 @@ mc::Scenario steady_shared(double rate) {
   mc::Scenario s;
   s.model = Model::shared;
   s.backoff = {Strategy::full, 1.0, 1000.0, 0.0};
-  s.rate = rate;
-  s.horizon = 1e6;
+  s.traffic.rate = rate;
+  s.measurement.horizon = 1e6;
   return s;
 }
 
@@ -92,18 +92,18 @@ BENCHMARK(BM_ServerSteadySharedFull15)->Unit(benchmark::kMillisecond);
 
 void BM_ServerSharedLimit2At50(benchmark::State& state) {
   mc::Scenario s = steady_shared(0.5);
-  s.horizon = 2e5;
-  s.server.limit = 2;
-  s.server.reject_cost = 0.05;
-  s.server.retry_after = 2;
+  s.measurement.horizon = 2e5;
+  s.admission.limit = 2;
+  s.admission.reject_cost = 0.05;
+  s.admission.retry_after = 2;
   run_forced(state, s);
 }
 BENCHMARK(BM_ServerSharedLimit2At50)->Unit(benchmark::kMillisecond);
 
 void BM_ServerSharedTimeoutAt15(benchmark::State& state) {
   mc::Scenario s = steady_shared(0.15);
-  s.server.timeout = 20;
-  s.server.max_attempts = 5;
+  s.client.timeout = 20;
+  s.client.max_attempts = 5;
   run_forced(state, s);
 }
 BENCHMARK(BM_ServerSharedTimeoutAt15)->Unit(benchmark::kMillisecond);
@@ -152,7 +152,8 @@ void BM_BrookerDraws(benchmark::State& state) {
   double sink = 0.0;
   for (auto _ : state) {
     for (std::int64_t i = 0; i < batch; ++i) {
-      sink += mc::draw_leg(s.server, legs) + mc::draw_round_trip(s.server, service) + mc::draw_leg(s.server, legs);
+      sink +=
+          mc::draw_leg(s.resource, legs) + mc::draw_round_trip(s.resource, service) + mc::draw_leg(s.resource, legs);
       sink += sleeps.uniform();
     }
     ops += batch;

@@ -12,14 +12,14 @@ Scenario brooker_scenario(const BrookerTest& t) {
   Scenario s;
   s.model = Model::free;
   s.backoff = {t.strategy, brooker_engine_base(t.strategy, t.base, t.cap), t.cap, t.window};
-  s.clients = t.clients;
-  s.horizon = 1e12;
-  s.collapse = std::max<std::int64_t>(3000, t.clients + 1);
-  s.server.delay = t.leg_mean;
-  s.server.delay_dist = DelayDist::normal;
-  s.server.delay_sd = t.leg_sd;
-  s.server.service = ServiceDist::round_trip;
-  s.server.attempt_ms = 1.0;  // the unit: one attempt-duration is 1 ms (as a study in ms states it)
+  s.traffic.clients = t.clients;
+  s.measurement.horizon = 1e12;
+  s.measurement.collapse = std::max<std::int64_t>(3000, t.clients + 1);
+  s.resource.delay = t.leg_mean;
+  s.resource.delay_dist = DelayDist::normal;
+  s.resource.delay_sd = t.leg_sd;
+  s.resource.service = ServiceDist::round_trip;
+  s.client.attempt_ms = 1.0;  // the unit: one attempt-duration is 1 ms (as a study in ms states it)
   check_scenario(s);
   return s;
 }

@@ -28,6 +28,7 @@
 #include <utility>
 
 #include "montecarlo/engine_parts.hpp"
+#include "montecarlo/fields.hpp"
 #include "montecarlo/metric.hpp"
 #include "montecarlo/result.hpp"
 #include "montecarlo/scenario.hpp"
@@ -49,9 +50,14 @@ enum Lane : unsigned { lane_response = 1, lane_timeout = 2, lane_reach = 4 };
 
 struct Component {
   static bool allows_one_event(const Scenario& /*s*/) noexcept { return false; }
+  // The rules between its parameters and the rest of the scenario, after every field passed its
+  // own row's range (check_scenario calls each component's, in FullParts order).
+  static void check(const Scenario& /*s*/) {}
   static constexpr bool delays_start = false;
   static constexpr unsigned lanes = 0;
   static constexpr bool decides_service = false;  // then: double service_time(E&)
+  // Its parameters: rows of the field table (montecarlo/fields.hpp), each reading its member of Scenario.
+  static constexpr std::array<Field, 0> fields{};
   // Its metrics (montecarlo/metric.hpp), which report() writes in this order.
   static constexpr std::array<MetricDef, 0> metrics{};
 

@@ -393,20 +393,20 @@ BreakerTicket CircuitBreaker::admit(double t) {
   if (!config_.enabled) {
     check_time(t, now_);
     now_ = t;
-    return {Admission::admitted, 0};
+    return {BreakerAdmission::admitted, 0};
   }
   tick(t);
   switch (state_) {
-    case BreakerState::closed: return {Admission::admitted, epoch_};
-    case BreakerState::open: return {Admission::rejected, epoch_};
+    case BreakerState::closed: return {BreakerAdmission::admitted, epoch_};
+    case BreakerState::open: return {BreakerAdmission::rejected, epoch_};
     case BreakerState::half_open:
       if (probes_issued_ < config_.half_open_calls) {
         ++probes_issued_;
-        return {Admission::probe, epoch_};
+        return {BreakerAdmission::probe, epoch_};
       }
-      return {Admission::rejected, epoch_};
+      return {BreakerAdmission::rejected, epoch_};
   }
-  return {Admission::rejected, epoch_};
+  return {BreakerAdmission::rejected, epoch_};
 }
 
 void CircuitBreaker::record(double t, const BreakerTicket& ticket, bool success) {
@@ -416,8 +416,8 @@ void CircuitBreaker::record(double t, const BreakerTicket& ticket, bool success)
     return;
   }
   tick(t);
-  if (ticket.admission == Admission::rejected || ticket.epoch != epoch_) return;
-  if (state_ == BreakerState::closed && ticket.admission == Admission::admitted) {
+  if (ticket.admission == BreakerAdmission::rejected || ticket.epoch != epoch_) return;
+  if (state_ == BreakerState::closed && ticket.admission == BreakerAdmission::admitted) {
     window_.emplace_back(t, !success);
     if (!success) ++window_failures_;
     if (config_.window_kind == BreakerWindow::count && static_cast<double>(window_.size()) > config_.window) {
@@ -431,7 +431,7 @@ void CircuitBreaker::record(double t, const BreakerTicket& ticket, bool success)
                                      : config_.minimum_calls;
     if (n >= minimum && static_cast<double>(window_failures_) >= config_.failure_threshold * static_cast<double>(n))
       open(t);
-  } else if (state_ == BreakerState::half_open && ticket.admission == Admission::probe) {
+  } else if (state_ == BreakerState::half_open && ticket.admission == BreakerAdmission::probe) {
     ++probes_done_;
     if (!success) ++probe_failures_;
     if (probes_done_ == config_.half_open_calls) {

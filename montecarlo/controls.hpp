@@ -226,14 +226,14 @@ void check_breaker(const BreakerConfig& b);
 std::string canonical(const BreakerConfig& b);  // "breaker=off" or "breaker=time window=... ..."
 
 enum class BreakerState { closed, open, half_open };
-enum class Admission { rejected, admitted, probe };
+enum class BreakerAdmission { rejected, admitted, probe };
 
 // What admit() decided, and in which breaker epoch (every transition starts a new one); hand it back
 // to record() with the call's outcome.
 struct BreakerTicket {
-  Admission admission = Admission::admitted;
+  BreakerAdmission admission = BreakerAdmission::admitted;
   std::uint64_t epoch = 0;
-  bool admitted() const noexcept { return admission != Admission::rejected; }
+  bool admitted() const noexcept { return admission != BreakerAdmission::rejected; }
 };
 
 class CircuitBreaker {

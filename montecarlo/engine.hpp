@@ -33,7 +33,10 @@
 // (client, retry, sleep) and the full tier's server-view hooks: on_admit(t, admitted, limit),
 // on_reject(attempt, client, t, retry_after), on_service_start(attempt, row, t), on_service(attempt,
 // row, start, end, success), on_timeout(attempt, client, t), on_give_up(client, t), on_retry_denied
-// (client, t) when its budget refuses a retry (just before its on_give_up). NullObserver compiles to
+// (client, t) when its budget refuses a retry (just before its on_give_up); and the hooks a time
+// series reads (montecarlo/series.hpp), in any tier: on_refused(client, t) when a call is refused
+// locally, on_leave(client, t) when a client leaves, on_succeeded(client, t, latency), on_rejection(t)
+// from the limit and on_breaker(t, open) from a shared breaker. NullObserver compiles to
 // nothing. Faults (faults.hpp): NoFaults compiles every planted fault away.
 #include <algorithm>
 #include <cmath>
@@ -84,9 +87,9 @@ class Engine {
         sleeps_(key_, StreamId::sleeps, run_index),
         ties_(key_, StreamId::ties, run_index),
         horizon_(effective_horizon(s)),
-        warmup_(s.warmup),
-        pure_burst_(s.rate == 0.0),
-        drains_(s.rate > 0.0 && s.clients > 0),
+        warmup_(s.measurement.warmup),
+        pure_burst_(s.traffic.rate == 0.0),
+        drains_(s.traffic.rate > 0.0 && s.traffic.clients > 0),
         pulse_(options.pulse),
         lent_(scratch),
         jobs_(make_jobs(s)),
@@ -104,9 +107,9 @@ class Engine {
     apply_bias(arrivals_, faults_);
     apply_bias(sleeps_, faults_);
     apply_bias(ties_, faults_);
-    model_.assign_rows(static_cast<std::size_t>(s.server.rows));
+    model_.assign_rows(static_cast<std::size_t>(s.resource.rows));
     empty_storage(s);
-    tally_.p99_target = (99 * s.clients + 99) / 100;  // ceil(0.99·N)
+    tally_.p99_target = (99 * s.traffic.clients + 99) / 100;  // ceil(0.99·N)
   }
   ~Engine() {
     if (lent_) swap_storage();  // handed back, with whatever memory the run grew
@@ -118,14 +121,14 @@ class Engine {
     if constexpr (full && M == Model::free && one_event_observer && P::template has<Network>) {
       if (one_event_applies()) return one_event();
     }
-    if (s_.rate > 0.0) schedule_next_arrival(0.0);
-    for (std::int64_t i = 0; i < s_.clients; ++i) {
+    if (s_.traffic.rate > 0.0) schedule_next_arrival(0.0);
+    for (std::int64_t i = 0; i < s_.traffic.clients; ++i) {
       send(new_client(0.0, true));
-      if (tally_.waiting >= s_.collapse) return finish(StopReason::collapsed, 0.0);
+      if (tally_.waiting >= s_.measurement.collapse) return finish(StopReason::collapsed, 0.0);
     }
     if constexpr (!full) {
-      if (options_.lockstep_shortcut && M == Model::collision && s_.rate == 0.0 && s_.retries &&
-          sampler_.deterministic() && s_.clients >= 2)
+      if (options_.lockstep_shortcut && M == Model::collision && s_.traffic.rate == 0.0 && s_.client.retries &&
+          sampler_.deterministic() && s_.traffic.clients >= 2)
         return lockstep();
     }
     // Only once the whole burst has arrived (a client rejected at once with retries off has left).
@@ -258,13 +261,13 @@ class Engine {
 
   // Every service is equal (deterministic service, free rejections): ends come in push order.
   static bool fifo_ends(const Scenario& s) noexcept {
-    return s.server.service == ServiceDist::deterministic && s.server.reject_cost == 0.0;
+    return s.resource.service == ServiceDist::deterministic && s.admission.reject_cost == 0.0;
   }
   static auto make_jobs(const Scenario& s) {
     if constexpr (full) {
       return JobSlab<JobExtra>(fifo_ends(s));
     } else {
-      return JobRing(static_cast<std::size_t>(std::min<std::int64_t>(s.clients + 64, 1 << 20)));
+      return JobRing(static_cast<std::size_t>(std::min<std::int64_t>(s.traffic.clients + 64, 1 << 20)));
     }
   }
 
@@ -275,7 +278,7 @@ class Engine {
   std::optional<StopReason> stopped() noexcept {
     if (settle()) return std::nullopt;  // the loop runs until no event is left
     if (tally_.waiting == 0 && pure_burst_) return StopReason::finished;
-    if (drains_ && tally_.burst_left == s_.clients) return StopReason::drained;
+    if (drains_ && tally_.burst_left == s_.traffic.clients) return StopReason::drained;
     return std::nullopt;
   }
 
@@ -321,6 +324,7 @@ class Engine {
   void doomed_leave_now();  // planted fault shared_doomed_leave_at_commit
   RL_HOT void release_client(std::int32_t c) {
     tally_.leave();
+    if constexpr (requires { observer_.on_leave(std::int64_t{0}, 0.0); }) observer_.on_leave(clients_[c].serial, t_);
     if constexpr (full) {
       if (parts_.any([&](auto& p) RL_HOOK { return p.keeps_client(*this, c); })) return;
     }
@@ -346,8 +350,8 @@ class Engine {
   &&!requires(Observer & o) { o.on_timeout(std::int64_t{0}, std::int64_t{0}, 0.0); };
   // A pure burst on `free` with network delay, every component it turns on allowing the shortcut.
   bool one_event_applies() const noexcept {
-    return options_.one_event_shortcut && pure_burst_ && s_.clients >= 1 && s_.clients < s_.collapse &&
-           Network::active(s_) && P::allow_one_event(s_);
+    return options_.one_event_shortcut && pure_burst_ && s_.traffic.clients >= 1 &&
+           s_.traffic.clients < s_.measurement.collapse && Network::active(s_) && P::allow_one_event(s_);
   }
   RunResult one_event();
   void one_event_send(std::int32_t c, double t, bool now);
@@ -371,7 +375,7 @@ class Engine {
   bool pure_burst_;  // no steady arrivals: the run finishes when nobody waits
   bool drains_;      // a burst on steady traffic: the run stops when the burst has drained
   // 1 / rate: the mean time between steady arrivals
-  double mean_gap_ = s_.rate > 0.0 ? 1.0 / s_.rate : 0.0;
+  double mean_gap_ = s_.traffic.rate > 0.0 ? 1.0 / s_.traffic.rate : 0.0;
   double t_ = 0.0, v_ = 0.0, next_arrival_ = inf;
   double v_warmup_ = 0.0;  // virtual time at the warmup instant (plain tier's work meter)
   std::int64_t in_service_ = 0;

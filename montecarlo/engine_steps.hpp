@@ -29,7 +29,7 @@ inline RunResult Engine<M, P, Observer, Faults>::run_full() {
       parts_.template fire<lane_reach>(*this);
     } else {
       start_next(t, tw);
-      if (tally_.waiting >= s_.collapse) return finish(StopReason::collapsed, t);
+      if (tally_.waiting >= s_.measurement.collapse) return finish(StopReason::collapsed, t);
     }
     if (const auto why = stopped()) return finish(*why, t_);
   }
@@ -55,7 +55,7 @@ inline RunResult Engine<M, P, Observer, Faults>::run_plain() {
       if (!(ts < horizon_)) break;
       advance(ts);
       start_next(ts, tw);
-      if (tally_.waiting >= s_.collapse) return finish(StopReason::collapsed, ts);
+      if (tally_.waiting >= s_.measurement.collapse) return finish(StopReason::collapsed, ts);
     }
   }
   return finish(StopReason::horizon, horizon_);
@@ -79,7 +79,8 @@ inline void Engine<M, P, Observer, Faults>::swap_storage() noexcept {
 // Empties every container a run fills (lent ones hold an earlier run's entries), keeping memory.
 template <Model M, class P, class Observer, class Faults>
 inline void Engine<M, P, Observer, Faults>::empty_storage(const Scenario& s) {
-  const auto expected = static_cast<std::size_t>(std::min<std::int64_t>(s.clients + 64, s.collapse + 64));
+  const auto expected =
+      static_cast<std::size_t>(std::min<std::int64_t>(s.traffic.clients + 64, s.measurement.collapse + 64));
   clients_.clear();
   clients_.reserve(expected);
   free_clients_.clear();
@@ -119,6 +120,7 @@ template <Model M, class P, class Observer, class Faults>
 RL_HOT void Engine<M, P, Observer, Faults>::send(std::int32_t c) {
   if constexpr (full) {
     if (!parts_.all([&](auto& p) RL_HOOK { return p.allow_call(*this, c); })) {
+      if constexpr (requires { observer_.on_refused(std::int64_t{0}, 0.0); }) observer_.on_refused(clients_[c].serial, t_);
       fail(c, 0.0, false);
       return;
     }
@@ -126,7 +128,7 @@ RL_HOT void Engine<M, P, Observer, Faults>::send(std::int32_t c) {
   const std::int32_t j = jobs_.add();
   Job& job = jobs_[j];
   job.id = tally_.attempts++;
-  pulse_.attempt(tally_.attempts, t_, horizon_, tally_.burst_left, s_.clients);
+  pulse_.attempt(tally_.attempts, t_, horizon_, tally_.burst_left, s_.traffic.clients);
   if (t_ >= warmup_) ++tally_.window_attempts;
   job.client = c;
   if constexpr (separate_send) jobs_.extra(j).sent = t_;
@@ -302,7 +304,9 @@ RL_HOT void Engine<M, P, Observer, Faults>::deliver(std::int32_t j) {
   }
   if (job.success) {
     if constexpr (full) parts_.each([&](auto& p) RL_HOOK { p.on_succeeded(*this, job.client, t - c.arrival); });
-    tally_.succeed(c.arrival, t, c.burst, warmup_, s_.clients);
+    if constexpr (requires { observer_.on_succeeded(std::int64_t{0}, 0.0, 0.0); })
+      observer_.on_succeeded(c.serial, t, t - c.arrival);
+    tally_.succeed(c.arrival, t, c.burst, warmup_, s_.traffic.clients);
     release_client(job.client);
   } else {
     fail(job.client, retry_after, false);
@@ -330,8 +334,8 @@ template <Model M, class P, class Observer, class Faults>
 RL_HOT void Engine<M, P, Observer, Faults>::fail(std::int32_t ci, double retry_after, bool timed_out) {
   EngineClient& c = clients_[ci];
   const double t = t_;
-  if (!s_.retries) {
-    if (c.burst) tally_.burst_left_at(t, s_.clients);
+  if (!s_.client.retries) {
+    if (c.burst) tally_.burst_left_at(t, s_.traffic.clients);
     release_client(ci);
     return;
   }
@@ -367,7 +371,7 @@ inline void Engine<M, P, Observer, Faults>::give_up(std::int32_t ci) {
   ++lost_;
   parts_.each([&](auto& p) RL_HOOK { p.on_give_up(*this, ci); });
   if constexpr (requires { observer_.on_give_up(std::int64_t{0}, 0.0); }) observer_.on_give_up(c.serial, t_);
-  if (c.burst) tally_.burst_left_at(t_, s_.clients);
+  if (c.burst) tally_.burst_left_at(t_, s_.traffic.clients);
   release_client(ci);
 }
 
@@ -409,7 +413,7 @@ inline RunResult Engine<M, P, Observer, Faults>::finish(StopReason why, double s
 
 template <Model M, class P, class Observer, class Faults>
 inline RunResult Engine<M, P, Observer, Faults>::plain_result(StopReason why, double stop) const {
-  RunResult r = tally_.result(s_.clients, why, stop, warmup_);
+  RunResult r = tally_.result(s_.traffic.clients, why, stop, warmup_);
   r.lost_fraction = r.successes > 0 ? 0.0 : nan;
   const auto& defs = component_metrics::defs;  // no component: each metric at its value without it
   for (std::size_t i = 0; i < defs.size(); ++i) r.extra[i] = defs[i].when_absent(r);
@@ -419,7 +423,7 @@ inline RunResult Engine<M, P, Observer, Faults>::plain_result(StopReason why, do
 // The tally's counts, each component's metrics, then what the core derives from them.
 template <Model M, class P, class Observer, class Faults>
 inline RunResult Engine<M, P, Observer, Faults>::full_result(StopReason why, double stop) {
-  RunResult r = tally_.result(s_.clients, why, stop, warmup_);
+  RunResult r = tally_.result(s_.traffic.clients, why, stop, warmup_);
   r.lost = lost_;
   r.lost_fraction =
       tally_.successes + lost_ > 0 ? static_cast<double>(lost_) / static_cast<double>(tally_.successes + lost_) : nan;

@@ -1,7 +1,7 @@
 #pragma once
 // Network legs: the one-way delay of an attempt each way (client → server, server → client), and
 // the round-trip service made of two legs (ServiceDist::round_trip). Free functions of the
-// scenario's ServerOptions and a Stream, so every event loop draws them alike.
+// scenario's Resource and a Stream, so every event loop draws them alike.
 //   fixed: delay | exponential: delay·Exp(1) | normal: |delay + delay_sd·Z|, Z standard normal
 //   (a folded normal; its mean is delay·(1 − 2Φ(−delay/sd)) + 2·sd·φ(delay/sd), delay to within
 //   1e-6 when delay >= 5·sd). Normal legs with delay_sd = 0 draw nothing: every leg is delay.
@@ -18,7 +18,7 @@
 namespace retrylab::montecarlo {
 
 // One leg of o's delay distribution (o.delay > 0 unless fixed).
-inline double draw_leg(const ServerOptions& o, Stream& rng) noexcept {
+inline double draw_leg(const Resource& o, Stream& rng) noexcept {
   switch (o.delay_dist) {
     case DelayDist::fixed: return o.delay;
     case DelayDist::exponential: return o.delay * rng.exponential();
@@ -29,7 +29,7 @@ inline double draw_leg(const ServerOptions& o, Stream& rng) noexcept {
 }
 
 // Two independent legs, summed (the round-trip service).
-inline double draw_round_trip(const ServerOptions& o, Stream& rng) noexcept {
+inline double draw_round_trip(const Resource& o, Stream& rng) noexcept {
   const double first = draw_leg(o, rng);
   return first + draw_leg(o, rng);
 }

@@ -13,8 +13,9 @@ namespace retrylab::montecarlo {
 
 namespace {
 
-bool shows_controls(const ServerOptions& o) {
-  return o.budget != 0 || o.breaker != 0 || o.failure_prob > 0.0 || o.outage_end > 0.0 || !std::isinf(o.deadline);
+bool shows_controls(const Scenario& s) {
+  return s.client.budget != 0 || s.client.breaker != 0 || s.failures.failure_prob > 0.0 ||
+         s.failures.outage_end > 0.0 || !std::isinf(s.client.deadline);
 }
 
 // The core's metrics and every component's (builds.hpp: in FullParts order, slot by slot), sorted by rank.
@@ -43,12 +44,12 @@ namespace shown {
 bool always(const Scenario& /*s*/, bool /*server_engine*/) { return true; }
 bool never(const Scenario& /*s*/, bool /*server_engine*/) { return false; }
 bool server(const Scenario& s, bool server_engine) { return has_server_features(s) || server_engine; }
-bool controls(const Scenario& s, bool /*server_engine*/) { return shows_controls(s.server); }
-bool breaker(const Scenario& s, bool /*server_engine*/) { return s.server.breaker != 0; }
+bool controls(const Scenario& s, bool /*server_engine*/) { return shows_controls(s); }
+bool breaker(const Scenario& s, bool /*server_engine*/) { return s.client.breaker != 0; }
 bool effects(const Scenario& s, bool /*server_engine*/) {
-  return !std::isinf(s.server.timeout) || s.server.idempotency != Idempotency::none;
+  return !std::isinf(s.client.timeout) || s.client.idempotency != Idempotency::none;
 }
-bool recovery(const Scenario& s, bool /*server_engine*/) { return s.server.recovery_window > 0.0; }
+bool recovery(const Scenario& s, bool /*server_engine*/) { return s.measurement.recovery_window > 0.0; }
 }  // namespace shown
 
 std::span<const Metric> metric_registry() {

@@ -22,7 +22,7 @@ namespace retrylab::montecarlo::detail {
 
 template <Model M, class P, class Observer, class Faults>
 RunResult Engine<M, P, Observer, Faults>::one_event() {
-  const auto n = static_cast<std::size_t>(s_.clients);
+  const auto n = static_cast<std::size_t>(s_.traffic.clients);
   flights_.assign(n, EngineFlight{});
   busy_union_.clear();
   hooks_.clear();
@@ -49,7 +49,7 @@ RunResult Engine<M, P, Observer, Faults>::one_event() {
   const double stop = finished ? last_leave_ : horizon_;
   if (stop > warmup_) tally_.area_waiting += static_cast<double>(tally_.waiting) * (stop - warmup_);
   tally_.busy = busy_union_.length();
-  if (tally_.burst_left == s_.clients) tally_.drain_time = last_leave_;
+  if (tally_.burst_left == s_.traffic.clients) tally_.drain_time = last_leave_;
   if (tally_.burst_successes >= tally_.p99_target && tally_.p99_target > 0) {
     // Every client arrived at 0, so a latency is its success time.
     std::vector<double>& latencies = parts_.template get<ServerView>().latencies();
@@ -65,7 +65,7 @@ template <Model M, class P, class Observer, class Faults>
 void Engine<M, P, Observer, Faults>::one_event_send(std::int32_t c, double t, bool now) {
   EngineFlight& f = flights_[c];
   f.id = tally_.attempts++;
-  pulse_.attempt(tally_.attempts, t, horizon_, tally_.burst_left, s_.clients);
+  pulse_.attempt(tally_.attempts, t, horizon_, tally_.burst_left, s_.traffic.clients);
   if (t >= warmup_) ++tally_.window_attempts;
   f.sent = t;
   f.row = parts_.template get<Rows>().draw(*this);
@@ -111,7 +111,7 @@ void Engine<M, P, Observer, Faults>::one_event_reply(std::int32_t c, double e) {
   const double r = e + parts_.template get<Network>().draw_delay(*this);
   if (!(r < horizon_)) return;  // the reply is still on its way at the horizon
   tally_.attempt_ended(f.sent, r, warmup_);
-  if (f.success || !s_.retries) {
+  if (f.success || !s_.client.retries) {
     tell_later({r, 0, 0, f.id, client.serial, f.sent, f.success, false, 0, 0.0});
     if (f.success) {
       parts_.template get<ServerView>().latencies().push_back(r - client.arrival);

@@ -48,20 +48,22 @@ double cycles_within(const Backoff& b, double attempt, double time) {
 }  // namespace
 
 double expected_attempts_per_client(const Scenario& s) {
-  if (!s.retries) return 1.0;
-  const ServerOptions& o = s.server;
+  if (!s.client.retries) return 1.0;
+  const Scenario& o = s;
   const double limit =
-      o.max_attempts > 0 ? static_cast<double>(o.max_attempts) : std::numeric_limits<double>::infinity();
-  const double attempt = std::min(1.0, o.timeout) + 2.0 * o.delay;  // a completed attempt's round trip, or its timeout
+      o.client.max_attempts > 0 ? static_cast<double>(o.client.max_attempts) : std::numeric_limits<double>::infinity();
+  const double attempt =
+      std::min(1.0, o.client.timeout) + 2.0 * o.resource.delay;  // a completed attempt's round trip, or its timeout
   const double horizon = effective_horizon(s);
-  const double lifetime = std::min(o.deadline, o.settle ? std::numeric_limits<double>::infinity() : horizon);
+  const double lifetime =
+      std::min(o.client.deadline, o.measurement.settle ? std::numeric_limits<double>::infinity() : horizon);
   const double by_time = 1.0 + cycles_within(s.backoff, attempt, lifetime);
-  const double p = o.failure_prob;
+  const double p = o.failures.failure_prob;
   double a = std::min({limit, by_time, p < 1.0 ? 1.0 / (1.0 - p) : std::numeric_limits<double>::infinity()});
-  const double outage = std::max(0.0, std::min(o.outage_end, horizon) - o.outage_start);
-  if (outage > 0 && o.outage_fraction > 0) {
+  const double outage = std::max(0.0, std::min(o.failures.outage_end, horizon) - o.failures.outage_start);
+  if (outage > 0 && o.failures.outage_fraction > 0) {
     // A client present during the outage retries through it: the cycles that fit in it, or 1/(1 − f).
-    const double f = o.outage_fraction;
+    const double f = o.failures.outage_fraction;
     const double through = std::min(1.0 + cycles_within(s.backoff, attempt, std::min(outage, lifetime)),
                                     f < 1.0 ? 1.0 / (1.0 - f) : std::numeric_limits<double>::infinity());
     a = std::max(a, std::min(limit, through));
@@ -70,9 +72,9 @@ double expected_attempts_per_client(const Scenario& s) {
 }
 
 ResourceEstimate estimate_resources(const Scenario& s, const RunPlan& plan) {
-  const double arrivals = s.rate * effective_horizon(s);
-  const double per_run_clients = static_cast<double>(s.clients) + arrivals;
-  const double waiting = std::min(static_cast<double>(s.collapse), per_run_clients) + 64.0;
+  const double arrivals = s.traffic.rate * effective_horizon(s);
+  const double per_run_clients = static_cast<double>(s.traffic.clients) + arrivals;
+  const double waiting = std::min(static_cast<double>(s.measurement.collapse), per_run_clients) + 64.0;
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   const double threads = std::min<double>(plan.threads > 0 ? plan.threads : hw, static_cast<double>(plan.runs));
   ResourceEstimate e;
@@ -94,22 +96,23 @@ void check_resources(const Scenario& s, const RunPlan& plan, double max_memory) 
   const ResourceEstimate e = estimate_resources(s, plan);
   if (e.attempts > max_attempts_simulated) {
     // The horizon when it makes the work: steady arrivals over it, or retries that go on through it.
-    const bool steady = s.rate * effective_horizon(s) > static_cast<double>(s.clients);
-    const ServerOptions& o = s.server;
+    const bool steady = s.traffic.rate * effective_horizon(s) > static_cast<double>(s.traffic.clients);
+    const Scenario& o = s;
     throw InputError(
         steady || e.attempts_per_client > 100 ? "horizon" : "runs",
         fmt::format("is too long to simulate: runs x (burst + rate x horizon) x attempts per client = {:.3g} x {:.3g} "
                     "= {:.3g} attempts, above the limit {:.3g} (got runs={}, clients={}, rate={}, horizon={}, "
                     "failure_prob={}, max_attempts={}, deadline={}; lower runs or horizon, or bound the retries "
                     "with max_attempts or deadline)",
-                    e.clients, e.attempts_per_client, e.attempts, max_attempts_simulated, plan.runs, s.clients, s.rate,
-                    effective_horizon(s), o.failure_prob, o.max_attempts, o.deadline));
+                    e.clients, e.attempts_per_client, e.attempts, max_attempts_simulated, plan.runs, s.traffic.clients,
+                    s.traffic.rate, effective_horizon(s), o.failures.failure_prob, o.client.max_attempts,
+                    o.client.deadline));
   }
   if (e.bytes > max_memory)
     throw InputError("max-memory",
                      fmt::format("is {:.3g} GiB, below the estimated {:.3g} GiB of this run (runs={}, "
                                  "collapse={}; lower --runs or --collapse, or raise --max-memory)",
-                                 max_memory / (1ull << 30), e.bytes / (1ull << 30), plan.runs, s.collapse));
+                                 max_memory / (1ull << 30), e.bytes / (1ull << 30), plan.runs, s.measurement.collapse));
 }
 
 }  // namespace retrylab::montecarlo

@@ -21,7 +21,7 @@ constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 class DetailObserver {
  public:
   DetailObserver(const Scenario& s, const DetailOptions& o)
-      : o_(o), start_(s.server.outage_start), end_(s.server.outage_end) {}
+      : o_(o), start_(s.failures.outage_start), end_(s.failures.outage_end) {}
 
   void on_arrival(std::int64_t /*client*/, double /*t*/, bool /*burst*/) noexcept {}
   void on_start(std::int64_t /*attempt*/, std::int64_t client, double /*t*/) {
@@ -85,9 +85,9 @@ std::vector<RunDetail> simulate_detailed(const Scenario& s, const RunPlan& plan,
   check_run_plan(plan);
   if (!(options.bin > 0.0) || !std::isfinite(options.bin))
     throw InputError("bin", fmt::format("must be a finite number > 0 (got {})", options.bin));
-  if (options.outage && !(s.server.outage_end > 0.0))
+  if (options.outage && !(s.failures.outage_end > 0.0))
     throw InputError("outage_end", "must be > 0 for the outage's course to be measured");
-  if (options.outage && (s.server.outage_end - s.server.outage_start) / options.bin > 1e8)
+  if (options.outage && (s.failures.outage_end - s.failures.outage_start) / options.bin > 1e8)
     throw InputError("bin", fmt::format("must cut the outage into at most 1e8 bins (got {})", options.bin));
   const detail::EngineOptions engine;
   const auto faults = detail::entry_faults();

@@ -3,11 +3,12 @@
 // that does not (seed, run count and thread count live in RunPlan). Its canonical description is a
 // pure function of its fields; the RNG key of a run is (seed, stable_hash(canonical), run index)
 // (docs/models.md §6), so adding runs or threads never changes an existing run.
+// It is grouped (traffic, backoff, resource, admission, client policy, injected failures,
+// measurement); every field is a row of the field table (montecarlo/fields.hpp).
 // Invariants (check_scenario): backoff valid (analytic/strategy.hpp); 0 <= clients <= max_clients;
 // rate >= 0 finite; clients > 0 or rate > 0; horizon > 0 finite (required when rate > 0; default 1e7
-// for pure bursts); 0 <= warmup < horizon; 1 <= collapse <= max_collapse; and the server-side
-// fields below (ServerOptions: each range is stated beside its field and checked by check_scenario).
-// Server-side mechanisms and lifted limits are off by default. canonical() appends a field
+// for pure bursts); 0 <= warmup < horizon; 1 <= collapse <= max_collapse; and every other field's
+// range, stated beside it. Server-side mechanisms and lifted limits are off by default. canonical() appends a field
 // only when it differs from its default, so every scenario written before them keeps its canonical
 // string, RNG key and results; a scenario that uses none of them runs the event loop's plain tier
 // (has_server_features() is false), one that uses any its full tier (montecarlo/engine.hpp).
@@ -46,6 +47,21 @@ enum class RetryAfterRule { fixed, uniform };
 // apply every successful attempt's effect, so a request can take effect several times; fixed (one
 // key chosen before the first attempt) applies only the first, later ones are deduplicated.
 enum class Idempotency { none, per_attempt, fixed };
+// Whose a client-side control is: one instance shared by every client of the run (one process
+// serving them all, or a fleet that shares the control's state), or one per client (each client a
+// process of its own that makes one request: a CLI run, a batch job's worker, a function's cold
+// start). docs/models.md §4 says why shared is the default.
+enum class Scope { shared, client };
+
+// Each choice's names in enum order: its field's choices, to_string and parse_* (one table each).
+inline constexpr std::string_view service_names[] = {"deterministic", "exponential", "lognormal", "round-trip"};
+inline constexpr std::string_view delay_names[] = {"fixed", "exponential", "normal"};
+inline constexpr std::string_view overflow_names[] = {"reject", "queue"};
+inline constexpr std::string_view retry_after_names[] = {"fixed", "uniform"};
+inline constexpr std::string_view idempotency_names[] = {"none", "per-attempt", "fixed"};
+inline constexpr std::string_view scope_names[] = {"shared", "client"};
+inline constexpr std::string_view strategy_names[] = {"none",         "nojitter", "full",      "equal",
+                                                      "decorrelated", "window",   "memoryless"};
 
 std::string_view to_string(ServiceDist d) noexcept;
 std::string_view to_string(DelayDist d) noexcept;
@@ -74,56 +90,85 @@ struct Aimd {
   double timeout = std::numeric_limits<double>::infinity();  // > 0 (+inf = none)
 };
 
-// The server-side mechanisms and lifted limits. Defaults reproduce the original model.
-struct ServerOptions {
+// The scenario's groups (docs/scenario-fields.md lists their fields). Every default reproduces the
+// original model; each range is stated beside its field and checked by check_scenario.
+
+// Traffic: who arrives, when.
+struct Traffic {
+  std::int64_t clients = 0;  // burst of N clients at t = 0
+  double rate = 0.0;         // steady Poisson arrivals on [0, horizon)
+};
+
+// The resource: its rows, its service times, the network between it and the clients.
+struct Resource {
   std::int64_t rows = 1;  // M rows, each attempt on one uniformly at random; [1, max_rows]
   ServiceDist service = ServiceDist::deterministic;
   double service_cv = 0.0;  // lognormal only: (0, max_service_cv]; 0 otherwise
   double delay = 0.0;       // one-way network delay (mean), finite >= 0
   DelayDist delay_dist = DelayDist::fixed;
-  double delay_sd = 0.0;                 // normal delay only: sd of each leg, finite >= 0 (0 = every leg exactly delay)
-  bool lock = false;                     // a FIFO lock per row: attempts wait, then run alone
+  double delay_sd = 0.0;  // normal delay only: sd of each leg, finite >= 0 (0 = every leg exactly delay)
+  bool lock = false;      // a FIFO lock per row: attempts wait, then run alone
+};
+
+// Admission control at the server.
+struct Admission {
   std::int64_t limit = 0;                // at most `limit` attempts admitted at once; 0 = none
   Overflow overflow = Overflow::reject;  // queue needs a limit (fixed or aimd)
   double reject_cost = 0.0;              // [0, 1] of an attempt's mean work; needs reject + a limit
   double retry_after = 0.0;              // Retry-After on rejections, finite >= 0 (0 = none sent)
   RetryAfterRule retry_after_rule = RetryAfterRule::fixed;
-  double ignore_retry_after = 0.0;  // fraction of clients that ignore it, [0, 1]
-  bool aimd = false;                // adaptive limit (then `limit` must be 0)
+  bool aimd = false;  // adaptive limit (then `limit` must be 0)
   Aimd aimd_params{};
-  double mix = 0.0;  // fraction of clients on mix_backoff, [0, 1]
+};
+
+// The client policy: what a client does around its attempts (collapse can then mean lost requests).
+// A client stops waiting for an attempt `timeout` after sending it: the attempt counts as failed
+// (backoff, retry); the server still does its work and its late outcome is discarded. A client makes
+// at most `max_attempts` attempts; when the last fails or times out it gives up: the request is lost
+// (it leaves; a burst client that gives up counts toward `drained`, read it with `lost`).
+struct ClientPolicy {
+  bool retries = true;              // false: each client makes exactly one attempt (validation)
+  double ignore_retry_after = 0.0;  // fraction of clients that ignore Retry-After, [0, 1]
+  double mix = 0.0;                 // fraction of clients on mix_backoff, [0, 1]
   Backoff mix_backoff{Strategy::none, 1.0, 1000.0, 0.0};
-  // Client side (collapse can mean lost requests). A client stops waiting for an attempt
-  // `timeout` after sending it: the attempt counts as failed (backoff, retry); the server still does
-  // its work and its late outcome is discarded. A client makes at most `max_attempts` attempts; when
-  // the last fails or times out it gives up: the request is lost (it leaves; a burst client that
-  // gives up counts toward `drained`, read it with `lost`).
   double timeout = std::numeric_limits<double>::infinity();  // > 0 (+inf = none); needs retries on
   std::int64_t max_attempts = 0;                             // [1, max_limit], 0 = unlimited; needs retries on
   // A request's deadline: a client starts no attempt later than arrival + deadline; when its backoff
   // would wake it later, it gives up at once (lost). +inf = none.
   double deadline = std::numeric_limits<double>::infinity();
-  // Injected failures: an attempt the server completes that would succeed fails instead, with
-  // probability failure_prob, or outage_fraction inside the outage window [outage_start, outage_end).
-  // A failed attempt commits nothing (it dooms no other).
-  double failure_prob = 0.0;
-  double outage_start = 0.0, outage_end = 0.0, outage_fraction = 1.0;
-  // Client-side controls (montecarlo/controls.hpp): a retry budget and a circuit breaker, by preset
-  // name (index into budget_preset_names / breaker_preset_names). Their windows are in ms: attempt_ms
-  // (milliseconds per attempt-duration) must be > 0 for the presets that keep time (finagle,
-  // sre-adaptive, hystrix, resilience4j); the CLI sets it from --unit/--attempt-duration.
+  // A retry budget and a circuit breaker (montecarlo/controls.hpp), by preset name (index into
+  // budget_preset_names / breaker_preset_names). Their windows are in ms: attempt_ms (milliseconds
+  // per attempt-duration) must be > 0 for the presets that keep time (finagle, sre-adaptive, hystrix,
+  // resilience4j); the CLI sets it from --unit/--attempt-duration.
   int budget = 0;
   int breaker = 0;
   double attempt_ms = 0.0;
+  Scope budget_scope = Scope::shared;
+  Scope breaker_scope = Scope::shared;
   // The generic token bucket (budget = token-bucket): charged per retry (timeout_cost after a
   // timeout) while the tokens stay >= threshold, refunded per success; starts full.
   double bucket_capacity = 500.0, bucket_cost = 5.0, bucket_timeout_cost = 10.0, bucket_refund = 1.0,
          bucket_threshold = 0.0;
-  // Effects at the server (what a request did there, as opposed to what its client saw): counted
-  // when a client can retry an attempt that still succeeds (a timeout). duplicate_effects is
-  // Σ max(0, effects − 1) over requests; hidden_effects counts requests lost for the client that
-  // nevertheless took effect.
+  // Idempotency keys (effects at the server: what a request did there, as opposed to what its
+  // client saw), counted when a client can retry an attempt that still succeeds (a timeout).
+  // duplicate_effects is Σ max(0, effects − 1) over requests; hidden_effects counts requests lost for
+  // the client that nevertheless took effect.
   Idempotency idempotency = Idempotency::none;
+};
+
+// Injected failures: an attempt the server completes that would succeed fails instead, with
+// probability failure_prob, or outage_fraction inside the outage window [outage_start, outage_end).
+// A failed attempt commits nothing (it dooms no other).
+struct Failures {
+  double failure_prob = 0.0;
+  double outage_start = 0.0, outage_end = 0.0, outage_fraction = 1.0;
+};
+
+// What is measured, and when a run stops.
+struct Measurement {
+  double horizon = 0.0;          // 0 = unset: default_burst_horizon for pure bursts, an error with steady traffic
+  double warmup = 0.0;           // rates are measured over [warmup, stop time)
+  std::int64_t collapse = 3000;  // K: the run collapses when this many clients wait at once
   // Recovery after the outage: attempts the server completes (rejections when they are rejected)
   // after outage_end are binned in windows of this length; recovery_time is the end of the first
   // window whose success fraction reaches 95% of that of the attempts completed before
@@ -137,24 +182,28 @@ struct ServerOptions {
 };
 
 // True when the scenario uses a control whose windows keep time (it needs attempt_ms > 0).
-bool needs_clock(const ServerOptions& o) noexcept;
+bool needs_clock(const ClientPolicy& c) noexcept;
 
 // The retry budget the scenario's clients run (montecarlo/controls.hpp): the preset, with the
 // bucket_* numbers for token-bucket.
 struct BudgetConfig;
-BudgetConfig budget_of(const ServerOptions& o);
+BudgetConfig budget_of(const ClientPolicy& c);
 
 struct Scenario {
   Model model = Model::collision;
-  Backoff backoff{};             // strategy, base, cap (+inf = none), window
-  std::int64_t clients = 0;      // burst of N clients at t = 0
-  double rate = 0.0;             // steady Poisson arrivals on [0, horizon)
-  double horizon = 0.0;          // 0 = unset: default_burst_horizon for pure bursts, an error with steady traffic
-  double warmup = 0.0;           // rates are measured over [warmup, stop time)
-  std::int64_t collapse = 3000;  // K: the run collapses when this many clients wait at once
-  bool retries = true;           // false: each client makes exactly one attempt (validation)
-  ServerOptions server{};        // off by default
+  Backoff backoff{};  // strategy, base, cap (+inf = none), window, multiplier
+  Traffic traffic{};
+  Resource resource{};
+  Admission admission{};
+  ClientPolicy client{};
+  Failures failures{};
+  Measurement measurement{};
 };
+
+// s with every server option at its default: what the original event loop has (the model, the
+// backoff with its multiplier, the traffic, horizon, warmup and collapse, retries) kept, every other
+// group's field reset.
+Scenario without_server_options(const Scenario& s);
 
 // True when any server option differs from its default (the scenario needs the full tier).
 bool has_server_features(const Scenario& s) noexcept;

@@ -51,8 +51,9 @@ std::string trace_header(const Scenario& s, std::uint64_t seed, std::int64_t run
     std::string h = fmt::format("# retrylab-trace version={}\n", version);
     h += fmt::format("# model={}\n# strategy={}\n# base={}\n# cap={}\n# window={}\n", to_string(s.model),
                      to_string(s.backoff.strategy), s.backoff.base, format_cap(s.backoff.cap), window);
-    h += fmt::format("# clients={}\n# rate={}\n# horizon={}\n# warmup={}\n# collapse={}\n# retries={}\n", s.clients,
-                     s.rate, effective_horizon(s), s.warmup, s.collapse, s.retries ? "on" : "off");
+    h += fmt::format("# clients={}\n# rate={}\n# horizon={}\n# warmup={}\n# collapse={}\n# retries={}\n",
+                     s.traffic.clients, s.traffic.rate, effective_horizon(s), s.measurement.warmup,
+                     s.measurement.collapse, s.client.retries ? "on" : "off");
     for (const auto& [key, value] : server) h += fmt::format("# {}={}\n", key, value);
     h += fmt::format("# time_unit=attempt-duration\n# seed={}\n# runs={}\n# order=end\n", seed, runs);
     h += trace_csv_columns;
@@ -66,8 +67,9 @@ std::string trace_header(const Scenario& s, std::uint64_t seed, std::int64_t run
       "{{\"retrylab_trace\":{},\"model\":\"{}\",\"strategy\":\"{}\",\"base\":{},\"cap\":{},\"window\":{},"
       "\"clients\":{},\"rate\":{},\"horizon\":{},\"warmup\":{},\"collapse\":{},\"retries\":\"{}\"{},"
       "\"time_unit\":\"attempt-duration\",\"seed\":{},\"runs\":{},\"order\":\"end\"}}\n",
-      version, to_string(s.model), to_string(s.backoff.strategy), s.backoff.base, cap, window, s.clients, s.rate,
-      effective_horizon(s), s.warmup, s.collapse, s.retries ? "on" : "off", fields, seed, runs);
+      version, to_string(s.model), to_string(s.backoff.strategy), s.backoff.base, cap, window, s.traffic.clients,
+      s.traffic.rate, effective_horizon(s), s.measurement.warmup, s.measurement.collapse,
+      s.client.retries ? "on" : "off", fields, seed, runs);
 }
 
 std::string trace_line(const TraceRow& r, TraceFormat f) {
@@ -142,7 +144,7 @@ void write_trace(const Scenario& s, std::uint64_t seed, std::int64_t runs, const
   Sink sink(path);
   sink.write(trace_header(s, seed, runs, f));
   for (std::int64_t run = 0; run < runs; ++run) {
-    TraceObserver observer(sink, f, run, s.retries);
+    TraceObserver observer(sink, f, run, s.client.retries);
     const RunResult r =
         detail::run_engine(s, seed, static_cast<std::uint64_t>(run), options, observer, nullptr, faults);
     sink.write(trace_run_end(run, to_string(r.stop), r.stop_time, f));

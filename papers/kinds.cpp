@@ -58,7 +58,7 @@ json dependency_summary(const std::vector<montecarlo::RunDetail>& runs, double a
   auto n = [](auto x) { return static_cast<double>(x); };
   auto retries = [&](const R& r) {
     const auto& x = r.result;
-    return n(x.attempts + x.metric("breaker_rejected") + x.metric("throttled") - x.clients_arrived);
+    return n(x.attempts) + x.metric("breaker_rejected") + x.metric("throttled") - n(x.clients_arrived);
   };
   json j = {
       {"requests", of([&](const R& r) { return n(r.result.clients_arrived); })},
@@ -123,7 +123,7 @@ nlohmann::json run_extension_point(const SweepSpec& sw, std::int64_t index, int 
   // The budget's early warning is measured in bins of one attempt-duration from the outage's start.
   montecarlo::DetailOptions detail;
   detail.most_attempts = sw.kind == SweepKind::brooker;
-  detail.outage = sw.kind == SweepKind::budget && p.scenario.server.outage_end > 0.0;
+  detail.outage = sw.kind == SweepKind::budget && p.scenario.failures.outage_end > 0.0;
   const auto runs = montecarlo::simulate_detailed(p.scenario, plan, detail, progress);
   const json summary = sw.kind == SweepKind::brooker ? brooker_summary(runs, sw.attempt_duration)
                                                      : dependency_summary(runs, sw.attempt_duration, detail.outage);

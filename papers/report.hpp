@@ -18,7 +18,7 @@
 // budget's early warning). Their points are engine scenarios in attempt-durations, shown in ms.
 // A classic sweep with more than 4 client counts is drawn against N (one panel per model).
 // A steady sweep whose points differ in server options has one line per (model, strategy,
-// server configuration), a "server" column naming the configuration (montecarlo::ServerOptions set
+// server configuration), a "server" column naming the configuration (montecarlo::Scenario server groups set
 // away from their defaults; "–" for the defaults) and a NAME_cost table: sustainable load, and at
 // loads 0.1, 0.3 and 0.5 collapsed fraction, goodput, rejected fraction, mean and p99 latency, queue
 // wait. A steady sweep without server options renders exactly as before. Paper 3 adds,

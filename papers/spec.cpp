@@ -381,7 +381,7 @@ std::vector<SweepPoint> expand(const Where& w, const Draft& d) {
         if (u == montecarlo::FieldUnit::per_time) v[f] *= D;
       }
       montecarlo::Scenario s = make_scenario(v);
-      if (d.unit == "ms" || d.unit == "s") s.server.attempt_ms = d.unit == "s" ? 1000.0 * D : D;
+      if (d.unit == "ms" || d.unit == "s") s.client.attempt_ms = d.unit == "s" ? 1000.0 * D : D;
       try {
         if (d.kind == SweepKind::sleep) {
           check_backoff(s.backoff);
@@ -497,11 +497,11 @@ void check_report_needs(const Where& w, const Draft& d, const SweepSpec& s) {
   if (d.kind == SweepKind::steady && !keeps_waiting)
     for (const auto& p : s.points)
       for (auto k : s.thresholds)
-        if (k != p.scenario.collapse)
+        if (k != p.scenario.measurement.collapse)
           throw SpecError(key + ".per_run",
                           fmt::format("must include \"max_waiting\": thresholds other than collapse "
                                       "(got {} with collapse {}) are read from it",
-                                      k, p.scenario.collapse),
+                                      k, p.scenario.measurement.collapse),
                           w.file, d.line);
   if (d.kind == SweepKind::sleep) {
     std::vector<std::string> backoffs;
@@ -568,11 +568,11 @@ SweepSpec finish(const Where& w, const Draft& d, std::uint64_t study_seed) {
   if (s.kind == SweepKind::steady)
     for (const auto& p : s.points)
       for (auto k : s.thresholds)
-        if (k > p.scenario.collapse)
-          throw SpecError(
-              "sweep." + d.name + ".thresholds",
-              fmt::format("must be <= collapse, since a run stops at collapse (got {} > {})", k, p.scenario.collapse),
-              w.file, d.line);
+        if (k > p.scenario.measurement.collapse)
+          throw SpecError("sweep." + d.name + ".thresholds",
+                          fmt::format("must be <= collapse, since a run stops at collapse (got {} > {})", k,
+                                      p.scenario.measurement.collapse),
+                          w.file, d.line);
   check_report_needs(w, d, s);
   return s;
 }

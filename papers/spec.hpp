@@ -17,7 +17,7 @@
 //                 metrics = [...] (summaries kept), per_run = [...] (per-run values kept),
 //                 draws, retry_max (sleep), thresholds = [K...] (steady), scenario fields
 //                 (scalar or array: an array is a grid axis)
-//   Server fields (montecarlo::ServerOptions; the CLI's flags with '_' for '-'), grid
+//   Server fields (montecarlo::Scenario; the CLI's flags with '_' for '-'), grid
 //   kinds only, defaults as the CLI's: rows, service (deterministic|exponential|lognormal),
 //   service_cv, delay, delay_dist (fixed|exponential|normal), delay_sd, lock (true/false or "on"/"off"), limit,
 //   overflow (reject|queue), reject_cost, retry_after, retry_after_rule (fixed|uniform),

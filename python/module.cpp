@@ -35,6 +35,8 @@
 #include "analytic/sleep.hpp"
 #include "analytic/steady.hpp"
 #include "analytic/version.hpp"
+#include "api/scenario.hpp"
+#include "api/simulate.hpp"
 #include "montecarlo/fields.hpp"
 #include "montecarlo/metrics.hpp"
 #include "montecarlo/result.hpp"
@@ -52,29 +54,14 @@ namespace retrylab::python {
 
 namespace {
 
-// The CLI's spelling of a field in an error: "--reject-cost" for reject_cost.
-std::string as_flag(std::string field) {
-  if (field.rfind("-", 0) == 0) return field;
-  std::replace(field.begin(), field.end(), '_', '-');
-  return "--" + field;
-}
-
+// An InputError as Python's ValueError, naming the argument as Python spells it (reject_cost).
 [[noreturn]] void raise(const InputError& e) {
-  throw py::value_error(as_flag(e.field()) + std::string(e.what()).substr(e.field().size()));
+  throw py::value_error(api::spelled(e.field(), api::Spelling::keyword) +
+                        std::string(e.what()).substr(e.field().size()));
 }
 
-Json number(double x) { return std::isfinite(x) ? Json(x) : Json(nullptr); }
-
-Json to_json(const MeanSummary& m) {
-  return {{"mean", number(m.mean)}, {"sd", number(m.sd)}, {"n", m.n}, {"ci95", {number(m.ci95.lo), number(m.ci95.hi)}}};
-}
-Json to_json(const ProportionSummary& p) {
-  return {{"count", p.count},
-          {"fraction", number(p.fraction)},
-          {"n", p.n},
-          {"ci95", {number(p.ci95.lo), number(p.ci95.hi)}}};
-}
-
+using api::number;
+using api::to_json;
 using montecarlo::Dim;
 
 // The user's unit: attempt-durations, or any unit of D attempt-durations (in_unit and out scale by D).
@@ -87,47 +74,10 @@ montecarlo::TimeUnit unit_of(double D) {
 // A value in attempt-durations into the user's unit: times x D, rates / D (as the CLI does).
 double out(Dim d, double v, double D) { return unit_of(D).out(d, v); }
 
-MeanSummary scaled(MeanSummary m, Dim d, double D) { return montecarlo::in_unit(m, d, unit_of(D)); }
-
-Json field_json(const montecarlo::Field& f, double v, double D) {
-  return std::visit([](const auto& x) { return Json(x); }, montecarlo::field_output(f, v, unit_of(D)));
-}
 
 // D from unit/attempt_duration, with the CLI's rules and messages (attempt_duration <= 0: not given).
 double attempt_length(const std::string& unit, double attempt_duration) {
   return montecarlo::time_unit(unit, attempt_duration, attempt_duration != 0.0).attempt_duration;
-}
-
-// The scenario from field texts (name -> text as typed), as `retrylab simulate` builds it.
-montecarlo::Scenario scenario_of(const std::map<std::string, std::string>& values, double D, bool clocked_unit,
-                                 const std::string& unit) {
-  for (const auto& [name, text] : values)
-    if (!montecarlo::find_field(name))
-      throw py::type_error(fmt::format("simulate() got an unexpected field '{}' (retrylab.fields() lists them)", name));
-  if (!values.count("model"))
-    throw InputError("--model", "is required: collision, free, shared, ps or none; --list-fields lists every field");
-  montecarlo::Scenario sc;
-  for (const montecarlo::Field& f : montecarlo::scenario_fields()) {
-    const auto it = values.find(std::string(f.name));
-    if (it == values.end()) continue;
-    double v = 0.0;
-    try {
-      v = montecarlo::parse_field(f, it->second);
-    } catch (const InputError& e) {
-      throw InputError(montecarlo::flag_of(f), std::string(e.what()).substr(e.field().size() + 1));
-    }
-    if (f.unit == montecarlo::FieldUnit::time) v /= D;
-    if (f.unit == montecarlo::FieldUnit::per_time) v *= D;
-    f.set(sc, v);
-  }
-  if (montecarlo::needs_clock(sc.server) && !values.count("attempt_ms") && clocked_unit)
-    sc.server.attempt_ms = unit == "s" ? 1000.0 * D : D;
-  if (sc.retries && !values.count("strategy"))
-    throw InputError("--strategy",
-                     "is required with retries on (one of none, nojitter, full, equal, decorrelated, "
-                     "window); with --retries off it may be left out");
-  montecarlo::check_scenario(sc);
-  return sc;
 }
 
 py::array_t<double> column(const std::vector<montecarlo::RunResult>& runs, auto value) {
@@ -137,15 +87,24 @@ py::array_t<double> column(const std::vector<montecarlo::RunResult>& runs, auto 
   return a;
 }
 
-// Returns (summary JSON text, per-run arrays).
+// Returns (summary JSON text, per-run arrays): the CLI's document (api/simulate.hpp) plus the
+// canonical string, and one array per shown metric and per core count.
 py::tuple simulate(const std::map<std::string, std::string>& values, const std::string& unit, double attempt_duration,
                    std::int64_t runs, std::uint64_t seed, int threads, bool server_engine) {
-  montecarlo::Scenario sc;
+  for (const auto& [name, text] : values)
+    if (!montecarlo::find_field(name))
+      throw py::type_error(
+          fmt::format("simulate() got an unexpected keyword argument '{}' (retrylab.fields() lists "
+                      "the scenario fields)",
+                      name));
+  api::ScenarioRequest request;
+  request.fields.insert(values.begin(), values.end());
+  request.unit = unit;
+  if (attempt_duration != 0.0) request.attempt_duration = attempt_duration;
+  api::ResolvedScenario sc;
   montecarlo::RunPlan plan;
-  double D = 1.0;
   try {
-    D = attempt_length(unit, attempt_duration);
-    sc = scenario_of(values, D, unit != "attempt", unit);
+    sc = api::resolve(request, api::Spelling::keyword);
     plan.runs = runs;
     plan.seed = seed;
     plan.threads = threads;
@@ -154,40 +113,19 @@ py::tuple simulate(const std::map<std::string, std::string>& values, const std::
   } catch (const InputError& e) {
     raise(e);
   }
-  std::vector<montecarlo::RunResult> results;
+  api::Simulation sim;
   {
     py::gil_scoped_release release;
-    results = montecarlo::simulate(sc, plan);
+    sim = api::simulate(sc, plan);
   }
-  const montecarlo::Summary s = montecarlo::summarize(results);
-  const bool plain = unit == "attempt";
-  Json j;
-  j["retrylab"] = std::string(version);
-  j["unit"] = plain ? std::string("attempt-duration") : unit;
-  if (!plain) j["attempt_duration"] = D;
-  Json scenario, extra;
-  for (const montecarlo::Field& f : montecarlo::scenario_fields())
-    if (montecarlo::field_shown(f, sc))
-      (f.presence == montecarlo::Presence::always ? scenario : extra)[std::string(f.name)] =
-          field_json(f, montecarlo::field_value(f, sc), D);
-  scenario["runs"] = plan.runs;
-  scenario["seed"] = plan.seed;
-  for (auto& [k, v] : extra.items()) scenario[k] = v;
-  if (plan.server_engine) scenario["server_engine"] = true;
-  j["scenario"] = scenario;
-  j["canonical"] = montecarlo::canonical(sc);
-  j["runs"] = s.runs;
-  Json metrics;
+  Json j = api::simulate_json(sim);
+  j["canonical"] = montecarlo::canonical(sc.scenario);
+  const double D = sc.unit.attempt_duration;
+  const auto& results = sim.runs;
   py::dict per_run;
-  for (const montecarlo::Metric* m : montecarlo::shown_metrics(sc, server_engine)) {
-    const std::string key(m->key);
-    metrics[key] = to_json(scaled(m->mean(s), m->dim, D));
-    per_run[key.c_str()] = column(results, [&](const montecarlo::RunResult& r) { return out(m->dim, m->value(r), D); });
-  }
-  for (const montecarlo::Metric* p : montecarlo::shown_proportions(sc))
-    metrics[std::string(p->key)] = to_json(p->proportion(s));
-  j["metrics"] = metrics;
-  j["stop"] = {{"finished", s.stops[0]}, {"drained", s.stops[1]}, {"collapsed", s.stops[2]}, {"horizon", s.stops[3]}};
+  for (const montecarlo::Metric* m : montecarlo::shown_metrics(sc.scenario, server_engine))
+    per_run[std::string(m->key).c_str()] =
+        column(results, [&](const montecarlo::RunResult& r) { return out(m->dim, m->value(r), D); });
   using R = montecarlo::RunResult;
   per_run["stop_time"] = column(results, [&](const R& r) { return r.stop_time * D; });
   per_run["attempts"] = column(results, [](const R& r) { return static_cast<double>(r.attempts); });
@@ -496,7 +434,8 @@ PYBIND11_MODULE(_core, m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const retrylab::InputError& e) {
-      PyErr_SetString(PyExc_ValueError, (as_flag(e.field()) + std::string(e.what()).substr(e.field().size())).c_str());
+      const std::string name = retrylab::api::spelled(e.field(), retrylab::api::Spelling::keyword);
+      PyErr_SetString(PyExc_ValueError, (name + std::string(e.what()).substr(e.field().size())).c_str());
     }
   });
   m.def("fields", &fields, "The scenario field table");

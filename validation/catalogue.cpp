@@ -44,10 +44,10 @@ Scenario steady_scenario(Model model, const SteadyRuns& r, bool retries) {
   Scenario s;
   s.model = model;
   s.backoff = Backoff{Strategy::none, 1.0, 1000.0, 0.0};
-  s.rate = r.rate;
-  s.horizon = r.horizon;
-  s.warmup = r.warmup;
-  s.retries = retries;
+  s.traffic.rate = r.rate;
+  s.measurement.horizon = r.horizon;
+  s.measurement.warmup = r.warmup;
+  s.client.retries = retries;
   return s;
 }
 
@@ -284,50 +284,51 @@ ValidationCase classic_case(Model model, const Backoff& backoff, std::int64_t cl
   check_classic(test);
   if (runs < 1) throw InputError("runs", fmt::format("must be >= 1 (got {})", runs));
   const ClassicResult exact = classic(test);
-  return make_case(
-      fmt::format("classic-{}-{}-N{}", to_string(model), to_string(backoff.strategy), clients),
-      fmt::format("{} N={} runs={}", backoff_text(backoff), clients, runs), CaseKind::exact,
-      static_cast<double>(clients * clients * runs) * 0.01,
-      [model, backoff, clients, runs, exact](const CaseContext& ctx) {
-        Scenario s;
-        s.model = model;
-        s.backoff = backoff;
-        s.clients = clients;
-        // A finishing burst gets twice its exact makespan; a never-finishing one a short horizon
-        // (it must be found still waiting there, not merely slow).
-        s.horizon = exact.finishes ? 2.0 * *exact.makespan + 10.0 : 2000.0;
-        const auto res = run(s, runs, ctx);
-        CaseResult out;
-        out.kind = CaseKind::exact;
-        out.n = runs;
-        std::int64_t bad = 0;
-        MeanAccumulator mk;
-        if (exact.finishes) {
-          const double a = *exact.attempts_per_client, m = *exact.makespan;
-          out.closed_form = fmt::format("makespan {}, attempts/client {}", g(m), g(a));
-          out.expected = m;
-          const double tol = 1e-12 * m;  // sums of integers and powers of two: exact far below 2^53
-          out.tolerance = tol;
-          for (const auto& r : res) {
-            mk.add(r.makespan);
-            const bool ok = r.stop == montecarlo::StopReason::finished && std::abs(r.makespan - m) <= tol &&
-                            std::abs(r.attempts_per_client - a) <= 1e-12 * a;
-            bad += ok ? 0 : 1;
-          }
-          out.observed = mk.mean();
-          out.rel_error = relative(out.observed, m);
-          out.check = fmt::format("{} of {} runs differ (stop, makespan or attempts/client)", bad, runs);
-        } else {
-          out.closed_form = "never finishes";
-          out.expected = 0.0;  // runs finished
-          for (const auto& r : res)
-            bad += (r.stop == montecarlo::StopReason::horizon && r.unfinished == clients) ? 0 : 1;
-          out.observed = static_cast<double>(bad);
-          out.check = fmt::format("{} of {} runs finished or lost a client before T={}", bad, runs, g(s.horizon));
-        }
-        out.verdict = bad == 0 ? Verdict::pass : Verdict::fail;
-        return out;
-      });
+  return make_case(fmt::format("classic-{}-{}-N{}", to_string(model), to_string(backoff.strategy), clients),
+                   fmt::format("{} N={} runs={}", backoff_text(backoff), clients, runs), CaseKind::exact,
+                   static_cast<double>(clients * clients * runs) * 0.01,
+                   [model, backoff, clients, runs, exact](const CaseContext& ctx) {
+                     Scenario s;
+                     s.model = model;
+                     s.backoff = backoff;
+                     s.traffic.clients = clients;
+                     // A finishing burst gets twice its exact makespan; a never-finishing one a short horizon
+                     // (it must be found still waiting there, not merely slow).
+                     s.measurement.horizon = exact.finishes ? 2.0 * *exact.makespan + 10.0 : 2000.0;
+                     const auto res = run(s, runs, ctx);
+                     CaseResult out;
+                     out.kind = CaseKind::exact;
+                     out.n = runs;
+                     std::int64_t bad = 0;
+                     MeanAccumulator mk;
+                     if (exact.finishes) {
+                       const double a = *exact.attempts_per_client, m = *exact.makespan;
+                       out.closed_form = fmt::format("makespan {}, attempts/client {}", g(m), g(a));
+                       out.expected = m;
+                       const double tol = 1e-12 * m;  // sums of integers and powers of two: exact far below 2^53
+                       out.tolerance = tol;
+                       for (const auto& r : res) {
+                         mk.add(r.makespan);
+                         const bool ok = r.stop == montecarlo::StopReason::finished &&
+                                         std::abs(r.makespan - m) <= tol &&
+                                         std::abs(r.attempts_per_client - a) <= 1e-12 * a;
+                         bad += ok ? 0 : 1;
+                       }
+                       out.observed = mk.mean();
+                       out.rel_error = relative(out.observed, m);
+                       out.check = fmt::format("{} of {} runs differ (stop, makespan or attempts/client)", bad, runs);
+                     } else {
+                       out.closed_form = "never finishes";
+                       out.expected = 0.0;  // runs finished
+                       for (const auto& r : res)
+                         bad += (r.stop == montecarlo::StopReason::horizon && r.unfinished == clients) ? 0 : 1;
+                       out.observed = static_cast<double>(bad);
+                       out.check = fmt::format("{} of {} runs finished or lost a client before T={}", bad, runs,
+                                               g(s.measurement.horizon));
+                     }
+                     out.verdict = bad == 0 ? Verdict::pass : Verdict::fail;
+                     return out;
+                   });
 }
 
 // ---- 6: invariants -----------------------------------------------------------------------------------
@@ -436,9 +437,9 @@ ValidationCase fluid_cap_case(const Backoff& backoff, std::int64_t clients, doub
           s.model = Model::collision;
           s.backoff = f.backoff;
           s.backoff.cap = c;
-          s.clients = f.clients;
-          s.rate = f.rate;
-          s.horizon = horizon;
+          s.traffic.clients = f.clients;
+          s.traffic.rate = f.rate;
+          s.measurement.horizon = horizon;
           const auto res = run(s, runs, ctx);
           const auto drained = std::count_if(res.begin(), res.end(), [](const RunResult& x) { return x.drained; });
           frac.push_back(static_cast<double>(drained) / static_cast<double>(runs));
@@ -530,18 +531,18 @@ ValidationCase budget_outage_case(std::string_view preset, std::int64_t runs) {
   // on until every request has resolved.
   montecarlo::Scenario s;
   s.model = Model::none;
-  s.rate = 0.5;
-  s.horizon = 900.0;
-  s.collapse = montecarlo::max_collapse;
+  s.traffic.rate = 0.5;
+  s.measurement.horizon = 900.0;
+  s.measurement.collapse = montecarlo::max_collapse;
   s.backoff = Backoff{Strategy::full, 1.0, 100.0, 0.0};
-  s.server.failure_prob = 1.0;
-  s.server.max_attempts = 1000;
-  s.server.settle = true;
-  s.server.attempt_ms = 10.0;
-  s.server.budget = static_cast<int>(
+  s.failures.failure_prob = 1.0;
+  s.client.max_attempts = 1000;
+  s.measurement.settle = true;
+  s.client.attempt_ms = 10.0;
+  s.client.budget = static_cast<int>(
       std::find(std::begin(montecarlo::budget_preset_names), std::end(montecarlo::budget_preset_names), preset) -
       std::begin(montecarlo::budget_preset_names));
-  if (s.server.budget >= static_cast<int>(std::size(montecarlo::budget_preset_names)))
+  if (s.client.budget >= static_cast<int>(std::size(montecarlo::budget_preset_names)))
     throw InputError("budget", fmt::format("must be a budget preset (got {})", preset));
   montecarlo::check_scenario(s);
   if (runs < 1) throw InputError("runs", fmt::format("must be >= 1 (got {})", runs));
@@ -613,7 +614,7 @@ ValidationCase rows_goodput_case(Model model, std::int64_t rows, const SteadyRun
                    CaseKind::statistical, r.rate * r.horizon * static_cast<double>(r.runs),
                    [model, rows, r, aloha](const CaseContext& ctx) {
                      Scenario s = steady_scenario(model, r, false);
-                     s.server.rows = rows;
+                     s.resource.rows = rows;
                      const auto runs = run(s, r.runs, ctx);
                      std::vector<double> v;
                      for (const auto& x : runs) v.push_back(x.goodput);
@@ -656,9 +657,9 @@ ValidationCase lock_sojourn_case(Model model, montecarlo::ServiceDist service, d
                    r.rate * r.horizon * static_cast<double>(r.runs) * (1.0 + mean_time(q)) / 2.0,
                    [model, service, cv, r, q, m2](const CaseContext& ctx) {
                      Scenario s = steady_scenario(model, r, false);
-                     s.server.lock = true;
-                     s.server.service = service;
-                     s.server.service_cv = cv;
+                     s.resource.lock = true;
+                     s.resource.service = service;
+                     s.resource.service_cv = cv;
                      const auto runs = run(s, r.runs, ctx);
                      std::vector<double> v;
                      for (const auto& x : runs) v.push_back(x.sojourn);
@@ -688,10 +689,10 @@ ValidationCase lock_timeout_case(double timeout, const SteadyRuns& r) {
                    r.rate * r.horizon * static_cast<double>(r.runs) * (1.0 + 1.0 / (1.0 - r.rate)) / 2.0,
                    [r, q](const CaseContext& ctx) {
                      Scenario s = steady_scenario(Model::shared, r, true);  // retry limits need retries on
-                     s.server.lock = true;
-                     s.server.service = montecarlo::ServiceDist::exponential;
-                     s.server.timeout = q.timeout;
-                     s.server.max_attempts = 1;
+                     s.resource.lock = true;
+                     s.resource.service = montecarlo::ServiceDist::exponential;
+                     s.client.timeout = q.timeout;
+                     s.client.max_attempts = 1;
                      const auto runs = run(s, r.runs, ctx);
                      std::vector<double> v;
                      for (const auto& x : runs) v.push_back(x.lost_fraction);

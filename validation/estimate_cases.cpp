@@ -56,10 +56,10 @@ Scenario burst_scenario(const BurstModel& m) {
   Scenario s;
   s.model = m.model;
   s.backoff = m.backoff;
-  s.clients = m.clients;
-  s.rate = m.rate;
-  s.horizon = m.horizon;
-  s.collapse = static_cast<std::int64_t>(m.collapse);
+  s.traffic.clients = m.clients;
+  s.traffic.rate = m.rate;
+  s.measurement.horizon = m.horizon;
+  s.measurement.collapse = static_cast<std::int64_t>(m.collapse);
   return s;
 }
 
@@ -204,9 +204,9 @@ EngineCollapse engine_collapse(const SteadyModel& sm, double collapse, double ho
     Scenario s;
     s.model = sm.model;
     s.backoff = sm.backoff;
-    s.rate = i * step;
-    s.horizon = horizon;
-    s.collapse = static_cast<std::int64_t>(collapse);
+    s.traffic.rate = i * step;
+    s.measurement.horizon = horizon;
+    s.measurement.collapse = static_cast<std::int64_t>(collapse);
     const auto res = run(s, runs, ctx);
     const auto n = std::count_if(res.begin(), res.end(), [](const RunResult& r) { return r.collapsed; });
     if (2 * n >= runs) return {i * step, n, e.below};

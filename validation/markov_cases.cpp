@@ -18,8 +18,8 @@ montecarlo::Scenario markov_scenario(const MarkovBurst& m) {
   montecarlo::Scenario s;
   s.model = m.model;
   s.backoff = m.backoff;
-  s.clients = m.clients;
-  s.server.service = montecarlo::ServiceDist::exponential;
+  s.traffic.clients = m.clients;
+  s.resource.service = montecarlo::ServiceDist::exponential;
   return s;
 }
 

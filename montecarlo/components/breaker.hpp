@@ -1,11 +1,14 @@
 #pragma once
-// A circuit breaker (montecarlo/controls.hpp: the Hystrix and resilience4j presets), one shared by
-// every client of the run: it admits or rejects each call before it is sent (a rejected call fails
-// at once, unsent: no attempt, no work) and records the outcome of each attempt it admitted (a
-// timeout as a failure) under the ticket it gave. Its clock is in ms. Metrics: breaker_rejected,
+// A circuit breaker (montecarlo/controls.hpp: the Hystrix and resilience4j presets): one shared by
+// every client of the run, or (breaker_scope client) one per client, closed when the client
+// arrives. It admits or rejects each call before it is sent (a rejected call fails at once, unsent:
+// no attempt, no work) and records the outcome of each attempt it admitted (a timeout as a failure)
+// under the ticket it gave. Its clock is in ms. Metrics: breaker_rejected,
 // breaker_opened.
 #include <cstdint>
+#include <vector>
 
+#include "analytic/error.hpp"
 #include "montecarlo/component.hpp"
 #include "montecarlo/controls.hpp"
 
@@ -16,7 +19,32 @@ class Breaker : public Component {
   struct JobState {
     BreakerTicket ticket{};  // the breaker admitted it so
   };
-  static bool active(const Scenario& s) noexcept { return s.server.breaker != 0; }
+  // Its parameters (rows of the field table, montecarlo/fields.hpp).
+  static constexpr std::array fields{
+      Field{
+          .name = "breaker",
+          .group = FieldGroup::client,
+          .rank = 440,
+          .kind = FieldKind::choice,
+          .choices = breaker_preset_names,
+          .meaning = "circuit breaker of every client (preset of its library): a call it rejects fails at once, unsent",
+          .access = member<&Scenario::client, &ClientPolicy::breaker>()},
+      Field{.name = "breaker_scope",
+            .group = FieldGroup::client,
+            .rank = 560,
+            .kind = FieldKind::choice,
+            .choices = scope_names,
+            .meaning = "whose the breaker is: one shared by every client, or one per client (its own, closed when "
+                       "the client arrives)",
+            .access = member<&Scenario::client, &ClientPolicy::breaker_scope>()}};
+  static bool active(const Scenario& s) noexcept { return s.client.breaker != 0; }
+  // The rules between its parameters and the rest of the scenario (InputError naming the field).
+  static void check(const Scenario& s) {
+    if (!s.client.retries && s.client.breaker != 0)
+      throw InputError("breaker", "needs retries on (with retries off every client makes exactly one attempt)");
+    if (s.client.breaker == 0 && s.client.breaker_scope != Scope::shared)
+      throw InputError("breaker_scope", "needs a breaker (breaker other than none)");
+  }
   static constexpr std::array metrics{MetricDef{.key = "breaker_rejected",
                                                 .label = "calls the breaker rejected (per run)",
                                                 .dim = Dim::count,
@@ -34,13 +62,29 @@ class Breaker : public Component {
   template <class Faults>
   Breaker(const Scenario& s, const Faults& /*faults*/)
       : on_(active(s)),
-        breaker_(breaker_preset(breaker_preset_names[s.server.breaker])),
-        ms_(s.server.attempt_ms > 0.0 ? s.server.attempt_ms : 1.0) {}
+        config_(breaker_preset(breaker_preset_names[s.client.breaker])),
+        breaker_(config_),
+        per_client_(on_ && s.client.breaker_scope == Scope::client),
+        ms_(s.client.attempt_ms > 0.0 ? s.client.attempt_ms : 1.0) {}
 
+  // With one breaker per client, a new client (its slot reused or not) starts with a closed one; the
+  // one it replaces keeps its count of openings.
   template <class E>
-  [[gnu::always_inline]] bool allow_call(E& e, std::int32_t /*c*/) {
+  void on_new_client(E& /*e*/, std::int32_t c, double& /*base*/) {
+    if (!per_client_) return;
+    const auto slot = static_cast<std::size_t>(c);
+    if (slot < clients_.size()) {
+      opened_before_ += clients_[slot].times_opened();
+      clients_[slot] = CircuitBreaker(config_);
+    } else {
+      clients_.resize(slot + 1, CircuitBreaker(config_));
+    }
+  }
+  template <class E>
+  [[gnu::always_inline]] bool allow_call(E& e, std::int32_t c) {
     if (!on_) return true;
-    ticket_ = breaker_.admit(e.now() * ms_);
+    ticket_ = of(c).admit(e.now() * ms_);
+    tell_state(e);
     if (ticket_.admitted()) return true;
     ++rejected_;
     return false;
@@ -51,22 +95,48 @@ class Breaker : public Component {
   }
   template <class E>
   [[gnu::always_inline]] void on_outcome(E& e, std::int32_t j) {
-    if (on_) breaker_.record(e.now() * ms_, static_cast<JobState&>(e.extra(j)).ticket, e.job(j).success);
+    if (!on_) return;
+    of(e.job(j).client).record(e.now() * ms_, static_cast<JobState&>(e.extra(j)).ticket, e.job(j).success);
+    tell_state(e);
   }
   template <class E>
   void on_timed_out(E& e, std::int32_t j) {
-    if (on_) breaker_.record(e.now() * ms_, static_cast<JobState&>(e.extra(j)).ticket, false);
+    if (!on_) return;
+    of(e.job(j).client).record(e.now() * ms_, static_cast<JobState&>(e.extra(j)).ticket, false);
+    tell_state(e);
   }
 
   template <class E>
   void report(E& /*e*/, const RunResult& /*core*/, double /*stop*/, MetricOut out) {
     out[0] = static_cast<double>(rejected_);
-    out[1] = static_cast<double>(breaker_.times_opened());
+    std::int64_t opened = breaker_.times_opened() + opened_before_;
+    for (const CircuitBreaker& b : clients_) opened += b.times_opened();
+    out[1] = static_cast<double>(opened);
   }
 
  private:
+  // An observer that follows the shared breaker (time series) hears when it opens (open or
+  // half-open: refusing calls) and when it closes.
+  template <class E>
+  void tell_state(E& e) {
+    auto& observer = e.observer();
+    if constexpr (requires { observer.on_breaker(0.0, true); }) {
+      if (per_client_) return;
+      const bool open = breaker_.state() != BreakerState::closed;
+      if (open != told_open_) observer.on_breaker(e.now(), open);
+      told_open_ = open;
+    }
+  }
+  // Client c's breaker: the shared one, or its own.
+  CircuitBreaker& of(std::int32_t c) noexcept { return per_client_ ? clients_[static_cast<std::size_t>(c)] : breaker_; }
+
   bool on_;
+  BreakerConfig config_;
   CircuitBreaker breaker_;
+  bool per_client_;
+  std::vector<CircuitBreaker> clients_;  // by client slot (scope client)
+  std::int64_t opened_before_ = 0;       // openings of per-client breakers already replaced
+  bool told_open_ = false;
   double ms_;
   BreakerTicket ticket_{};  // the call being sent now
   std::int64_t rejected_ = 0;

@@ -1,12 +1,16 @@
 #pragma once
 // A retry budget (montecarlo/controls.hpp: token buckets of AWS and gRPC, Finagle's, adaptive
-// throttling), one shared by every request of the run. It hears of every request's arrival and
-// every attempt's outcome (a timeout as a failure), and is asked, as the last link of the client
-// policy chain, whether a failed request may retry: a refusal ends the request (lost). Adaptive
+// throttling): one shared by every client of the run, or (budget_scope client) one per client, fresh
+// when the client arrives. It hears of its clients' arrivals and of every attempt's outcome (a
+// timeout as a failure), and is asked, as the last link of the client policy chain, whether a
+// failed request may retry: a refusal ends the request (lost). Adaptive
 // throttling can also reject a call locally before it is sent (its draws: the throttle stream).
 // Its clock is in ms (attempt_ms per attempt-duration). Metrics: retries_denied, throttled.
 #include <cstdint>
+#include <string>
+#include <vector>
 
+#include "analytic/error.hpp"
 #include "montecarlo/component.hpp"
 #include "montecarlo/controls.hpp"
 #include "montecarlo/random.hpp"
@@ -21,7 +25,87 @@ class Budget : public Component {
   struct ClientState {
     double paid = 0.0;  // what it took for the client's pending retry (handed back on success)
   };
-  static bool active(const Scenario& s) noexcept { return s.server.budget != 0; }
+  // Its parameters (rows of the field table, montecarlo/fields.hpp).
+  static constexpr std::array fields{
+      Field{
+          .name = "budget",
+          .group = FieldGroup::client,
+          .rank = 430,
+          .kind = FieldKind::choice,
+          .choices = budget_preset_names,
+          .meaning = "retry budget of every client (preset of its library): a retry it refuses ends the request (lost)",
+          .access = member<&Scenario::client, &ClientPolicy::budget>()},
+      Field{.name = "bucket_capacity",
+            .group = FieldGroup::client,
+            .rank = 480,
+            .kind = FieldKind::number,
+            .hi = 1e12,
+            .lo_open = true,
+            .meaning = "token-bucket budget: tokens, initial and most (budget = token-bucket)",
+            .access = member<&Scenario::client, &ClientPolicy::bucket_capacity>()},
+      Field{.name = "bucket_cost",
+            .group = FieldGroup::client,
+            .rank = 490,
+            .kind = FieldKind::number,
+            .hi = 1e12,
+            .lo_open = true,
+            .meaning = "token-bucket budget: tokens a retry takes",
+            .access = member<&Scenario::client, &ClientPolicy::bucket_cost>()},
+      Field{.name = "bucket_timeout_cost",
+            .group = FieldGroup::client,
+            .rank = 500,
+            .kind = FieldKind::number,
+            .hi = 1e12,
+            .lo_open = true,
+            .meaning = "token-bucket budget: tokens a retry after a timeout takes",
+            .access = member<&Scenario::client, &ClientPolicy::bucket_timeout_cost>()},
+      Field{.name = "bucket_refund",
+            .group = FieldGroup::client,
+            .rank = 510,
+            .kind = FieldKind::number,
+            .hi = 1e12,
+            .meaning = "token-bucket budget: tokens a success returns",
+            .access = member<&Scenario::client, &ClientPolicy::bucket_refund>()},
+      Field{.name = "bucket_threshold",
+            .group = FieldGroup::client,
+            .rank = 520,
+            .kind = FieldKind::number,
+            .hi = 1e12,
+            .meaning = "token-bucket budget: a retry is allowed only while the tokens stay >= this (< bucket_capacity)",
+            .access = member<&Scenario::client, &ClientPolicy::bucket_threshold>()},
+      Field{.name = "budget_scope",
+            .group = FieldGroup::client,
+            .rank = 550,
+            .kind = FieldKind::choice,
+            .choices = scope_names,
+            .meaning = "whose the budget is: one shared by every client, or one per client (its own instance, "
+                       "starting full)",
+            .access = member<&Scenario::client, &ClientPolicy::budget_scope>()}};
+  static bool active(const Scenario& s) noexcept { return s.client.budget != 0; }
+  // The rules between its parameters and the rest of the scenario (InputError naming the field).
+  static void check(const Scenario& s) {
+    if (!s.client.retries && s.client.budget != 0)
+      throw InputError("budget", "needs retries on (with retries off every client makes exactly one attempt)");
+    if (s.client.budget == 0 && s.client.budget_scope != Scope::shared)
+      throw InputError("budget_scope", "needs a budget (budget other than none)");
+    const ClientPolicy& o = s.client;
+    const ClientPolicy d{};
+    const bool bucket_set = o.bucket_capacity != d.bucket_capacity || o.bucket_cost != d.bucket_cost ||
+                            o.bucket_timeout_cost != d.bucket_timeout_cost || o.bucket_refund != d.bucket_refund ||
+                            o.bucket_threshold != d.bucket_threshold;
+    if (bucket_set && budget_preset_names[o.budget] != "token-bucket")
+      throw InputError("budget", "must be token-bucket for the bucket_* fields to apply");
+    try {
+      check_budget(budget_of(o));
+    } catch (const InputError& e) {
+      // The bucket's own names (capacity, cost, ...) as the scenario spells them.
+      const std::string f = e.field();
+      throw InputError(f == "capacity" || f == "cost" || f == "timeout_cost" || f == "refund" || f == "threshold"
+                           ? "bucket_" + f
+                           : f,
+                       std::string(e.what()).substr(f.size() + 1));
+    }
+  }
   static constexpr std::array metrics{MetricDef{.key = "retries_denied",
                                                 .label = "retries the budget refused (per run)",
                                                 .dim = Dim::count,
@@ -39,18 +123,32 @@ class Budget : public Component {
   template <class Faults>
   Budget(const Scenario& s, const Faults& /*faults*/)
       : on_(active(s)),
-        budget_(budget_of(s.server)),
+        config_(budget_of(s.client)),
+        budget_(config_),
+        per_client_(on_ && s.client.budget_scope == Scope::client),
         adaptive_(on_ && budget_.kind() == BudgetKind::adaptive),
-        ms_(s.server.attempt_ms > 0.0 ? s.server.attempt_ms : 1.0) {}
+        ms_(s.client.attempt_ms > 0.0 ? s.client.attempt_ms : 1.0) {}
+
+  // With one budget per client, a new client (its slot reused or not) starts with a fresh one.
+  template <class E>
+  void on_new_client(E& /*e*/, std::int32_t c, double& /*base*/) {
+    if (!per_client_) return;
+    const auto slot = static_cast<std::size_t>(c);
+    if (slot < clients_.size()) {
+      clients_[slot] = RetryBudget(config_);
+    } else {
+      clients_.resize(slot + 1, RetryBudget(config_));
+    }
+  }
 
   template <class E>
-  [[gnu::always_inline]] void on_arrival(E& /*e*/, std::int32_t /*c*/, double t) {
-    if (on_) budget_.on_request(t * ms_);
+  [[gnu::always_inline]] void on_arrival(E& /*e*/, std::int32_t c, double t) {
+    if (on_) of(c).on_request(t * ms_);
   }
   template <class E>
-  [[gnu::always_inline]] bool allow_call(E& e, std::int32_t /*c*/) {
+  [[gnu::always_inline]] bool allow_call(E& e, std::int32_t c) {
     if (!adaptive_) return true;  // the only budget that says no here
-    if (budget_.admit(e.now() * ms_, e.template stream<StreamId::throttle>().uniform())) return true;
+    if (of(c).admit(e.now() * ms_, e.template stream<StreamId::throttle>().uniform())) return true;
     ++throttled_;
     return false;
   }
@@ -61,20 +159,21 @@ class Budget : public Component {
   template <class E>
   [[gnu::always_inline]] void on_outcome(E& e, std::int32_t j) {
     if (!on_) return;
+    RetryBudget& b = of(e.job(j).client);
     if (e.job(j).success) {
-      budget_.on_success(e.now() * ms_, static_cast<JobState&>(e.extra(j)).paid);
+      b.on_success(e.now() * ms_, static_cast<JobState&>(e.extra(j)).paid);
     } else {
-      budget_.on_failure(e.now() * ms_, false);
+      b.on_failure(e.now() * ms_, false);
     }
   }
   template <class E>
-  void on_timed_out(E& e, std::int32_t /*j*/) {
-    if (on_) budget_.on_failure(e.now() * ms_, true);
+  void on_timed_out(E& e, std::int32_t j) {
+    if (on_) of(e.job(j).client).on_failure(e.now() * ms_, true);
   }
   template <class E>
   [[gnu::always_inline]] bool gives_up_after_sleep(E& e, std::int32_t c, double /*sleep*/, bool timed_out) {
     if (!on_) return false;
-    const RetryGrant grant = budget_.try_retry(e.now() * ms_, timed_out);
+    const RetryGrant grant = of(c).try_retry(e.now() * ms_, timed_out);
     if (!grant.allowed) {
       ++denied_;
       auto& observer = e.observer();
@@ -93,8 +192,14 @@ class Budget : public Component {
   }
 
  private:
+  // Client c's budget: the shared one, or its own.
+  RetryBudget& of(std::int32_t c) noexcept { return per_client_ ? clients_[static_cast<std::size_t>(c)] : budget_; }
+
   bool on_;
+  BudgetConfig config_;
   RetryBudget budget_;
+  bool per_client_;
+  std::vector<RetryBudget> clients_;  // by client slot (scope client)
   bool adaptive_;
   double ms_;  // milliseconds per attempt-duration: the budget's clock
   std::int64_t denied_ = 0, throttled_ = 0;

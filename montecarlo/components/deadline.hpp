@@ -4,13 +4,31 @@
 // chain, asked once the sleep is drawn. Metric: deadline_lost.
 #include <cstdint>
 
+#include "analytic/error.hpp"
 #include "montecarlo/component.hpp"
 
 namespace retrylab::montecarlo::detail {
 
 class Deadline : public Component {
  public:
-  static bool active(const Scenario& s) noexcept { return s.server.deadline < inf; }
+  // Its parameters (rows of the field table, montecarlo/fields.hpp).
+  static constexpr std::array fields{Field{
+      .name = "deadline",
+      .group = FieldGroup::client,
+      .rank = 380,
+      .kind = FieldKind::number_or_none,
+      .unit = FieldUnit::time,
+      .hi = inf,
+      .lo_open = true,
+      .meaning = "request deadline: no attempt starts later than arrival + deadline; a client whose backoff would wake "
+                 "it later gives up (lost), or none",
+      .access = member<&Scenario::client, &ClientPolicy::deadline>()}};
+  static bool active(const Scenario& s) noexcept { return s.client.deadline < inf; }
+  // The rules between its parameters and the rest of the scenario (InputError naming the field).
+  static void check(const Scenario& s) {
+    if (!s.client.retries && s.client.deadline != ClientPolicy{}.deadline)
+      throw InputError("deadline", "needs retries on (with retries off every client makes exactly one attempt)");
+  }
   static constexpr std::array metrics{MetricDef{.key = "deadline_lost",
                                                 .label = "requests lost at their deadline (per run)",
                                                 .dim = Dim::count,
@@ -19,7 +37,7 @@ class Deadline : public Component {
                                                 .when_absent = absent::zero,
                                                 .integer = true}};
   template <class Faults>
-  Deadline(const Scenario& s, const Faults& /*faults*/) : deadline_(s.server.deadline) {}
+  Deadline(const Scenario& s, const Faults& /*faults*/) : deadline_(s.client.deadline) {}
 
   template <class E>
   [[gnu::always_inline]] bool gives_up_after_sleep(E& e, std::int32_t c, double sleep, bool /*timed_out*/) noexcept {

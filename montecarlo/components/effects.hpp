@@ -19,7 +19,16 @@ class Effects : public Component {
     std::int32_t pending = 0, effects = 0;  // attempts at the server; effects taken
     bool left = false, lost = false;
   };
-  static bool active(const Scenario& s) noexcept { return s.server.timeout < inf; }
+  // Its parameters (rows of the field table, montecarlo/fields.hpp).
+  static constexpr std::array fields{Field{
+      .name = "idempotency",
+      .group = FieldGroup::client,
+      .rank = 460,
+      .kind = FieldKind::choice,
+      .choices = idempotency_names,
+      .meaning = "idempotency key: none or per-attempt (every successful attempt takes effect), fixed (only the first)",
+      .access = member<&Scenario::client, &ClientPolicy::idempotency>()}};
+  static bool active(const Scenario& s) noexcept { return s.client.timeout < inf; }
   static constexpr std::array metrics{
       MetricDef{.key = "effects",
                 .label = "successful attempts that took effect (per run)",
@@ -44,7 +53,7 @@ class Effects : public Component {
                 .integer = true}};
   template <class Faults>
   Effects(const Scenario& s, const Faults& /*faults*/)
-      : on_(active(s)), fixed_(s.server.idempotency == Idempotency::fixed) {}
+      : on_(active(s)), fixed_(s.client.idempotency == Idempotency::fixed) {}
 
   template <class E>
   [[gnu::always_inline]] void on_send(E& e, std::int32_t c, std::int32_t /*j*/) {

@@ -8,10 +8,12 @@
 // stream). AIMD samples every admitted attempt as it leaves: drop (it failed, or its time since
 // admission exceeds the AIMD timeout) → floor(L·backoff); else 2·inflight >= L → L + 1; clamped.
 // Metrics: rejected, mean_limit (the time-average limit over the window).
+#include <fmt/format.h>
 #include <algorithm>
 #include <cstdint>
 #include <limits>
 
+#include "analytic/error.hpp"
 #include "montecarlo/component.hpp"
 #include "montecarlo/engine_parts.hpp"
 #include "montecarlo/random.hpp"
@@ -25,7 +27,131 @@ class Limit : public Component {
     double admitted_at = 0.0, retry_after = 0.0;
     std::int64_t inflight = 0;  // admitted count at its admission (AIMD)
   };
-  static bool active(const Scenario& s) noexcept { return s.server.limit > 0 || s.server.aimd; }
+  // Its parameters (rows of the field table, montecarlo/fields.hpp).
+  static constexpr std::array fields{
+      Field{.name = "limit",
+            .group = FieldGroup::admission,
+            .rank = 180,
+            .kind = FieldKind::integer,
+            .hi = static_cast<double>(max_limit),
+            .meaning = "concurrency limit: at most L attempts admitted at once (0 = none)",
+            .access = member<&Scenario::admission, &Admission::limit>()},
+      Field{.name = "overflow",
+            .group = FieldGroup::admission,
+            .rank = 190,
+            .kind = FieldKind::choice,
+            .choices = overflow_names,
+            .meaning = "an attempt over the limit: rejected at once, or queued (FIFO)",
+            .access = member<&Scenario::admission, &Admission::overflow>()},
+      Field{.name = "reject_cost",
+            .group = FieldGroup::admission,
+            .rank = 200,
+            .kind = FieldKind::number,
+            .hi = 1,
+            .meaning = "work of a rejection, as a fraction of an attempt's",
+            .access = member<&Scenario::admission, &Admission::reject_cost>()},
+      Field{.name = "retry_after",
+            .group = FieldGroup::admission,
+            .rank = 210,
+            .kind = FieldKind::number,
+            .unit = FieldUnit::time,
+            .hi = inf,
+            .hi_open = true,
+            .meaning = "Retry-After sent with rejections (0 = none)",
+            .access = member<&Scenario::admission, &Admission::retry_after>()},
+      Field{.name = "retry_after_rule",
+            .group = FieldGroup::admission,
+            .rank = 220,
+            .kind = FieldKind::choice,
+            .choices = retry_after_names,
+            .meaning = "fixed: exactly retry_after; uniform: U(0, 2 retry_after)",
+            .access = member<&Scenario::admission, &Admission::retry_after_rule>()},
+      Field{.name = "aimd",
+            .group = FieldGroup::admission,
+            .rank = 240,
+            .kind = FieldKind::on_off,
+            .hi = 1,
+            .meaning = "on: adaptive concurrency limit (AIMD rules of Netflix concurrency-limits)",
+            .access = member<&Scenario::admission, &Admission::aimd>()},
+      Field{.name = "aimd_initial",
+            .group = FieldGroup::admission,
+            .rank = 250,
+            .kind = FieldKind::integer,
+            .presence = Presence::with_aimd,
+            .lo = 1,
+            .hi = static_cast<double>(max_limit),
+            .meaning = "AIMD initial limit (aimd_min..aimd_max)",
+            .access = member<&Scenario::admission, &Admission::aimd_params, &Aimd::initial>()},
+      Field{.name = "aimd_min",
+            .group = FieldGroup::admission,
+            .rank = 260,
+            .kind = FieldKind::integer,
+            .presence = Presence::with_aimd,
+            .lo = 1,
+            .hi = static_cast<double>(max_limit),
+            .meaning = "AIMD minimum limit",
+            .access = member<&Scenario::admission, &Admission::aimd_params, &Aimd::min>()},
+      Field{.name = "aimd_max",
+            .group = FieldGroup::admission,
+            .rank = 270,
+            .kind = FieldKind::integer,
+            .presence = Presence::with_aimd,
+            .lo = 1,
+            .hi = static_cast<double>(max_limit),
+            .meaning = "AIMD maximum limit (>= aimd_min)",
+            .access = member<&Scenario::admission, &Admission::aimd_params, &Aimd::max>()},
+      Field{.name = "aimd_backoff",
+            .group = FieldGroup::admission,
+            .rank = 280,
+            .kind = FieldKind::number,
+            .presence = Presence::with_aimd,
+            .lo = 0.5,
+            .hi = 1,
+            .hi_open = true,
+            .meaning = "AIMD decrease ratio on a drop",
+            .access = member<&Scenario::admission, &Admission::aimd_params, &Aimd::backoff>()},
+      Field{.name = "aimd_timeout",
+            .group = FieldGroup::admission,
+            .rank = 290,
+            .kind = FieldKind::number_or_none,
+            .unit = FieldUnit::time,
+            .presence = Presence::with_aimd,
+            .hi = inf,
+            .lo_open = true,
+            .meaning = "AIMD: an attempt admitted longer ago than this counts as a drop, or none",
+            .access = member<&Scenario::admission, &Admission::aimd_params, &Aimd::timeout>()}};
+  static bool active(const Scenario& s) noexcept { return s.admission.limit > 0 || s.admission.aimd; }
+  // The rules between its parameters and the rest of the scenario (InputError naming the field).
+  static void check(const Scenario& s) {
+    const Admission& o = s.admission;
+    if (o.aimd && o.limit != 0)
+      throw InputError("limit", fmt::format("must be 0 with aimd (the adaptive limit replaces it) (got {})", o.limit));
+    const bool limited = o.limit > 0 || o.aimd;
+    if (o.overflow == Overflow::queue && !limited)
+      throw InputError("overflow", "queue needs a concurrency limit (limit > 0 or aimd)");
+    const bool rejects = limited && o.overflow == Overflow::reject;
+    if (o.reject_cost > 0.0 && !rejects)
+      throw InputError("reject_cost", "needs rejections: a concurrency limit (limit > 0 or aimd) with overflow=reject");
+    if (o.retry_after > 0.0 && !rejects)
+      throw InputError("retry_after", "needs rejections: a concurrency limit (limit > 0 or aimd) with overflow=reject");
+    if (o.retry_after == 0.0 && o.retry_after_rule != RetryAfterRule::fixed)
+      throw InputError("retry_after_rule", "needs retry_after > 0");
+    const Aimd& a = o.aimd_params;
+    if (!o.aimd) {
+      const Aimd da{};
+      if (a.initial != da.initial || a.min != da.min || a.max != da.max || a.backoff != da.backoff ||
+          a.timeout != da.timeout)
+        throw InputError("aimd",
+                         "must be on for aimd_initial, aimd_min, aimd_max, aimd_backoff or aimd_timeout to apply");
+      return;
+    }
+    // Each bound alone is its row's range; these are the bounds between them.
+    if (a.max < a.min)
+      throw InputError("aimd_max", fmt::format("must be in [aimd_min={}, {}] (got {})", a.min, max_limit, a.max));
+    if (a.initial < a.min || a.initial > a.max)
+      throw InputError("aimd_initial",
+                       fmt::format("must be in [aimd_min={}, aimd_max={}] (got {})", a.min, a.max, a.initial));
+  }
   // rejected / attempts; NaN if no attempt.
   static double reject_fraction(const RunResult& core, std::int64_t rejected) noexcept {
     return core.attempts > 0 ? static_cast<double>(rejected) / static_cast<double>(core.attempts)
@@ -56,9 +182,9 @@ class Limit : public Component {
   template <class Faults>
   Limit(const Scenario& s, const Faults& /*faults*/)
       : on_(active(s)),
-        aimd_(s.server.aimd),
-        o_(&s.server),
-        limit_(s.server.aimd ? s.server.aimd_params.initial : s.server.limit) {}
+        aimd_(s.admission.aimd),
+        o_(&s.admission),
+        limit_(s.admission.aimd ? s.admission.aimd_params.initial : s.admission.limit) {}
 
   template <class E>
   [[gnu::always_inline]] bool admits(E& e, std::int32_t j) {
@@ -126,6 +252,7 @@ class Limit : public Component {
     auto& observer = e.observer();
     if constexpr (requires { observer.on_reject(std::int64_t{0}, std::int64_t{0}, 0.0, 0.0); })
       observer.on_reject(job.id, e.client(job.client).serial, e.now(), retry_after);
+    if constexpr (requires { observer.on_rejection(0.0); }) observer.on_rejection(e.now());
     e.parts().each([&](auto& p) RL_HOOK { p.on_rejected(e, j); });
     if (o_->reject_cost > 0.0) {
       e.start_service(j, o_->reject_cost);  // the server's work of saying no
@@ -135,7 +262,7 @@ class Limit : public Component {
   }
 
   bool on_, aimd_;
-  const ServerOptions* o_;
+  const Admission* o_;
   std::int64_t limit_;  // in force: fixed, or AIMD's current value
   std::int64_t rejected_ = 0;
   double area_ = 0.0;

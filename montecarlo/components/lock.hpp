@@ -14,12 +14,20 @@ namespace retrylab::montecarlo::detail {
 class Lock : public Component {
  public:
   static constexpr bool delays_start = true;
-  static bool active(const Scenario& s) noexcept { return s.server.lock; }
+  // Its parameters (rows of the field table, montecarlo/fields.hpp).
+  static constexpr std::array fields{Field{.name = "lock",
+                                           .group = FieldGroup::resource,
+                                           .rank = 170,
+                                           .kind = FieldKind::on_off,
+                                           .hi = 1,
+                                           .meaning = "on: a FIFO lock per row (attempts wait, then run alone)",
+                                           .access = member<&Scenario::resource, &Resource::lock>()}};
+  static bool active(const Scenario& s) noexcept { return s.resource.lock; }
   template <class Faults>
-  Lock(const Scenario& s, const Faults& /*faults*/) : on_(s.server.lock) {
+  Lock(const Scenario& s, const Faults& /*faults*/) : on_(s.resource.lock) {
     if (on_) {
-      busy_.assign(static_cast<std::size_t>(s.server.rows), 0);
-      queue_.assign(static_cast<std::size_t>(s.server.rows), Fifo{});
+      busy_.assign(static_cast<std::size_t>(s.resource.rows), 0);
+      queue_.assign(static_cast<std::size_t>(s.resource.rows), Fifo{});
     }
   }
 

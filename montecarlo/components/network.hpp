@@ -4,10 +4,12 @@
 // montecarlo/legs.hpp, drawn from the delay stream, each leg independently). Source of two event
 // lanes: replies reaching clients and attempts reaching the server, each a (time, push order)
 // queue (wake_queue.hpp).
+#include <fmt/format.h>
 #include <cstdint>
 #include <limits>
 #include <utility>
 
+#include "analytic/error.hpp"
 #include "montecarlo/component.hpp"
 #include "montecarlo/legs.hpp"
 #include "montecarlo/random.hpp"
@@ -19,10 +21,51 @@ class Network : public Component {
  public:
   static constexpr bool delays_start = true;
   static constexpr unsigned lanes = lane_response | lane_reach;
-  static bool active(const Scenario& s) noexcept { return s.server.delay > 0.0; }
+  // Its parameters (rows of the field table, montecarlo/fields.hpp).
+  static constexpr std::array fields{
+      Field{.name = "delay",
+            .group = FieldGroup::resource,
+            .rank = 150,
+            .kind = FieldKind::number,
+            .unit = FieldUnit::time,
+            .hi = inf,
+            .hi_open = true,
+            .meaning = "one-way network delay, each way",
+            .access = member<&Scenario::resource, &Resource::delay>()},
+      Field{.name = "delay_dist",
+            .group = FieldGroup::resource,
+            .rank = 160,
+            .kind = FieldKind::choice,
+            .choices = delay_names,
+            .meaning = "network delay: fixed, exponential with mean delay, or normal: the absolute value of "
+                       "Normal(delay, delay_sd)",
+            .access = member<&Scenario::resource, &Resource::delay_dist>()},
+      Field{.name = "delay_sd",
+            .group = FieldGroup::resource,
+            .rank = 540,
+            .kind = FieldKind::number,
+            .unit = FieldUnit::time,
+            .hi = inf,
+            .hi_open = true,
+            .meaning = "sd of each network leg with delay_dist normal (0 = every leg exactly delay)",
+            .access = member<&Scenario::resource, &Resource::delay_sd>()}};
+  static bool active(const Scenario& s) noexcept { return s.resource.delay > 0.0; }
+  // The rules between its parameters and the rest of the scenario (InputError naming the field).
+  static void check(const Scenario& s) {
+    const Resource& o = s.resource;
+    if (o.delay == 0.0 && o.delay_dist != DelayDist::fixed)
+      throw InputError("delay_dist",
+                       fmt::format("needs delay > 0 (got delay_dist={} with delay=0)", to_string(o.delay_dist)));
+    // The network owns the legs: a round trip is two of them.
+    if (o.service == ServiceDist::round_trip && !(o.delay > 0.0))
+      throw InputError("service", "round-trip is two network legs: it needs delay > 0 (got delay=0)");
+    if (o.delay_sd != 0.0 && o.delay_dist != DelayDist::normal)
+      throw InputError("delay_sd", fmt::format("only applies to delay_dist normal: must be 0 with {} delay (got {})",
+                                               to_string(o.delay_dist), o.delay_sd));
+  }
   static bool allows_one_event(const Scenario& /*s*/) noexcept { return true; }
   template <class Faults>
-  Network(const Scenario& s, const Faults& /*faults*/) : on_(active(s)), o_(&s.server) {}
+  Network(const Scenario& s, const Faults& /*faults*/) : on_(active(s)), o_(&s.resource) {}
 
   void lend(EngineScratch& scratch) noexcept;  // builds.hpp
   void reset() noexcept {
@@ -68,7 +111,7 @@ class Network : public Component {
  private:
   friend struct EngineScratch;
   bool on_;
-  const ServerOptions* o_;
+  const Resource* o_;
   MonotoneWakeQueue reaches_, responds_;
 };
 

@@ -5,6 +5,7 @@
 // of the fraction before outage_start, minus outage_end. Metrics: recovery_time, recovered.
 #include <limits>
 
+#include "analytic/error.hpp"
 #include "montecarlo/component.hpp"
 #include "montecarlo/engine_parts.hpp"
 
@@ -12,7 +13,23 @@ namespace retrylab::montecarlo::detail {
 
 class Recovery : public Component {
  public:
-  static bool active(const Scenario& s) noexcept { return s.server.recovery_window > 0.0; }
+  // Its parameters (rows of the field table, montecarlo/fields.hpp).
+  static constexpr std::array fields{
+      Field{.name = "recovery_window",
+            .group = FieldGroup::measurement,
+            .rank = 470,
+            .kind = FieldKind::number,
+            .unit = FieldUnit::time,
+            .hi = inf,
+            .hi_open = true,
+            .meaning = "bin width for recovery_time after the outage (0 = not measured; needs an outage)",
+            .access = member<&Scenario::measurement, &Measurement::recovery_window>()}};
+  static bool active(const Scenario& s) noexcept { return s.measurement.recovery_window > 0.0; }
+  // The rules between its parameters and the rest of the scenario (InputError naming the field).
+  static void check(const Scenario& s) {
+    if (s.measurement.recovery_window > 0.0 && s.failures.outage_end == 0.0)
+      throw InputError("recovery_window", "needs an outage (outage_end > 0): recovery is measured after it");
+  }
   static constexpr std::array metrics{MetricDef{.key = "recovery_time",
                                                 .label = "recovery after the outage ({}; recovered runs)",
                                                 .dim = Dim::time,
@@ -31,7 +48,8 @@ class Recovery : public Component {
   template <class Faults>
   Recovery(const Scenario& s, const Faults& /*faults*/)
       : on_(active(s)),
-        meter_(s.server.outage_start, s.server.outage_end, s.server.recovery_window, s.server.failure_prob) {}
+        meter_(s.failures.outage_start, s.failures.outage_end, s.measurement.recovery_window, s.failures.failure_prob) {
+  }
 
   template <class E>
   void on_rejected(E& e, std::int32_t /*j*/) {

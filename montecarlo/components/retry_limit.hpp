@@ -5,6 +5,7 @@
 // attempt too many.
 #include <cstdint>
 
+#include "analytic/error.hpp"
 #include "montecarlo/component.hpp"
 #include "montecarlo/faults.hpp"
 
@@ -12,9 +13,23 @@ namespace retrylab::montecarlo::detail {
 
 class RetryLimit : public Component {
  public:
-  static bool active(const Scenario& s) noexcept { return s.server.max_attempts > 0; }
+  // Its parameters (rows of the field table, montecarlo/fields.hpp).
+  static constexpr std::array fields{
+      Field{.name = "max_attempts",
+            .group = FieldGroup::client,
+            .rank = 360,
+            .kind = FieldKind::integer,
+            .hi = static_cast<double>(max_limit),
+            .meaning = "retry limit: a client gives up (a lost request) after this many attempts (0 = unlimited)",
+            .access = member<&Scenario::client, &ClientPolicy::max_attempts>()}};
+  static bool active(const Scenario& s) noexcept { return s.client.max_attempts > 0; }
+  // The rules between its parameters and the rest of the scenario (InputError naming the field).
+  static void check(const Scenario& s) {
+    if (!s.client.retries && s.client.max_attempts != 0)
+      throw InputError("max_attempts", "needs retries on (with retries off every client makes exactly one attempt)");
+  }
   template <class Faults>
-  RetryLimit(const Scenario& s, const Faults& faults) : limit_(s.server.max_attempts) {
+  RetryLimit(const Scenario& s, const Faults& faults) : limit_(s.client.max_attempts) {
     if (faults(Fault::retry_limit_off_by_one) && limit_ > 0) ++limit_;  // planted fault
   }
 

@@ -13,10 +13,20 @@ namespace retrylab::montecarlo::detail {
 
 class Rows : public Component {
  public:
-  static bool active(const Scenario& s) noexcept { return s.server.rows > 1; }
+  // Its parameters (rows of the field table, montecarlo/fields.hpp).
+  static constexpr std::array fields{
+      Field{.name = "rows",
+            .group = FieldGroup::resource,
+            .rank = 120,
+            .kind = FieldKind::integer,
+            .lo = 1,
+            .hi = static_cast<double>(max_rows),
+            .meaning = "M rows, each attempt on one uniformly at random; conflicts only within a row",
+            .access = member<&Scenario::resource, &Resource::rows>()}};
+  static bool active(const Scenario& s) noexcept { return s.resource.rows > 1; }
   static bool allows_one_event(const Scenario& /*s*/) noexcept { return true; }
   template <class Faults>
-  Rows(const Scenario& s, const Faults& /*faults*/) : rows_(s.server.rows) {}
+  Rows(const Scenario& s, const Faults& /*faults*/) : rows_(s.resource.rows) {}
 
   template <class E>
   [[gnu::always_inline]] void on_send(E& e, std::int32_t /*c*/, std::int32_t j) {

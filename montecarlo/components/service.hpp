@@ -4,8 +4,10 @@
 // μ = −σ²/2), or a network round trip (two legs of the delay distribution, montecarlo/legs.hpp).
 // Drawn from the service stream when service starts. Faults (planted build): lognormal_sigma_is_cv
 // (σ = cv; the mean is then not 1), exponential_service_rate (mean 1/2).
+#include <fmt/format.h>
 #include <cmath>
 
+#include "analytic/error.hpp"
 #include "montecarlo/component.hpp"
 #include "montecarlo/faults.hpp"
 #include "montecarlo/legs.hpp"
@@ -17,10 +19,40 @@ namespace retrylab::montecarlo::detail {
 class Service : public Component {
  public:
   static constexpr bool decides_service = true;
-  static bool active(const Scenario& s) noexcept { return s.server.service != ServiceDist::deterministic; }
+  // Its parameters (rows of the field table, montecarlo/fields.hpp).
+  static constexpr std::array fields{
+      Field{.name = "service",
+            .group = FieldGroup::resource,
+            .rank = 130,
+            .kind = FieldKind::choice,
+            .choices = service_names,
+            .meaning =
+                "service requirement of an attempt (mean 1), or round-trip: two network legs of the delay distribution",
+            .access = member<&Scenario::resource, &Resource::service>()},
+      Field{.name = "service_cv",
+            .group = FieldGroup::resource,
+            .rank = 140,
+            .kind = FieldKind::number,
+            .hi = max_service_cv,
+            .meaning = "coefficient of variation of lognormal service (> 0 with it, else 0)",
+            .access = member<&Scenario::resource, &Resource::service_cv>()}};
+  static bool active(const Scenario& s) noexcept { return s.resource.service != ServiceDist::deterministic; }
+  // The rules between its parameters and the rest of the scenario (InputError naming the field).
+  static void check(const Scenario& s) {
+    const Resource& o = s.resource;
+    if (o.service == ServiceDist::lognormal) {
+      if (!(o.service_cv > 0.0))
+        throw InputError("service_cv", fmt::format("must be in (0, {}] for lognormal service (got {})", max_service_cv,
+                                                   o.service_cv));
+    } else if (o.service_cv != 0.0) {
+      throw InputError("service_cv",
+                       fmt::format("only applies to lognormal service: must be 0 with {} service (got {})",
+                                   to_string(o.service), o.service_cv));
+    }
+  }
   static bool allows_one_event(const Scenario& /*s*/) noexcept { return true; }
   template <class Faults>
-  Service(const Scenario& s, const Faults& faults) : on_(active(s)), o_(&s.server) {
+  Service(const Scenario& s, const Faults& faults) : on_(active(s)), o_(&s.resource) {
     if (o_->service == ServiceDist::lognormal) {
       sigma_ = std::sqrt(std::log1p(o_->service_cv * o_->service_cv));
       if (faults(Fault::lognormal_sigma_is_cv)) sigma_ = o_->service_cv;  // planted fault: σ taken to be the CV
@@ -45,7 +77,7 @@ class Service : public Component {
 
  private:
   bool on_;
-  const ServerOptions* o_;
+  const Resource* o_;
   double mu_ = 0.0, sigma_ = 0.0;
 };
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "analytic/error.hpp"
 #include "montecarlo/component.hpp"
 #include "montecarlo/engine_parts.hpp"
 
@@ -17,7 +18,23 @@ namespace retrylab::montecarlo::detail {
 class Timeout : public Component {
  public:
   static constexpr unsigned lanes = lane_timeout;
-  static bool active(const Scenario& s) noexcept { return s.server.timeout < inf; }
+  // Its parameters (rows of the field table, montecarlo/fields.hpp).
+  static constexpr std::array fields{
+      Field{.name = "timeout",
+            .group = FieldGroup::client,
+            .rank = 350,
+            .kind = FieldKind::number_or_none,
+            .unit = FieldUnit::time,
+            .hi = inf,
+            .lo_open = true,
+            .meaning = "client timeout per attempt, or none; the server still does the work (needs retries on)",
+            .access = member<&Scenario::client, &ClientPolicy::timeout>()}};
+  static bool active(const Scenario& s) noexcept { return s.client.timeout < inf; }
+  // The rules between its parameters and the rest of the scenario (InputError naming the field).
+  static void check(const Scenario& s) {
+    if (!s.client.retries && s.client.timeout != ClientPolicy{}.timeout)
+      throw InputError("timeout", "needs retries on (with retries off every client makes exactly one attempt)");
+  }
   static constexpr std::array metrics{MetricDef{.key = "timed_out",
                                                 .label = "attempts timed out (per run)",
                                                 .dim = Dim::count,
@@ -26,7 +43,7 @@ class Timeout : public Component {
                                                 .when_absent = absent::zero,
                                                 .integer = true}};
   template <class Faults>
-  Timeout(const Scenario& s, const Faults& /*faults*/) : on_(active(s)), timeout_(s.server.timeout) {}
+  Timeout(const Scenario& s, const Faults& /*faults*/) : on_(active(s)), timeout_(s.client.timeout) {}
 
   template <class E>
   [[gnu::always_inline]] void on_send(E& e, std::int32_t /*c*/, std::int32_t j) {

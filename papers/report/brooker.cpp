@@ -17,7 +17,7 @@ namespace {
 const montecarlo::Scenario& test_of(const SweepSpec& sw, std::size_t i) { return sw.points[i].scenario; }
 
 std::string delay_name(const SweepSpec& sw, std::size_t i) {
-  const auto& o = test_of(sw, i).server;
+  const auto& o = test_of(sw, i).resource;
   const double d = sw.attempt_duration;
   if (o.delay_sd == 0) return fmt::format("fixed legs of {} ms", num(o.delay * d));
   return fmt::format("random legs (mean {} ms, sd {} ms)", num(o.delay * d), num(o.delay_sd * d));
@@ -67,12 +67,12 @@ BrookerView brooker_table(const SweepSpec& sw, const std::vector<json>& recs, Ou
   auto& clients = v.clients;
   for (std::size_t i = 0; i < sw.points.size(); ++i) {
     const auto& b = test_of(sw, i);
-    t.rows.push_back({name(b.backoff.strategy), delay_name(sw, i), static_cast<double>(b.clients),
+    t.rows.push_back({name(b.backoff.strategy), delay_name(sw, i), static_cast<double>(b.traffic.clients),
                       est_of(recs[i], "attempts"), est_of(recs[i], "calls"), est_of(recs[i], "makespan"),
                       est_of(recs[i], "latency"), est_of(recs[i], "max_attempts")});
     strategies.push_back(name(b.backoff.strategy));
     delays.push_back(delay_name(sw, i));
-    clients.push_back(b.clients);
+    clients.push_back(b.traffic.clients);
   }
   strategies = distinct(strategies);
   delays = distinct(delays);
@@ -140,7 +140,7 @@ void brooker_figure_against_n(const BrookerView& v, Out& out) {
           const auto& b = test_of(sw, i);
           if (name(b.backoff.strategy) != strategies[k] || delay_name(sw, i) != delays[di]) continue;
           const Estimate e = est_of(recs[i], m);
-          rows.push_back({static_cast<double>(b.clients), e.mean, std::isnan(e.lo) ? e.mean : e.lo,
+          rows.push_back({static_cast<double>(b.traffic.clients), e.mean, std::isnan(e.lo) ? e.mean : e.lo,
                           std::isnan(e.hi) ? e.mean : e.hi});
         }
         if (rows.empty()) continue;
@@ -163,7 +163,7 @@ struct Classic {
   std::optional<std::size_t> at(const std::string& model, const std::string& strategy, std::int64_t n) const {
     for (std::size_t i = 0; i < cs.points.size(); ++i) {
       const auto& s = cs.points[i].scenario;
-      if (name(s.model) == model && name(s.backoff.strategy) == strategy && s.clients == n) return i;
+      if (name(s.model) == model && name(s.backoff.strategy) == strategy && s.traffic.clients == n) return i;
     }
     return std::nullopt;
   }
@@ -195,7 +195,7 @@ void models_table(const BrookerView& v, const Classic& c, Out& out) {
     std::vector<Cell> row = {st};
     std::optional<std::size_t> bi;
     for (std::size_t i = 0; i < sw.points.size(); ++i)
-      if (name(test_of(sw, i).backoff.strategy) == st && test_of(sw, i).clients == n_table &&
+      if (name(test_of(sw, i).backoff.strategy) == st && test_of(sw, i).traffic.clients == n_table &&
           delay_name(sw, i) == delays.front())
         bi = i;
     row.push_back(bi ? Cell(est_of(recs[*bi], "attempts_per_client")) : Cell(std::string("–")));
@@ -245,7 +245,7 @@ void models_figure(const BrookerView& v, const Classic& c, Out& out) {
     for (std::size_t i = 0; i < sw.points.size(); ++i) {
       const auto& b = test_of(sw, i);
       if (name(b.backoff.strategy) == st && delay_name(sw, i) == delays.front())
-        rows.push_back({static_cast<double>(b.clients), mean_of(recs[i], "attempts_per_client")});
+        rows.push_back({static_cast<double>(b.traffic.clients), mean_of(recs[i], "attempts_per_client")});
     }
     parts.push_back(fmt::format("{} using 1:2 with linespoints pt 7 ps 0.5 lw 2 lc rgb \"black\" title \"brooker\"",
                                 g2.block(rows)));

@@ -23,12 +23,12 @@ std::vector<BurstLine> burst_lines(const SweepSpec& sw) {
   std::vector<BurstLine> out;
   for (const auto& [key, idx] : group_by(sw, [](const SweepPoint& p) {
          return fmt::format("{} {} {} {} {} {}", name(p.scenario.model), name(p.scenario.backoff.strategy),
-                            p.scenario.backoff.base, p.scenario.rate, p.scenario.clients,
-                            server_key(p.scenario.server));
+                            p.scenario.backoff.base, p.scenario.traffic.rate, p.scenario.traffic.clients,
+                            server_key(p.scenario));
        })) {
     const auto& s = sw.points[idx.front()].scenario;
-    BurstLine l{s.model, s.backoff.strategy,     s.backoff.base,      s.rate, s.clients,
-                idx,     server_label(s.server), server_key(s.server)};
+    BurstLine l{s.model, s.backoff.strategy, s.backoff.base, s.traffic.rate, s.traffic.clients,
+                idx,     server_label(s),    server_key(s)};
     std::stable_sort(l.idx.begin(), l.idx.end(), [&](auto a, auto b) {
       return sw.points[a].scenario.backoff.cap < sw.points[b].scenario.backoff.cap;
     });
@@ -93,7 +93,7 @@ void caps_table(const BurstView& v, Out& out) {
   ct.notes.push_back(fmt::format(
       "Burst of B clients at t = 0 on steady Poisson traffic; horizon {}, collapse K = {}, {} runs per point. "
       "Fluid estimate: analytic/fluid_cap.hpp (collision only; an estimate, not a bound).",
-      num(sw.points.front().scenario.horizon), sw.points.front().scenario.collapse, sw.runs));
+      num(sw.points.front().scenario.measurement.horizon), sw.points.front().scenario.measurement.collapse, sw.runs));
   if (by_server)
     ct.notes.push_back("Server: the server options set away from their defaults (\"–\": paper 1's model).");
   if (std::any_of(lines.begin(), lines.end(), capless))
@@ -192,9 +192,9 @@ void burst_figures(const BurstView& v, Out& out) {
   auto panels = group_by(sw, [&](const SweepPoint& p) {
     if (p.scenario.backoff.strategy == Strategy::none) return std::string();  // drawn in the others' panels
     std::string k = fmt::format("{} | {} | load {}", name(p.scenario.model), name(p.scenario.backoff.strategy),
-                                num(p.scenario.rate));
+                                num(p.scenario.traffic.rate));
     if (by_server) {
-      const std::string l = server_label(p.scenario.server);
+      const std::string l = server_label(p.scenario);
       k += " | " + (l.empty() ? std::string("paper 1's model") : l);
     }
     return k;
@@ -228,8 +228,8 @@ void burst_figures(const BurstView& v, Out& out) {
       std::vector<std::string> parts;
       for (const auto& l : lines) {
         const auto& s0 = sw.points[idx.front()].scenario;
-        if (l.model != s0.model || (l.strategy != s0.backoff.strategy && !capless(l)) || l.rate != s0.rate ||
-            l.server_key != server_key(s0.server))
+        if (l.model != s0.model || (l.strategy != s0.backoff.strategy && !capless(l)) || l.rate != s0.traffic.rate ||
+            l.server_key != server_key(s0))
           continue;
         line_parts(gp, v, l, color(bidx(l.clients)), which, parts);
       }
@@ -288,8 +288,9 @@ void render_drain(const StudyData& d, std::size_t si, Out& out) {
     ci += 2;
   }
   plot_or_empty(gp, parts, "no data", "");
-  t.notes.push_back(fmt::format("Horizon {}, steady load {}, {} runs per cap.", num(sw.points.front().scenario.horizon),
-                                num(sw.points.front().scenario.rate), sw.runs));
+  t.notes.push_back(fmt::format("Horizon {}, steady load {}, {} runs per cap.",
+                                num(sw.points.front().scenario.measurement.horizon),
+                                num(sw.points.front().scenario.traffic.rate), sw.runs));
   out.table(t);
   out.figure(sw.name, gp, 800, 550);
 }

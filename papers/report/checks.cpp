@@ -32,18 +32,18 @@ Series checks_table(const SweepSpec& sw, const std::vector<json>& recs, Out& out
     const bool ps = s.model == Model::ps;
     const std::string m = ps ? "sojourn" : "goodput";
     double exact = nan;
-    if (s.model == Model::collision) exact = goodput(PureAloha{s.rate});
-    if (s.model == Model::free) exact = goodput(OccFree{s.rate});
-    if (ps && s.rate < 1) exact = mean_time(ProcessorSharing{s.rate, 1.0});
+    if (s.model == Model::collision) exact = goodput(PureAloha{s.traffic.rate});
+    if (s.model == Model::free) exact = goodput(OccFree{s.traffic.rate});
+    if (ps && s.traffic.rate < 1) exact = mean_time(ProcessorSharing{s.traffic.rate, 1.0});
     const Estimate e = est_of(recs[i], m);
     const bool within = e.lo <= exact && exact <= e.hi;
-    t.rows.push_back({name(s.model), s.rate, ps ? std::string("time in system") : std::string("goodput"), e, exact,
-                      std::isnan(exact) ? nan : (e.mean - exact) / exact,
+    t.rows.push_back({name(s.model), s.traffic.rate, ps ? std::string("time in system") : std::string("goodput"), e,
+                      exact, std::isnan(exact) ? nan : (e.mean - exact) / exact,
                       std::isnan(exact) ? std::string("–") : std::string(within ? "yes" : "no")});
-    series[s.model].push_back({s.rate, e.mean, e.lo, e.hi});
+    series[s.model].push_back({s.traffic.rate, e.mean, e.lo, e.hi});
     if (s.model == Model::shared && !(e.mean <= shared_peak)) {
       shared_peak = e.mean;
-      shared_peak_rate = s.rate;
+      shared_peak_rate = s.traffic.rate;
     }
   }
   if (!std::isnan(shared_peak))

@@ -35,7 +35,7 @@ void render_classic_against_n(const SweepSpec& sw, const std::vector<json>& recs
           Estimate e = est_of(recs[i], m);
           if (n_of(recs[i], "makespan") < runs_of(recs[i]))
             e = {nan, nan, nan};  // unfinished runs: counts up to the horizon only
-          rows.push_back({static_cast<double>(s.clients), e.mean, std::isnan(e.lo) ? e.mean : e.lo,
+          rows.push_back({static_cast<double>(s.traffic.clients), e.mean, std::isnan(e.lo) ? e.mean : e.lo,
                           std::isnan(e.hi) ? e.mean : e.hi});
         }
         if (has_y(rows, 1))
@@ -64,11 +64,11 @@ void render_classic(const StudyData& d, std::size_t si, Out& out) {
     const auto& s = sw.points[i].scenario;
     Cell ea = std::string("–"), em = std::string("–");
     if (has_classic_closed_form(s.model, s.backoff.strategy)) {
-      const auto c = classic(ClassicTest{s.model, s.backoff, s.clients});
+      const auto c = classic(ClassicTest{s.model, s.backoff, s.traffic.clients});
       ea = c.finishes ? Cell(*c.attempts_per_client) : Cell(std::string("never finishes"));
       em = c.finishes ? Cell(*c.makespan) : Cell(std::string("never finishes"));
     }
-    t.rows.push_back({name(s.model), name(s.backoff.strategy), static_cast<double>(s.clients),
+    t.rows.push_back({name(s.model), name(s.backoff.strategy), static_cast<double>(s.traffic.clients),
                       est_of(recs[i], "attempts_per_client"), est_of(recs[i], "makespan"),
                       fmt::format("{}/{}", n_of(recs[i], "makespan"), runs_of(recs[i])), ea, em});
   }
@@ -79,7 +79,7 @@ void render_classic(const StudyData& d, std::size_t si, Out& out) {
   // Figure: rows attempts / makespan, one column per N; x = strategy, one series per model.
   std::vector<std::string> ns, models, strategies;
   for (const auto& p : sw.points) {
-    ns.push_back(std::to_string(p.scenario.clients));
+    ns.push_back(std::to_string(p.scenario.traffic.clients));
     models.push_back(name(p.scenario.model));
     strategies.push_back(name(p.scenario.backoff.strategy));
   }
@@ -108,7 +108,7 @@ void render_classic(const StudyData& d, std::size_t si, Out& out) {
         std::vector<std::vector<double>> rows;
         for (std::size_t i = 0; i < sw.points.size(); ++i) {
           const auto& s = sw.points[i].scenario;
-          if (std::to_string(s.clients) != n || name(s.model) != models[mi]) continue;
+          if (std::to_string(s.traffic.clients) != n || name(s.model) != models[mi]) continue;
           const auto x = std::find(strategies.begin(), strategies.end(), name(s.backoff.strategy)) - strategies.begin();
           const Estimate e = est_of(recs[i], m);
           rows.push_back(

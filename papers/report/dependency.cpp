@@ -21,16 +21,16 @@ const montecarlo::Scenario& scenario_of(const SweepSpec& sw, std::size_t i) { re
 double ms(const SweepSpec& sw, double t) { return t * sw.attempt_duration; }
 
 std::string budget_name(const montecarlo::Scenario& s) {
-  return std::string(montecarlo::budget_preset_names[s.server.budget]);
+  return std::string(montecarlo::budget_preset_names[s.client.budget]);
 }
 std::string breaker_name(const montecarlo::Scenario& s) {
-  return std::string(montecarlo::breaker_preset_names[s.server.breaker]);
+  return std::string(montecarlo::breaker_preset_names[s.client.breaker]);
 }
 std::string choice_name(std::string_view field, double v) {
   return montecarlo::format_field(*montecarlo::find_field(field), v);
 }
 std::string idempotency_name(const montecarlo::Scenario& s) {
-  return choice_name("idempotency", static_cast<double>(static_cast<int>(s.server.idempotency)));
+  return choice_name("idempotency", static_cast<double>(static_cast<int>(s.client.idempotency)));
 }
 
 // A breaker as the breaker table's note describes it, from its configuration: "10 s window, 20 calls,
@@ -106,7 +106,7 @@ std::string budgets_note(const SweepSpec& sw) {
 }
 
 std::string outage_name(const SweepSpec& sw, const montecarlo::Scenario& s) {
-  const auto& o = s.server;
+  const auto& o = s.failures;
   if (o.outage_end == 0) return fmt::format("no outage, p = {}", num(o.failure_prob));
   const std::string what =
       o.outage_fraction == 1.0 ? "total outage" : fmt::format("partial outage (p = {})", num(o.outage_fraction));
@@ -117,7 +117,7 @@ std::string timeout_name(const SweepSpec& sw, double t) { return std::isinf(t) ?
 
 // "exponential with mean 10 ms", "lognormal with mean 10 ms (log-sd 1)" (σ = sqrt(ln(1 + cv²))).
 std::string service_name(const SweepSpec& sw, const montecarlo::Scenario& s) {
-  const auto& o = s.server;
+  const auto& o = s.resource;
   std::string out = fmt::format("{} with mean {} ms", to_string(o.service), num(ms(sw, 1.0)));
   if (o.service == montecarlo::ServiceDist::lognormal)
     out += fmt::format(" (log-sd {})", num(std::sqrt(std::log1p(o.service_cv * o.service_cv))));
@@ -125,7 +125,7 @@ std::string service_name(const SweepSpec& sw, const montecarlo::Scenario& s) {
 }
 
 std::string capacity_name(const montecarlo::Scenario& s) {
-  return s.server.limit == 0 ? std::string("unlimited") : fmt::format("{}", s.server.limit);
+  return s.admission.limit == 0 ? std::string("unlimited") : fmt::format("{}", s.admission.limit);
 }
 
 // The three-panel figure of the failing-dependency sweeps (budget, breaker): load multiplier, success
@@ -179,8 +179,8 @@ void warning_table(const SweepSpec& sw, const std::vector<json>& recs, Out& out)
           {}};
   for (std::size_t i = 0; i < sw.points.size(); ++i) {
     const auto& s = scenario_of(sw, i);
-    if (s.server.budget == 0 || !recs[i].at("summary").contains("warning_time")) continue;
-    t.rows.push_back({outage_name(sw, s), static_cast<double>(s.server.max_attempts), budget_name(s),
+    if (s.client.budget == 0 || !recs[i].at("summary").contains("warning_time")) continue;
+    t.rows.push_back({outage_name(sw, s), static_cast<double>(s.client.max_attempts), budget_name(s),
                       est_of(recs[i], "warning_time"), est_of(recs[i], "failure_time"), est_of(recs[i], "warning_lead"),
                       est_of(recs[i], "warning_ratio"), static_cast<double>(n_of(recs[i], "warning_time"))});
   }
@@ -209,12 +209,12 @@ void render_budget(const StudyData& d, std::size_t si, Out& out) {
   std::vector<std::string> budgets, gkeys;  // per point: its budget, its group
   for (std::size_t i = 0; i < sw.points.size(); ++i) {
     const auto& s = scenario_of(sw, i);
-    t.rows.push_back({outage_name(sw, s), static_cast<double>(s.server.max_attempts), budget_name(s),
+    t.rows.push_back({outage_name(sw, s), static_cast<double>(s.client.max_attempts), budget_name(s),
                       est_of(recs[i], "load_multiplier"), est_of(recs[i], "retries_per_success"),
                       est_of(recs[i], "success_fraction"), per_request(recs[i], "retries_blocked", 1.0),
                       est_of(recs[i], "latency_p99"), est_of(recs[i], "recovery_time"), frac_of(recs[i], "recovered")});
     budgets.push_back(budget_name(s));
-    gkeys.push_back(fmt::format("{}, max attempts {}", outage_name(sw, s), s.server.max_attempts));
+    gkeys.push_back(fmt::format("{}, max attempts {}", outage_name(sw, s), s.client.max_attempts));
   }
   const auto& s0 = scenario_of(sw, 0);
   t.notes.push_back(fmt::format(
@@ -222,10 +222,10 @@ void render_budget(const StudyData& d, std::size_t si, Out& out) {
       "attempts in flight ({}); timeout {} ms; backoff {} base {} ms cap {} ms; {} runs per point. Load multiplier: "
       "attempts that reached the dependency per request. Recovery time: from the outage's end to the end of the "
       "first {} ms window whose success fraction is back to 95% of the pre-outage one.",
-      num(s0.rate / sw.attempt_duration), num(ms(sw, s0.horizon)), service_name(sw, s0), capacity_name(s0),
-      s0.server.limit == 0 ? "unlimited" : "full: rejected at once, a failure", timeout_name(sw, s0.server.timeout),
-      name(s0.backoff.strategy), num(ms(sw, s0.backoff.base)), format_cap(ms(sw, s0.backoff.cap)), sw.runs,
-      num(ms(sw, s0.server.recovery_window))));
+      num(s0.traffic.rate / sw.attempt_duration), num(ms(sw, s0.measurement.horizon)), service_name(sw, s0),
+      capacity_name(s0), s0.admission.limit == 0 ? "unlimited" : "full: rejected at once, a failure",
+      timeout_name(sw, s0.client.timeout), name(s0.backoff.strategy), num(ms(sw, s0.backoff.base)),
+      format_cap(ms(sw, s0.backoff.cap)), sw.runs, num(ms(sw, s0.measurement.recovery_window))));
   t.notes.push_back(
       "Budget bounds (analytic/budget.hpp, from the presets of montecarlo/controls.hpp): " + budgets_note(sw) + ".");
   out.table(t);
@@ -245,12 +245,12 @@ void render_idempotency(const StudyData& d, std::size_t si, Out& out) {
   std::vector<std::string> modes, keys;
   for (std::size_t i = 0; i < sw.points.size(); ++i) {
     const auto& s = scenario_of(sw, i);
-    t.rows.push_back({idempotency_name(s), timeout_name(sw, s.server.timeout),
-                      static_cast<double>(s.server.max_attempts), per_request(recs[i], "duplicate_effects", 1000.0),
+    t.rows.push_back({idempotency_name(s), timeout_name(sw, s.client.timeout),
+                      static_cast<double>(s.client.max_attempts), per_request(recs[i], "duplicate_effects", 1000.0),
                       per_request(recs[i], "hidden_effects", 1000.0), per_request(recs[i], "timeouts", 1.0),
                       est_of(recs[i], "success_fraction"), est_of(recs[i], "load_multiplier")});
     modes.push_back(idempotency_name(s));
-    keys.push_back(fmt::format("{}, max attempts {}", idempotency_name(s), s.server.max_attempts));
+    keys.push_back(fmt::format("{}, max attempts {}", idempotency_name(s), s.client.max_attempts));
   }
   const auto lines = distinct(keys);
   t.notes.push_back(fmt::format(
@@ -272,7 +272,7 @@ void render_idempotency(const StudyData& d, std::size_t si, Out& out) {
     for (std::size_t k = 0; k < lines.size(); ++k) {
       std::vector<std::vector<double>> rows;
       for (std::size_t i = 0; i < sw.points.size(); ++i) {
-        const double timeout = scenario_of(sw, i).server.timeout;
+        const double timeout = scenario_of(sw, i).client.timeout;
         if (keys[i] != lines[k] || std::isinf(timeout)) continue;
         const Estimate e = per_request(recs[i], which == 0 ? "duplicate_effects" : "hidden_effects", 1000.0);
         rows.push_back({ms(sw, timeout), e.mean, std::isnan(e.lo) ? e.mean : e.lo, std::isnan(e.hi) ? e.mean : e.hi});
@@ -313,8 +313,8 @@ void render_breaker(const StudyData& d, std::size_t si, Out& out) {
       "Poisson requests at {} per ms for {} ms (then every request resolves); service {}; capacity {}; timeout {} "
       "ms; max attempts {}; {} runs per point. {} (montecarlo/controls.hpp). Load multiplier: attempts that reached "
       "the dependency per request.",
-      num(s0.rate / sw.attempt_duration), num(ms(sw, s0.horizon)), service_name(sw, s0), capacity_name(s0),
-      timeout_name(sw, s0.server.timeout), s0.server.max_attempts, sw.runs, breaker_presets_note()));
+      num(s0.traffic.rate / sw.attempt_duration), num(ms(sw, s0.measurement.horizon)), service_name(sw, s0),
+      capacity_name(s0), timeout_name(sw, s0.client.timeout), s0.client.max_attempts, sw.runs, breaker_presets_note()));
   out.table(t);
   dependency_figure(sw, recs, ckeys, gkeys, "breaker", out);
 }

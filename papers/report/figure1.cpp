@@ -40,7 +40,7 @@ void panel_latency(Gp& gp, const StudyData& d, std::size_t stdy) {
   const auto& recs = d.records[stdy];
   const Steady st = steady_lines(d, stdy);
   const std::size_t kmain = static_cast<std::size_t>(
-      std::find(st.ks.begin(), st.ks.end(), sw.points.front().scenario.collapse) - st.ks.begin());
+      std::find(st.ks.begin(), st.ks.end(), sw.points.front().scenario.measurement.collapse) - st.ks.begin());
   const std::size_t kcol = kmain < st.ks.size() ? kmain : st.ks.size() - 1;
   gp(fmt::format("set title {}",
                  gp_quote(fmt::format("(b) mean latency against load; × = last load where most runs survive (K = {})",
@@ -56,7 +56,7 @@ void panel_latency(Gp& gp, const StudyData& d, std::size_t stdy) {
     std::vector<std::vector<double>> rows, mark;
     const auto j = last_surviving(l.collapsed[kcol]);
     for (std::size_t q = 0; q < l.idx.size(); ++q) {
-      const double r = sw.points[l.idx[q]].scenario.rate;
+      const double r = sw.points[l.idx[q]].scenario.traffic.rate;
       rows.push_back({r, static_cast<std::ptrdiff_t>(q) <= j ? mean_of(recs[l.idx[q]], "latency") : nan});
       if (static_cast<std::ptrdiff_t>(q) == j && j + 1 < static_cast<std::ptrdiff_t>(l.idx.size()))
         mark.push_back({r, mean_of(recs[l.idx[q]], "latency")});

@@ -110,13 +110,13 @@ std::string horizon_note(const SweepSpec& sw, const std::vector<json>& recs,
       if (b == SIZE_MAX) continue;  // its strategy has no finished point to beat
       // Run r extended: its unfinished clients take longer than the horizon, so at least as long as any
       // finished one; its mean latency is at least that of its finished clients and u_r / N x horizon.
-      double bound = mean_of(recs[i], "unfinished") / static_cast<double>(s.clients) * s.horizon;
+      double bound = mean_of(recs[i], "unfinished") / static_cast<double>(s.traffic.clients) * s.measurement.horizon;
       if (n_of(recs[i], "latency") == runs_of(recs[i])) bound = std::max(bound, mean_of(recs[i], "latency"));
       const double ratio = bound / mean_of(recs[b], "latency");
       least = std::min(least, ratio);
       if (!(ratio > 1.0))
-        open.push_back(fmt::format("{} N = {} {} base {} cap {}", name(s.model), s.clients, name(s.backoff.strategy),
-                                   num(s.backoff.base), format_number(s.backoff.cap)));
+        open.push_back(fmt::format("{} N = {} {} base {} cap {}", name(s.model), s.traffic.clients,
+                                   name(s.backoff.strategy), num(s.backoff.base), format_number(s.backoff.cap)));
     }
   }
   if (stopped == 0) return {};
@@ -133,7 +133,7 @@ std::string horizon_note(const SweepSpec& sw, const std::vector<json>& recs,
 
 // One figure panel: per exponential strategy its best latency per base, and the best window dashed.
 void panel(Gp& gp, const SweepSpec& sw, const Group& g, const montecarlo::Scenario& s0, double wl) {
-  gp(fmt::format("set title {}", gp_quote(fmt::format("{}, N = {}", name(s0.model), s0.clients))));
+  gp(fmt::format("set title {}", gp_quote(fmt::format("{}, N = {}", name(s0.model), s0.traffic.clients))));
   std::vector<std::string> parts;
   std::size_t ci = 0;
   for (Strategy st : g.strategies) {
@@ -166,7 +166,7 @@ void render_frontier(const StudyData& d, std::size_t si, Out& out) {
           {},
           {}};
   const auto groups = group_by(
-      sw, [](const SweepPoint& p) { return fmt::format("{} {}", name(p.scenario.model), p.scenario.clients); });
+      sw, [](const SweepPoint& p) { return fmt::format("{} {}", name(p.scenario.model), p.scenario.traffic.clients); });
   Gp gp;
   gp(layout(groups.size(), 2, sw.title + ": latency against base (best cap per base); dashed: best window"));
   gp("set grid; set logscale x 2; set logscale y; set key top left font \",8\"; set xlabel \"base b\"; set ylabel "
@@ -184,8 +184,8 @@ void render_frontier(const StudyData& d, std::size_t si, Out& out) {
       return Cell(c.empty() ? std::string("–") : c);
     };
     if (best_w != SIZE_MAX && window_of(sw.points[best_w].scenario) == 0.0) {
-      const double bound = (static_cast<double>(s0.clients) + 1.0) / 2.0;
-      zero.push_back(fmt::format("{} N = {}: {} against (N + 1)/2 = {}{}", name(s0.model), s0.clients, num(wl),
+      const double bound = (static_cast<double>(s0.traffic.clients) + 1.0) / 2.0;
+      zero.push_back(fmt::format("{} N = {}: {} against (N + 1)/2 = {}{}", name(s0.model), s0.traffic.clients, num(wl),
                                  num(bound), std::abs(wl - bound) <= 1e-9 * bound ? ", attained" : ""));
     }
     for (Strategy st : g.strategies) {
@@ -193,11 +193,12 @@ void render_frontier(const StudyData& d, std::size_t si, Out& out) {
       Cell bw = best_w == SIZE_MAX ? Cell(std::string("–")) : Cell(window_of(sw.points[best_w].scenario));
       Cell wlc = best_w == SIZE_MAX ? Cell(std::string("–")) : Cell(est_of(recs[best_w], "latency"));
       if (it == g.best.end()) {
-        t.rows.push_back({name(s0.model), static_cast<double>(s0.clients), name(st), std::string("none finished"),
-                          std::string("–"), std::string("–"), bw, wlc, std::string("–"), edge_cell("")});
+        t.rows.push_back({name(s0.model), static_cast<double>(s0.traffic.clients), name(st),
+                          std::string("none finished"), std::string("–"), std::string("–"), bw, wlc, std::string("–"),
+                          edge_cell("")});
       } else {
         const auto& s = sw.points[it->second].scenario;
-        t.rows.push_back({name(s0.model), static_cast<double>(s0.clients), name(st), s.backoff.base,
+        t.rows.push_back({name(s0.model), static_cast<double>(s0.traffic.clients), name(st), s.backoff.base,
                           format_cap(s.backoff.cap), est_of(recs[it->second], "latency"), bw, wlc,
                           mean_of(recs[it->second], "latency") / wl, edge_cell(grid_edge(sw, idx, it->second))});
       }

@@ -14,45 +14,51 @@ namespace retrylab::papers::report {
 
 // A short name for a scenario's server options: empty when they are the defaults (the
 // original model), "none (limit 10^9)" for a limit so large it never binds, else the mechanisms set.
-std::string server_label(const montecarlo::ServerOptions& o) {
-  const montecarlo::ServerOptions def{};
+std::string server_label(const montecarlo::Scenario& o) {
+  const montecarlo::Scenario def{};
   std::vector<std::string> parts;
-  if (o.lock) parts.push_back("FIFO lock");
-  if (o.limit >= montecarlo::max_limit) {
-    parts.push_back(o.limit == montecarlo::max_limit ? std::string("none (limit 10^9, never reached)")
-                                                     : fmt::format("none (limit {})", o.limit));
-  } else if (o.limit > 0) {
-    std::string l = fmt::format("limit {}, {}", o.limit, to_string(o.overflow));
-    if (o.reject_cost > 0) l += fmt::format(" (cost {})", num(o.reject_cost));
+  if (o.resource.lock) parts.push_back("FIFO lock");
+  if (o.admission.limit >= montecarlo::max_limit) {
+    parts.push_back(o.admission.limit == montecarlo::max_limit ? std::string("none (limit 10^9, never reached)")
+                                                               : fmt::format("none (limit {})", o.admission.limit));
+  } else if (o.admission.limit > 0) {
+    std::string l = fmt::format("limit {}, {}", o.admission.limit, to_string(o.admission.overflow));
+    if (o.admission.reject_cost > 0) l += fmt::format(" (cost {})", num(o.admission.reject_cost));
     parts.push_back(l);
   }
-  if (o.aimd) {
-    std::string a = fmt::format("AIMD limit {}..{}", o.aimd_params.min, o.aimd_params.max);
-    if (o.aimd_params.initial != o.aimd_params.min) a += fmt::format(" from {}", o.aimd_params.initial);
-    a += fmt::format(", {}", to_string(o.overflow));
-    if (o.reject_cost > 0) a += fmt::format(" (cost {})", num(o.reject_cost));
+  if (o.admission.aimd) {
+    std::string a = fmt::format("AIMD limit {}..{}", o.admission.aimd_params.min, o.admission.aimd_params.max);
+    if (o.admission.aimd_params.initial != o.admission.aimd_params.min)
+      a += fmt::format(" from {}", o.admission.aimd_params.initial);
+    a += fmt::format(", {}", to_string(o.admission.overflow));
+    if (o.admission.reject_cost > 0) a += fmt::format(" (cost {})", num(o.admission.reject_cost));
     parts.push_back(a);
   }
-  if (o.retry_after > 0) {
-    std::string r = fmt::format("Retry-After {}", num(o.retry_after));
-    if (o.retry_after_rule != def.retry_after_rule) r += fmt::format(" ({})", to_string(o.retry_after_rule));
-    r += o.ignore_retry_after >= 1  ? " ignored"
-         : o.ignore_retry_after > 0 ? fmt::format(" ignored by {}", num(o.ignore_retry_after))
-                                    : " honoured";
+  if (o.admission.retry_after > 0) {
+    std::string r = fmt::format("Retry-After {}", num(o.admission.retry_after));
+    if (o.admission.retry_after_rule != def.admission.retry_after_rule)
+      r += fmt::format(" ({})", to_string(o.admission.retry_after_rule));
+    r += o.client.ignore_retry_after >= 1  ? " ignored"
+         : o.client.ignore_retry_after > 0 ? fmt::format(" ignored by {}", num(o.client.ignore_retry_after))
+                                           : " honoured";
     parts.push_back(r);
   }
-  if (o.rows != def.rows) parts.push_back(fmt::format("{} rows", o.rows));
-  if (o.service != def.service)
-    parts.push_back(
-        std::string(to_string(o.service)) + " service" +
-        (o.service == montecarlo::ServiceDist::lognormal ? fmt::format(" (cv {})", num(o.service_cv)) : std::string()));
-  if (o.delay != def.delay)
-    parts.push_back(
-        fmt::format("delay {}{}", num(o.delay),
-                    o.delay_dist != def.delay_dist ? fmt::format(" ({})", to_string(o.delay_dist)) : std::string()));
-  if (o.mix != def.mix) parts.push_back(fmt::format("mix {} on {}", num(o.mix), name(o.mix_backoff.strategy)));
-  if (o.timeout != def.timeout) parts.push_back(fmt::format("timeout {}", num(o.timeout)));
-  if (o.max_attempts != def.max_attempts) parts.push_back(fmt::format("at most {} attempts", o.max_attempts));
+  if (o.resource.rows != def.resource.rows) parts.push_back(fmt::format("{} rows", o.resource.rows));
+  if (o.resource.service != def.resource.service)
+    parts.push_back(std::string(to_string(o.resource.service)) + " service" +
+                    (o.resource.service == montecarlo::ServiceDist::lognormal
+                         ? fmt::format(" (cv {})", num(o.resource.service_cv))
+                         : std::string()));
+  if (o.resource.delay != def.resource.delay)
+    parts.push_back(fmt::format("delay {}{}", num(o.resource.delay),
+                                o.resource.delay_dist != def.resource.delay_dist
+                                    ? fmt::format(" ({})", to_string(o.resource.delay_dist))
+                                    : std::string()));
+  if (o.client.mix != def.client.mix)
+    parts.push_back(fmt::format("mix {} on {}", num(o.client.mix), name(o.client.mix_backoff.strategy)));
+  if (o.client.timeout != def.client.timeout) parts.push_back(fmt::format("timeout {}", num(o.client.timeout)));
+  if (o.client.max_attempts != def.client.max_attempts)
+    parts.push_back(fmt::format("at most {} attempts", o.client.max_attempts));
   std::string out;
   for (const auto& x : parts) out += (out.empty() ? "" : ", ") + x;
   return out;
@@ -60,9 +66,15 @@ std::string server_label(const montecarlo::ServerOptions& o) {
 
 // The canonical form of a scenario's server options alone: equal for equal options, the same string
 // for every scenario with the defaults.
-std::string server_key(const montecarlo::ServerOptions& o) {
-  montecarlo::Scenario s;
-  s.server = o;
+std::string server_key(const montecarlo::Scenario& o) {
+  montecarlo::Scenario s;  // the base fields (model, backoff, traffic, window, retries) at their defaults
+  s.resource = o.resource;
+  s.admission = o.admission;
+  s.failures = o.failures;
+  s.client = o.client;
+  s.client.retries = montecarlo::ClientPolicy{}.retries;
+  s.measurement.recovery_window = o.measurement.recovery_window;
+  s.measurement.settle = o.measurement.settle;
   return montecarlo::canonical(s);
 }
 
@@ -71,17 +83,18 @@ Steady steady_lines(const StudyData& d, std::size_t si) {
   const auto& recs = d.records[si];
   Steady st;
   st.ks = sw.thresholds;
-  if (st.ks.empty()) st.ks.push_back(sw.points.front().scenario.collapse);
+  if (st.ks.empty()) st.ks.push_back(sw.points.front().scenario.measurement.collapse);
   std::sort(st.ks.begin(), st.ks.end());
   for (const auto& [key, idx] : group_by(sw, [](const SweepPoint& p) {
          return fmt::format("{} {} {} {} {} {}", name(p.scenario.model), name(p.scenario.backoff.strategy),
-                            p.scenario.backoff.base, p.scenario.backoff.cap, p.scenario.collapse,
-                            server_key(p.scenario.server));
+                            p.scenario.backoff.base, p.scenario.backoff.cap, p.scenario.measurement.collapse,
+                            server_key(p.scenario));
        })) {
     const auto& s0 = sw.points[idx.front()].scenario;
-    Steady::Line l{s0.model, s0.backoff.strategy, server_label(s0.server), idx, {}};
-    std::stable_sort(l.idx.begin(), l.idx.end(),
-                     [&](auto a, auto b) { return sw.points[a].scenario.rate < sw.points[b].scenario.rate; });
+    Steady::Line l{s0.model, s0.backoff.strategy, server_label(s0), idx, {}};
+    std::stable_sort(l.idx.begin(), l.idx.end(), [&](auto a, auto b) {
+      return sw.points[a].scenario.traffic.rate < sw.points[b].scenario.traffic.rate;
+    });
     for (auto k : st.ks) {
       std::vector<double> f;
       for (auto i : l.idx) {
@@ -93,7 +106,7 @@ Steady steady_lines(const StudyData& d, std::size_t si) {
             c += jnum(v) >= static_cast<double>(k) ? 1 : 0;
           }
           f.push_back(static_cast<double>(c) / static_cast<double>(n));
-        } else if (k == sw.points[i].scenario.collapse) {
+        } else if (k == sw.points[i].scenario.measurement.collapse) {
           f.push_back(frac_of(r, "collapsed"));
         } else {
           throw std::runtime_error(
@@ -122,7 +135,7 @@ bool records(const std::vector<json>& recs, const std::string& m) {
 
 namespace {
 
-double rate_of(const SweepSpec& sw, std::size_t i) { return sw.points[i].scenario.rate; }
+double rate_of(const SweepSpec& sw, std::size_t i) { return sw.points[i].scenario.traffic.rate; }
 
 // The cell of a line's last sustained load, j as last_surviving() gives it: "< first load" when even
 // the first load failed, "≥ last load" when none did, else the load.
@@ -206,8 +219,8 @@ struct Cost {
         "value; in collapsed runs latency describes the clients served before the collapse only. Rejected fraction: "
         "rejected attempts / attempts. {}: nearest-rank {} of a run's client latencies.",
         who, num(sw.points.front().scenario.backoff.base), num(sw.points.front().scenario.backoff.cap),
-        num(sw.points.front().scenario.horizon), st.ks[kcol], sw.runs, p50 ? "p50 and p99 latency" : "p99 latency",
-        p50 ? "50th and 99th percentiles" : "99th percentile")};
+        num(sw.points.front().scenario.measurement.horizon), st.ks[kcol], sw.runs,
+        p50 ? "p50 and p99 latency" : "p99 latency", p50 ? "50th and 99th percentiles" : "99th percentile")};
     if (lost)
       n.push_back(
           "Lost fraction: clients that gave up at their retry limit / (clients that succeeded + clients that gave up), "
@@ -312,10 +325,10 @@ std::vector<std::vector<double>> thresholds_table(const SweepSpec& sw, const Ste
     th.rows.push_back(std::move(row));
     threshold_values.push_back(std::move(vals));
   }
-  th.notes.push_back(
-      fmt::format("A run counts as collapsed at K when its peak backlog (max_waiting) reached K; runs simulated with "
-                  "collapse K = {} and horizon {}, {} runs per load. \"≥ x\": no load of the grid collapsed most runs.",
-                  sw.points.front().scenario.collapse, num(sw.points.front().scenario.horizon), sw.runs));
+  th.notes.push_back(fmt::format(
+      "A run counts as collapsed at K when its peak backlog (max_waiting) reached K; runs simulated with "
+      "collapse K = {} and horizon {}, {} runs per load. \"≥ x\": no load of the grid collapsed most runs.",
+      sw.points.front().scenario.measurement.collapse, num(sw.points.front().scenario.measurement.horizon), sw.runs));
   out.table(th);
   return threshold_values;
 }
@@ -380,7 +393,7 @@ void by_server_table(const SweepSpec& sw, const std::vector<json>& recs, const S
   pt.notes.push_back(fmt::format(
       "The last load of the grid before the first where at least half the runs collapsed (K = {}); horizon {}, "
       "{} runs per load. \"< x\": the first load already collapsed most runs; \"≥ x\": no load of the grid did.",
-      st.ks[kcol], num(sw.points.front().scenario.horizon), sw.runs));
+      st.ks[kcol], num(sw.points.front().scenario.measurement.horizon), sw.runs));
   if (lost)
     pt.notes.push_back(
         "The sweep records lost requests (client retry limits): a load also counts as not sustained when the mean "
@@ -568,7 +581,7 @@ void render_steady(const StudyData& d, std::size_t si, Out& out) {
   latency_table(sw, recs, st, by_server, out);
   // Figures: latency and collapsed fraction per model at the simulated K (else the largest); thresholds against K.
   const std::size_t kmain = static_cast<std::size_t>(
-      std::find(st.ks.begin(), st.ks.end(), sw.points.front().scenario.collapse) - st.ks.begin());
+      std::find(st.ks.begin(), st.ks.end(), sw.points.front().scenario.measurement.collapse) - st.ks.begin());
   const std::size_t kcol = kmain < st.ks.size() ? kmain : st.ks.size() - 1;
   if (by_server) render_steady_cost(d, si, st, kcol, out);
   const SteadyFigures f = steady_figures(sw, recs, st, kcol, by_server);

@@ -48,8 +48,8 @@ struct Steady {
   };
   std::vector<Line> lines;
 };
-std::string server_label(const montecarlo::ServerOptions& o);
-std::string server_key(const montecarlo::ServerOptions& o);
+std::string server_label(const montecarlo::Scenario& o);
+std::string server_key(const montecarlo::Scenario& o);
 Steady steady_lines(const StudyData& d, std::size_t si);
 std::ptrdiff_t last_surviving(const std::vector<double>& collapsed);
 bool records(const std::vector<json>& recs, const std::string& m);

@@ -30,10 +30,10 @@ montecarlo::Scenario scenario_of(const Request& r, double cap) {
   montecarlo::Scenario sc;
   sc.model = r.model;
   sc.backoff = Backoff{r.strategies.front(), r.base, cap, 0.0};
-  sc.clients = r.clients;
-  sc.rate = r.rate;
-  sc.horizon = r.drain_within;
-  sc.collapse = std::max<std::int64_t>(3000, 3 * r.clients);
+  sc.traffic.clients = r.clients;
+  sc.traffic.rate = r.rate;
+  sc.measurement.horizon = r.drain_within;
+  sc.measurement.collapse = std::max<std::int64_t>(3000, 3 * r.clients);
   return sc;
 }
 

@@ -66,7 +66,8 @@ TEST(BrookerEngine, ScenarioIsFreeOnOneRowWithRoundTripService) {
   mc::BrookerTest zero;
   zero.leg_mean = 0.0;  // a round trip of zero legs: no service to check a write against
   EXPECT_THROW(mc::brooker_scenario(zero), InputError);
-  EXPECT_EQ(mc::brooker_scenario(test(Strategy::full, 5000, 2.0)).collapse, 5001);  // K never stops the burst
+  EXPECT_EQ(mc::brooker_scenario(test(Strategy::full, 5000, 2.0)).measurement.collapse,
+            5001);  // K never stops the burst
 }
 
 TEST(BrookerEngine, LegRulesNameTheirField) {
@@ -80,17 +81,17 @@ TEST(BrookerEngine, LegRulesNameTheirField) {
   };
   mc::Scenario s = mc::brooker_scenario(mc::BrookerTest{});
   EXPECT_EQ(field(s), "(accepted)");
-  s.server.delay_dist = mc::DelayDist::exponential;  // delay_sd only with normal legs
+  s.resource.delay_dist = mc::DelayDist::exponential;  // delay_sd only with normal legs
   EXPECT_EQ(field(s), "delay_sd");
-  s.server.delay_sd = 0.0;
+  s.resource.delay_sd = 0.0;
   EXPECT_EQ(field(s), "(accepted)");
-  s.server.delay_dist = mc::DelayDist::fixed;
-  s.server.delay = 0.0;  // a round trip of no legs
+  s.resource.delay_dist = mc::DelayDist::fixed;
+  s.resource.delay = 0.0;  // a round trip of no legs
   EXPECT_EQ(field(s), "service");
-  s.server.delay_dist = mc::DelayDist::normal;
+  s.resource.delay_dist = mc::DelayDist::normal;
   EXPECT_EQ(field(s), "delay_dist");  // normal legs need a delay too
   s = mc::brooker_scenario(mc::BrookerTest{});
-  s.server.delay_sd = -1.0;
+  s.resource.delay_sd = -1.0;
   EXPECT_EQ(field(s), "delay_sd");
 }
 
@@ -207,18 +208,18 @@ double ks_folded(std::vector<double> v, double mu, double sigma) {
   return d;
 }
 
-mc::ServerOptions normal_legs(double mu, double sigma) {
-  mc::ServerOptions o;
-  o.delay = mu;  // 0 is refused by check_scenario, not by the sampler: the half-normal for the tests below
-  o.delay_dist = mc::DelayDist::normal;
-  o.delay_sd = sigma;
+mc::Scenario normal_legs(double mu, double sigma) {
+  mc::Scenario o;
+  o.resource.delay = mu;  // 0 is refused by check_scenario, not by the sampler: the half-normal for the tests below
+  o.resource.delay_dist = mc::DelayDist::normal;
+  o.resource.delay_sd = sigma;
   return o;
 }
 
-std::vector<double> legs(const mc::ServerOptions& o, std::int64_t n, std::uint64_t seed) {
+std::vector<double> legs(const mc::Scenario& o, std::int64_t n, std::uint64_t seed) {
   mc::Stream rng(mc::run_key(seed, 77), mc::StreamId::delay, 0);
   std::vector<double> out(static_cast<std::size_t>(n));
-  for (auto& x : out) x = mc::draw_leg(o, rng);
+  for (auto& x : out) x = mc::draw_leg(o.resource, rng);
   return out;
 }
 }  // namespace
@@ -231,17 +232,17 @@ TEST(BrookerLegs, NormalLegsAreFoldedNormal) {
     EXPECT_LT(std::sqrt(static_cast<double>(n)) * ks_folded(xs, mu, sigma), 1.9495) << "mu=" << mu;
   }
   // A round trip is two legs drawn in turn from the same stream.
-  const mc::ServerOptions o = normal_legs(10.0, 2.0);
+  const mc::Scenario o = normal_legs(10.0, 2.0);
   mc::Stream a(9, mc::StreamId::service, 0), b(9, mc::StreamId::service, 0);
   for (int k = 0; k < 100; ++k) {
-    const double trip = mc::draw_round_trip(o, a);
-    const double first = mc::draw_leg(o, b);
-    EXPECT_EQ(trip, first + mc::draw_leg(o, b));
+    const double trip = mc::draw_round_trip(o.resource, a);
+    const double first = mc::draw_leg(o.resource, b);
+    EXPECT_EQ(trip, first + mc::draw_leg(o.resource, b));
   }
   // sd 0: every leg exactly the delay, no draw.
   mc::Stream none(1, mc::StreamId::delay, 0);
-  EXPECT_EQ(mc::draw_leg(normal_legs(10.0, 0.0), none), 10.0);
-  EXPECT_EQ(mc::draw_round_trip(normal_legs(10.0, 0.0), none), 20.0);
+  EXPECT_EQ(mc::draw_leg(normal_legs(10.0, 0.0).resource, none), 10.0);
+  EXPECT_EQ(mc::draw_round_trip(normal_legs(10.0, 0.0).resource, none), 20.0);
 }
 
 // The ziggurat's rare branches (montecarlo/normal.hpp): the tail beyond R = 3.442619855899 has

@@ -20,14 +20,14 @@ mc::Scenario one_client() {
   mc::Scenario s;
   s.model = Model::ps;
   s.backoff = {Strategy::nojitter, 1.0, 1000.0, 0.0};
-  s.clients = 1;
+  s.traffic.clients = 1;
   return s;
 }
 
 TEST(EngineControls, TotalOutageFailsEveryAttemptInsideIt) {
   mc::Scenario s = one_client();
-  s.server.outage_start = 0.0;
-  s.server.outage_end = 50.0;  // attempts ending at 1, 3, 6, 11, 20, 37 fail; the one ending at 70 succeeds
+  s.failures.outage_start = 0.0;
+  s.failures.outage_end = 50.0;  // attempts ending at 1, 3, 6, 11, 20, 37 fail; the one ending at 70 succeeds
   const mc::RunResult r = mc::simulate_run(s, 1, 0);
   EXPECT_EQ(r.attempts, 7);
   EXPECT_EQ(r.metric("injected"), 6);
@@ -37,8 +37,8 @@ TEST(EngineControls, TotalOutageFailsEveryAttemptInsideIt) {
 
 TEST(EngineControls, DeadlineEndsTheRequestWhenTheNextAttemptWouldStartLate) {
   mc::Scenario s = one_client();
-  s.server.failure_prob = 1.0;
-  s.server.deadline = 30.0;  // after the failure at 20 the next attempt would start at 36 > 30
+  s.failures.failure_prob = 1.0;
+  s.client.deadline = 30.0;  // after the failure at 20 the next attempt would start at 36 > 30
   const mc::RunResult r = mc::simulate_run(s, 1, 0);
   EXPECT_EQ(r.attempts, 5);
   EXPECT_EQ(r.lost, 1);
@@ -54,9 +54,9 @@ TEST(EngineControls, AwsStandardBudgetGrantsExactlyCapacityOverCostRetries) {
   mc::Scenario s;
   s.model = Model::free;
   s.backoff = {Strategy::full, 1.0, 1000.0, 0.0};
-  s.clients = 200;
-  s.server.failure_prob = 1.0;
-  s.server.budget = 1;  // aws-standard
+  s.traffic.clients = 200;
+  s.failures.failure_prob = 1.0;
+  s.client.budget = 1;  // aws-standard
   const mc::RunResult r = mc::simulate_run(s, 7, 0);
   EXPECT_EQ(r.attempts, 300);
   EXPECT_EQ(r.metric("retries_denied"), 200);
@@ -69,26 +69,26 @@ TEST(EngineControls, GenericTokenBucketGrantsCapacityMinusThresholdOverCost) {
   mc::Scenario s;
   s.model = Model::free;
   s.backoff = {Strategy::full, 1.0, 1000.0, 0.0};
-  s.clients = 200;
-  s.server.failure_prob = 1.0;
-  s.server.budget = 5;  // token-bucket
-  s.server.bucket_capacity = 60.0;
-  s.server.bucket_cost = 4.0;
-  s.server.bucket_threshold = 20.0;
+  s.traffic.clients = 200;
+  s.failures.failure_prob = 1.0;
+  s.client.budget = 5;  // token-bucket
+  s.client.bucket_capacity = 60.0;
+  s.client.bucket_cost = 4.0;
+  s.client.bucket_threshold = 20.0;
   const mc::RunResult r = mc::simulate_run(s, 7, 0);
   EXPECT_EQ(r.attempts, 210);
   EXPECT_EQ(r.metric("retries_denied"), 200);
   EXPECT_EQ(r.lost, 200);
   // The bucket's fields apply only to the token-bucket budget; its own rules name the field.
-  s.server.budget = 1;
+  s.client.budget = 1;
   try {
     mc::check_scenario(s);
     FAIL() << "bucket_* with aws-standard was accepted";
   } catch (const InputError& e) {
     EXPECT_EQ(e.field(), "budget");
   }
-  s.server.budget = 5;
-  s.server.bucket_threshold = 60.0;
+  s.client.budget = 5;
+  s.client.bucket_threshold = 60.0;
   try {
     mc::check_scenario(s);
     FAIL() << "a threshold at the capacity was accepted";
@@ -101,15 +101,15 @@ TEST(EngineControls, BreakerRejectsCallsLocallyDuringAnOutage) {
   mc::Scenario s;
   s.model = Model::shared;
   s.backoff = {Strategy::full, 1.0, 100.0, 0.0};
-  s.rate = 0.2;
-  s.horizon = 3000.0;
-  s.server.max_attempts = 3;
-  s.server.outage_start = 500.0;
-  s.server.outage_end = 1500.0;
+  s.traffic.rate = 0.2;
+  s.measurement.horizon = 3000.0;
+  s.client.max_attempts = 3;
+  s.failures.outage_start = 500.0;
+  s.failures.outage_end = 1500.0;
   const mc::RunResult plain = mc::simulate_run(s, 3, 0);
   EXPECT_EQ(plain.metric("breaker_rejected"), 0);
-  s.server.breaker = 1;        // hystrix: 10 s window, opens at >= 50% of >= 20 calls, 5 s open
-  s.server.attempt_ms = 10.0;  // one attempt-duration = 10 ms
+  s.client.breaker = 1;        // hystrix: 10 s window, opens at >= 50% of >= 20 calls, 5 s open
+  s.client.attempt_ms = 10.0;  // one attempt-duration = 10 ms
   const mc::RunResult guarded = mc::simulate_run(s, 3, 0);
   EXPECT_GT(guarded.metric("breaker_rejected"), 0);
   EXPECT_LT(guarded.attempts, plain.attempts);  // rejected calls are never sent
@@ -117,23 +117,23 @@ TEST(EngineControls, BreakerRejectsCallsLocallyDuringAnOutage) {
 
 TEST(EngineControls, InputRules) {
   mc::Scenario s = one_client();
-  s.server.budget = 3;  // finagle keeps time: needs attempt_ms
+  s.client.budget = 3;  // finagle keeps time: needs attempt_ms
   EXPECT_THROW(mc::check_scenario(s), InputError);
-  s.server.attempt_ms = 20.0;
+  s.client.attempt_ms = 20.0;
   EXPECT_NO_THROW(mc::check_scenario(s));
   mc::Scenario t = one_client();
-  t.server.outage_start = 10.0;
+  t.failures.outage_start = 10.0;
   EXPECT_THROW(mc::check_scenario(t), InputError);  // an outage start without an end
-  t.server.outage_end = 5.0;
+  t.failures.outage_end = 5.0;
   EXPECT_THROW(mc::check_scenario(t), InputError);  // end before start
   mc::Scenario u = one_client();
   u.backoff.strategy = Strategy::none;
-  u.server.breaker = 1;
-  u.server.attempt_ms = 1.0;
+  u.client.breaker = 1;
+  u.client.attempt_ms = 1.0;
   EXPECT_THROW(mc::check_scenario(u), InputError);  // would retry at one instant forever
-  u.server.deadline = 6.0;
+  u.client.deadline = 6.0;
   EXPECT_THROW(mc::check_scenario(u), InputError);  // so would it with a deadline: the clock stands still
-  u.server.max_attempts = 5;
+  u.client.max_attempts = 5;
   EXPECT_NO_THROW(mc::check_scenario(u));
 }
 
@@ -144,22 +144,22 @@ RC_GTEST_PROP(EngineControls, BudgetBoundHoldsWithAnyMechanisms, ()) {
   mc::Scenario s;
   s.model = *rc::gen::element(Model::collision, Model::free, Model::shared, Model::ps);
   s.backoff = {*rc::gen::element(Strategy::full, Strategy::equal, Strategy::decorrelated), 1.0, 50.0, 0.0};
-  s.clients = *rc::gen::inRange(1, 120);
-  s.server.failure_prob = 1.0;  // no success: no refund
-  s.server.budget = 1;          // aws-standard
-  if (*rc::gen::arbitrary<bool>()) s.server.limit = *rc::gen::inRange(1, 4);
-  if (*rc::gen::arbitrary<bool>()) s.server.timeout = 0.5 + *rc::gen::inRange(0, 20) / 4.0;
-  if (*rc::gen::arbitrary<bool>()) s.server.max_attempts = *rc::gen::inRange(2, 6);
+  s.traffic.clients = *rc::gen::inRange(1, 120);
+  s.failures.failure_prob = 1.0;  // no success: no refund
+  s.client.budget = 1;            // aws-standard
+  if (*rc::gen::arbitrary<bool>()) s.admission.limit = *rc::gen::inRange(1, 4);
+  if (*rc::gen::arbitrary<bool>()) s.client.timeout = 0.5 + *rc::gen::inRange(0, 20) / 4.0;
+  if (*rc::gen::arbitrary<bool>()) s.client.max_attempts = *rc::gen::inRange(2, 6);
   if (*rc::gen::arbitrary<bool>()) {
-    s.server.breaker = 1;
-    s.server.attempt_ms = 5.0;
-    if (s.server.max_attempts == 0) s.server.max_attempts = 8;
+    s.client.breaker = 1;
+    s.client.attempt_ms = 5.0;
+    if (s.client.max_attempts == 0) s.client.max_attempts = 8;
   }
   const mc::RunResult r = mc::simulate_run(s, 11, 0);
   RC_ASSERT(r.successes == 0);
-  const std::int64_t sent_retries = r.attempts - s.clients;
+  const std::int64_t sent_retries = r.attempts - s.traffic.clients;
   RC_ASSERT(sent_retries <= 100);
-  RC_ASSERT(r.lost == s.clients);
+  RC_ASSERT(r.lost == s.traffic.clients);
   RC_ASSERT(r.metric("retries_denied") <= r.lost);
 }
 

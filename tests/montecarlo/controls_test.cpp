@@ -323,9 +323,9 @@ RC_GTEST_PROP(CircuitBreaker, NeverAdmitsWhileOpenAndAtMostTheProbesWhenHalfOpen
     const double opened_at = br.opened_at();
     const mc::BreakerTicket ticket = br.admit(t);
     if (before == mc::BreakerState::open && t - opened_at < c.open_duration) RC_ASSERT(!ticket.admitted());
-    if (before == mc::BreakerState::closed) RC_ASSERT(ticket.admission == mc::Admission::admitted);
+    if (before == mc::BreakerState::closed) RC_ASSERT(ticket.admission == mc::BreakerAdmission::admitted);
     observe();
-    if (ticket.admission == mc::Admission::probe) {
+    if (ticket.admission == mc::BreakerAdmission::probe) {
       RC_ASSERT(br.state() == mc::BreakerState::half_open);
       ++probes_this_half_open;
       RC_ASSERT(probes_this_half_open <= c.half_open_calls);
@@ -347,7 +347,7 @@ RC_GTEST_PROP(CircuitBreaker, OpensOnlyWithEnoughCallsAtTheFailureThreshold, ())
   double t = 0.0;
   for (bool success : outcomes) {
     const mc::BreakerTicket ticket = br.admit(t);
-    RC_ASSERT(ticket.admission == mc::Admission::admitted);
+    RC_ASSERT(ticket.admission == mc::BreakerAdmission::admitted);
     br.record(t, ticket, success);
     window.push_back(!success);
     if (static_cast<double>(window.size()) > c.window) window.pop_front();
@@ -370,7 +370,7 @@ TEST(CircuitBreaker, HystrixOpensAtTwentyFailuresSleepsFiveSecondsAndProbesOnce)
   ASSERT_EQ(br.state(), mc::BreakerState::open);
   EXPECT_FALSE(br.admit(19.0 + 4999.0).admitted());
   const mc::BreakerTicket probe = br.admit(19.0 + 5000.0);
-  EXPECT_EQ(probe.admission, mc::Admission::probe);
+  EXPECT_EQ(probe.admission, mc::BreakerAdmission::probe);
   EXPECT_FALSE(br.admit(19.0 + 5001.0).admitted());  // one probe only
   br.record(19.0 + 5010.0, probe, true);
   EXPECT_EQ(br.state(), mc::BreakerState::closed);
@@ -398,7 +398,7 @@ TEST(CircuitBreaker, Resilience4jNeedsOneHundredCallsAndJudgesTenProbes) {
     EXPECT_FALSE(br.admit(99.0 + 59999.0).admitted());
     std::vector<mc::BreakerTicket> probes;
     for (int i = 0; i < 12; ++i) probes.push_back(br.admit(60099.0 + i));
-    for (int i = 0; i < 10; ++i) EXPECT_EQ(probes[static_cast<std::size_t>(i)].admission, mc::Admission::probe);
+    for (int i = 0; i < 10; ++i) EXPECT_EQ(probes[static_cast<std::size_t>(i)].admission, mc::BreakerAdmission::probe);
     EXPECT_FALSE(probes[10].admitted());
     for (int i = 0; i < 10; ++i) br.record(60200.0 + i, probes[static_cast<std::size_t>(i)], i >= probe_failures);
     // failureRateThreshold 50: 5 of 10 re-opens, 4 of 10 closes.

@@ -31,27 +31,28 @@ int preset_index(const std::string& name, std::span<const std::string_view> name
 mc::Scenario dependency() {
   mc::Scenario s;
   s.model = Model::none;
-  s.rate = 0.5;      // 0.05 per ms
-  s.horizon = 1000;  // 10 s: ~500 requests
-  s.collapse = 1'000'000'000;
+  s.traffic.rate = 0.5;          // 0.05 per ms
+  s.measurement.horizon = 1000;  // 10 s: ~500 requests
+  s.measurement.collapse = 1'000'000'000;
   s.backoff = {Strategy::full, 1.0, 100.0, 0.0};
-  s.server.max_attempts = 3;
-  s.server.settle = true;
-  s.server.attempt_ms = 10.0;
+  s.client.max_attempts = 3;
+  s.measurement.settle = true;
+  s.client.attempt_ms = 10.0;
   return s;
 }
 
 mc::RunResult run(const mc::Scenario& s, std::uint64_t index = 0) { return mc::simulate_run(s, 7, index); }
 
 double retries(const mc::RunResult& r) {
-  return static_cast<double>(r.attempts + r.metric("breaker_rejected") + r.metric("throttled") - r.clients_arrived);
+  return static_cast<double>(r.attempts) + r.metric("breaker_rejected") + r.metric("throttled") -
+         static_cast<double>(r.clients_arrived);
 }
 
 }  // namespace
 
 TEST(DependencyEngine, TotalOutageWithoutControlsMakesExactlyMaxAttemptsPerRequest) {
   mc::Scenario s = dependency();
-  s.server.failure_prob = 1.0;
+  s.failures.failure_prob = 1.0;
   const auto r = run(s);
   ASSERT_GT(r.clients_arrived, 100);
   EXPECT_EQ(r.attempts, 3 * r.clients_arrived);
@@ -76,13 +77,13 @@ TEST(DependencyEngine, HealthyDependencyServesEveryRequestOnceInOneServiceTime) 
 TEST(DependencyEngine, AwsStandardBudgetAtATotalOutageGrantsItsBoundExactly) {
   // max_retries(aws_standard, 0) = 500/5 = 100 (and 50 when every failure is a timeout: cost 10).
   mc::Scenario s = dependency();
-  s.server.failure_prob = 1.0;
-  s.server.max_attempts = 1000;
-  s.server.budget = preset_index("aws-standard", mc::budget_preset_names);
+  s.failures.failure_prob = 1.0;
+  s.client.max_attempts = 1000;
+  s.client.budget = preset_index("aws-standard", mc::budget_preset_names);
   auto r = run(s);
   EXPECT_EQ(retries(r), retrylab::max_retries(retrylab::aws_standard(), 0.0));
   EXPECT_GT(r.metric("retries_denied"), 0);
-  s.server.timeout = 0.5;  // shorter than the 10 ms service: every attempt times out
+  s.client.timeout = 0.5;  // shorter than the 10 ms service: every attempt times out
   r = run(s);
   EXPECT_EQ(retries(r), retrylab::max_retries(retrylab::aws_standard_timeout(), 0.0));
   EXPECT_EQ(r.metric("timed_out"), r.attempts);
@@ -90,13 +91,13 @@ TEST(DependencyEngine, AwsStandardBudgetAtATotalOutageGrantsItsBoundExactly) {
 
 TEST(DependencyEngine, GrpcAndFinagleBudgetsAtATotalOutageStayWithinTheirBounds) {
   mc::Scenario s = dependency();
-  s.server.failure_prob = 1.0;
-  s.server.max_attempts = 1000;
-  s.server.budget = preset_index("grpc", mc::budget_preset_names);
+  s.failures.failure_prob = 1.0;
+  s.client.max_attempts = 1000;
+  s.client.budget = preset_index("grpc", mc::budget_preset_names);
   auto r = run(s);
   EXPECT_EQ(retries(r), 4.0);  // tokens 10 → 9, 8, 7, 6 allow; 5 blocks (gRFC A6)
-  s.server.budget = preset_index("finagle", mc::budget_preset_names);
-  s.horizon = 900;  // within one ttl: retries <= 100 + 0.2·requests
+  s.client.budget = preset_index("finagle", mc::budget_preset_names);
+  s.measurement.horizon = 900;  // within one ttl: retries <= 100 + 0.2·requests
   r = run(s);
   EXPECT_LE(retries(r),
             retrylab::finagle_max_retries(retrylab::FinagleBudget{}, static_cast<double>(r.clients_arrived)));
@@ -106,23 +107,23 @@ TEST(DependencyEngine, GrpcAndFinagleBudgetsAtATotalOutageStayWithinTheirBounds)
 
 TEST(DependencyEngine, BreakerRejectsDuringAnOutageAndTheDependencyRecovers) {
   mc::Scenario s = dependency();
-  s.horizon = 3000;
-  s.server.outage_start = 500;
-  s.server.outage_end = 1500;
-  s.server.recovery_window = 100;
-  s.server.breaker = preset_index("hystrix", mc::breaker_preset_names);
+  s.measurement.horizon = 3000;
+  s.failures.outage_start = 500;
+  s.failures.outage_end = 1500;
+  s.measurement.recovery_window = 100;
+  s.client.breaker = preset_index("hystrix", mc::breaker_preset_names);
   const auto r = run(s);
   EXPECT_GE(r.metric("breaker_opened"), 1);
   EXPECT_GT(r.metric("breaker_rejected"), 0);
   EXPECT_LT(r.attempts, 3 * r.clients_arrived);
   ASSERT_TRUE(std::isfinite(r.metric("recovery_time")));
-  EXPECT_GE(r.metric("recovery_time"), s.server.recovery_window);
+  EXPECT_GE(r.metric("recovery_time"), s.measurement.recovery_window);
 }
 
 TEST(DependencyEngine, CapacityIsAConcurrencyLimitThatRejectsAtOnce) {
   mc::Scenario s = dependency();
-  s.rate = 5.0;  // 5 attempts in flight on average
-  s.server.limit = 2;
+  s.traffic.rate = 5.0;  // 5 attempts in flight on average
+  s.admission.limit = 2;
   const auto r = run(s);
   EXPECT_GT(r.metric("rejected"), 0);
   EXPECT_GT(r.lost, 0);
@@ -133,24 +134,24 @@ TEST(DependencyEngine, CapacityIsAConcurrencyLimitThatRejectsAtOnce) {
 // replay with RC_PARAMS="seed=...").
 RC_GTEST_PROP(DependencyEngine, AccountingAndBudgetBoundsHoldInEveryRun, ()) {
   mc::Scenario s = dependency();
-  s.rate = *rc::gen::element(0.1, 0.5, 2.0);
-  s.horizon = *rc::gen::element(50.0, 200.0, 500.0);
-  s.server.failure_prob = *rc::gen::element(0.0, 0.1, 0.5, 1.0);
+  s.traffic.rate = *rc::gen::element(0.1, 0.5, 2.0);
+  s.measurement.horizon = *rc::gen::element(50.0, 200.0, 500.0);
+  s.failures.failure_prob = *rc::gen::element(0.0, 0.1, 0.5, 1.0);
   if (*rc::gen::arbitrary<bool>()) {
-    s.server.outage_start = s.horizon * 0.2;
-    s.server.outage_end = s.horizon * 0.6;
-    s.server.outage_fraction = *rc::gen::element(0.5, 1.0);
+    s.failures.outage_start = s.measurement.horizon * 0.2;
+    s.failures.outage_end = s.measurement.horizon * 0.6;
+    s.failures.outage_fraction = *rc::gen::element(0.5, 1.0);
   }
-  s.server.service = *rc::gen::element(mc::ServiceDist::deterministic, mc::ServiceDist::exponential);
-  s.server.limit = *rc::gen::element<std::int64_t>(0, 1, 3);
-  s.server.timeout = *rc::gen::element(0.5, 2.0, retrylab::unbounded_cap);
-  s.server.max_attempts = *rc::gen::element(1, 3, 50);
+  s.resource.service = *rc::gen::element(mc::ServiceDist::deterministic, mc::ServiceDist::exponential);
+  s.admission.limit = *rc::gen::element<std::int64_t>(0, 1, 3);
+  s.client.timeout = *rc::gen::element(0.5, 2.0, retrylab::unbounded_cap);
+  s.client.max_attempts = *rc::gen::element(1, 3, 50);
   s.backoff = {*rc::gen::element(Strategy::full, Strategy::decorrelated), 0.5, 20.0, 0.0};
   const std::string budget = *rc::gen::element<std::string>("none", "aws-standard", "grpc", "finagle", "sre-adaptive");
-  s.server.budget = preset_index(budget, mc::budget_preset_names);
-  s.server.breaker =
+  s.client.budget = preset_index(budget, mc::budget_preset_names);
+  s.client.breaker =
       preset_index(*rc::gen::element<std::string>("none", "hystrix", "resilience4j"), mc::breaker_preset_names);
-  s.server.idempotency = *rc::gen::element(mc::Idempotency::none, mc::Idempotency::per_attempt, mc::Idempotency::fixed);
+  s.client.idempotency = *rc::gen::element(mc::Idempotency::none, mc::Idempotency::per_attempt, mc::Idempotency::fixed);
   const auto r = mc::simulate_run(s, *rc::gen::inRange<std::uint64_t>(0, 1000), 0);
 
   RC_ASSERT(r.stop == mc::StopReason::finished);
@@ -160,12 +161,12 @@ RC_GTEST_PROP(DependencyEngine, AccountingAndBudgetBoundsHoldInEveryRun, ()) {
   RC_ASSERT(r.metric("effects") <= r.metric("served"));
   RC_ASSERT(r.metric("hidden_effects") <= r.lost);
   RC_ASSERT(r.metric("timed_out") <= r.attempts);
-  if (s.server.idempotency == mc::Idempotency::fixed) RC_ASSERT(r.metric("duplicate_effects") == 0);
-  if (std::isinf(s.server.timeout))
+  if (s.client.idempotency == mc::Idempotency::fixed) RC_ASSERT(r.metric("duplicate_effects") == 0);
+  if (std::isinf(s.client.timeout))
     RC_ASSERT(r.metric("timed_out") == 0 && r.metric("hidden_effects") == 0 && r.metric("duplicate_effects") == 0);
-  if (s.server.breaker == 0) RC_ASSERT(r.metric("breaker_rejected") == 0);
-  if (s.server.limit == 0) RC_ASSERT(r.metric("rejected") == 0);
-  if (s.server.max_attempts == 1) RC_ASSERT(retries(r) == 0.0);
+  if (s.client.breaker == 0) RC_ASSERT(r.metric("breaker_rejected") == 0);
+  if (s.admission.limit == 0) RC_ASSERT(r.metric("rejected") == 0);
+  if (s.client.max_attempts == 1) RC_ASSERT(retries(r) == 0.0);
   const double successes = static_cast<double>(r.successes);
   if (budget == "none" || budget == "sre-adaptive") RC_ASSERT(r.metric("retries_denied") == 0);
   if (budget == "grpc") RC_ASSERT(retries(r) <= retrylab::max_retries(retrylab::grpc_throttling(), successes) + 1e-9);
@@ -177,16 +178,16 @@ RC_GTEST_PROP(DependencyEngine, AccountingAndBudgetBoundsHoldInEveryRun, ()) {
 
 TEST(DependencyEngine, SameBytesForAnyThreadCount) {
   mc::Scenario s = dependency();
-  s.server.failure_prob = 0.3;
-  s.server.service = mc::ServiceDist::lognormal;
-  s.server.service_cv = 1.3;
-  s.server.timeout = 2.5;
-  s.server.outage_start = 200;
-  s.server.outage_end = 400;
-  s.server.outage_fraction = 0.5;
-  s.server.budget = preset_index("sre-adaptive", mc::budget_preset_names);
-  s.server.breaker = preset_index("resilience4j", mc::breaker_preset_names);
-  s.server.limit = 4;
+  s.failures.failure_prob = 0.3;
+  s.resource.service = mc::ServiceDist::lognormal;
+  s.resource.service_cv = 1.3;
+  s.client.timeout = 2.5;
+  s.failures.outage_start = 200;
+  s.failures.outage_end = 400;
+  s.failures.outage_fraction = 0.5;
+  s.client.budget = preset_index("sre-adaptive", mc::budget_preset_names);
+  s.client.breaker = preset_index("resilience4j", mc::breaker_preset_names);
+  s.admission.limit = 4;
   const auto a = mc::simulate(s, {6, 11, 1}), b = mc::simulate(s, {6, 11, 2});
   for (std::size_t i = 0; i < a.size(); ++i) {
     EXPECT_EQ(a[i].attempts, b[i].attempts) << i;

@@ -24,7 +24,7 @@ mc::Scenario burst(Model m, Strategy st, std::int64_t n, double base = 1.0, doub
   mc::Scenario s;
   s.model = m;
   s.backoff = {st, base, cap, 0.0};
-  s.clients = n;
+  s.traffic.clients = n;
   return s;
 }
 
@@ -83,7 +83,7 @@ TEST(Classic, FreeNojitterMatchesClosedFormExactly) {
       SCOPED_TRACE(n);
       const auto cf = retrylab::classic({Model::free, b, n});
       auto s = burst(Model::free, Strategy::nojitter, n, b.base, b.cap);
-      s.horizon = 1e18;  // cap none: the makespan grows like 2^N
+      s.measurement.horizon = 1e18;  // cap none: the makespan grows like 2^N
       const auto r = mc::simulate_run(s, 3, 0);
       EXPECT_EQ(r.stop, mc::StopReason::finished);
       EXPECT_EQ(r.attempts_per_client, *cf.attempts_per_client);
@@ -143,11 +143,11 @@ TEST(Lockstep, ShortcutEqualsTheEventLoop) {
   mc::Scenario cases[] = {burst(Model::collision, Strategy::none, 3),
                           burst(Model::collision, Strategy::nojitter, 4, 1.0, 16.0),
                           burst(Model::collision, Strategy::nojitter, 7, 0.3, retrylab::unbounded_cap)};
-  cases[0].horizon = 1000.5;
-  cases[0].warmup = 10.25;
-  cases[1].horizon = 2000.0;
-  cases[1].warmup = 100.5;
-  cases[2].horizon = 5000.0;
+  cases[0].measurement.horizon = 1000.5;
+  cases[0].measurement.warmup = 10.25;
+  cases[1].measurement.horizon = 2000.0;
+  cases[1].measurement.warmup = 100.5;
+  cases[2].measurement.horizon = 5000.0;
   for (const auto& s : cases) {
     SCOPED_TRACE(mc::canonical(s));
     const auto fast = run_with(s, true), slow = run_with(s, false);
@@ -179,7 +179,7 @@ TEST(Lockstep, ShortcutEqualsTheEventLoop) {
 
 TEST(StopRules, BurstAtLeastKCollapsesAtTimeZero) {
   auto s = burst(Model::free, Strategy::full, 10);
-  s.collapse = 5;
+  s.measurement.collapse = 5;
   const auto r = mc::simulate_run(s, 1, 0);
   EXPECT_EQ(r.stop, mc::StopReason::collapsed);
   EXPECT_TRUE(r.collapsed);
@@ -190,8 +190,8 @@ TEST(StopRules, BurstAtLeastKCollapsesAtTimeZero) {
 
 TEST(StopRules, BurstOnSteadyStopsWhenDrained) {
   auto s = burst(Model::free, Strategy::full, 20);
-  s.rate = 0.05;
-  s.horizon = 1e6;
+  s.traffic.rate = 0.05;
+  s.measurement.horizon = 1e6;
   for (std::uint64_t run = 0; run < 5; ++run) {
     const auto r = mc::simulate_run(s, 1, run);
     EXPECT_EQ(r.stop, mc::StopReason::drained);
@@ -205,8 +205,8 @@ TEST(StopRules, BurstOnSteadyStopsWhenDrained) {
 TEST(StopRules, SteadyRunsStopAtTheHorizon) {
   mc::Scenario s;
   s.model = Model::ps;
-  s.rate = 0.3;
-  s.horizon = 300.0;
+  s.traffic.rate = 0.3;
+  s.measurement.horizon = 300.0;
   const auto r = mc::simulate_run(s, 1, 0);
   EXPECT_EQ(r.stop, mc::StopReason::horizon);
   EXPECT_EQ(r.stop_time, 300.0);
@@ -217,7 +217,7 @@ TEST(StopRules, SteadyRunsStopAtTheHorizon) {
 
 TEST(StopRules, RetriesOffBurstFinishesWithOneSuccess) {
   auto s = burst(Model::free, Strategy::full, 5);
-  s.retries = false;
+  s.client.retries = false;
   const auto r = mc::simulate_run(s, 1, 0);
   EXPECT_EQ(r.stop, mc::StopReason::finished);
   EXPECT_EQ(r.attempts, 5);
@@ -237,34 +237,34 @@ TEST(Inputs, BadScenariosNameTheField) {
   const auto ok = burst(Model::free, Strategy::full, 3);
   EXPECT_EQ(field_of(ok), "");
   auto s = ok;
-  s.rate = -1;
+  s.traffic.rate = -1;
   EXPECT_EQ(field_of(s), "rate");
-  s.rate = NAN;
+  s.traffic.rate = NAN;
   EXPECT_EQ(field_of(s), "rate");
   s = ok;
-  s.rate = 0.5;
+  s.traffic.rate = 0.5;
   EXPECT_EQ(field_of(s), "horizon");  // steady traffic needs a horizon
-  s.horizon = -1;
+  s.measurement.horizon = -1;
   EXPECT_EQ(field_of(s), "horizon");
-  s.horizon = INFINITY;
+  s.measurement.horizon = INFINITY;
   EXPECT_EQ(field_of(s), "horizon");
   s = ok;
-  s.warmup = 2e7;
+  s.measurement.warmup = 2e7;
   EXPECT_EQ(field_of(s), "warmup");
-  s.warmup = -1;
+  s.measurement.warmup = -1;
   EXPECT_EQ(field_of(s), "warmup");
   s = ok;
-  s.collapse = 0;
+  s.measurement.collapse = 0;
   EXPECT_EQ(field_of(s), "collapse");
   s = ok;
-  s.clients = 0;
+  s.traffic.clients = 0;
   EXPECT_EQ(field_of(s), "clients");
-  s.clients = -3;
+  s.traffic.clients = -3;
   EXPECT_EQ(field_of(s), "clients");
-  s.clients = mc::max_clients + 1;
+  s.traffic.clients = mc::max_clients + 1;
   EXPECT_EQ(field_of(s), "clients");
   s = ok;
-  s.collapse = mc::max_collapse + 1;
+  s.measurement.collapse = mc::max_collapse + 1;
   EXPECT_EQ(field_of(s), "collapse");
   s = ok;
   s.backoff.cap = 0.5;
@@ -298,9 +298,9 @@ TEST(Determinism, ThreadCountNeverChangesAResult) {
   mc::Scenario s;
   s.model = Model::shared;
   s.backoff = {Strategy::decorrelated, 1.0, 100.0, 0.0};
-  s.clients = 30;
-  s.rate = 0.1;
-  s.horizon = 3000;
+  s.traffic.clients = 30;
+  s.traffic.rate = 0.1;
+  s.measurement.horizon = 3000;
   mc::RunPlan one{12, 9, 1}, three{12, 9, 3};
   const auto a = mc::simulate(s, one), b = mc::simulate(s, three);
   ASSERT_EQ(a.size(), b.size());
@@ -321,19 +321,19 @@ TEST(Determinism, LentStorageNeverChangesAResult) {
   std::vector<mc::Scenario> scenarios;
   scenarios.push_back(burst(Model::free, Strategy::full, 100));  // plain tier, a burst
   mc::Scenario steady = burst(Model::shared, Strategy::full, 0);
-  steady.rate = 0.3;
-  steady.horizon = 2000;
+  steady.traffic.rate = 0.3;
+  steady.measurement.horizon = 2000;
   scenarios.push_back(steady);  // plain tier, steady traffic
   mc::Scenario timeouts = steady;
-  timeouts.server.timeout = 20;
-  timeouts.server.max_attempts = 4;
+  timeouts.client.timeout = 20;
+  timeouts.client.max_attempts = 4;
   scenarios.push_back(timeouts);                                 // full tier: timeouts, lost clients
   scenarios.push_back(mc::brooker_scenario(mc::BrookerTest{}));  // full tier: network legs, random service
   mc::Scenario limited = burst(Model::collision, Strategy::equal, 60);
-  limited.server.limit = 2;
-  limited.server.reject_cost = 0.05;
-  limited.server.retry_after = 2;
-  limited.server.service = mc::ServiceDist::exponential;
+  limited.admission.limit = 2;
+  limited.admission.reject_cost = 0.05;
+  limited.admission.retry_after = 2;
+  limited.resource.service = mc::ServiceDist::exponential;
   scenarios.push_back(limited);  // full tier: admission control, rejections
 
   mc::detail::EngineScratch lent;

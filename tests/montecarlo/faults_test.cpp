@@ -37,7 +37,7 @@ TEST(Faults, UnknownNameIsAnInputError) {
   FaultEnv f("no_such_fault");
   EXPECT_THROW(mc::draw_sleeps({Strategy::full, 1, 10, 0}, 1, 1, 1), retrylab::InputError);
   mc::Scenario s;
-  s.clients = 2;
+  s.traffic.clients = 2;
   EXPECT_THROW(mc::simulate(s, mc::RunPlan{1, 1, 1}), retrylab::InputError);
 }
 
@@ -74,8 +74,8 @@ TEST(Faults, FreeTiesAllFailNeverFinishes) {
   mc::Scenario s;
   s.model = Model::free;
   s.backoff = {Strategy::none, 1, 1000, 0};
-  s.clients = 2;
-  s.horizon = 100;
+  s.traffic.clients = 2;
+  s.measurement.horizon = 100;
   const auto r = mc::simulate(s, mc::RunPlan{1, 1, 1})[0];
   EXPECT_EQ(r.successes, 0);
   EXPECT_EQ(r.stop, mc::StopReason::horizon);
@@ -87,7 +87,7 @@ TEST(Faults, SharedDoomedLeaveAtCommit) {
   mc::Scenario s;
   s.model = Model::shared;
   s.backoff = {Strategy::full, 1, 1000, 0};
-  s.clients = 20;
+  s.traffic.clients = 20;
   mc::detail::EngineOptions o;
   mc::testing::TraceObserver t;
   mc::detail::run_engine(s, 1, 0, o, t, nullptr, mc::PlantedFaults(mc::Fault::shared_doomed_leave_at_commit));
@@ -106,9 +106,9 @@ TEST(Faults, SharedDoomedLeaveAtCommit) {
 mc::Scenario steady_off(Model m, double rate, double horizon) {
   mc::Scenario s;
   s.model = m;
-  s.rate = rate;
-  s.horizon = horizon;
-  s.retries = false;
+  s.traffic.rate = rate;
+  s.measurement.horizon = horizon;
+  s.client.retries = false;
   return s;
 }
 
@@ -133,7 +133,7 @@ TEST(Faults, RowsIgnoredPutsEveryAttemptOnOneRow) {
   // as if M = 1: λe^(−2λ) = 0.135. 2000 units: a run's goodput has sd < 0.02, so the thresholds sit
   // > 5 sd from both. Through simulate(), so RETRYLAB_FAULT reaches the full tier.
   mc::Scenario s = steady_off(Model::collision, 1.0, 2000);
-  s.server.rows = 4;
+  s.resource.rows = 4;
   ::unsetenv("RETRYLAB_FAULT");
   EXPECT_GT(mc::simulate(s, mc::RunPlan{1, 1, 1})[0].goodput, 0.5);
   FaultEnv f("rows_ignored");
@@ -144,8 +144,8 @@ TEST(Faults, LognormalSigmaIsCvKeepsTheMeanButNotTheShape) {
   // Lognormal, mean 1, cv 1.5: median e^(−σ²/2) = 0.555 with σ² = ln(1+cv²); 0.325 with σ = cv.
   // ~4000 services: the sample median's sd is < 0.02.
   mc::Scenario s = steady_off(Model::free, 0.2, 20000);
-  s.server.service = mc::ServiceDist::lognormal;
-  s.server.service_cv = 1.5;
+  s.resource.service = mc::ServiceDist::lognormal;
+  s.resource.service_cv = 1.5;
   const auto real = durations(s, mc::Fault::none);
   const auto faulty = durations(s, mc::Fault::lognormal_sigma_is_cv);
   ASSERT_GT(real.size(), 3000u);
@@ -157,7 +157,7 @@ TEST(Faults, LognormalSigmaIsCvKeepsTheMeanButNotTheShape) {
 TEST(Faults, ExponentialServiceRateHalvesTheMean) {
   // Exponential service: mean 1 really, 1/2 with the fault; ~4000 services, sd of the mean < 0.02.
   mc::Scenario s = steady_off(Model::free, 0.2, 20000);
-  s.server.service = mc::ServiceDist::exponential;
+  s.resource.service = mc::ServiceDist::exponential;
   const auto mean = [](const std::vector<double>& xs) {
     return std::accumulate(xs.begin(), xs.end(), 0.0) / static_cast<double>(xs.size());
   };
@@ -171,8 +171,8 @@ TEST(Faults, RetryLimitOffByOneMakesOneAttemptTooMany) {
   mc::Scenario s;
   s.model = Model::collision;
   s.backoff = {Strategy::none, 1.0, 1000.0, 0.0};
-  s.clients = 2;
-  s.server.max_attempts = 2;
+  s.traffic.clients = 2;
+  s.client.max_attempts = 2;
   mc::detail::EngineOptions o;
   mc::detail::NullObserver n;
   const auto real = mc::detail::run_engine(s, 1, 0, o, n, nullptr, mc::PlantedFaults());
@@ -192,9 +192,9 @@ TEST(Faults, LockReleasedEarlyLetsTwoCollide) {
   // at once and collide: no success.
   mc::Scenario s;
   s.model = Model::collision;
-  s.clients = 2;
-  s.retries = false;
-  s.server.lock = true;
+  s.traffic.clients = 2;
+  s.client.retries = false;
+  s.resource.lock = true;
   mc::detail::EngineOptions o;
   mc::detail::NullObserver n;
   const auto real = mc::detail::run_engine(s, 1, 0, o, n, nullptr, mc::PlantedFaults());

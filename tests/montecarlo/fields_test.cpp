@@ -29,33 +29,33 @@ TEST(Fields, CanonicalStringsOfEarlierScenariosAreUnchanged) {
   // results rest on them: they are the RNG key).
   Scenario s;
   s.model = Model::free;
-  s.clients = 100;
+  s.traffic.clients = 100;
   EXPECT_EQ(canonical(s),
             "model=free strategy=full base=1 cap=1000 window=0 clients=100 rate=0 horizon=10000000 "
             "warmup=0 collapse=3000 retries=on");
   s.backoff = {Strategy::window, 1.0, unbounded_cap, 40.0};
-  s.rate = 0.15;
-  s.horizon = 20000;
-  s.warmup = 2000;
-  s.retries = false;
+  s.traffic.rate = 0.15;
+  s.measurement.horizon = 20000;
+  s.measurement.warmup = 2000;
+  s.client.retries = false;
   EXPECT_EQ(canonical(s),
             "model=free strategy=window base=1 cap=none window=40 clients=100 rate=0.15 horizon=20000 "
             "warmup=2000 collapse=3000 retries=off");
   Scenario t;
   t.model = Model::shared;
-  t.rate = 0.5;
-  t.horizon = 300;
-  t.server.rows = 3;
-  t.server.service = ServiceDist::lognormal;
-  t.server.service_cv = 1.5;
-  t.server.lock = true;
-  t.server.aimd = true;
-  t.server.aimd_params.min = 1;
-  t.server.aimd_params.initial = 4;
-  t.server.mix = 0.3;
-  t.server.mix_backoff.strategy = Strategy::none;
-  t.server.timeout = 10;
-  t.server.max_attempts = 3;
+  t.traffic.rate = 0.5;
+  t.measurement.horizon = 300;
+  t.resource.rows = 3;
+  t.resource.service = ServiceDist::lognormal;
+  t.resource.service_cv = 1.5;
+  t.resource.lock = true;
+  t.admission.aimd = true;
+  t.admission.aimd_params.min = 1;
+  t.admission.aimd_params.initial = 4;
+  t.client.mix = 0.3;
+  t.client.mix_backoff.strategy = Strategy::none;
+  t.client.timeout = 10;
+  t.client.max_attempts = 3;
   EXPECT_EQ(canonical(t),
             "model=shared strategy=full base=1 cap=1000 window=0 clients=0 rate=0.5 horizon=300 "
             "warmup=0 collapse=3000 retries=on rows=3 service=lognormal service_cv=1.5 lock=on "
@@ -65,7 +65,7 @@ TEST(Fields, CanonicalStringsOfEarlierScenariosAreUnchanged) {
 
 TEST(Fields, MultiplierAppearsOnlyWhenSet) {
   Scenario s;
-  s.clients = 10;
+  s.traffic.clients = 10;
   const std::string plain = canonical(s);
   s.backoff.multiplier = 1.5;
   EXPECT_EQ(canonical(s), plain + " multiplier=1.5");
@@ -125,10 +125,10 @@ TEST(Fields, EveryFieldRoundTripsThroughItsText) {
 
 TEST(Fields, CheckScenarioTakesRangesFromTheTable) {
   Scenario s;
-  s.clients = 10;
-  s.server.rows = 0;
+  s.traffic.clients = 10;
+  s.resource.rows = 0;
   EXPECT_THROW(check_scenario(s), InputError);
-  s.server.rows = 2;
+  s.resource.rows = 2;
   s.backoff.multiplier = 0.5;
   try {
     check_scenario(s);

@@ -81,21 +81,21 @@ RC_GTEST_PROP(LeanBuild, GivesTheFullBuildsNumbers, ()) {
   s.backoff.base = *rc::gen::element(0.25, 1.0);
   s.backoff.cap = s.backoff.base * *rc::gen::element(1.0, 10.0, 100.0);
   s.backoff.window = 2.0;
-  s.clients = *rc::gen::inRange<std::int64_t>(0, 30);
-  s.rate = *rc::gen::element(0.0, 0.3, 1.2);
-  if (s.clients == 0 && s.rate == 0.0) s.clients = 1;
-  s.horizon = *rc::gen::element(20.0, 200.0);
-  s.warmup = *rc::gen::element(0.0, 5.0);
-  s.retries = *rc::gen::element(true, true, false);
-  mc::ServerOptions& o = s.server;
-  o.rows = *rc::gen::element<std::int64_t>(1, 1, 3);
-  o.service =
+  s.traffic.clients = *rc::gen::inRange<std::int64_t>(0, 30);
+  s.traffic.rate = *rc::gen::element(0.0, 0.3, 1.2);
+  if (s.traffic.clients == 0 && s.traffic.rate == 0.0) s.traffic.clients = 1;
+  s.measurement.horizon = *rc::gen::element(20.0, 200.0);
+  s.measurement.warmup = *rc::gen::element(0.0, 5.0);
+  s.client.retries = *rc::gen::element(true, true, false);
+  mc::Scenario& o = s;
+  o.resource.rows = *rc::gen::element<std::int64_t>(1, 1, 3);
+  o.resource.service =
       *rc::gen::element(mc::ServiceDist::deterministic, mc::ServiceDist::exponential, mc::ServiceDist::lognormal);
-  if (o.service == mc::ServiceDist::lognormal) o.service_cv = *rc::gen::element(0.5, 2.0);
-  if (s.retries) {
-    o.timeout = *rc::gen::element(INFINITY, 0.75, 3.0);
-    o.max_attempts = *rc::gen::element<std::int64_t>(0, 1, 4);
-    o.deadline = *rc::gen::element(INFINITY, 6.0, 40.0);
+  if (o.resource.service == mc::ServiceDist::lognormal) o.resource.service_cv = *rc::gen::element(0.5, 2.0);
+  if (s.client.retries) {
+    o.client.timeout = *rc::gen::element(INFINITY, 0.75, 3.0);
+    o.client.max_attempts = *rc::gen::element<std::int64_t>(0, 1, 4);
+    o.client.deadline = *rc::gen::element(INFINITY, 6.0, 40.0);
   }
   mc::check_scenario(s);
   RC_ASSERT(mc::detail::lean_applies(s));
@@ -108,26 +108,26 @@ RC_GTEST_PROP(LeanBuild, GivesTheFullBuildsNumbers, ()) {
 TEST(LeanBuild, EveryCompiledAwayOptionLeavesIt) {
   mc::Scenario base;
   base.model = Model::shared;
-  base.clients = 20;
-  base.server.timeout = 5.0;
+  base.traffic.clients = 20;
+  base.client.timeout = 5.0;
   ASSERT_TRUE(mc::detail::lean_applies(base));
-  const std::vector<std::pair<std::string, std::function<void(mc::ServerOptions&)>>> options = {
-      {"limit", [](mc::ServerOptions& o) { o.limit = 2; }},
-      {"aimd", [](mc::ServerOptions& o) { o.aimd = true; }},
-      {"lock", [](mc::ServerOptions& o) { o.lock = true; }},
-      {"delay", [](mc::ServerOptions& o) { o.delay = 0.5; }},
-      {"budget", [](mc::ServerOptions& o) { o.budget = 1; }},
-      {"breaker", [](mc::ServerOptions& o) { o.breaker = 1; }},
-      {"failure_prob", [](mc::ServerOptions& o) { o.failure_prob = 0.1; }},
-      {"outage", [](mc::ServerOptions& o) { o.outage_end = 10.0; }},
-      {"recovery_window", [](mc::ServerOptions& o) { o.recovery_window = 5.0; }},
-      {"settle", [](mc::ServerOptions& o) { o.settle = true; }},
-      {"mix", [](mc::ServerOptions& o) { o.mix = 0.5; }},
-      {"ignore_retry_after", [](mc::ServerOptions& o) { o.ignore_retry_after = 0.5; }},
+  const std::vector<std::pair<std::string, std::function<void(mc::Scenario&)>>> options = {
+      {"limit", [](mc::Scenario& o) { o.admission.limit = 2; }},
+      {"aimd", [](mc::Scenario& o) { o.admission.aimd = true; }},
+      {"lock", [](mc::Scenario& o) { o.resource.lock = true; }},
+      {"delay", [](mc::Scenario& o) { o.resource.delay = 0.5; }},
+      {"budget", [](mc::Scenario& o) { o.client.budget = 1; }},
+      {"breaker", [](mc::Scenario& o) { o.client.breaker = 1; }},
+      {"failure_prob", [](mc::Scenario& o) { o.failures.failure_prob = 0.1; }},
+      {"outage", [](mc::Scenario& o) { o.failures.outage_end = 10.0; }},
+      {"recovery_window", [](mc::Scenario& o) { o.measurement.recovery_window = 5.0; }},
+      {"settle", [](mc::Scenario& o) { o.measurement.settle = true; }},
+      {"mix", [](mc::Scenario& o) { o.client.mix = 0.5; }},
+      {"ignore_retry_after", [](mc::Scenario& o) { o.client.ignore_retry_after = 0.5; }},
   };
   for (const auto& [name, set] : options) {
     mc::Scenario s = base;
-    set(s.server);
+    set(s);
     EXPECT_FALSE(mc::detail::lean_applies(s)) << name;
     mc::detail::EngineOptions eo;
     EXPECT_FALSE(mc::detail::lean_build(s, eo)) << name;
@@ -142,12 +142,12 @@ TEST(LeanBuild, EveryCompiledAwayOptionLeavesIt) {
 TEST(LeanBuild, WhoTakesIt) {
   mc::Scenario s;
   s.model = Model::free;
-  s.clients = 10;
+  s.traffic.clients = 10;
   mc::detail::EngineOptions o;
   EXPECT_FALSE(mc::detail::lean_build(s, o));  // no option: the plain tier
   o.full_tier = true;
   EXPECT_TRUE(mc::detail::lean_build(s, o));
-  s.server.max_attempts = 3;
+  s.client.max_attempts = 3;
   o.full_tier = false;
   EXPECT_TRUE(mc::detail::lean_build(s, o));
   o.lean = false;

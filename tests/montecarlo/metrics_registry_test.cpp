@@ -58,21 +58,21 @@ RC_GTEST_PROP(MetricRegistry, EveryValueIsInItsRange, ()) {
   s.backoff.strategy = retrylab::Strategy::full;
   s.backoff.base = 1.0;
   s.backoff.cap = 50.0;
-  s.rate = 0.05 * *rc::gen::inRange(1, 20);
-  s.horizon = 400.0;
-  s.clients = *rc::gen::inRange(0, 40);
-  s.server.timeout = *rc::gen::element(mc::detail::inf, 3.0);
-  s.server.max_attempts = *rc::gen::inRange(0, 6);
-  s.server.limit = *rc::gen::inRange(0, 4);
-  s.server.failure_prob = *rc::gen::element(0.0, 0.2);
+  s.traffic.rate = 0.05 * *rc::gen::inRange(1, 20);
+  s.measurement.horizon = 400.0;
+  s.traffic.clients = *rc::gen::inRange(0, 40);
+  s.client.timeout = *rc::gen::element(mc::detail::inf, 3.0);
+  s.client.max_attempts = *rc::gen::inRange(0, 6);
+  s.admission.limit = *rc::gen::inRange(0, 4);
+  s.failures.failure_prob = *rc::gen::element(0.0, 0.2);
   if (*rc::gen::arbitrary<bool>()) {
-    s.server.outage_start = 50.0;
-    s.server.outage_end = 100.0;
-    s.server.recovery_window = *rc::gen::element(0.0, 20.0);
+    s.failures.outage_start = 50.0;
+    s.failures.outage_end = 100.0;
+    s.measurement.recovery_window = *rc::gen::element(0.0, 20.0);
   }
-  s.server.budget = *rc::gen::inRange(0, 2);
-  s.server.attempt_ms = 1.0;  // the budgets that keep time read their clock in ms
-  if (s.server.max_attempts == 0 && !std::isinf(s.server.timeout)) s.server.max_attempts = 4;
+  s.client.budget = *rc::gen::inRange(0, 2);
+  s.client.attempt_ms = 1.0;  // the budgets that keep time read their clock in ms
+  if (s.client.max_attempts == 0 && !std::isinf(s.client.timeout)) s.client.max_attempts = 4;
   mc::check_scenario(s);
   const mc::RunResult r = mc::simulate_run(s, 7, 0);
   for (const mc::Metric& m : mc::metric_registry()) {

@@ -22,8 +22,8 @@ mc::Scenario dependency(double rate, double horizon) {
   mc::Scenario s;
   s.model = Model::none;
   s.backoff = {Strategy::full, 1.0, 100.0, 0.0};
-  s.rate = rate;
-  s.horizon = horizon;
+  s.traffic.rate = rate;
+  s.measurement.horizon = horizon;
   return s;
 }
 
@@ -31,7 +31,7 @@ TEST(NoneModel, WithoutInjectionEveryAttemptSucceedsAtOnce) {
   mc::Scenario s;
   s.model = Model::none;
   s.backoff = {Strategy::full, 1.0, 100.0, 0.0};
-  s.clients = 500;  // a burst on an uncontended dependency: no attempt conflicts with another
+  s.traffic.clients = 500;  // a burst on an uncontended dependency: no attempt conflicts with another
   const mc::RunResult r = mc::simulate_run(s, 3, 0);
   EXPECT_EQ(r.attempts, 500);
   EXPECT_EQ(r.successes, 500);
@@ -47,12 +47,12 @@ TEST(NoneModel, EveryAttemptTimesOutAndStillTakesEffect) {
   mc::Scenario s;
   s.model = Model::none;
   s.backoff = {Strategy::full, 1.0, 100.0, 0.0};
-  s.clients = 40;
-  s.server.timeout = 0.5;
-  s.server.max_attempts = 3;
-  s.server.settle = true;
+  s.traffic.clients = 40;
+  s.client.timeout = 0.5;
+  s.client.max_attempts = 3;
+  s.measurement.settle = true;
   for (const auto key : {mc::Idempotency::none, mc::Idempotency::per_attempt}) {
-    s.server.idempotency = key;
+    s.client.idempotency = key;
     const mc::RunResult r = mc::simulate_run(s, 5, 0);
     EXPECT_EQ(r.attempts, 120);
     EXPECT_EQ(r.lost, 40);
@@ -61,23 +61,23 @@ TEST(NoneModel, EveryAttemptTimesOutAndStillTakesEffect) {
     EXPECT_EQ(r.metric("duplicate_effects"), 80);  // two beyond the first, per request
     EXPECT_EQ(r.metric("hidden_effects"), 40);     // every lost request took effect
   }
-  s.server.idempotency = mc::Idempotency::fixed;
+  s.client.idempotency = mc::Idempotency::fixed;
   const mc::RunResult r = mc::simulate_run(s, 5, 0);
   EXPECT_EQ(r.metric("effects"), 40);  // the key deduplicates the second and third
   EXPECT_EQ(r.metric("duplicate_effects"), 0);
   EXPECT_EQ(r.metric("hidden_effects"), 40);
   EXPECT_DOUBLE_EQ(r.stop_time - r.drain_time, 0.5);  // the last attempts end 0.5 after their timeouts
   // Without settle the run stops when the last client leaves: its attempts' effects are not counted.
-  s.server.settle = false;
-  s.server.idempotency = mc::Idempotency::none;
+  s.measurement.settle = false;
+  s.client.idempotency = mc::Idempotency::none;
   EXPECT_LT(mc::simulate_run(s, 5, 0).metric("effects"), 120);
 }
 
 TEST(NoneModel, WithoutTimeoutsEffectsAreTheSuccesses) {
   mc::Scenario s = dependency(2.0, 200.0);
-  s.server.failure_prob = 0.4;
-  s.server.max_attempts = 4;
-  s.server.idempotency = mc::Idempotency::none;
+  s.failures.failure_prob = 0.4;
+  s.client.max_attempts = 4;
+  s.client.idempotency = mc::Idempotency::none;
   const mc::RunResult r = mc::simulate_run(s, 9, 0);
   EXPECT_GT(r.successes, 0);
   EXPECT_EQ(r.metric("effects"), r.successes);
@@ -89,22 +89,22 @@ TEST(NoneModel, RecoveryIsTheFirstWindowAfterTheOutage) {
   // A total outage [100, 200), no failure outside: the attempts completing in [200, 210) all
   // succeed (injection is decided at completion), so recovery is the first window's end: 10.
   mc::Scenario s = dependency(1.0, 400.0);
-  s.server.outage_start = 100.0;
-  s.server.outage_end = 200.0;
-  s.server.recovery_window = 10.0;
-  s.server.max_attempts = 5;
+  s.failures.outage_start = 100.0;
+  s.failures.outage_end = 200.0;
+  s.measurement.recovery_window = 10.0;
+  s.client.max_attempts = 5;
   const mc::RunResult r = mc::simulate_run(s, 11, 0);
   EXPECT_FALSE(std::isnan(r.metric("recovered")));  // recovery was measured
   EXPECT_DOUBLE_EQ(r.metric("recovery_time"), 10.0);
-  s.server.recovery_window = 0.0;
+  s.measurement.recovery_window = 0.0;
   EXPECT_TRUE(std::isnan(mc::simulate_run(s, 11, 0).metric("recovery_time")));
 }
 
 TEST(NoneModel, SettleResolvesEveryRequest) {
   mc::Scenario s = dependency(1.5, 300.0);
-  s.server.failure_prob = 0.6;
-  s.server.max_attempts = 3;
-  s.server.settle = true;
+  s.failures.failure_prob = 0.6;
+  s.client.max_attempts = 3;
+  s.measurement.settle = true;
   for (std::uint64_t run = 0; run < 5; ++run) {
     const mc::RunResult r = mc::simulate_run(s, 13, run);
     EXPECT_EQ(r.stop, mc::StopReason::finished);
@@ -113,17 +113,17 @@ TEST(NoneModel, SettleResolvesEveryRequest) {
     EXPECT_GE(r.stop_time, 300.0 - 20.0);  // arrivals up to the horizon, then the tail resolves
   }
   // Without settle the same run stops at the horizon with requests in progress.
-  s.server.settle = false;
+  s.measurement.settle = false;
   EXPECT_EQ(mc::simulate_run(s, 13, 0).stop, mc::StopReason::horizon);
 }
 
 TEST(NoneModel, InputRules) {
   mc::Scenario s = dependency(1.0, 100.0);
-  s.server.settle = true;  // retries unlimited: some request could never resolve
+  s.measurement.settle = true;  // retries unlimited: some request could never resolve
   EXPECT_THROW(mc::check_scenario(s), InputError);
-  s.server.max_attempts = 3;
+  s.client.max_attempts = 3;
   EXPECT_NO_THROW(mc::check_scenario(s));
-  s.server.recovery_window = 5.0;  // without an outage
+  s.measurement.recovery_window = 5.0;  // without an outage
   try {
     mc::check_scenario(s);
     FAIL() << "recovery_window without an outage was accepted";
@@ -140,9 +140,9 @@ TEST(NoneModel, IndependentFailuresMatchTheirClosedForms) {
   mc::Scenario s = dependency(1.0, 600.0);
   const double p = 0.3;
   const int a = 3;
-  s.server.failure_prob = p;
-  s.server.max_attempts = a;
-  s.server.settle = true;
+  s.failures.failure_prob = p;
+  s.client.max_attempts = a;
+  s.measurement.settle = true;
   const mc::Summary sum = mc::summarize(mc::simulate(s, {400, 17, 0}));
   const double success = 1.0 - std::pow(p, a);
   const double attempts = (1.0 - std::pow(p, a)) / (1.0 - p);

@@ -82,20 +82,20 @@ std::map<std::string, mc::Scenario> cases() {
   c["brooker_equal_30_fixed_legs"] = brooker(Strategy::equal, 30, 0.0);  // simultaneous ends: ties
   mc::Scenario rows = brooker(Strategy::full, 25, 2.0);
   rows.backoff = {Strategy::full, 1.0, 50.0, 0.0};
-  rows.server.rows = 3;
-  rows.server.delay = 0.5;
-  rows.server.delay_dist = mc::DelayDist::exponential;
-  rows.server.service = mc::ServiceDist::exponential;
+  rows.resource.rows = 3;
+  rows.resource.delay = 0.5;
+  rows.resource.delay_dist = mc::DelayDist::exponential;
+  rows.resource.service = mc::ServiceDist::exponential;
   c["rows_3_exponential"] = rows;
   mc::Scenario off = brooker(Strategy::full, 60, 2.0);
-  off.retries = false;
+  off.client.retries = false;
   c["retries_off"] = off;
   mc::Scenario cut = brooker(Strategy::full, 100, 2.0);
-  cut.horizon = 400.0;  // most runs stop at the horizon with clients in every state
+  cut.measurement.horizon = 400.0;  // most runs stop at the horizon with clients in every state
   c["horizon_cut"] = cut;
   mc::Scenario warm = brooker(Strategy::nojitter, 50, 2.0);
-  warm.warmup = 150.0;
-  warm.horizon = 3000.0;
+  warm.measurement.warmup = 150.0;
+  warm.measurement.horizon = 3000.0;
   c["warmup"] = warm;
   return c;
 }
@@ -118,7 +118,7 @@ TEST(OneEvent, BrookerShapedRunsTakeIt) {
   // With random legs the shortcut draws the streams in another order, so its numbers differ: a run
   // that should take it did (with fixed legs they need not: see the next test).
   for (const auto& [name, s] : cases()) {
-    if (s.server.delay_dist == mc::DelayDist::normal && s.server.delay_sd == 0.0) continue;
+    if (s.resource.delay_dist == mc::DelayDist::normal && s.resource.delay_sd == 0.0) continue;
     const auto a = runs(s, true, 3, 1).front();
     const auto b = runs(s, false, 3, 1).front();
     EXPECT_FALSE(a.attempts == b.attempts && a.stop_time == b.stop_time && a.latency == b.latency) << name;

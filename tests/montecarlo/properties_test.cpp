@@ -32,13 +32,13 @@ rc::Gen<Case> gen_case(rc::Gen<Model> model) {
     c.s.backoff.base = *rc::gen::element(0.25, 0.5, 1.0, 1.5);
     c.s.backoff.cap = c.s.backoff.base * *rc::gen::element(1.0, 3.0, 10.0, retrylab::unbounded_cap);
     c.s.backoff.window = *rc::gen::element(0.5, 2.0, 7.0);
-    c.s.clients = *rc::gen::inRange<std::int64_t>(0, 13);
-    c.s.rate = *rc::gen::element(0.0, 0.1, 0.4, 1.0, 2.0);
-    if (c.s.clients == 0 && c.s.rate == 0.0) c.s.clients = 1;
-    c.s.horizon = *rc::gen::element(5.0, 17.5, 60.0);
-    c.s.warmup = *rc::gen::element(0.0, 1.0, 3.5);
-    c.s.collapse = *rc::gen::element<std::int64_t>(1, 4, 12, 3000);
-    c.s.retries = *rc::gen::element(true, true, false);
+    c.s.traffic.clients = *rc::gen::inRange<std::int64_t>(0, 13);
+    c.s.traffic.rate = *rc::gen::element(0.0, 0.1, 0.4, 1.0, 2.0);
+    if (c.s.traffic.clients == 0 && c.s.traffic.rate == 0.0) c.s.traffic.clients = 1;
+    c.s.measurement.horizon = *rc::gen::element(5.0, 17.5, 60.0);
+    c.s.measurement.warmup = *rc::gen::element(0.0, 1.0, 3.5);
+    c.s.measurement.collapse = *rc::gen::element<std::int64_t>(1, 4, 12, 3000);
+    c.s.client.retries = *rc::gen::element(true, true, false);
     c.seed = *rc::gen::inRange<std::uint64_t>(0, 1000);
     return c;
   });
@@ -100,24 +100,24 @@ void check_common(const Case& c, const Run& x) {
       ++client_successes[static_cast<std::size_t>(a.client)];
       success_time[static_cast<std::size_t>(a.client)] = a.end;
     }
-    if (a.ended && !a.success && !c.s.retries) ++gave_up;
+    if (a.ended && !a.success && !c.s.client.retries) ++gave_up;
     if (a.ended) RC_ASSERT(a.end <= r.stop_time);
   }
   RC_ASSERT(r.successes == successes);
   RC_ASSERT(r.successes <= r.attempts);
   for (std::size_t i = 0; i < client_successes.size(); ++i) {
     RC_ASSERT(client_successes[i] <= 1);
-    if (!c.s.retries) RC_ASSERT(client_attempts[i] == 1);
+    if (!c.s.client.retries) RC_ASSERT(client_attempts[i] == 1);
   }
   RC_ASSERT(r.unfinished == r.clients_arrived - successes - gave_up);
   RC_ASSERT(r.max_waiting >= r.unfinished);
   RC_ASSERT(r.collapsed == (r.stop == mc::StopReason::collapsed));
-  if (r.collapsed) RC_ASSERT(r.max_waiting == c.s.collapse);
-  RC_ASSERT(r.max_waiting <= c.s.collapse);
+  if (r.collapsed) RC_ASSERT(r.max_waiting == c.s.measurement.collapse);
+  RC_ASSERT(r.max_waiting <= c.s.measurement.collapse);
   // Attempts end in the order they started (proofs/Engine.v: ps_fifo_order).
   for (std::size_t i = 1; i < t.end_order.size(); ++i) RC_ASSERT(t.end_order[i - 1] < t.end_order[i]);
   // Busy time equals the measure of the union of attempt intervals in the window.
-  const double busy = busy_from_trace(t.attempts, c.s.warmup, r.stop_time);
+  const double busy = busy_from_trace(t.attempts, c.s.measurement.warmup, r.stop_time);
   RC_ASSERT(std::abs(busy - r.busy_time) <= 1e-9 * std::max(1.0, busy));
 }
 

@@ -24,8 +24,8 @@ mc::Scenario failing(double p, Strategy strategy) {
   mc::Scenario s;
   s.model = Model::none;
   s.backoff = {strategy, 1.0, 100.0, 0.0};
-  s.server.failure_prob = p;
-  s.collapse = 1'000'000;  // a burst above the collapse threshold would collapse at once
+  s.failures.failure_prob = p;
+  s.measurement.collapse = 1'000'000;  // a burst above the collapse threshold would collapse at once
   return s;
 }
 
@@ -42,8 +42,8 @@ double measured_attempts_per_client(const mc::Scenario& s, std::int64_t runs) {
 
 TEST(WorkEstimate, RetriesOffIsOneAttempt) {
   mc::Scenario s = failing(0.9, Strategy::full);
-  s.retries = false;
-  s.clients = 10;
+  s.client.retries = false;
+  s.traffic.clients = 10;
   EXPECT_EQ(mc::expected_attempts_per_client(s), 1.0);
 }
 
@@ -51,15 +51,15 @@ TEST(WorkEstimate, InjectedFailuresAloneAreGeometric) {
   // Attempts per client ~ Geometric(1 − p): mean 1/(1 − p) = 10, sd √p/(1 − p) ≈ 9.5; 20,000
   // clients: standard error 0.067, tolerance 0.4 (6 se).
   mc::Scenario s = failing(0.9, Strategy::full);
-  s.clients = 4000;
+  s.traffic.clients = 4000;
   EXPECT_DOUBLE_EQ(mc::expected_attempts_per_client(s), 10.0);
   EXPECT_NEAR(measured_attempts_per_client(s, 5), 10.0, 0.4);
 }
 
 TEST(WorkEstimate, AttemptLimitBoundsIt) {
   mc::Scenario s = failing(0.9, Strategy::full);
-  s.clients = 100;
-  s.server.max_attempts = 3;
+  s.traffic.clients = 100;
+  s.client.max_attempts = 3;
   EXPECT_DOUBLE_EQ(mc::expected_attempts_per_client(s), 3.0);  // the mean is 2.71; the bound is the limit
   EXPECT_LE(measured_attempts_per_client(s, 5), 3.0);
 }
@@ -67,28 +67,28 @@ TEST(WorkEstimate, AttemptLimitBoundsIt) {
 TEST(WorkEstimate, EveryAttemptFailingIsBoundedByTheHorizon) {
   // No sleep, every attempt one attempt-duration: one client makes an attempt per unit of time.
   mc::Scenario s = failing(1.0, Strategy::none);
-  s.clients = 1;
-  s.horizon = 1000;
+  s.traffic.clients = 1;
+  s.measurement.horizon = 1000;
   const double measured = measured_attempts_per_client(s, 1);
   EXPECT_GE(mc::expected_attempts_per_client(s), measured);
   EXPECT_LE(mc::expected_attempts_per_client(s), measured + 2.0);
   // Full jitter, cap 100: the cycles follow the mean sleeps 0.5, 1, 2, ..., 50 then stay at 51. Over
   // 200 clients the mean count's relative standard error is under 0.5%; tolerance 4%.
   s.backoff.strategy = Strategy::full;
-  s.horizon = 20000;
-  s.clients = 200;
+  s.measurement.horizon = 20000;
+  s.traffic.clients = 200;
   EXPECT_NEAR(mc::expected_attempts_per_client(s) / measured_attempts_per_client(s, 1), 1.0, 0.04);
   // A deadline ends each client's attempts sooner than the horizon.
-  s.server.deadline = 2000;
+  s.client.deadline = 2000;
   EXPECT_NEAR(mc::expected_attempts_per_client(s) / measured_attempts_per_client(s, 1), 1.0, 0.08);
 }
 
 TEST(WorkEstimate, AnOutageAddsTheRetriesThroughIt) {
   mc::Scenario s = failing(0.0, Strategy::none);
-  s.clients = 1;
-  s.horizon = 5000;
-  s.server.outage_start = 0;
-  s.server.outage_end = 1000;
+  s.traffic.clients = 1;
+  s.measurement.horizon = 5000;
+  s.failures.outage_start = 0;
+  s.failures.outage_end = 1000;
   const double measured = measured_attempts_per_client(s, 1);
   EXPECT_NEAR(measured, 1001.0, 1.0);  // one attempt per unit through the outage, then one success
   EXPECT_GE(mc::expected_attempts_per_client(s), measured);
@@ -99,8 +99,8 @@ TEST(WorkEstimate, ARunOfTooManyAttemptsIsRefusedBeforeItStarts) {
   // Ten clients: 20 runs x 10 clients is nothing by the client count; every attempt failing for
   // 1e12 attempt-durations is 2e14 attempts.
   mc::Scenario s = failing(1.0, Strategy::none);
-  s.clients = 10;
-  s.horizon = 1e12;
+  s.traffic.clients = 10;
+  s.measurement.horizon = 1e12;
   try {
     mc::check_resources(s, mc::RunPlan{20, 1, 1}, 1e12);
     ADD_FAILURE() << "no error";
@@ -108,7 +108,7 @@ TEST(WorkEstimate, ARunOfTooManyAttemptsIsRefusedBeforeItStarts) {
     EXPECT_EQ(e.field(), "horizon");  // what lets the retries go on
     EXPECT_NE(std::string(e.what()).find("attempts"), std::string::npos) << e.what();
   }
-  s.server.max_attempts = 5;  // bounded retries: 1,000 attempts
+  s.client.max_attempts = 5;  // bounded retries: 1,000 attempts
   EXPECT_NO_THROW(mc::check_resources(s, mc::RunPlan{20, 1, 1}, 1e12));
 }
 
@@ -119,8 +119,8 @@ TEST(WorkEstimate, IsFiniteForExtremeBackoffs) {
                           Strategy::memoryless, Strategy::window, Strategy::none}) {
         mc::Scenario s = failing(1.0, st);
         s.backoff = {st, 1.0, cap, st == Strategy::window ? 10.0 : 0.0, multiplier};
-        s.clients = 1;
-        s.horizon = 1e300;
+        s.traffic.clients = 1;
+        s.measurement.horizon = 1e300;
         const double a = mc::expected_attempts_per_client(s);
         EXPECT_GE(a, 1.0);
         EXPECT_FALSE(std::isnan(a));

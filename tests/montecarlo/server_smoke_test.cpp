@@ -31,10 +31,10 @@ void expect_agrees(const retrylab::MeanSummary& m, double expected) {
 mc::Scenario steady(Model model, double rate) {
   mc::Scenario s;
   s.model = model;
-  s.rate = rate;
-  s.horizon = 21000;
-  s.warmup = 1000;
-  s.retries = false;
+  s.traffic.rate = rate;
+  s.measurement.horizon = 21000;
+  s.measurement.warmup = 1000;
+  s.client.retries = false;
   return s;
 }
 
@@ -42,44 +42,44 @@ mc::Summary run(const mc::Scenario& s, std::uint64_t seed) { return mc::summariz
 
 TEST(ServerSmoke, CollisionOverRowsIsAlohaPerRow) {
   mc::Scenario s = steady(Model::collision, 1.0);
-  s.server.rows = 4;
+  s.resource.rows = 4;
   expect_agrees(run(s, 21).goodput, retrylab::goodput(retrylab::AlohaRows{1.0, 4}));  // λe^(−2λ/M)
 }
 
 TEST(ServerSmoke, FreeOverRowsIsOccPerRow) {
   mc::Scenario s = steady(Model::free, 2.0);
-  s.server.rows = 4;
+  s.resource.rows = 4;
   expect_agrees(run(s, 22).goodput, retrylab::goodput(retrylab::FreeRows{2.0, 4}));  // λ/(1+λ/M)
 }
 
 TEST(ServerSmoke, LockWithExponentialServiceIsMM1) {
   mc::Scenario s = steady(Model::shared, 0.5);
-  s.server.lock = true;
-  s.server.service = mc::ServiceDist::exponential;
+  s.resource.lock = true;
+  s.resource.service = mc::ServiceDist::exponential;
   const double m2 = retrylab::service_second_moment_exponential();
   expect_agrees(run(s, 23).sojourn, retrylab::mean_time(retrylab::FifoQueue{0.5, m2}));  // 1/(1−λ)
 }
 
 TEST(ServerSmoke, LockWithDeterministicServiceIsMD1) {
   mc::Scenario s = steady(Model::collision, 0.6);
-  s.server.lock = true;
+  s.resource.lock = true;
   expect_agrees(run(s, 24).sojourn, retrylab::mean_time(retrylab::FifoQueue{0.6, 1.0}));  // P–K, m2 = 1
 }
 
 TEST(ServerSmoke, LockWithLognormalServiceIsMG1) {
   mc::Scenario s = steady(Model::free, 0.5);
-  s.server.lock = true;
-  s.server.service = mc::ServiceDist::lognormal;
-  s.server.service_cv = 1.5;
+  s.resource.lock = true;
+  s.resource.service = mc::ServiceDist::lognormal;
+  s.resource.service_cv = 1.5;
   const double m2 = retrylab::service_second_moment_lognormal(1.5);
   expect_agrees(run(s, 25).sojourn, retrylab::mean_time(retrylab::FifoQueue{0.5, m2}));
 }
 
 TEST(ServerSmoke, LockPerRowIsOneMM1PerRow) {
   mc::Scenario s = steady(Model::free, 1.5);
-  s.server.rows = 3;
-  s.server.lock = true;
-  s.server.service = mc::ServiceDist::exponential;
+  s.resource.rows = 3;
+  s.resource.lock = true;
+  s.resource.service = mc::ServiceDist::exponential;
   // Each row: M/M/1 at λ/M = 0.5.
   expect_agrees(run(s, 26).sojourn, retrylab::mean_time(retrylab::FifoQueue{0.5, 2.0}));
 }
@@ -87,8 +87,8 @@ TEST(ServerSmoke, LockPerRowIsOneMM1PerRow) {
 TEST(ServerSmoke, PsIsInsensitiveToLognormalService) {
   // M/G/1-PS mean time 1/(1−ρ) for any service distribution of mean 1: checks the lognormal's mean.
   mc::Scenario s = steady(Model::ps, 0.5);
-  s.server.service = mc::ServiceDist::lognormal;
-  s.server.service_cv = 2.0;
+  s.resource.service = mc::ServiceDist::lognormal;
+  s.resource.service_cv = 2.0;
   expect_agrees(run(s, 27).sojourn, retrylab::mean_time(retrylab::ProcessorSharing{0.5, 1.0}));
 }
 

@@ -34,7 +34,7 @@ constexpr const char* documented_canonical =
 mc::Scenario documented() {
   mc::Scenario s;
   s.model = Model::free;
-  s.clients = 100;
+  s.traffic.clients = 100;
   return s;
 }
 
@@ -45,48 +45,48 @@ TEST(ServerScenario, DefaultsKeepTheCanonicalString) {
 }
 
 TEST(ServerScenario, EachOptionIsAppendedOnlyWhenSet) {
-  const std::vector<std::pair<std::function<void(mc::ServerOptions&)>, std::string>> cases = {
-      {[](auto& o) { o.rows = 4; }, " rows=4"},
-      {[](auto& o) { o.service = mc::ServiceDist::exponential; }, " service=exponential"},
+  const std::vector<std::pair<std::function<void(mc::Scenario&)>, std::string>> cases = {
+      {[](auto& o) { o.resource.rows = 4; }, " rows=4"},
+      {[](auto& o) { o.resource.service = mc::ServiceDist::exponential; }, " service=exponential"},
       {[](auto& o) {
-         o.service = mc::ServiceDist::lognormal;
-         o.service_cv = 1.5;
+         o.resource.service = mc::ServiceDist::lognormal;
+         o.resource.service_cv = 1.5;
        },
        " service=lognormal service_cv=1.5"},
-      {[](auto& o) { o.delay = 0.25; }, " delay=0.25"},
+      {[](auto& o) { o.resource.delay = 0.25; }, " delay=0.25"},
       {[](auto& o) {
-         o.delay = 0.25;
-         o.delay_dist = mc::DelayDist::exponential;
+         o.resource.delay = 0.25;
+         o.resource.delay_dist = mc::DelayDist::exponential;
        },
        " delay=0.25 delay_dist=exponential"},
-      {[](auto& o) { o.lock = true; }, " lock=on"},
-      {[](auto& o) { o.limit = 8; }, " limit=8"},
+      {[](auto& o) { o.resource.lock = true; }, " lock=on"},
+      {[](auto& o) { o.admission.limit = 8; }, " limit=8"},
       {[](auto& o) {
-         o.limit = 8;
-         o.overflow = mc::Overflow::queue;
+         o.admission.limit = 8;
+         o.admission.overflow = mc::Overflow::queue;
        },
        " limit=8 overflow=queue"},
       {[](auto& o) {
-         o.limit = 8;
-         o.reject_cost = 0.1;
-         o.retry_after = 5;
-         o.retry_after_rule = mc::RetryAfterRule::uniform;
-         o.ignore_retry_after = 0.1;
+         o.admission.limit = 8;
+         o.admission.reject_cost = 0.1;
+         o.admission.retry_after = 5;
+         o.admission.retry_after_rule = mc::RetryAfterRule::uniform;
+         o.client.ignore_retry_after = 0.1;
        },
        " limit=8 reject_cost=0.1 retry_after=5 retry_after_rule=uniform ignore_retry_after=0.1"},
-      {[](auto& o) { o.aimd = true; },
+      {[](auto& o) { o.admission.aimd = true; },
        " aimd=on aimd_initial=20 aimd_min=20 aimd_max=200 aimd_backoff=0.9 aimd_timeout=none"},
-      {[](auto& o) { o.mix = 0.1; }, " mix=0.1 mix_strategy=none mix_base=1 mix_cap=1000 mix_window=0"},
-      {[](auto& o) { o.timeout = 2.5; }, " timeout=2.5"},
+      {[](auto& o) { o.client.mix = 0.1; }, " mix=0.1 mix_strategy=none mix_base=1 mix_cap=1000 mix_window=0"},
+      {[](auto& o) { o.client.timeout = 2.5; }, " timeout=2.5"},
       {[](auto& o) {
-         o.timeout = 4;
-         o.max_attempts = 3;
+         o.client.timeout = 4;
+         o.client.max_attempts = 3;
        },
        " timeout=4 max_attempts=3"},
   };
   for (const auto& [set, suffix] : cases) {
     mc::Scenario s = documented();
-    set(s.server);
+    set(s);
     ASSERT_NO_THROW(mc::check_scenario(s)) << suffix;
     EXPECT_TRUE(mc::has_server_features(s)) << suffix;
     EXPECT_EQ(mc::canonical(s), std::string(documented_canonical) + suffix);
@@ -96,107 +96,107 @@ TEST(ServerScenario, EachOptionIsAppendedOnlyWhenSet) {
 
 TEST(ServerScenario, BadValuesNameTheirField) {
   const std::vector<std::pair<std::function<void(mc::Scenario&)>, std::string>> cases = {
-      {[](auto& s) { s.server.rows = 0; }, "rows"},
-      {[](auto& s) { s.server.rows = mc::max_rows + 1; }, "rows"},
-      {[](auto& s) { s.server.service_cv = 1.0; }, "service_cv"},  // deterministic
-      {[](auto& s) { s.server.service = mc::ServiceDist::lognormal; }, "service_cv"},
+      {[](auto& s) { s.resource.rows = 0; }, "rows"},
+      {[](auto& s) { s.resource.rows = mc::max_rows + 1; }, "rows"},
+      {[](auto& s) { s.resource.service_cv = 1.0; }, "service_cv"},  // deterministic
+      {[](auto& s) { s.resource.service = mc::ServiceDist::lognormal; }, "service_cv"},
       {[](auto& s) {
-         s.server.service = mc::ServiceDist::lognormal;
-         s.server.service_cv = NAN;
+         s.resource.service = mc::ServiceDist::lognormal;
+         s.resource.service_cv = NAN;
        },
        "service_cv"},
-      {[](auto& s) { s.server.delay = -1; }, "delay"},
-      {[](auto& s) { s.server.delay = INFINITY; }, "delay"},
-      {[](auto& s) { s.server.delay_dist = mc::DelayDist::exponential; }, "delay_dist"},
-      {[](auto& s) { s.server.limit = -1; }, "limit"},
+      {[](auto& s) { s.resource.delay = -1; }, "delay"},
+      {[](auto& s) { s.resource.delay = INFINITY; }, "delay"},
+      {[](auto& s) { s.resource.delay_dist = mc::DelayDist::exponential; }, "delay_dist"},
+      {[](auto& s) { s.admission.limit = -1; }, "limit"},
       {[](auto& s) {
-         s.server.limit = 3;
-         s.server.aimd = true;
+         s.admission.limit = 3;
+         s.admission.aimd = true;
        },
        "limit"},
-      {[](auto& s) { s.server.overflow = mc::Overflow::queue; }, "overflow"},
+      {[](auto& s) { s.admission.overflow = mc::Overflow::queue; }, "overflow"},
       {[](auto& s) {
-         s.server.limit = 3;
-         s.server.reject_cost = 1.5;
+         s.admission.limit = 3;
+         s.admission.reject_cost = 1.5;
        },
        "reject_cost"},
-      {[](auto& s) { s.server.reject_cost = 0.5; }, "reject_cost"},  // no limit: nothing rejected
-      {[](auto& s) { s.server.retry_after = 2; }, "retry_after"},
+      {[](auto& s) { s.admission.reject_cost = 0.5; }, "reject_cost"},  // no limit: nothing rejected
+      {[](auto& s) { s.admission.retry_after = 2; }, "retry_after"},
       {[](auto& s) {
-         s.server.limit = 3;
-         s.server.retry_after = -2;
+         s.admission.limit = 3;
+         s.admission.retry_after = -2;
        },
        "retry_after"},
       {[](auto& s) {
-         s.server.limit = 3;
-         s.server.overflow = mc::Overflow::queue;
-         s.server.retry_after = 2;
+         s.admission.limit = 3;
+         s.admission.overflow = mc::Overflow::queue;
+         s.admission.retry_after = 2;
        },
        "retry_after"},
-      {[](auto& s) { s.server.retry_after_rule = mc::RetryAfterRule::uniform; }, "retry_after_rule"},
+      {[](auto& s) { s.admission.retry_after_rule = mc::RetryAfterRule::uniform; }, "retry_after_rule"},
       {[](auto& s) {
-         s.server.limit = 3;
-         s.server.retry_after = 2;
-         s.server.ignore_retry_after = 1.5;
+         s.admission.limit = 3;
+         s.admission.retry_after = 2;
+         s.client.ignore_retry_after = 1.5;
        },
        "ignore_retry_after"},
-      {[](auto& s) { s.server.ignore_retry_after = 0.5; }, "ignore_retry_after"},
-      {[](auto& s) { s.server.aimd_params.min = 5; }, "aimd"},  // aimd off
+      {[](auto& s) { s.client.ignore_retry_after = 0.5; }, "ignore_retry_after"},
+      {[](auto& s) { s.admission.aimd_params.min = 5; }, "aimd"},  // aimd off
       {[](auto& s) {
-         s.server.aimd = true;
-         s.server.aimd_params.min = 0;
+         s.admission.aimd = true;
+         s.admission.aimd_params.min = 0;
        },
        "aimd_min"},
       {[](auto& s) {
-         s.server.aimd = true;
-         s.server.aimd_params.max = 10;
+         s.admission.aimd = true;
+         s.admission.aimd_params.max = 10;
        },
        "aimd_max"},
       {[](auto& s) {
-         s.server.aimd = true;
-         s.server.aimd_params.initial = 300;
+         s.admission.aimd = true;
+         s.admission.aimd_params.initial = 300;
        },
        "aimd_initial"},
       {[](auto& s) {
-         s.server.aimd = true;
-         s.server.aimd_params.backoff = 1.0;
+         s.admission.aimd = true;
+         s.admission.aimd_params.backoff = 1.0;
        },
        "aimd_backoff"},
       {[](auto& s) {
-         s.server.aimd = true;
-         s.server.aimd_params.timeout = 0;
+         s.admission.aimd = true;
+         s.admission.aimd_params.timeout = 0;
        },
        "aimd_timeout"},
-      {[](auto& s) { s.server.mix = -0.1; }, "mix"},
-      {[](auto& s) { s.server.mix_backoff.strategy = Strategy::full; }, "mix"},  // mix = 0
+      {[](auto& s) { s.client.mix = -0.1; }, "mix"},
+      {[](auto& s) { s.client.mix_backoff.strategy = Strategy::full; }, "mix"},  // mix = 0
       {[](auto& s) {
-         s.server.mix = 0.5;
-         s.server.mix_backoff.base = 0;
+         s.client.mix = 0.5;
+         s.client.mix_backoff.base = 0;
        },
        "mix_base"},
       {[](auto& s) {
-         s.server.mix = 0.5;
-         s.server.mix_backoff = {Strategy::window, 1, 1000, 0};
+         s.client.mix = 0.5;
+         s.client.mix_backoff = {Strategy::window, 1, 1000, 0};
        },
        "mix_window"},
       {[](auto& s) {  // strategy none, rejected in no time: would loop at one instant
          s.backoff.strategy = Strategy::none;
-         s.server.limit = 3;
+         s.admission.limit = 3;
        },
        "reject_cost"},
-      {[](auto& s) { s.server.timeout = 0; }, "timeout"},
-      {[](auto& s) { s.server.timeout = -1; }, "timeout"},
-      {[](auto& s) { s.server.timeout = NAN; }, "timeout"},
-      {[](auto& s) { s.server.max_attempts = -1; }, "max_attempts"},
-      {[](auto& s) { s.server.max_attempts = mc::max_limit + 1; }, "max_attempts"},
+      {[](auto& s) { s.client.timeout = 0; }, "timeout"},
+      {[](auto& s) { s.client.timeout = -1; }, "timeout"},
+      {[](auto& s) { s.client.timeout = NAN; }, "timeout"},
+      {[](auto& s) { s.client.max_attempts = -1; }, "max_attempts"},
+      {[](auto& s) { s.client.max_attempts = mc::max_limit + 1; }, "max_attempts"},
       {[](auto& s) {
-         s.retries = false;
-         s.server.max_attempts = 2;
+         s.client.retries = false;
+         s.client.max_attempts = 2;
        },
        "max_attempts"},
       {[](auto& s) {
-         s.retries = false;
-         s.server.timeout = 2;
+         s.client.retries = false;
+         s.client.timeout = 2;
        },
        "timeout"},
   };
@@ -217,14 +217,14 @@ mc::Scenario burst(Model model, std::int64_t clients, Strategy strategy = Strate
   mc::Scenario s;
   s.model = model;
   s.backoff = {strategy, 1.0, 1000.0, 0.0};
-  s.clients = clients;
+  s.traffic.clients = clients;
   return s;
 }
 
 TEST(ServerExact, NetworkDelayAddsBothLegs) {
   // One client, ps: sent at 0, reaches the server at 0.25, served [0.25, 1.25), heard at 1.5.
   mc::Scenario s = burst(Model::ps, 1);
-  s.server.delay = 0.25;
+  s.resource.delay = 0.25;
   const mc::RunResult r = mc::simulate_run(s, 1, 0);
   EXPECT_EQ(r.stop, mc::StopReason::finished);
   EXPECT_EQ(r.makespan, 1.5);
@@ -237,7 +237,7 @@ TEST(ServerExact, LockServesABurstOneAtATime) {
   // 5 clients on one row behind a lock: served [0,1), [1,2), …, [4,5); all succeed at once.
   for (const Model m : retrylab::all_models) {
     mc::Scenario s = burst(m, 5);
-    s.server.lock = true;
+    s.resource.lock = true;
     const mc::RunResult r = mc::simulate_run(s, 3, 0);
     EXPECT_EQ(r.stop, mc::StopReason::finished) << to_string(m);
     EXPECT_EQ(r.attempts, 5) << to_string(m);
@@ -251,7 +251,7 @@ TEST(ServerExact, LimitRejectsThenBackoffRetries) {
   // collision, 3 clients, limit 1, nojitter b = 1. t=0: c0 admitted [0,1); c1, c2 rejected, sleep
   // w1 = 1. t=1: c0 succeeds; c1 admitted [1,2), c2 rejected, sleeps w2 = 2. t=3: c2 admitted [3,4).
   mc::Scenario s = burst(Model::collision, 3);
-  s.server.limit = 1;
+  s.admission.limit = 1;
   const mc::RunResult r = mc::simulate_run(s, 1, 0);
   EXPECT_EQ(r.attempts, 6);
   EXPECT_EQ(r.metric("rejected"), 3);
@@ -266,8 +266,8 @@ TEST(ServerExact, ARejectionCostsWhatItSays) {
   // As above with reject_cost 0.5: c1, c2 hear "no" at 0.5 and wake at 1.5; c1 admitted [1.5,2.5),
   // c2 rejected [1.5,2), wakes at 2 + w2 = 4, served [4,5). Work: 3 attempts + 3 rejections × 0.5.
   mc::Scenario s = burst(Model::collision, 3);
-  s.server.limit = 1;
-  s.server.reject_cost = 0.5;
+  s.admission.limit = 1;
+  s.admission.reject_cost = 0.5;
   const mc::RunResult r = mc::simulate_run(s, 1, 0);
   EXPECT_EQ(r.attempts, 6);
   EXPECT_EQ(r.metric("rejected"), 3);
@@ -285,10 +285,10 @@ TEST(ServerExact, RetryAfterHonouredOrIgnored) {
   // limit 1, Retry-After 3: c1, c2 sleep max(1, 3) = 3; t=3: c1 [3,4), c2 rejected, sleeps
   // max(w2 = 2, 3) = 3, served [6,7). Ignored by every client: the run of LimitRejectsThenBackoffRetries.
   mc::Scenario s = burst(Model::collision, 3);
-  s.server.limit = 1;
-  s.server.retry_after = 3;
+  s.admission.limit = 1;
+  s.admission.retry_after = 3;
   EXPECT_EQ(mc::simulate_run(s, 1, 0).makespan, 7.0);
-  s.server.ignore_retry_after = 1.0;
+  s.client.ignore_retry_after = 1.0;
   EXPECT_EQ(mc::simulate_run(s, 1, 0).makespan, 4.0);
 }
 
@@ -296,17 +296,17 @@ TEST(ServerExact, MixedClientsUseTheirOwnBackoff) {
   // The limit case with every client on nojitter b = 2 (mix = 1): c1, c2 rejected at 0 sleep 2;
   // t=2: c1 [2,3), c2 rejected, sleeps w2 = 4; served [6,7).
   mc::Scenario s = burst(Model::collision, 3);
-  s.server.limit = 1;
-  s.server.mix = 1.0;
-  s.server.mix_backoff = {Strategy::nojitter, 2.0, 1000.0, 0.0};
+  s.admission.limit = 1;
+  s.client.mix = 1.0;
+  s.client.mix_backoff = {Strategy::nojitter, 2.0, 1000.0, 0.0};
   EXPECT_EQ(mc::simulate_run(s, 1, 0).makespan, 7.0);
 }
 
 TEST(ServerExact, QueueOverflowServesInOrder) {
   // limit 1, queue: served [0,1), [1,2), [2,3), no rejection, no conflict.
   mc::Scenario s = burst(Model::collision, 3);
-  s.server.limit = 1;
-  s.server.overflow = mc::Overflow::queue;
+  s.admission.limit = 1;
+  s.admission.overflow = mc::Overflow::queue;
   const mc::RunResult r = mc::simulate_run(s, 1, 0);
   EXPECT_EQ(r.attempts, 3);
   EXPECT_EQ(r.metric("rejected"), 0);
@@ -318,8 +318,8 @@ TEST(ServerExact, RetriesOffRejectedClientsLeaveAfterTheWholeBurstArrived) {
   // 4 clients, limit 1, retries off: c0 served [0,1); c1..c3 rejected at 0 and leave. The run
   // finishes at 1 with every client arrived, one success.
   mc::Scenario s = burst(Model::free, 4);
-  s.retries = false;
-  s.server.limit = 1;
+  s.client.retries = false;
+  s.admission.limit = 1;
   const mc::RunResult r = mc::simulate_run(s, 1, 0);
   EXPECT_EQ(r.stop, mc::StopReason::finished);
   EXPECT_EQ(r.clients_arrived, 4);
@@ -331,21 +331,21 @@ TEST(ServerExact, RetriesOffRejectedClientsLeaveAfterTheWholeBurstArrived) {
 TEST(ServerExact, ThreadsNeverChangeAResult) {
   mc::Scenario s;
   s.model = Model::shared;
-  s.rate = 0.8;
-  s.clients = 50;
-  s.horizon = 400;
-  s.server.rows = 3;
-  s.server.service = mc::ServiceDist::lognormal;
-  s.server.service_cv = 1.0;
-  s.server.delay = 0.1;
-  s.server.delay_dist = mc::DelayDist::exponential;
-  s.server.aimd = true;
-  s.server.aimd_params = {4, 2, 10, 0.9, 6.0};
-  s.server.reject_cost = 0.05;
-  s.server.retry_after = 2;
-  s.server.retry_after_rule = mc::RetryAfterRule::uniform;
-  s.server.ignore_retry_after = 0.3;
-  s.server.mix = 0.2;
+  s.traffic.rate = 0.8;
+  s.traffic.clients = 50;
+  s.measurement.horizon = 400;
+  s.resource.rows = 3;
+  s.resource.service = mc::ServiceDist::lognormal;
+  s.resource.service_cv = 1.0;
+  s.resource.delay = 0.1;
+  s.resource.delay_dist = mc::DelayDist::exponential;
+  s.admission.aimd = true;
+  s.admission.aimd_params = {4, 2, 10, 0.9, 6.0};
+  s.admission.reject_cost = 0.05;
+  s.admission.retry_after = 2;
+  s.admission.retry_after_rule = mc::RetryAfterRule::uniform;
+  s.client.ignore_retry_after = 0.3;
+  s.client.mix = 0.2;
   const auto one = mc::simulate(s, {8, 42, 1});
   const auto two = mc::simulate(s, {8, 42, 2});
   ASSERT_EQ(one.size(), two.size());
@@ -478,20 +478,21 @@ void showValue(const Case& c, std::ostream& os) { os << mc::canonical(c.s) << " 
 
 // Client-side controls and injected failures, drawn to combine with every server option.
 void add_controls(mc::Scenario& s) {
-  mc::ServerOptions& o = s.server;
-  if (s.retries) {
-    o.deadline = *rc::gen::element(INFINITY, INFINITY, 6.0);
-    o.budget = *rc::gen::inRange(0, 6);   // none, aws-standard, grpc, finagle, sre-adaptive, token-bucket
-    o.breaker = *rc::gen::inRange(0, 3);  // none, hystrix, resilience4j
-    if (o.budget != 0 || o.breaker != 0) o.attempt_ms = *rc::gen::element(1.0, 20.0);
-    if (std::isfinite(o.timeout))
-      o.idempotency = *rc::gen::element(mc::Idempotency::none, mc::Idempotency::per_attempt, mc::Idempotency::fixed);
+  mc::Scenario& o = s;
+  if (s.client.retries) {
+    o.client.deadline = *rc::gen::element(INFINITY, INFINITY, 6.0);
+    o.client.budget = *rc::gen::inRange(0, 6);   // none, aws-standard, grpc, finagle, sre-adaptive, token-bucket
+    o.client.breaker = *rc::gen::inRange(0, 3);  // none, hystrix, resilience4j
+    if (o.client.budget != 0 || o.client.breaker != 0) o.client.attempt_ms = *rc::gen::element(1.0, 20.0);
+    if (std::isfinite(o.client.timeout))
+      o.client.idempotency =
+          *rc::gen::element(mc::Idempotency::none, mc::Idempotency::per_attempt, mc::Idempotency::fixed);
   }
-  o.failure_prob = *rc::gen::element(0.0, 0.0, 0.3);
+  o.failures.failure_prob = *rc::gen::element(0.0, 0.0, 0.3);
   if (*rc::gen::element(false, false, true)) {
-    o.outage_start = 2.0;
-    o.outage_end = 8.0;
-    o.outage_fraction = *rc::gen::element(1.0, 0.5);
+    o.failures.outage_start = 2.0;
+    o.failures.outage_end = 8.0;
+    o.failures.outage_fraction = *rc::gen::element(1.0, 0.5);
   }
 }
 
@@ -506,46 +507,49 @@ rc::Gen<Case> gen_case() {
     s.backoff.multiplier = *rc::gen::element(2.0, 2.0, 1.0, 1.5);
     s.backoff.cap = s.backoff.base * *rc::gen::element(1.0, 10.0, retrylab::unbounded_cap);
     s.backoff.window = 2.0;
-    s.clients = *rc::gen::inRange<std::int64_t>(0, 12);
-    s.rate = *rc::gen::element(0.0, 0.4, 1.5);
-    if (s.clients == 0 && s.rate == 0.0) s.clients = 1;
-    s.horizon = *rc::gen::element(10.0, 40.0);
-    s.warmup = *rc::gen::element(0.0, 2.5);
-    s.collapse = *rc::gen::element<std::int64_t>(5, 3000);
-    s.retries = *rc::gen::element(true, true, false);
-    mc::ServerOptions& o = s.server;
-    o.rows = *rc::gen::element<std::int64_t>(1, 2, 5);
-    o.service =
+    s.traffic.clients = *rc::gen::inRange<std::int64_t>(0, 12);
+    s.traffic.rate = *rc::gen::element(0.0, 0.4, 1.5);
+    if (s.traffic.clients == 0 && s.traffic.rate == 0.0) s.traffic.clients = 1;
+    s.measurement.horizon = *rc::gen::element(10.0, 40.0);
+    s.measurement.warmup = *rc::gen::element(0.0, 2.5);
+    s.measurement.collapse = *rc::gen::element<std::int64_t>(5, 3000);
+    s.client.retries = *rc::gen::element(true, true, false);
+    mc::Scenario& o = s;
+    o.resource.rows = *rc::gen::element<std::int64_t>(1, 2, 5);
+    o.resource.service =
         *rc::gen::element(mc::ServiceDist::deterministic, mc::ServiceDist::exponential, mc::ServiceDist::lognormal);
-    if (o.service == mc::ServiceDist::lognormal) o.service_cv = *rc::gen::element(0.5, 2.0);
-    o.delay = *rc::gen::element(0.0, 0.0, 0.3);
-    if (o.delay > 0.0) o.delay_dist = *rc::gen::element(mc::DelayDist::fixed, mc::DelayDist::exponential);
-    o.lock = *rc::gen::element(false, true);
+    if (o.resource.service == mc::ServiceDist::lognormal) o.resource.service_cv = *rc::gen::element(0.5, 2.0);
+    o.resource.delay = *rc::gen::element(0.0, 0.0, 0.3);
+    if (o.resource.delay > 0.0)
+      o.resource.delay_dist = *rc::gen::element(mc::DelayDist::fixed, mc::DelayDist::exponential);
+    o.resource.lock = *rc::gen::element(false, true);
     const int limit_kind = *rc::gen::inRange(0, 3);  // none, fixed, aimd
-    if (limit_kind == 1) o.limit = *rc::gen::element<std::int64_t>(1, 2, 4);
+    if (limit_kind == 1) o.admission.limit = *rc::gen::element<std::int64_t>(1, 2, 4);
     if (limit_kind == 2) {
-      o.aimd = true;
-      o.aimd_params = {*rc::gen::element<std::int64_t>(1, 3), 1, *rc::gen::element<std::int64_t>(3, 6), 0.5, 4.0};
+      o.admission.aimd = true;
+      o.admission.aimd_params = {*rc::gen::element<std::int64_t>(1, 3), 1, *rc::gen::element<std::int64_t>(3, 6), 0.5,
+                                 4.0};
     }
     if (limit_kind > 0) {
-      o.overflow = *rc::gen::element(mc::Overflow::reject, mc::Overflow::queue);
-      if (o.overflow == mc::Overflow::reject) {
-        o.reject_cost = *rc::gen::element(0.0, 0.25);
-        o.retry_after = *rc::gen::element(0.0, 1.5);
-        if (o.retry_after > 0.0) {
-          o.retry_after_rule = *rc::gen::element(mc::RetryAfterRule::fixed, mc::RetryAfterRule::uniform);
-          o.ignore_retry_after = *rc::gen::element(0.0, 0.5);
+      o.admission.overflow = *rc::gen::element(mc::Overflow::reject, mc::Overflow::queue);
+      if (o.admission.overflow == mc::Overflow::reject) {
+        o.admission.reject_cost = *rc::gen::element(0.0, 0.25);
+        o.admission.retry_after = *rc::gen::element(0.0, 1.5);
+        if (o.admission.retry_after > 0.0) {
+          o.admission.retry_after_rule = *rc::gen::element(mc::RetryAfterRule::fixed, mc::RetryAfterRule::uniform);
+          o.client.ignore_retry_after = *rc::gen::element(0.0, 0.5);
         }
       }
     }
-    if (s.retries) {  // client timeouts and retry limits (they need retries on)
-      o.timeout = *rc::gen::element(INFINITY, INFINITY, 0.75, 3.0);
-      o.max_attempts = *rc::gen::element<std::int64_t>(0, 0, 1, 3);
+    if (s.client.retries) {  // client timeouts and retry limits (they need retries on)
+      o.client.timeout = *rc::gen::element(INFINITY, INFINITY, 0.75, 3.0);
+      o.client.max_attempts = *rc::gen::element<std::int64_t>(0, 0, 1, 3);
     }
-    o.mix = *rc::gen::element(0.0, 0.5, 1.0);
-    if (o.mix > 0.0) o.mix_backoff = {*rc::gen::element(Strategy::none, Strategy::full), 0.5, 8.0, 0.0};
+    o.client.mix = *rc::gen::element(0.0, 0.5, 1.0);
+    if (o.client.mix > 0.0) o.client.mix_backoff = {*rc::gen::element(Strategy::none, Strategy::full), 0.5, 8.0, 0.0};
     add_controls(s);
-    if (s.model == Model::none && o.failure_prob == 0.0 && o.outage_end == 0.0) o.failure_prob = 0.5;
+    if (s.model == Model::none && o.failures.failure_prob == 0.0 && o.failures.outage_end == 0.0)
+      o.failures.failure_prob = 0.5;
     // Clients on `none` must not be rejected in no time (check_scenario refuses it): cost it, or give
     // them a retry limit when a breaker or adaptive throttling can reject them locally.
     for (int tries = 0; tries < 3; ++tries) {
@@ -554,9 +558,9 @@ rc::Gen<Case> gen_case() {
         break;
       } catch (const retrylab::InputError& e) {
         if (e.field() == "reject_cost") {
-          o.reject_cost = 0.25;
+          o.admission.reject_cost = 0.25;
         } else if (e.field() == "breaker" || e.field() == "budget") {
-          o.max_attempts = 3;
+          o.client.max_attempts = 3;
         } else {
           throw;
         }
@@ -601,7 +605,7 @@ RC_GTEST_PROP(Server, ClientAccountingHolds, ()) {
       ++successes;
       ++wins[static_cast<std::size_t>(a.client)];
     }
-    if (a.ended && !a.success && !c.s.retries) ++gave_up;
+    if (a.ended && !a.success && !c.s.client.retries) ++gave_up;
     if (a.ended) RC_ASSERT(a.heard <= r.stop_time);
   }
   for (const int w : wins) RC_ASSERT(w <= 1);
@@ -614,7 +618,7 @@ RC_GTEST_PROP(Server, ClientAccountingHolds, ()) {
   RC_ASSERT(r.lost == lost);
   RC_ASSERT(r.metric("timed_out") == t.timeouts);
   RC_ASSERT(r.unfinished == r.clients_arrived - successes - gave_up - lost);
-  RC_ASSERT(r.max_waiting <= c.s.collapse);
+  RC_ASSERT(r.max_waiting <= c.s.measurement.collapse);
 }
 
 // Conflicts only within a row, as docs/models.md §1 defines them for the model; a lock makes every
@@ -622,18 +626,18 @@ RC_GTEST_PROP(Server, ClientAccountingHolds, ()) {
 RC_GTEST_PROP(Server, ConflictsOnlyWithinARow, ()) {
   Case c = *gen_case();
   RC_PRE(c.s.model != Model::none);  // its attempts fail only by injection, which this property leaves out
-  c.s.server.failure_prob = 0.0;     // an injected failure fails an attempt without a conflict
-  c.s.server.outage_start = c.s.server.outage_end = 0.0;
-  c.s.server.outage_fraction = 1.0;
+  c.s.failures.failure_prob = 0.0;   // an injected failure fails an attempt without a conflict
+  c.s.failures.outage_start = c.s.failures.outage_end = 0.0;
+  c.s.failures.outage_fraction = 1.0;
   const Run x = run(c);
   const auto& served = x.t.served;
   std::map<std::int32_t, std::vector<std::pair<std::int64_t, Served>>> by_row;
   for (const auto& [id, s] : served) by_row[s.row].emplace_back(id, s);
   for (const auto& [row, list] : by_row) {
-    RC_ASSERT(row >= 0 && row < c.s.server.rows);
+    RC_ASSERT(row >= 0 && row < c.s.resource.rows);
     for (const auto& [id, a] : list) {
       if (!a.ended) continue;
-      if (c.s.server.lock || c.s.model == Model::ps) {
+      if (c.s.resource.lock || c.s.model == Model::ps) {
         RC_ASSERT(a.success);
       } else if (c.s.model == Model::collision) {
         // Fails iff another attempt on its row overlaps [start, end) (half-open; still in service: to +inf).
@@ -651,7 +655,7 @@ RC_GTEST_PROP(Server, ConflictsOnlyWithinARow, ()) {
         if (doomed) RC_ASSERT(!a.success);
       }
     }
-    if (c.s.server.lock) {  // at most one in service per row
+    if (c.s.resource.lock) {  // at most one in service per row
       std::vector<std::pair<double, double>> iv;
       for (const auto& [id, a] : list) iv.emplace_back(a.start, a.ended ? a.end : INFINITY);
       std::sort(iv.begin(), iv.end());
@@ -680,31 +684,31 @@ RC_GTEST_PROP(Server, ConflictsOnlyWithinARow, ()) {
 RC_GTEST_PROP(Server, RetryLimitAndTimeoutHold, ()) {
   const Case c = *gen_case();
   const Run x = run(c);
-  const auto& o = c.s.server;
+  const auto& o = c.s;
   std::map<std::int64_t, std::int64_t> made, won;
   for (const auto& a : x.t.attempts) {
     ++made[a.client];
     if (a.ended && a.success) ++won[a.client];
-    if (a.ended) RC_ASSERT(a.heard <= a.sent + o.timeout);
+    if (a.ended) RC_ASSERT(a.heard <= a.sent + o.client.timeout);
     if (a.timed_out) {
-      RC_ASSERT(std::isfinite(o.timeout));
+      RC_ASSERT(std::isfinite(o.client.timeout));
       RC_ASSERT(a.ended && !a.success);
-      RC_ASSERT(a.heard == a.sent + o.timeout);
+      RC_ASSERT(a.heard == a.sent + o.client.timeout);
     }
   }
-  if (o.max_attempts > 0)
-    for (const auto& [client, n] : made) RC_ASSERT(n <= o.max_attempts);
+  if (o.client.max_attempts > 0)
+    for (const auto& [client, n] : made) RC_ASSERT(n <= o.client.max_attempts);
   // A budget's refusal, a breaker's local rejections and a deadline also end requests, earlier.
-  const bool other_ends = o.budget != 0 || o.breaker != 0 || std::isfinite(o.deadline);
+  const bool other_ends = o.client.budget != 0 || o.client.breaker != 0 || std::isfinite(o.client.deadline);
   for (const std::int64_t client : x.t.gave_up) {
     if (!other_ends) {
-      RC_ASSERT(o.max_attempts > 0);
-      RC_ASSERT(made[client] == o.max_attempts);
+      RC_ASSERT(o.client.max_attempts > 0);
+      RC_ASSERT(made[client] == o.client.max_attempts);
     }
     RC_ASSERT(won[client] == 0);
   }
-  if (o.max_attempts == 0 && !other_ends) RC_ASSERT(x.t.gave_up.empty());
-  if (std::isinf(o.timeout)) RC_ASSERT(x.t.timeouts == 0);
+  if (o.client.max_attempts == 0 && !other_ends) RC_ASSERT(x.t.gave_up.empty());
+  if (std::isinf(o.client.timeout)) RC_ASSERT(x.t.timeouts == 0);
   const std::int64_t ended = x.r.successes + x.r.lost;
   if (ended > 0) RC_ASSERT(x.r.lost_fraction == static_cast<double>(x.r.lost) / static_cast<double>(ended));
 }
@@ -712,34 +716,34 @@ RC_GTEST_PROP(Server, RetryLimitAndTimeoutHold, ()) {
 RC_GTEST_PROP(Server, ConcurrencyLimitNeverExceeded, ()) {
   const Case c = *gen_case();
   const Run x = run(c);
-  const auto& o = c.s.server;
+  const auto& o = c.s;
   for (const auto& [admitted, limit] : x.t.admits) {
-    if (o.limit > 0) RC_ASSERT(limit == o.limit);
-    if (o.aimd) RC_ASSERT(limit >= o.aimd_params.min && limit <= o.aimd_params.max);
-    if (o.limit > 0 || o.aimd) RC_ASSERT(admitted <= limit);
+    if (o.admission.limit > 0) RC_ASSERT(limit == o.admission.limit);
+    if (o.admission.aimd) RC_ASSERT(limit >= o.admission.aimd_params.min && limit <= o.admission.aimd_params.max);
+    if (o.admission.limit > 0 || o.admission.aimd) RC_ASSERT(admitted <= limit);
   }
-  if (o.limit == 0 && !o.aimd) RC_ASSERT(x.r.metric("rejected") == 0);
-  if (o.overflow == mc::Overflow::queue) RC_ASSERT(x.r.metric("rejected") == 0);
+  if (o.admission.limit == 0 && !o.admission.aimd) RC_ASSERT(x.r.metric("rejected") == 0);
+  if (o.admission.overflow == mc::Overflow::queue) RC_ASSERT(x.r.metric("rejected") == 0);
 }
 
 RC_GTEST_PROP(Server, RetryAfterHonouredMeansNoEarlyReturn, ()) {
   const Case c = *gen_case();
-  RC_PRE(c.s.server.ignore_retry_after == 0.0);
+  RC_PRE(c.s.client.ignore_retry_after == 0.0);
   const Run x = run(c);
   RC_ASSERT(!x.t.early_return);
 }
 
 RC_GTEST_PROP(Server, MixedNoneClientsNeverSleep, ()) {
   Case c = *gen_case();
-  c.s.server.mix = 1.0;
-  c.s.server.mix_backoff = {Strategy::none, 1.0, 1000.0, 0.0};
-  c.s.server.retry_after = 0.0;
-  c.s.server.retry_after_rule = mc::RetryAfterRule::fixed;
-  c.s.server.ignore_retry_after = 0.0;
-  if ((c.s.server.limit > 0 || c.s.server.aimd) && c.s.server.overflow == mc::Overflow::reject)
-    c.s.server.reject_cost = 0.25;
+  c.s.client.mix = 1.0;
+  c.s.client.mix_backoff = {Strategy::none, 1.0, 1000.0, 0.0};
+  c.s.admission.retry_after = 0.0;
+  c.s.admission.retry_after_rule = mc::RetryAfterRule::fixed;
+  c.s.client.ignore_retry_after = 0.0;
+  if ((c.s.admission.limit > 0 || c.s.admission.aimd) && c.s.admission.overflow == mc::Overflow::reject)
+    c.s.admission.reject_cost = 0.25;
   // Local rejections (a breaker, adaptive throttling) of clients that never sleep need a retry limit.
-  if ((c.s.server.breaker != 0 || c.s.server.budget != 0) && c.s.server.max_attempts == 0) c.s.server.max_attempts = 3;
+  if ((c.s.client.breaker != 0 || c.s.client.budget != 0) && c.s.client.max_attempts == 0) c.s.client.max_attempts = 3;
   mc::check_scenario(c.s);
   const Run x = run(c);
   for (const double s : x.t.sleeps) RC_ASSERT(s == 0.0);
@@ -751,8 +755,8 @@ TEST(ServerExact, TimeoutOrphansTheAttemptAndTheRetryLimitLosesTheClient) {
   // third times out and the client gives up: lost. The server kept working on the orphans: busy
   // [0, 1.5], so work done 1.5. Nothing succeeded, so no makespan; the burst has left: drained.
   mc::Scenario s = burst(Model::ps, 1, Strategy::none);
-  s.server.timeout = 0.5;
-  s.server.max_attempts = 3;
+  s.client.timeout = 0.5;
+  s.client.max_attempts = 3;
   const mc::RunResult r = mc::simulate_run(s, 1, 0);
   EXPECT_EQ(r.stop, mc::StopReason::finished);
   EXPECT_EQ(r.attempts, 3);
@@ -772,7 +776,7 @@ TEST(ServerExact, AResponseAtTheTimeoutCounts) {
   // ps, one client, service 1, timeout exactly 1: the outcome and the timeout fall at t = 1, and
   // responses come before timeouts at one instant, so the attempt succeeds.
   mc::Scenario s = burst(Model::ps, 1, Strategy::none);
-  s.server.timeout = 1.0;
+  s.client.timeout = 1.0;
   const mc::RunResult r = mc::simulate_run(s, 1, 0);
   EXPECT_EQ(r.successes, 1);
   EXPECT_EQ(r.metric("timed_out"), 0);
@@ -784,7 +788,7 @@ TEST(ServerExact, RetryLimitOnCollidingClients) {
   // collision, 2 clients on strategy none, at most 4 attempts: they collide at 0, 1, 2, 3 and both
   // give up at 4: 8 attempts, 2 lost, the burst has left at 4.
   mc::Scenario s = burst(Model::collision, 2, Strategy::none);
-  s.server.max_attempts = 4;
+  s.client.max_attempts = 4;
   const mc::RunResult r = mc::simulate_run(s, 1, 0);
   EXPECT_EQ(r.attempts, 8);
   EXPECT_EQ(r.successes, 0);
@@ -801,9 +805,9 @@ TEST(ServerExact, AimdHalvesOnConflictsAndGrowsOnSuccess) {
   // limit 1, c3 rejected (heard 1.5, wakes 1.5 + w2 = 3.5). t=2.25: c2 succeeds with inflight 1
   // (2·1 >= 1): limit 2. t=3.5: c3 admitted under limit 2.
   mc::Scenario s = burst(Model::collision, 4);
-  s.server.aimd = true;
-  s.server.aimd_params = {2, 1, 10, 0.5, retrylab::unbounded_cap};
-  s.server.reject_cost = 0.25;
+  s.admission.aimd = true;
+  s.admission.aimd_params = {2, 1, 10, 0.5, retrylab::unbounded_cap};
+  s.admission.reject_cost = 0.25;
   ServerTrace t;
   mc::detail::run_engine(s, 1, 0, mc::detail::EngineOptions{}, t);
   ASSERT_GE(t.admit_log.size(), 4u);
@@ -820,7 +824,7 @@ TEST(ServerExact, AimdHalvesOnConflictsAndGrowsOnSuccess) {
 // of at most ε = 2.2e-16 relative).
 RC_GTEST_PROP(Server, OnTheOriginalModelEqualsTheOriginalEngine, ()) {
   Case c = *gen_case();
-  c.s.server = mc::ServerOptions{};
+  c.s = mc::without_server_options(c.s);
   mc::detail::EngineOptions plain;
   plain.lockstep_shortcut = false;
   mc::detail::EngineOptions forced = plain;
@@ -853,10 +857,10 @@ TEST(Server, OnLongerRunsOfTheOriginalModelEqualsTheOriginalEngine) {
       mc::Scenario s;
       s.model = m;
       s.backoff = {st, 1.0, 64.0, 40.0};
-      s.clients = m == Model::collision ? 10 : 200;  // a larger burst never gets through collisions
-      s.rate = m == Model::collision ? 0.1 : 0.3;
-      s.horizon = 3000;
-      s.warmup = 100;
+      s.traffic.clients = m == Model::collision ? 10 : 200;  // a larger burst never gets through collisions
+      s.traffic.rate = m == Model::collision ? 0.1 : 0.3;
+      s.measurement.horizon = 3000;
+      s.measurement.warmup = 100;
       mc::detail::EngineOptions plain, forced;
       forced.full_tier = true;
       mc::detail::NullObserver n1, n2;
@@ -876,8 +880,8 @@ TEST(Server, OnLongerRunsOfTheOriginalModelEqualsTheOriginalEngine) {
 TEST(Server, RunPlanCanAskForTheServerEngine) {
   mc::Scenario s;
   s.model = Model::shared;
-  s.rate = 0.2;
-  s.horizon = 500;
+  s.traffic.rate = 0.2;
+  s.measurement.horizon = 500;
   mc::RunPlan plain{3, 9, 1};
   mc::RunPlan forced = plain;
   forced.server_engine = true;
@@ -896,10 +900,10 @@ TEST(Server, RunPlanCanAskForTheServerEngine) {
 // earlier than it says (strategy none: at once).
 TEST(Server, IgnoringRetryAfterReturnsEarly) {
   mc::Scenario s = burst(Model::collision, 4, Strategy::none);
-  s.server.limit = 1;
-  s.server.retry_after = 5;
-  s.server.reject_cost = 0.25;
-  s.server.ignore_retry_after = 1.0;
+  s.admission.limit = 1;
+  s.admission.retry_after = 5;
+  s.admission.reject_cost = 0.25;
+  s.client.ignore_retry_after = 1.0;
   ServerTrace t;
   mc::detail::run_engine(s, 1, 0, mc::detail::EngineOptions{}, t);
   EXPECT_TRUE(t.early_return);

@@ -31,10 +31,10 @@ mc::Scenario steady(Model model, double rate, bool retries) {
   mc::Scenario s;
   s.model = model;
   s.backoff = {Strategy::full, 1.0, 1000.0, 0.0};
-  s.rate = rate;
-  s.horizon = 21000;
-  s.warmup = 1000;
-  s.retries = retries;
+  s.traffic.rate = rate;
+  s.measurement.horizon = 21000;
+  s.measurement.warmup = 1000;
+  s.client.retries = retries;
   return s;
 }
 

@@ -90,11 +90,11 @@ TEST(Paper2Spec, GoodFileExpandsEveryKind) {
   EXPECT_EQ(b.attempt_duration, 1.0);
   ASSERT_EQ(b.points.size(), 4u);  // strategy x clients, last field fastest
   EXPECT_EQ(b.points[1].scenario.backoff.strategy, Strategy::full);
-  EXPECT_EQ(b.points[1].scenario.clients, 20);
+  EXPECT_EQ(b.points[1].scenario.traffic.clients, 20);
   EXPECT_EQ(b.points[2].scenario.backoff.strategy, Strategy::decorrelated);
-  EXPECT_EQ(b.points[0].scenario.server.delay_sd, 0.0);
-  EXPECT_EQ(b.points[0].scenario.server.service, montecarlo::ServiceDist::round_trip);
-  EXPECT_EQ(b.points[0].scenario.server.attempt_ms, 1.0);  // a sweep in ms keeps the controls' clock
+  EXPECT_EQ(b.points[0].scenario.resource.delay_sd, 0.0);
+  EXPECT_EQ(b.points[0].scenario.resource.service, montecarlo::ServiceDist::round_trip);
+  EXPECT_EQ(b.points[0].scenario.client.attempt_ms, 1.0);  // a sweep in ms keeps the controls' clock
   EXPECT_EQ(canonical(b.points[0], b.kind), montecarlo::canonical(b.points[0].scenario));
 
   const auto& a = full.sweeps[1];
@@ -109,21 +109,21 @@ TEST(Paper2Spec, GoodFileExpandsEveryKind) {
   EXPECT_EQ(d.attempt_duration, 10.0);
   const auto& p0 = d.points[0].scenario;
   EXPECT_EQ(p0.model, Model::none);
-  EXPECT_EQ(p0.rate, 5.0);  // 0.5 per ms, 10 ms per attempt-duration
-  EXPECT_EQ(p0.server.outage_start, 10.0);
-  EXPECT_EQ(p0.server.outage_end, 40.0);
-  EXPECT_EQ(p0.server.outage_fraction, 1.0);
-  EXPECT_TRUE(std::isinf(p0.server.timeout));
-  EXPECT_EQ(p0.server.service, montecarlo::ServiceDist::lognormal);
-  EXPECT_EQ(p0.server.idempotency, montecarlo::Idempotency::per_attempt);
-  EXPECT_EQ(montecarlo::budget_preset_names[p0.server.budget], "none");
-  EXPECT_EQ(montecarlo::budget_preset_names[d.points[1].scenario.server.budget], "aws-standard");
-  EXPECT_EQ(d.points[2].scenario.server.outage_fraction, 0.5);
-  EXPECT_EQ(montecarlo::breaker_preset_names[p0.server.breaker], "hystrix");
-  EXPECT_EQ(montecarlo::breaker_preset_names[d.points[4].scenario.server.breaker], "resilience4j");
-  EXPECT_EQ(d.points[4].scenario.server.limit, 7);
-  EXPECT_EQ(p0.server.limit, 0);
-  EXPECT_EQ(p0.server.attempt_ms, 10.0);
+  EXPECT_EQ(p0.traffic.rate, 5.0);  // 0.5 per ms, 10 ms per attempt-duration
+  EXPECT_EQ(p0.failures.outage_start, 10.0);
+  EXPECT_EQ(p0.failures.outage_end, 40.0);
+  EXPECT_EQ(p0.failures.outage_fraction, 1.0);
+  EXPECT_TRUE(std::isinf(p0.client.timeout));
+  EXPECT_EQ(p0.resource.service, montecarlo::ServiceDist::lognormal);
+  EXPECT_EQ(p0.client.idempotency, montecarlo::Idempotency::per_attempt);
+  EXPECT_EQ(montecarlo::budget_preset_names[p0.client.budget], "none");
+  EXPECT_EQ(montecarlo::budget_preset_names[d.points[1].scenario.client.budget], "aws-standard");
+  EXPECT_EQ(d.points[2].scenario.failures.outage_fraction, 0.5);
+  EXPECT_EQ(montecarlo::breaker_preset_names[p0.client.breaker], "hystrix");
+  EXPECT_EQ(montecarlo::breaker_preset_names[d.points[4].scenario.client.breaker], "resilience4j");
+  EXPECT_EQ(d.points[4].scenario.admission.limit, 7);
+  EXPECT_EQ(p0.admission.limit, 0);
+  EXPECT_EQ(p0.client.attempt_ms, 10.0);
   for (const auto& sw : full.sweeps) EXPECT_TRUE(is_extension_kind(sw.kind)) << sw.name;
 
   const StudySpec quick = parse_study_text(good, "good.toml", "quick");
@@ -136,7 +136,7 @@ TEST(Paper2Spec, NoOutageUnlessOutageEndIsGiven) {
       "model = \"none\"\nstrategy = \"full\"\nbase = 10\ncap = 1000\nrate = 1\nhorizon = 100\n",
       "t.toml", "quick");
   ASSERT_EQ(s.sweeps[0].points.size(), 1u);
-  EXPECT_EQ(s.sweeps[0].points[0].scenario.server.outage_end, 0.0);
+  EXPECT_EQ(s.sweeps[0].points[0].scenario.failures.outage_end, 0.0);
 }
 
 void expect_error(const std::string& text, const std::string& key, int line) {

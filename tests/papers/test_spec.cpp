@@ -55,7 +55,7 @@ TEST(Spec, GoodFileExpandsGridsInFileOrderAtEachScale) {
   EXPECT_EQ(full.sweeps[0].seed, 3u);
   ASSERT_EQ(full.sweeps[0].points.size(), 6u);  // 2 models x 3 rates, last field fastest
   EXPECT_EQ(full.sweeps[0].points[0].scenario.model, Model::collision);
-  EXPECT_DOUBLE_EQ(full.sweeps[0].points[1].scenario.rate, 0.2);
+  EXPECT_DOUBLE_EQ(full.sweeps[0].points[1].scenario.traffic.rate, 0.2);
   EXPECT_EQ(full.sweeps[0].points[3].scenario.model, Model::shared);
   EXPECT_EQ(full.sweeps[1].points.size(), 4u + 3u);  // union of the two grid blocks
   EXPECT_TRUE(std::isinf(full.sweeps[1].points[1].scenario.backoff.cap));

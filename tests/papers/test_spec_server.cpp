@@ -1,4 +1,4 @@
-// Study spec parsing of the server fields: every montecarlo::ServerOptions field can be
+// Study spec parsing of the server fields: every montecarlo::Scenario field can be
 // given or swept under its CLI flag's name with '_' for '-'; a spec without them expands to the
 // same points (and canonical strings) as before; a bad value or combination is an error naming the
 // key and its line (expected lines are those of the TOML texts written below).
@@ -69,35 +69,35 @@ TEST(SpecServer, ServerFieldsReachTheScenario) {
   ASSERT_EQ(st.sweeps.size(), 4u);
   const auto& lock = st.sweeps[0].points;
   ASSERT_EQ(lock.size(), 4u);  // rows x service_cv, the later field fastest
-  EXPECT_EQ(lock[0].scenario.server.rows, 1);
-  EXPECT_DOUBLE_EQ(lock[1].scenario.server.service_cv, 1.5);
-  EXPECT_EQ(lock[2].scenario.server.rows, 4);
-  EXPECT_TRUE(lock[3].scenario.server.lock);
-  EXPECT_EQ(lock[3].scenario.server.service, mc::ServiceDist::lognormal);
-  EXPECT_DOUBLE_EQ(lock[3].scenario.server.delay, 0.25);
-  EXPECT_EQ(lock[3].scenario.server.delay_dist, mc::DelayDist::exponential);
+  EXPECT_EQ(lock[0].scenario.resource.rows, 1);
+  EXPECT_DOUBLE_EQ(lock[1].scenario.resource.service_cv, 1.5);
+  EXPECT_EQ(lock[2].scenario.resource.rows, 4);
+  EXPECT_TRUE(lock[3].scenario.resource.lock);
+  EXPECT_EQ(lock[3].scenario.resource.service, mc::ServiceDist::lognormal);
+  EXPECT_DOUBLE_EQ(lock[3].scenario.resource.delay, 0.25);
+  EXPECT_EQ(lock[3].scenario.resource.delay_dist, mc::DelayDist::exponential);
 
   ASSERT_EQ(st.sweeps[1].points.size(), 1u);
-  const mc::ServerOptions& shed = st.sweeps[1].points[0].scenario.server;
-  EXPECT_EQ(shed.limit, 10);
-  EXPECT_EQ(shed.overflow, mc::Overflow::reject);
-  EXPECT_DOUBLE_EQ(shed.reject_cost, 0.05);
-  EXPECT_DOUBLE_EQ(shed.retry_after, 5.0);
-  EXPECT_EQ(shed.retry_after_rule, mc::RetryAfterRule::uniform);
-  EXPECT_DOUBLE_EQ(shed.ignore_retry_after, 0.1);
-  EXPECT_DOUBLE_EQ(shed.mix, 0.1);
-  EXPECT_EQ(shed.mix_backoff.strategy, Strategy::full);
-  EXPECT_DOUBLE_EQ(shed.mix_backoff.base, 2.0);
-  EXPECT_TRUE(std::isinf(shed.mix_backoff.cap));
+  const mc::Scenario& shed = st.sweeps[1].points[0].scenario;
+  EXPECT_EQ(shed.admission.limit, 10);
+  EXPECT_EQ(shed.admission.overflow, mc::Overflow::reject);
+  EXPECT_DOUBLE_EQ(shed.admission.reject_cost, 0.05);
+  EXPECT_DOUBLE_EQ(shed.admission.retry_after, 5.0);
+  EXPECT_EQ(shed.admission.retry_after_rule, mc::RetryAfterRule::uniform);
+  EXPECT_DOUBLE_EQ(shed.client.ignore_retry_after, 0.1);
+  EXPECT_DOUBLE_EQ(shed.client.mix, 0.1);
+  EXPECT_EQ(shed.client.mix_backoff.strategy, Strategy::full);
+  EXPECT_DOUBLE_EQ(shed.client.mix_backoff.base, 2.0);
+  EXPECT_TRUE(std::isinf(shed.client.mix_backoff.cap));
 
-  const mc::ServerOptions& aimd = st.sweeps[2].points[0].scenario.server;
-  EXPECT_TRUE(aimd.aimd);
-  EXPECT_EQ(aimd.aimd_params.initial, 30);
-  EXPECT_EQ(aimd.aimd_params.min, 10);
-  EXPECT_EQ(aimd.aimd_params.max, 100);
-  EXPECT_DOUBLE_EQ(aimd.aimd_params.backoff, 0.75);
-  EXPECT_TRUE(std::isinf(aimd.aimd_params.timeout));
-  EXPECT_EQ(aimd.overflow, mc::Overflow::queue);
+  const mc::Scenario& aimd = st.sweeps[2].points[0].scenario;
+  EXPECT_TRUE(aimd.admission.aimd);
+  EXPECT_EQ(aimd.admission.aimd_params.initial, 30);
+  EXPECT_EQ(aimd.admission.aimd_params.min, 10);
+  EXPECT_EQ(aimd.admission.aimd_params.max, 100);
+  EXPECT_DOUBLE_EQ(aimd.admission.aimd_params.backoff, 0.75);
+  EXPECT_TRUE(std::isinf(aimd.admission.aimd_params.timeout));
+  EXPECT_EQ(aimd.admission.overflow, mc::Overflow::queue);
 
   // Fields not given keep their defaults: the canonical string (the store's key) has no server part,
   // exactly as before the server options existed; a given field shows in it.
@@ -163,8 +163,8 @@ TEST(SpecServer, UnitMsConvertsTimesAndRates) {
   ASSERT_EQ(a.sweeps[0].points.size(), 2u);
   for (std::size_t i = 0; i < 2; ++i) {
     mc::Scenario x = a.sweeps[0].points[i].scenario;
-    EXPECT_DOUBLE_EQ(x.server.attempt_ms, 20.0);
-    x.server.attempt_ms = 0.0;
+    EXPECT_DOUBLE_EQ(x.client.attempt_ms, 20.0);
+    x.client.attempt_ms = 0.0;
     EXPECT_EQ(mc::canonical(x), mc::canonical(b.sweeps[0].points[i].scenario));
   }
   expect_error("[study]\nname = \"t\"\n[sweep.s]\nkind = \"steady\"\nunit = \"ms\"\nrate = 1\nhorizon = 5\n",

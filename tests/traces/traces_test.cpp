@@ -64,10 +64,10 @@ Scenario scenario(Model m, Strategy st, std::int64_t clients, double rate, doubl
   Scenario s;
   s.model = m;
   s.backoff = {st, 1.0, 1000.0, st == Strategy::window ? 20.0 : 0.0};
-  s.clients = clients;
-  s.rate = rate;
-  s.horizon = horizon;
-  s.retries = retries;
+  s.traffic.clients = clients;
+  s.traffic.rate = rate;
+  s.measurement.horizon = horizon;
+  s.client.retries = retries;
   return s;
 }
 
@@ -79,11 +79,11 @@ TEST(Traces, EngineTracesPass) {
     const char* file;
   };
   Scenario steady_ps = scenario(Model::ps, Strategy::full, 0, 0.5, 1500);
-  steady_ps.warmup = 50;
+  steady_ps.measurement.warmup = 50;
   Scenario off_free = scenario(Model::free, Strategy::full, 0, 0.5, 1500, false);
-  off_free.warmup = 10;
+  off_free.measurement.warmup = 10;
   Scenario off_coll = scenario(Model::collision, Strategy::full, 0, 0.3, 1500, false);
-  off_coll.warmup = 10;
+  off_coll.measurement.warmup = 10;
   Scenario dec = scenario(Model::free, Strategy::decorrelated, 200, 0, 0);
   dec.backoff.cap = 4;
   const Case cases[] = {
@@ -222,29 +222,29 @@ TEST(ServerTraces, HeaderRecordsEveryServerOptionAndPlainHeadersKeepTheirBytes) 
   // Every server option away from its default comes back from the header (CSV and JSON Lines):
   // the checker's declared scenario has the same canonical description, so the same RNG key.
   Scenario a = scenario(Model::shared, Strategy::equal, 30, 0, 0);
-  a.server.rows = 2;
-  a.server.service = ServiceDist::lognormal;
-  a.server.service_cv = 0.5;
-  a.server.delay = 0.125;
-  a.server.delay_dist = retrylab::montecarlo::DelayDist::exponential;
-  a.server.aimd = true;
-  a.server.aimd_params.initial = 3;
-  a.server.aimd_params.min = 2;
-  a.server.aimd_params.max = 9;
-  a.server.aimd_params.backoff = 0.75;
-  a.server.aimd_params.timeout = 4;
-  a.server.reject_cost = 0.05;
-  a.server.retry_after = 2;
-  a.server.retry_after_rule = retrylab::montecarlo::RetryAfterRule::uniform;
-  a.server.ignore_retry_after = 0.25;
-  a.server.mix = 0.2;
-  a.server.mix_backoff = {Strategy::window, 1.0, retrylab::unbounded_cap, 3.0};
-  a.server.timeout = 6;
-  a.server.max_attempts = 5;
+  a.resource.rows = 2;
+  a.resource.service = ServiceDist::lognormal;
+  a.resource.service_cv = 0.5;
+  a.resource.delay = 0.125;
+  a.resource.delay_dist = retrylab::montecarlo::DelayDist::exponential;
+  a.admission.aimd = true;
+  a.admission.aimd_params.initial = 3;
+  a.admission.aimd_params.min = 2;
+  a.admission.aimd_params.max = 9;
+  a.admission.aimd_params.backoff = 0.75;
+  a.admission.aimd_params.timeout = 4;
+  a.admission.reject_cost = 0.05;
+  a.admission.retry_after = 2;
+  a.admission.retry_after_rule = retrylab::montecarlo::RetryAfterRule::uniform;
+  a.client.ignore_retry_after = 0.25;
+  a.client.mix = 0.2;
+  a.client.mix_backoff = {Strategy::window, 1.0, retrylab::unbounded_cap, 3.0};
+  a.client.timeout = 6;
+  a.client.max_attempts = 5;
   Scenario b = scenario(Model::collision, Strategy::full, 20, 0, 0);
-  b.server.lock = true;
-  b.server.limit = 4;
-  b.server.overflow = retrylab::montecarlo::Overflow::queue;
+  b.resource.lock = true;
+  b.admission.limit = 4;
+  b.admission.overflow = retrylab::montecarlo::Overflow::queue;
   for (const Scenario& s : {a, b}) {
     for (const char* file : {"srv.csv", "srv.jsonl"}) {
       const std::string text = write(s, 2, 2, file);
@@ -268,29 +268,29 @@ TEST(ServerTraces, EngineServerTracesPassAndSayWhatDoesNotApply) {
     std::vector<std::string> applied;  // must pass (checked something)
   };
   Scenario rows = scenario(Model::collision, Strategy::full, 60, 0, 0);
-  rows.server.rows = 4;
+  rows.resource.rows = 4;
   Scenario lock = scenario(Model::free, Strategy::full, 40, 0.2, 300);
-  lock.server.lock = true;
+  lock.resource.lock = true;
   Scenario limit = scenario(Model::shared, Strategy::full, 60, 0, 0);
-  limit.server.lock = true;
-  limit.server.limit = 2;
-  limit.server.reject_cost = 0.05;
-  limit.server.retry_after = 3;
+  limit.resource.lock = true;
+  limit.admission.limit = 2;
+  limit.admission.reject_cost = 0.05;
+  limit.admission.retry_after = 3;
   Scenario delay = scenario(Model::free, Strategy::equal, 60, 0, 0);
-  delay.server.delay = 0.25;
+  delay.resource.delay = 0.25;
   Scenario expo = scenario(Model::free, Strategy::full, 60, 0, 0);
-  expo.server.service = ServiceDist::exponential;
+  expo.resource.service = ServiceDist::exponential;
   Scenario limits = scenario(Model::shared, Strategy::full, 80, 0, 0);
-  limits.server.timeout = 3;
-  limits.server.max_attempts = 4;
+  limits.client.timeout = 3;
+  limits.client.max_attempts = 4;
   Scenario mix = scenario(Model::free, Strategy::decorrelated, 80, 0, 0);
-  mix.server.mix = 0.1;
+  mix.client.mix = 0.1;
   Scenario coll_timeout = scenario(Model::collision, Strategy::full, 40, 0, 0);
-  coll_timeout.server.timeout = 0.5;  // every attempt times out: collision stays exact (durations 0.5)
-  coll_timeout.server.max_attempts = 3;
+  coll_timeout.client.timeout = 0.5;  // every attempt times out: collision stays exact (durations 0.5)
+  coll_timeout.client.max_attempts = 3;
   Scenario off_rows = scenario(Model::collision, Strategy::full, 0, 1.0, 1500, false);
-  off_rows.warmup = 10;
-  off_rows.server.rows = 4;
+  off_rows.measurement.warmup = 10;
+  off_rows.resource.rows = 4;
   const Case cases[] = {
       {rows,
        "r.csv",
@@ -335,8 +335,8 @@ TEST(ServerTraces, EngineServerTracesPassAndSayWhatDoesNotApply) {
 // Tampered server traces fail on the rule that still applies.
 TEST(ServerTraces, TamperedTracesFailOnTheRuleThatStillApplies) {
   Scenario limits = scenario(Model::shared, Strategy::full, 80, 0, 0);
-  limits.server.timeout = 3;
-  limits.server.max_attempts = 4;
+  limits.client.timeout = 3;
+  limits.client.max_attempts = 4;
   const std::string real = write(limits, 4, 4, "tamper.csv");
   ASSERT_TRUE(check_text(real).passed());
   const auto replaced = [&](const std::string& from, const std::string& to) {
@@ -414,13 +414,13 @@ TEST(ServerTraces, MalformedServerFieldsNameLineAndField) {
 TEST(Traces, FuzzReaderSurvivesMutations) {
   const Scenario s = scenario(Model::free, Strategy::decorrelated, 12, 0.05, 60);
   Scenario server = s;  // a version-2 header with server keys of every kind (numbers, names, on/off, none)
-  server.server.lock = true;
-  server.server.limit = 2;
-  server.server.retry_after = 1.5;
-  server.server.mix = 0.25;
-  server.server.mix_backoff.cap = retrylab::unbounded_cap;
-  server.server.timeout = 4;
-  server.server.max_attempts = 6;
+  server.resource.lock = true;
+  server.admission.limit = 2;
+  server.admission.retry_after = 1.5;
+  server.client.mix = 0.25;
+  server.client.mix_backoff.cap = retrylab::unbounded_cap;
+  server.client.timeout = 4;
+  server.client.max_attempts = 6;
   const std::string seeds[] = {write(s, 1, 2, "fz.csv"), write(s, 1, 2, "fz.jsonl"), write(server, 1, 2, "fzs.csv"),
                                write(server, 1, 2, "fzs.jsonl")};
   const char* tokens[] = {"nan",

@@ -36,7 +36,7 @@ InvariantRules::InvariantRules(const montecarlo::Scenario& s, const ServerRules&
                                 : "arrival <= start < end; a first attempt starts at its arrival"),
       duration_("attempt duration", "invariant", duration_text(s, sv)),
       timeout_("attempt timeout", "invariant",
-               fmt::format("end - start <= timeout {} (the client stops waiting then)", s.server.timeout)),
+               fmt::format("end - start <= timeout {} (the client stops waiting then)", s.client.timeout)),
       overlap_("overlapping success", "invariant", "collision: a success overlaps no other attempt"),
       spacing_("success spacing", "invariant", "free/shared: successful commits at least 1 apart"),
       idle_("failure on idle resource", "invariant",
@@ -45,15 +45,15 @@ InvariantRules::InvariantRules(const montecarlo::Scenario& s, const ServerRules&
             "with the lock every admitted attempt runs alone on its row: it never fails (only a rejection or a timeout "
             "can)"),
       sequence_("retry sequence", "invariant",
-                s.retries
+                s.client.retries
                     ? "per client: retry 0, 1, 2, ... each after the previous failure; start = previous end + sleep"
                     : "retries off: one attempt per client (retry 0)"),
       limit_("retry limit", "invariant",
-             fmt::format("at most max_attempts = {} attempts per client (retry <= {})", s.server.max_attempts,
-                         s.server.max_attempts - 1)),
+             fmt::format("at most max_attempts = {} attempts per client (retry <= {})", s.client.max_attempts,
+                         s.client.max_attempts - 1)),
       support_("sleep support", "invariant", sleeps.support_text()),
       vanish_("vanished clients", "invariant",
-              s.server.max_attempts > 0
+              s.client.max_attempts > 0
                   ? "a client whose last attempt failed retries before the run stops, unless it was its "
                     "max_attempts-th (see docs/traces.md)"
                   : "a client whose last attempt failed retries before the run stops (see docs/traces.md)") {}
@@ -96,7 +96,7 @@ void InvariantRules::end_run(const std::optional<RunEnd>& stop, double stop_time
   const std::string reason = stop ? stop->stop : "";
   for (const auto& [id, c] : clients_) {
     // only clients whose last attempt failed are left here (a success erases its client)
-    if (!s_.retries) continue;
+    if (!s_.client.retries) continue;
     if (sv_.max_attempts > 0 && c.retry + 1 >= sv_.max_attempts) continue;  // it gave up: lost, not vanished
     ++vanish_n_;
     bool vanished = reason == "finished" || (reason == "drained" && c.burst);
@@ -195,7 +195,7 @@ std::optional<SleepSample> InvariantRules::client(const Row& r, std::int64_t lin
   ClientState* c = it == clients_.end() ? nullptr : &it->second;
   bool bad = false;
   std::string why;
-  if (!s_.retries) {
+  if (!s_.client.retries) {
     if (r.retry != 0) bad = true, why = "retries off but retry > 0";
   } else if (r.retry == 0) {
     if (c) bad = true, why = "a second first attempt for a waiting client";
@@ -218,10 +218,10 @@ std::optional<SleepSample> InvariantRules::client(const Row& r, std::int64_t lin
   double prev = std::nan("");  // none before the first retry: each strategy starts from its own base
   if (c) prev = c->prev_sleep;
   std::optional<SleepSample> sample;
-  if (s_.retries && r.retry >= 1 && r.has_sleep && sleep_check(r, prev, line, text))
+  if (s_.client.retries && r.retry >= 1 && r.has_sleep && sleep_check(r, prev, line, text))
     sample = SleepSample{r.retry, r.sleep, prev, r.start};
 
-  if (r.success || !s_.retries) {
+  if (r.success || !s_.client.retries) {
     if (c) clients_.erase(it);
     return sample;
   }
@@ -244,10 +244,10 @@ bool InvariantRules::sleep_check(const Row& r, double prev, std::int64_t line, s
   const Backoff& b = s_.backoff;
   const auto [lo, hi] = SleepRules::bounds(b, r.retry, prev);
   if (!sleeps_.allowed(b, r.retry, prev, x) &&
-      !(sv_.strategies_mix && sleeps_.allowed(s_.server.mix_backoff, r.retry, prev, x))) {
+      !(sv_.strategies_mix && sleeps_.allowed(s_.client.mix_backoff, r.retry, prev, x))) {
     std::string also;
     if (sv_.strategies_mix) {
-      const auto [mlo, mhi] = SleepRules::bounds(s_.server.mix_backoff, r.retry, prev);
+      const auto [mlo, mhi] = SleepRules::bounds(s_.client.mix_backoff, r.retry, prev);
       also += fmt::format(" and the mixed population's [{}, {}]", mlo, mhi);
     }
     if (sv_.retry_after_max > 0)

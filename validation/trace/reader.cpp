@@ -109,16 +109,16 @@ montecarlo::Scenario declared_scenario(const Header& h, std::uint64_t& seed) {
   s.backoff.cap = !cap || *cap == "none" ? (cap ? unbounded_cap : 1000.0) : need_double(*cap, h.line, "cap");
   s.backoff.window = num("window", 0.0);
   const auto clients = get("clients");
-  s.clients = clients ? need_int(*clients, h.line, "clients") : 0;
-  s.rate = num("rate", 0.0);
-  s.horizon = num("horizon", 0.0);
-  s.warmup = num("warmup", 0.0);
+  s.traffic.clients = clients ? need_int(*clients, h.line, "clients") : 0;
+  s.traffic.rate = num("rate", 0.0);
+  s.measurement.horizon = num("horizon", 0.0);
+  s.measurement.warmup = num("warmup", 0.0);
   const auto collapse = get("collapse");
-  s.collapse = collapse ? need_int(*collapse, h.line, "collapse") : 3000;
+  s.measurement.collapse = collapse ? need_int(*collapse, h.line, "collapse") : 3000;
   const std::string retries = need("retries");
   if (retries != "on" && retries != "off")
     malformed(h.line, "retries", fmt::format("must be on or off (got \"{}\")", retries));
-  s.retries = retries == "on";
+  s.client.retries = retries == "on";
   const auto unit = get("time_unit");
   if (unit && *unit != "attempt-duration")
     malformed(

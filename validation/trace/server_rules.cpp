@@ -12,11 +12,7 @@ namespace retrylab::validation::trace {
 
 namespace {
 
-montecarlo::Scenario without_server(const montecarlo::Scenario& s) {
-  montecarlo::Scenario p = s;
-  p.server = montecarlo::ServerOptions{};
-  return p;
-}
+montecarlo::Scenario without_server(const montecarlo::Scenario& s) { return montecarlo::without_server_options(s); }
 
 }  // namespace
 
@@ -30,106 +26,111 @@ void ServerRules::durations(const montecarlo::Scenario& s) {
   using montecarlo::DelayDist;
   using montecarlo::Overflow;
   using montecarlo::ServiceDist;
-  const montecarlo::ServerOptions& o = s.server;
+  const montecarlo::Scenario& o = s;
   any = montecarlo::has_server_features(s);
-  const bool limited = o.limit > 0 || o.aimd;
-  rejects = limited && o.overflow == Overflow::reject;
-  const bool queues = limited && o.overflow == Overflow::queue;
-  instant_reject = rejects && o.reject_cost == 0.0 && o.delay == 0.0;
-  deterministic = o.service == ServiceDist::deterministic;
-  const double d = o.delay_dist == DelayDist::fixed ? o.delay : 0.0;  // the least one-way delay
-  timeout = o.timeout;
-  max_attempts = o.max_attempts;
+  const bool limited = o.admission.limit > 0 || o.admission.aimd;
+  rejects = limited && o.admission.overflow == Overflow::reject;
+  const bool queues = limited && o.admission.overflow == Overflow::queue;
+  instant_reject = rejects && o.admission.reject_cost == 0.0 && o.resource.delay == 0.0;
+  deterministic = o.resource.service == ServiceDist::deterministic;
+  const double d = o.resource.delay_dist == DelayDist::fixed ? o.resource.delay : 0.0;  // the least one-way delay
+  timeout = o.client.timeout;
+  max_attempts = o.client.max_attempts;
   // Durations: a served attempt takes 2d + its service (>= 1 when deterministic: rate <= 1); a
   // rejection 2d + reject_cost (its work, at rate <= 1); a timed-out one exactly the timeout.
   const double served = 2 * d + (deterministic ? 1.0 : 0.0);
   success_min = served;
-  failure_min = std::min(timeout, rejects ? 2 * d + (deterministic ? std::min(1.0, o.reject_cost) : 0.0) : served);
+  failure_min =
+      std::min(timeout, rejects ? 2 * d + (deterministic ? std::min(1.0, o.admission.reject_cost) : 0.0) : served);
   // collision/free serve every attempt at rate 1: with deterministic service, fixed delay and no
   // waiting (lock, queue) the durations take known values.
   exact = (s.model == Model::collision || s.model == Model::free) && deterministic &&
-          o.delay_dist == DelayDist::fixed && !o.lock && !queues;
+          o.resource.delay_dist == DelayDist::fixed && !o.resource.lock && !queues;
   if (exact) {
     success_value = 1 + 2 * d;
     failure_values.push_back(std::min(1 + 2 * d, timeout));
-    if (rejects) failure_values.push_back(std::min(2 * d + o.reject_cost, timeout));
+    if (rejects) failure_values.push_back(std::min(2 * d + o.admission.reject_cost, timeout));
     if (std::isfinite(timeout)) failure_values.push_back(timeout);
     max_duration = *std::max_element(failure_values.begin(), failure_values.end());
   }
   if (!exact && success_min <= 0 && failure_min <= 0)
-    duration_na = fmt::format("{} service{}: no positive least duration to check", to_string(o.service),
-                              o.delay > 0 ? fmt::format(" and {} network delay", to_string(o.delay_dist)) : "");
+    duration_na =
+        fmt::format("{} service{}: no positive least duration to check", to_string(o.resource.service),
+                    o.resource.delay > 0 ? fmt::format(" and {} network delay", to_string(o.resource.delay_dist)) : "");
 }
 
 void ServerRules::model_rules(const montecarlo::Scenario& s) {
   using montecarlo::DelayDist;
-  const montecarlo::ServerOptions& o = s.server;
-  const bool limited = o.limit > 0 || o.aimd;
+  const montecarlo::Scenario& o = s;
+  const bool limited = o.admission.limit > 0 || o.admission.aimd;
   // collision: a success overlaps no other attempt, in service time; rows show it only when a
   // row's interval is its service interval and a conflict can be with any attempt.
-  if (o.rows > 1)
-    overlap_na = fmt::format("conflicts are per row (rows={}) and rows do not record their row", o.rows);
-  else if (o.delay > 0)
+  if (o.resource.rows > 1)
+    overlap_na = fmt::format("conflicts are per row (rows={}) and rows do not record their row", o.resource.rows);
+  else if (o.resource.delay > 0)
     overlap_na = "with network delay a row's interval (send to receipt) is not its service interval";
-  else if (o.lock)
+  else if (o.resource.lock)
     overlap_na = "with the lock an attempt waits inside its row's interval, then runs alone";
   else if (limited)
     overlap_na = "a rejected or queued attempt's interval is not a service interval";
   // free/shared: successful commits at least 1 apart on a row (deterministic service); a fixed
   // delay shifts every end equally.
-  if (o.rows > 1)
-    spacing_na = fmt::format("commits are spaced per row only (rows={}) and rows do not record their row", o.rows);
-  else if (!deterministic)
+  if (o.resource.rows > 1)
     spacing_na =
-        fmt::format("{} service: an attempt can commit less than 1 after the previous commit", to_string(o.service));
-  else if (o.delay > 0 && o.delay_dist != DelayDist::fixed)
+        fmt::format("commits are spaced per row only (rows={}) and rows do not record their row", o.resource.rows);
+  else if (!deterministic)
+    spacing_na = fmt::format("{} service: an attempt can commit less than 1 after the previous commit",
+                             to_string(o.resource.service));
+  else if (o.resource.delay > 0 && o.resource.delay_dist != DelayDist::fixed)
     spacing_na = "exponential network delay: responses reach clients in other order and spacing than the commits";
   // free/shared: a failure saw a commit during its service (any row's commit: weaker, still true
   // with rows); ps never fails. Rejections and timeouts fail without one.
-  const bool injects = o.failure_prob > 0 || o.outage_end > 0;
+  const bool injects = o.failures.failure_prob > 0 || o.failures.outage_end > 0;
   if (injects)
     idle_na = "injected failures (failure_prob, outage) fail attempts with no commit";
   else if (rejects)
     idle_na = "a rejected attempt fails with no commit (a limit with overflow=reject)";
   else if (std::isfinite(timeout))
     idle_na = "an attempt its client stopped waiting for (timeout) fails with no commit";
-  else if (o.delay > 0)
+  else if (o.resource.delay > 0)
     idle_na = "with network delay the commit that dooms an attempt is not inside its row's interval";
   // The lock: an admitted attempt waits, then runs alone on its row, so it cannot fail; only a
   // rejection or a timeout can.
-  lock = o.lock;
-  if (o.lock && injects)
+  lock = o.resource.lock;
+  if (o.resource.lock && injects)
     lock_na = "injected failures (failure_prob, outage) fail attempts under the lock";
-  else if (o.lock && rejects)
+  else if (o.resource.lock && rejects)
     lock_na = "a rejected attempt fails without reaching the lock";
-  else if (o.lock && std::isfinite(timeout))
+  else if (o.resource.lock && std::isfinite(timeout))
     lock_na = "an attempt its client stopped waiting for (timeout) fails";
 }
 
 void ServerRules::client_rules(const montecarlo::Scenario& s) {
-  const montecarlo::ServerOptions& o = s.server;
+  const montecarlo::Scenario& o = s;
   // Sleeps: Retry-After can only lengthen one (sleep = max(backoff, Retry-After)); a mixed
   // population draws from one of two strategies.
-  retry_after_max = o.retry_after > 0
-                        ? (o.retry_after_rule == montecarlo::RetryAfterRule::fixed ? o.retry_after : 2 * o.retry_after)
-                        : 0.0;
-  retry_after_fixed = o.retry_after_rule == montecarlo::RetryAfterRule::fixed;
+  retry_after_max = o.admission.retry_after > 0 ? (o.admission.retry_after_rule == montecarlo::RetryAfterRule::fixed
+                                                       ? o.admission.retry_after
+                                                       : 2 * o.admission.retry_after)
+                                                : 0.0;
+  retry_after_fixed = o.admission.retry_after_rule == montecarlo::RetryAfterRule::fixed;
   // Client-side controls: a call the breaker or the throttle rejects fails unsent (no row), and a
   // budget or a deadline ends a request before its retry limit.
-  const bool local = o.breaker != 0 || std::string_view(montecarlo::budget_preset_names[o.budget]) == "sre-adaptive";
+  const bool local =
+      o.client.breaker != 0 || std::string_view(montecarlo::budget_preset_names[o.client.budget]) == "sre-adaptive";
   if (local)
     sequence_na = "calls rejected locally (breaker, adaptive throttling) fail unsent: their retries leave no row";
-  if (o.budget != 0 || std::isfinite(o.deadline) || local)
+  if (o.client.budget != 0 || std::isfinite(o.client.deadline) || local)
     vanish_na = "a retry budget, a deadline or a local rejection can end a request before its retry limit, unrecorded";
-  if (o.mix > 0) strategies_mix = true;
-  if (o.mix > 0)
-    ks_na = fmt::format("mix={}: the sleeps are a mixture of two strategies' laws ({} and {})", o.mix,
-                        to_string(s.backoff.strategy), to_string(o.mix_backoff.strategy));
-  else if (o.retry_after > 0)
+  if (o.client.mix > 0) strategies_mix = true;
+  if (o.client.mix > 0)
+    ks_na = fmt::format("mix={}: the sleeps are a mixture of two strategies' laws ({} and {})", o.client.mix,
+                        to_string(s.backoff.strategy), to_string(o.client.mix_backoff.strategy));
+  else if (o.admission.retry_after > 0)
     ks_na = "Retry-After lengthens some sleeps (sleep = max(backoff, Retry-After))";
   // Closed forms: goodput with rows only (analytic/rows.hpp); none with any other option.
   montecarlo::Scenario plain = s;
-  plain.server.rows = 1;
+  plain.resource.rows = 1;
   only_rows = any && !montecarlo::has_server_features(plain);
   fields = montecarlo::canonical(s).substr(montecarlo::canonical(without_server(s)).size());
 }

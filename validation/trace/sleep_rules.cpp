@@ -46,7 +46,7 @@ std::pair<double, double> SleepRules::bounds(const Backoff& b, std::int64_t k, d
 
 double SleepRules::max_sleep_any(std::int64_t k, double prev) const {
   double hi = max_sleep(k, prev);
-  if (sv_.strategies_mix) hi = std::max(hi, bounds(s_.server.mix_backoff, k, prev).second);
+  if (sv_.strategies_mix) hi = std::max(hi, bounds(s_.client.mix_backoff, k, prev).second);
   return std::max(hi, sv_.retry_after_max);
 }
 
@@ -63,8 +63,8 @@ bool SleepRules::allowed(const Backoff& b, std::int64_t k, double prev, double x
 std::string SleepRules::support_text() const {
   std::string t = strategy_support(s_.backoff);
   if (sv_.strategies_mix)
-    t += fmt::format("; or, for the mixed population ({}): {}", to_string(s_.server.mix_backoff.strategy),
-                     strategy_support(s_.server.mix_backoff));
+    t += fmt::format("; or, for the mixed population ({}): {}", to_string(s_.client.mix_backoff.strategy),
+                     strategy_support(s_.client.mix_backoff));
   if (sv_.retry_after_max > 0)
     t += sv_.retry_after_fixed ? fmt::format("; Retry-After can only lengthen it: or exactly {}", sv_.retry_after_max)
                                : fmt::format("; Retry-After can only lengthen it: or up to {}", sv_.retry_after_max);

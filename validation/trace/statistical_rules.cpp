@@ -29,9 +29,9 @@ void StatisticalRules::row(const Row& r) {
   if (r.success) {
     ++run_successes_;
     run_last_success_ = r.end;
-    if (r.end >= s_.warmup) ++run_window_successes_;
+    if (r.end >= s_.measurement.warmup) ++run_window_successes_;
   }
-  if (r.end >= s_.warmup) {
+  if (r.end >= s_.measurement.warmup) {
     run_sojourn_ += r.end - r.start;
     ++run_sojourn_n_;
   }
@@ -88,18 +88,19 @@ void StatisticalRules::sleep(const SleepSample& x) {
 }
 
 double StatisticalRules::stop_time(const std::optional<RunEnd>& stop) const {
-  return stop ? stop->stop_time : (s_.rate > 0 && !s_.retries ? montecarlo::effective_horizon(s_) : run_last_end_);
+  return stop ? stop->stop_time
+              : (s_.traffic.rate > 0 && !s_.client.retries ? montecarlo::effective_horizon(s_) : run_last_end_);
 }
 
 void StatisticalRules::end_run(const std::optional<RunEnd>& stop, double stop_time) {
   // goodput (retries off, steady traffic) and time in system (ps)
-  const double span = stop_time - s_.warmup;
+  const double span = stop_time - s_.measurement.warmup;
   if (span > 0) {
     goodput_.push_back(static_cast<double>(run_window_successes_) / span);
     if (run_sojourn_n_ > 0) sojourn_.push_back(run_sojourn_ / static_cast<double>(run_sojourn_n_));
   }
   // classic test
-  const bool finished = stop ? stop->stop == "finished" : s_.rate == 0 && run_successes_ == s_.clients;
+  const bool finished = stop ? stop->stop == "finished" : s_.traffic.rate == 0 && run_successes_ == s_.traffic.clients;
   flush_ks(finished, stop_time);
   classic_runs_.push_back({run_attempts_, run_successes_, run_last_success_, finished, run_line_});
   run_attempts_ = run_successes_ = run_window_successes_ = run_sojourn_n_ = 0;
@@ -178,11 +179,11 @@ void StatisticalRules::ks_checks(std::vector<Stat>& stats) const {
   // KS of sleeps per retry index, and pooled
   const bool jittered = s_.backoff.strategy == Strategy::full || s_.backoff.strategy == Strategy::equal ||
                         s_.backoff.strategy == Strategy::window || s_.backoff.strategy == Strategy::decorrelated;
-  if (s_.retries && jittered && !sv_.ks_na.empty())
+  if (s_.client.retries && jittered && !sv_.ks_na.empty())
     stats.push_back(
         {not_applicable("sleep distribution", "KS against the exact sleep CDF (analytic/sleep.hpp)", sv_.ks_na),
          std::nan("")});
-  if (s_.retries && jittered && sv_.ks_na.empty()) {
+  if (s_.client.retries && jittered && sv_.ks_na.empty()) {
     const auto uniform = [](double x) { return std::clamp(x, 0.0, 1.0); };
     for (std::size_t k = 0; k < ks_.size(); ++k) {
       if (ks_[k].size() < 20) continue;
@@ -214,19 +215,21 @@ void StatisticalRules::ks_checks(std::vector<Stat>& stats) const {
 }
 
 void StatisticalRules::goodput_checks(std::vector<Stat>& stats) const {
-  const bool steady_only = s_.clients == 0 && s_.rate > 0;
+  const bool steady_only = s_.traffic.clients == 0 && s_.traffic.rate > 0;
   // goodput with retries off: ALOHA and the M/D/1/1 loss system
-  if (steady_only && !s_.retries && (s_.model == Model::collision || s_.model == Model::free) && goodput_.size() >= 2) {
+  if (steady_only && !s_.client.retries && (s_.model == Model::collision || s_.model == Model::free) &&
+      goodput_.size() >= 2) {
     if (!sv_.any) {
-      const double expect = s_.model == Model::collision ? goodput(PureAloha{s_.rate}) : goodput(OccFree{s_.rate});
+      const double expect =
+          s_.model == Model::collision ? goodput(PureAloha{s_.traffic.rate}) : goodput(OccFree{s_.traffic.rate});
       stats.push_back(mean_check(
           "goodput (retries off)",
           s_.model == Model::collision ? "lambda*exp(-2*lambda) (proofs/Aloha.v)" : "lambda/(1+lambda) (proofs/Occ.v)",
           goodput_, expect));
     } else if (sv_.only_rows) {
-      const std::int64_t m = s_.server.rows;
+      const std::int64_t m = s_.resource.rows;
       const double expect =
-          s_.model == Model::collision ? goodput(AlohaRows{s_.rate, m}) : goodput(FreeRows{s_.rate, m});
+          s_.model == Model::collision ? goodput(AlohaRows{s_.traffic.rate, m}) : goodput(FreeRows{s_.traffic.rate, m});
       stats.push_back(mean_check("goodput (retries off)",
                                  s_.model == Model::collision
                                      ? "lambda*exp(-2*lambda/M) (proofs/Rows.v: aloha_rows_goodput)"
@@ -241,28 +244,29 @@ void StatisticalRules::goodput_checks(std::vector<Stat>& stats) const {
 }
 
 void StatisticalRules::sojourn_checks(std::vector<Stat>& stats) const {
-  const bool steady_only = s_.clients == 0 && s_.rate > 0;
+  const bool steady_only = s_.traffic.clients == 0 && s_.traffic.rate > 0;
   // The FIFO lock with retries off: M/G/1 FIFO per row (each row sees λ/M by thinning; `shared`
   // and `ps` share one server between rows, so one row only there); mean time in system by
   // Pollaczek–Khinchine. No delay, no limit (it would add to or cut the queue).
-  const montecarlo::ServerOptions& so = s_.server;
-  if (steady_only && !s_.retries && so.lock && so.delay == 0 && so.limit == 0 && !so.aimd &&
-      (so.rows == 1 || s_.model == Model::collision || s_.model == Model::free) &&
-      s_.rate / static_cast<double>(so.rows) < 1 && sojourn_.size() >= 2) {
-    const double m2 = so.service == montecarlo::ServiceDist::exponential ? service_second_moment_exponential()
-                      : so.service == montecarlo::ServiceDist::lognormal
-                          ? service_second_moment_lognormal(so.service_cv)
+  const montecarlo::Scenario& so = s_;
+  if (steady_only && !s_.client.retries && so.resource.lock && so.resource.delay == 0 && so.admission.limit == 0 &&
+      !so.admission.aimd && (so.resource.rows == 1 || s_.model == Model::collision || s_.model == Model::free) &&
+      s_.traffic.rate / static_cast<double>(so.resource.rows) < 1 && sojourn_.size() >= 2) {
+    const double m2 = so.resource.service == montecarlo::ServiceDist::exponential ? service_second_moment_exponential()
+                      : so.resource.service == montecarlo::ServiceDist::lognormal
+                          ? service_second_moment_lognormal(so.resource.service_cv)
                           : 1.0;
     stats.push_back(mean_check("time in system (lock)",
                                fmt::format("1 + lambda*E[S^2]/(2(1-lambda)), lambda = {} per row, E[S^2] = {} "
                                            "(proofs/Rows.v: pk_mean_time)",
-                                           s_.rate / static_cast<double>(so.rows), m2),
-                               sojourn_, mean_time(FifoQueue{s_.rate / static_cast<double>(so.rows), m2})));
+                                           s_.traffic.rate / static_cast<double>(so.resource.rows), m2),
+                               sojourn_,
+                               mean_time(FifoQueue{s_.traffic.rate / static_cast<double>(so.resource.rows), m2})));
   }
-  if (steady_only && s_.model == Model::ps && s_.rate < 1 && sojourn_.size() >= 2) {
+  if (steady_only && s_.model == Model::ps && s_.traffic.rate < 1 && sojourn_.size() >= 2) {
     if (!sv_.any)
       stats.push_back(mean_check("time in system (ps)", "1/(1-rho) (proofs/Ps.v: ps_mean_time)", sojourn_,
-                                 mean_time(ProcessorSharing{s_.rate, 1.0})));
+                                 mean_time(ProcessorSharing{s_.traffic.rate, 1.0})));
     else
       stats.push_back({not_applicable("time in system (ps)", "1/(1-rho) (proofs/Ps.v: ps_mean_time)",
                                       fmt::format("no closed form with {}", sv_.fields)),
@@ -273,15 +277,16 @@ void StatisticalRules::sojourn_checks(std::vector<Stat>& stats) const {
 void StatisticalRules::classic_checks(std::vector<Stat>& stats) const {
   // classic test: exact
   std::optional<ClassicResult> classic_form;
-  if (sv_.any && s_.rate == 0 && s_.clients >= 1 && s_.retries &&
+  if (sv_.any && s_.traffic.rate == 0 && s_.traffic.clients >= 1 && s_.client.retries &&
       has_classic_closed_form(s_.model, s_.backoff.strategy))
     stats.push_back(
         {not_applicable("classic test (exact)", "attempts per client and makespan (proofs/Classic.v)",
                         fmt::format("the classic closed forms assume no server options (here {})", sv_.fields)),
          std::nan("")});
-  else if (s_.rate == 0 && s_.clients >= 1 && s_.retries && has_classic_closed_form(s_.model, s_.backoff.strategy)) {
+  else if (s_.traffic.rate == 0 && s_.traffic.clients >= 1 && s_.client.retries &&
+           has_classic_closed_form(s_.model, s_.backoff.strategy)) {
     try {
-      classic_form = classic(ClassicTest{s_.model, s_.backoff, s_.clients});
+      classic_form = classic(ClassicTest{s_.model, s_.backoff, s_.traffic.clients});
     } catch (const InputError&) {
       // outside analytic/classic.hpp's limits (N > 10^15): no closed form to compare with
     }
@@ -291,7 +296,7 @@ void StatisticalRules::classic_checks(std::vector<Stat>& stats) const {
 
 TraceCheck StatisticalRules::classic_runs_check(const ClassicResult& c) const {
   TraceCheck t{"classic test (exact)", "statistic", "", "", CheckVerdict::pass, 0, {}, {}};
-  const double n = static_cast<double>(s_.clients);
+  const double n = static_cast<double>(s_.traffic.clients);
   std::int64_t checked = 0;
   if (c.finishes) {
     t.expected = fmt::format("attempts per client {} and makespan {} in every finished run (proofs/Classic.v)",

@@ -9,7 +9,7 @@ int main() {
   retrylab::montecarlo::Scenario s;
   s.model = retrylab::Model::free;
   s.backoff.strategy = retrylab::Strategy::none;
-  s.clients = 10;
+  s.traffic.clients = 10;
   const auto r = retrylab::montecarlo::simulate_run(s, 1, 0);
   std::printf("free/none classic test, 10 clients: makespan %g\n", r.makespan);
 }

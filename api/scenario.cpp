@@ -1,0 +1,233 @@
+#include "api/scenario.hpp"
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "analytic/error.hpp"
+#include "montecarlo/brooker_preset.hpp"
+#include "montecarlo/fields.hpp"
+
+namespace retrylab::api {
+
+using montecarlo::Field;
+using montecarlo::FieldUnit;
+using montecarlo::Scenario;
+using montecarlo::TimeUnit;
+
+std::string spelled(std::string_view field, Spelling how) {
+  std::string name(field);
+  if (name.rfind("--", 0) == 0) {  // already a flag (the library names a few so): back to the field's name
+    name.erase(0, 2);
+    std::replace(name.begin(), name.end(), '-', '_');
+  }
+  if (how == Spelling::keyword) return name;
+  std::replace(name.begin(), name.end(), '_', '-');
+  return "--" + name;
+}
+
+void rethrow_spelled(const InputError& e, Spelling how) {
+  throw InputError(spelled(e.field(), how), std::string(e.what()).substr(e.field().size() + 1));
+}
+
+namespace {
+
+bool given(const ScenarioRequest& r, std::string_view field) { return r.fields.find(field) != r.fields.end(); }
+
+// The field's value as typed, parsed by the table (in the user's unit).
+double parsed(const Field& f, const ScenarioRequest& r, Spelling how) {
+  try {
+    return montecarlo::parse_field(f, r.fields.find(f.name)->second);
+  } catch (const InputError& e) {
+    rethrow_spelled(e, how);
+  }
+}
+
+// A value in the user's unit into attempt-durations (times / D, rates x D).
+double to_attempts(const Field& f, double v, const TimeUnit& u) {
+  if (f.unit == FieldUnit::time) return v / u.attempt_duration;
+  if (f.unit == FieldUnit::per_time) return v * u.attempt_duration;
+  return v;
+}
+
+// --outage START:END[:FRACTION] into the outage_* fields of both scenarios.
+void apply_outage(const ScenarioRequest& r, Spelling how, Scenario& typed, Scenario& sc, const TimeUnit& u) {
+  const std::string name = how == Spelling::flag ? "--outage" : "outage";
+  for (const char* f : {"outage_start", "outage_end", "outage_fraction"})
+    if (given(r, f)) throw InputError(name, fmt::format("cannot be given with {}", spelled(f, how)));
+  std::vector<std::string> parts;
+  for (std::string_view rest = *r.outage;;) {
+    const std::size_t colon = rest.find(':');
+    parts.emplace_back(rest.substr(0, colon));
+    if (colon == std::string_view::npos) break;
+    rest.remove_prefix(colon + 1);
+  }
+  if (parts.size() < 2 || parts.size() > 3)
+    throw InputError(name, fmt::format("must be START:END or START:END:FRACTION (got {})", *r.outage));
+  const char* names[] = {"outage_start", "outage_end", "outage_fraction"};
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const Field& f = *montecarlo::find_field(names[i]);
+    double v = 0.0;
+    try {
+      v = montecarlo::parse_field(f, parts[i]);
+    } catch (const InputError& e) {
+      throw InputError(name, fmt::format("{}: {}", f.name, std::string(e.what()).substr(e.field().size() + 1)));
+    }
+    f.set(typed, v);
+    f.set(sc, to_attempts(f, v, u));
+  }
+}
+
+// The controls that keep time need the length of an attempt-duration in ms: from the unit, or from
+// attempt_ms. Both at once must agree (an attempt_ms that says otherwise would be silently overruled
+// by one or the other).
+void apply_clock(const ScenarioRequest& r, Spelling how, Scenario& typed, Scenario& sc, const TimeUnit& u) {
+  const double unit_ms = u.ms();
+  const double given_ms = sc.client.attempt_ms;
+  const bool disagree = std::abs(given_ms - unit_ms) > 1e-12 * std::max(given_ms, unit_ms);
+  if (given(r, "attempt_ms") && !u.plain() && disagree)
+    throw InputError(spelled("attempt_ms", how),
+                     fmt::format("must agree with {} {} {} {}, which make an attempt-duration {} ms (got {})",
+                                 spelled("unit", how), u.name, spelled("attempt_duration", how), u.attempt_duration,
+                                 unit_ms, given_ms));
+  if (montecarlo::needs_clock(sc.client) && !given(r, "attempt_ms") && !u.plain()) {
+    sc.client.attempt_ms = unit_ms;
+    typed.client.attempt_ms = unit_ms;
+  }
+}
+
+// check_scenario on the scenario the engine runs; when it fails, the same rule on the values as
+// typed (in the user's unit) gives the message, so it quotes them; a rule that holds as typed but
+// not in attempt-durations (none is known) reports in attempt-durations.
+void check(const Scenario& typed, const Scenario& sc, Spelling how) {
+  try {
+    montecarlo::check_scenario(sc);
+  } catch (const InputError& e) {
+    try {
+      montecarlo::check_scenario(typed);
+    } catch (const InputError& as_typed) {
+      if (as_typed.field() == e.field()) rethrow_spelled(as_typed, how);
+    }
+    rethrow_spelled(e, how);
+  }
+}
+
+// Brooker's test in his own terms: strategy (required), base (his: the first window is 2·base),
+// cap, window, clients, the legs; every time in ms. Any other field is refused.
+bool brooker_takes(std::string_view field) {
+  return field == "model" || field == "strategy" || field == "base" || field == "cap" || field == "window" ||
+         field == "clients";
+}
+
+ResolvedScenario brooker(const ScenarioRequest& r, Spelling how) {
+  std::vector<std::string> foreign;
+  for (const auto& [name, text] : r.fields)
+    if (!brooker_takes(name)) foreign.push_back(spelled(name, how));
+  if (r.unit != "attempt") foreign.push_back(spelled("unit", how));
+  if (r.attempt_duration) foreign.push_back(spelled("attempt_duration", how));
+  if (r.outage) foreign.push_back(spelled("outage", how));
+  if (!foreign.empty())
+    throw InputError(foreign.front(),
+                     how == Spelling::flag
+                         ? "does not apply to --model brooker (it takes --strategy, --base, --cap, "
+                           "--window, --clients, --leg-mean, --leg-sd; to change more, run the "
+                           "engine flags the table prints)"
+                         : "does not apply to model=\"brooker\" (it takes strategy, base, cap, window, "
+                           "clients, leg_mean, leg_sd; to change more, give the engine fields its "
+                           "table prints)");
+  if (!given(r, "strategy"))
+    throw InputError(spelled("strategy", how),
+                     how == Spelling::flag ? "is required with --model brooker" : "is required with model=\"brooker\"");
+  const montecarlo::BrookerTest defaults;
+  const double leg_mean = r.leg_mean.value_or(defaults.leg_mean), leg_sd = r.leg_sd.value_or(defaults.leg_sd);
+  if (!(leg_mean > 0.0) || !std::isfinite(leg_mean))
+    throw InputError(spelled("leg_mean", how),
+                     fmt::format("must be > 0 ms: the round trip is made of legs (got {})", leg_mean));
+  if (!(leg_sd >= 0.0) || !std::isfinite(leg_sd))
+    throw InputError(spelled("leg_sd", how), fmt::format("must be >= 0 ms (got {})", leg_sd));
+  // The same parsing as the engine's fields, Brooker's defaults where a field is not given, and
+  // check_backoff's rules in his terms before the engine's base is derived.
+  Scenario parsed_sc;
+  parsed_sc.backoff = {Strategy::full, defaults.base, defaults.cap, 0.0};
+  parsed_sc.traffic.clients = defaults.clients;
+  for (const Field& f : montecarlo::scenario_fields())
+    if (f.name != "model" && brooker_takes(f.name) && given(r, f.name)) f.set(parsed_sc, parsed(f, r, how));
+  try {
+    check_backoff(parsed_sc.backoff);
+  } catch (const InputError& e) {
+    rethrow_spelled(e, how);
+  }
+  montecarlo::BrookerTest t;
+  t.strategy = parsed_sc.backoff.strategy;
+  t.base = parsed_sc.backoff.base;
+  t.cap = parsed_sc.backoff.cap;
+  t.window = parsed_sc.backoff.window;
+  t.clients = parsed_sc.traffic.clients;
+  t.leg_mean = leg_mean;
+  t.leg_sd = leg_sd;
+  ResolvedScenario out;
+  out.unit = montecarlo::time_unit("ms", 1.0, true);
+  out.brooker = true;
+  try {
+    out.scenario = montecarlo::brooker_scenario(t);
+  } catch (const InputError& e) {
+    const std::string f = e.field();
+    throw InputError(spelled(f == "delay"      ? "leg_mean"
+                             : f == "delay_sd" ? "leg_sd"
+                                               : f,
+                             how),
+                     std::string(e.what()).substr(f.size() + 1));
+  }
+  return out;
+}
+
+}  // namespace
+
+ResolvedScenario resolve(const ScenarioRequest& r, Spelling how) {
+  for (const auto& [name, text] : r.fields)
+    if (montecarlo::find_field(name) == nullptr)
+      throw InputError(spelled(name, how), "is not a scenario field (the field table lists them)");
+  if (!given(r, "model"))
+    throw InputError(spelled("model", how), how == Spelling::flag
+                                                ? "is required: collision, free, shared, ps or none (or the preset "
+                                                  "brooker); --list-fields lists every field"
+                                                : "is required: collision, free, shared, ps or none (or the preset "
+                                                  "brooker); retrylab.fields() lists every field");
+  const bool is_brooker = r.fields.find("model")->second == "brooker";
+  if (!is_brooker)
+    for (const auto& [name, value] : {std::pair{"leg_mean", r.leg_mean}, std::pair{"leg_sd", r.leg_sd}})
+      if (value)
+        throw InputError(
+            spelled(name, how),
+            fmt::format("applies only to {}brooker (got {}{})", how == Spelling::flag ? "--model " : "model=",
+                        how == Spelling::flag ? "--model " : "model=", r.fields.find("model")->second));
+  if (is_brooker) return brooker(r, how);
+
+  ResolvedScenario out;
+  try {
+    out.unit = montecarlo::time_unit(r.unit, r.attempt_duration.value_or(0.0), r.attempt_duration.has_value());
+  } catch (const InputError& e) {
+    rethrow_spelled(e, how);
+  }
+  // Two scenarios: as typed (in the user's unit, for messages) and in attempt-durations (the one
+  // the engine runs, and the canonical string and RNG key read).
+  Scenario typed, sc;
+  for (const Field& f : montecarlo::scenario_fields()) {
+    if (!given(r, f.name)) continue;
+    const double v = parsed(f, r, how);
+    f.set(typed, v);
+    f.set(sc, to_attempts(f, v, out.unit));
+  }
+  if (r.outage) apply_outage(r, how, typed, sc, out.unit);
+  apply_clock(r, how, typed, sc, out.unit);
+  if (sc.client.retries && !given(r, "strategy"))
+    throw InputError(spelled("strategy", how),
+                     "is required with retries on (one of none, nojitter, full, equal, decorrelated, window, "
+                     "memoryless); with retries off it may be left out");
+  check(typed, sc, how);
+  out.scenario = sc;
+  return out;
+}
+
+}  // namespace retrylab::api

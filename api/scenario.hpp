@@ -1,0 +1,47 @@
+#pragma once
+// The scenario a front end asks for (api/: the layer between the front ends and the library): the
+// field texts as the user typed them, in the user's unit, in; a checked montecarlo::Scenario in
+// attempt-durations and its TimeUnit out. The CLI (cli/simulate_cmd.cpp) and the Python module
+// (python/module.cpp) are thin adapters over it: neither builds a scenario itself.
+// Invariants: every field is parsed by the field table (montecarlo/fields.hpp); the rules between
+// fields are checked on the scenario in the user's unit first, so an error quotes the values as
+// typed ("cap must be >= base (got cap=20, base=100)" in ms), then the scenario in attempt-durations
+// is checked again; every InputError names the field as the front end spells it (Spelling).
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "analytic/error.hpp"
+#include "montecarlo/metrics.hpp"
+#include "montecarlo/scenario.hpp"
+
+namespace retrylab::api {
+
+// How a front end names a field in its errors: "--reject-cost" (a CLI flag) or "reject_cost" (a
+// Python keyword argument).
+enum class Spelling { flag, keyword };
+std::string spelled(std::string_view field, Spelling how);
+// An InputError from the library (naming a field as the field table does) renamed for the front end.
+[[noreturn]] void rethrow_spelled(const InputError& e, Spelling how);
+
+struct ScenarioRequest {
+  // Field name (the table's, '_' not '-') -> the value as typed: "0.5", "none", "lognormal", "on".
+  // model "brooker" asks for the Brooker preset (montecarlo/brooker_preset.hpp).
+  std::map<std::string, std::string, std::less<>> fields;
+  std::string unit = "attempt";            // attempt | ms | s
+  std::optional<double> attempt_duration;  // in `unit`; required with ms and s
+  std::optional<std::string> outage;       // START:END[:FRACTION], shorthand for the outage_* fields
+  std::optional<double> leg_mean, leg_sd;  // the brooker preset's network legs (ms)
+};
+
+struct ResolvedScenario {
+  montecarlo::Scenario scenario;  // in attempt-durations, checked
+  montecarlo::TimeUnit unit;
+  bool brooker = false;  // built by the Brooker preset (its unit is ms; it takes only some fields)
+};
+
+// Throws InputError naming the field in `how`'s spelling.
+ResolvedScenario resolve(const ScenarioRequest& request, Spelling how);
+
+}  // namespace retrylab::api

@@ -1,0 +1,167 @@
+#include "api/simulate.hpp"
+
+#include <fmt/format.h>
+#include <cmath>
+#include <variant>
+
+#include "analytic/version.hpp"
+#include "montecarlo/fields.hpp"
+#include "montecarlo/metrics.hpp"
+#include "montecarlo/simulate.hpp"
+
+namespace retrylab::api {
+
+using Json = nlohmann::ordered_json;
+using montecarlo::Field;
+using montecarlo::Metric;
+
+Json number(double x) { return std::isfinite(x) ? Json(x) : Json(nullptr); }
+
+Json to_json(const MeanSummary& m) {
+  return {{"mean", number(m.mean)}, {"sd", number(m.sd)}, {"n", m.n}, {"ci95", {number(m.ci95.lo), number(m.ci95.hi)}}};
+}
+
+Json to_json(const ProportionSummary& p) {
+  return {{"count", p.count},
+          {"fraction", number(p.fraction)},
+          {"n", p.n},
+          {"ci95", {number(p.ci95.lo), number(p.ci95.hi)}}};
+}
+
+Json provenance(std::string_view unit) {
+  Json j;
+  j["retrylab"] = std::string(version);
+  j["unit"] = std::string(unit);
+  return j;
+}
+
+Simulation simulate(const ResolvedScenario& s, const montecarlo::RunPlan& plan,
+                    const std::function<void(std::int64_t, std::int64_t)>& done) {
+  Simulation sim{s, plan, {}, {}};
+  sim.runs = montecarlo::simulate(s.scenario, plan, done);
+  sim.summary = montecarlo::summarize(sim.runs);
+  return sim;
+}
+
+namespace {
+
+// A field's value as JSON, in the unit: numbers, integers, names, "on"/"off", "none".
+Json field_json(const Field& f, double v, const montecarlo::TimeUnit& u) {
+  return std::visit([](const auto& x) { return Json(x); }, montecarlo::field_output(f, v, u));
+}
+
+std::string scenario_line(const ResolvedScenario& s) {
+  return s.unit.plain() ? montecarlo::canonical(s.scenario) : fields_in_unit(s, false);
+}
+
+std::string fmt_num(double x) { return std::isfinite(x) ? fmt::format("{:.6g}", x) : std::string("-"); }
+std::string csv_num(double x) { return std::isfinite(x) ? fmt::format("{}", x) : std::string(); }
+
+// The mean metrics shown for the scenario, each in the unit.
+struct Shown {
+  const Metric* metric;
+  MeanSummary value;
+};
+std::vector<Shown> shown_means(const Simulation& sim) {
+  std::vector<Shown> out;
+  for (const Metric* m : montecarlo::shown_metrics(sim.scenario.scenario, sim.plan.server_engine))
+    out.push_back({m, montecarlo::in_unit(m->mean(sim.summary), m->dim, sim.scenario.unit)});
+  return out;
+}
+
+constexpr const char* row_format = "{:<42} {:>12} {:>12} {:>6}  {:<27}\n";
+
+}  // namespace
+
+Json scenario_json(const ResolvedScenario& s, const montecarlo::RunPlan& plan) {
+  Json j, extra;
+  for (const Field& f : montecarlo::scenario_fields())
+    if (montecarlo::field_shown(f, s.scenario))
+      (f.presence == montecarlo::Presence::always ? j : extra)[std::string(f.name)] =
+          field_json(f, montecarlo::field_value(f, s.scenario), s.unit);
+  j["runs"] = plan.runs;
+  j["seed"] = plan.seed;
+  for (auto& [k, v] : extra.items()) j[k] = v;
+  if (plan.server_engine) j["server_engine"] = true;
+  return j;
+}
+
+std::string fields_in_unit(const ResolvedScenario& s, bool as_flags) {
+  std::string out;
+  for (const Field& f : montecarlo::scenario_fields()) {
+    if (!montecarlo::field_shown(f, s.scenario)) continue;
+    double v = montecarlo::field_value(f, s.scenario);
+    if (f.kind == montecarlo::FieldKind::number || f.kind == montecarlo::FieldKind::number_or_none)
+      v = s.unit.out(montecarlo::dim_of(f), v);
+    const std::string value = montecarlo::format_field(f, v);
+    if (!out.empty()) out += ' ';
+    out += as_flags ? fmt::format("{} {}", montecarlo::flag_of(f), value) : fmt::format("{}={}", f.name, value);
+  }
+  return out;
+}
+
+Json simulate_json(const Simulation& sim) {
+  const montecarlo::TimeUnit& u = sim.scenario.unit;
+  Json j = provenance(u.singular());  // attempt-duration, or ms / s
+  if (!u.plain()) j["attempt_duration"] = u.attempt_duration;
+  if (sim.scenario.brooker) j["preset"] = "brooker";
+  j["scenario"] = scenario_json(sim.scenario, sim.plan);
+  j["runs"] = sim.summary.runs;
+  Json metrics;
+  for (const Shown& m : shown_means(sim)) metrics[std::string(m.metric->key)] = to_json(m.value);
+  for (const Metric* p : montecarlo::shown_proportions(sim.scenario.scenario))
+    metrics[std::string(p->key)] = to_json(p->proportion(sim.summary));
+  j["metrics"] = metrics;
+  const auto& stops = sim.summary.stops;
+  j["stop"] = {{"finished", stops[0]}, {"drained", stops[1]}, {"collapsed", stops[2]}, {"horizon", stops[3]}};
+  return j;
+}
+
+std::string simulate_table(const Simulation& sim) {
+  const montecarlo::TimeUnit& u = sim.scenario.unit;
+  const montecarlo::Summary& s = sim.summary;
+  std::string out;
+  if (sim.scenario.brooker)
+    out += fmt::format("preset brooker: {} --unit {} --attempt-duration {}\n", fields_in_unit(sim.scenario, true),
+                       u.name, u.attempt_duration);
+  out +=
+      fmt::format("retrylab simulate: {} runs={} seed={}\n", scenario_line(sim.scenario), sim.plan.runs, sim.plan.seed);
+  if (!u.plain())
+    out += fmt::format("unit: {} (times in {}, rates per {}; one attempt-duration = {} {})\n", u.name, u.name,
+                       u.singular(), u.attempt_duration, u.name);
+  out += fmt::format("stops: finished {}, drained {}, collapsed {}, horizon {}\n\n", s.stops[0], s.stops[1], s.stops[2],
+                     s.stops[3]);
+  out += fmt::format(row_format, "metric", "mean", "sd", "n", "95% interval");
+  for (const Shown& m : shown_means(sim)) {
+    const MeanSummary& v = m.value;
+    const std::string ci =
+        std::isfinite(v.ci95.lo) ? fmt::format("[{}, {}]", fmt_num(v.ci95.lo), fmt_num(v.ci95.hi)) : "-";
+    out += fmt::format(row_format, montecarlo::metric_label(*m.metric, u), fmt_num(v.mean), fmt_num(v.sd), v.n, ci);
+  }
+  out += '\n';
+  out += fmt::format(row_format, "yes/no metric", "count", "fraction", "n", "95% interval (Wilson)");
+  for (const Metric* m : montecarlo::shown_proportions(sim.scenario.scenario)) {
+    const ProportionSummary& p = m->proportion(s);
+    const std::string ci =
+        std::isfinite(p.ci95.lo) ? fmt::format("[{}, {}]", fmt_num(p.ci95.lo), fmt_num(p.ci95.hi)) : "-";
+    out += fmt::format(row_format, m->label, p.count, fmt_num(p.fraction), p.n, ci);
+  }
+  return out;
+}
+
+std::string simulate_csv(const Simulation& sim) {
+  std::string out = "metric,mean,sd,n,ci95_lo,ci95_hi,count,fraction\n";
+  for (const Shown& m : shown_means(sim)) {
+    const MeanSummary& v = m.value;
+    out += fmt::format("{},{},{},{},{},{},,\n", m.metric->key, csv_num(v.mean), csv_num(v.sd), v.n, csv_num(v.ci95.lo),
+                       csv_num(v.ci95.hi));
+  }
+  for (const Metric* m : montecarlo::shown_proportions(sim.scenario.scenario)) {
+    const ProportionSummary& p = m->proportion(sim.summary);
+    out += fmt::format("{},,,{},{},{},{},{}\n", m->key, p.n, csv_num(p.ci95.lo), csv_num(p.ci95.hi), p.count,
+                       csv_num(p.fraction));
+  }
+  return out;
+}
+
+}  // namespace retrylab::api

@@ -1,0 +1,48 @@
+#pragma once
+// One scenario, many runs, and the documents that report them (docs/cli.md "simulate", docs/python.md):
+// the JSON document, the table and the CSV, each from the metric registry (montecarlo/metrics.hpp) in
+// the user's unit. `retrylab simulate` prints them; the Python module returns the JSON document and
+// the per-run values. Same seed, same bytes, whatever the thread count.
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "analytic/stats.hpp"
+#include "api/scenario.hpp"
+#include "montecarlo/result.hpp"
+#include "montecarlo/scenario.hpp"
+
+namespace retrylab::api {
+
+// A number as JSON: null when not finite (an undefined metric); the one rule for every document.
+nlohmann::ordered_json number(double x);
+nlohmann::ordered_json to_json(const MeanSummary& m);
+nlohmann::ordered_json to_json(const ProportionSummary& p);
+
+// The opening of every JSON document: {"retrylab": version, "unit": unit of time}.
+nlohmann::ordered_json provenance(std::string_view unit);
+
+struct Simulation {
+  ResolvedScenario scenario;
+  montecarlo::RunPlan plan;
+  std::vector<montecarlo::RunResult> runs;  // in run-index order
+  montecarlo::Summary summary;
+};
+
+// Runs the scenario (plan.pulse, when set, is told of the runs' progress; done(i, n) after each).
+Simulation simulate(const ResolvedScenario& s, const montecarlo::RunPlan& plan,
+                    const std::function<void(std::int64_t, std::int64_t)>& done = {});
+
+// The scenario as an object: the fields canonical() prints (the base ones always, any other when not
+// at its default) in the user's unit, then runs and seed.
+nlohmann::ordered_json scenario_json(const ResolvedScenario& s, const montecarlo::RunPlan& plan);
+// The scenario's fields as name=value (or, as_flags, "--name value"), times and rates in its unit.
+std::string fields_in_unit(const ResolvedScenario& s, bool as_flags);
+
+// `retrylab simulate --json`, the table and the CSV.
+nlohmann::ordered_json simulate_json(const Simulation& sim);
+std::string simulate_table(const Simulation& sim);
+std::string simulate_csv(const Simulation& sim);
+
+}  // namespace retrylab::api
