@@ -28,6 +28,7 @@
 #include "montecarlo/components/lock.hpp"
 #include "montecarlo/components/network.hpp"
 #include "montecarlo/components/population.hpp"
+#include "montecarlo/components/quota.hpp"
 #include "montecarlo/components/recovery.hpp"
 #include "montecarlo/components/retry_limit.hpp"
 #include "montecarlo/components/rows.hpp"
@@ -43,7 +44,7 @@ namespace retrylab::montecarlo::detail {
 using PlainParts = Parts<>;
 using LeanParts = Parts<ServerView, Rows, Service, Timeout, Effects, RetryLimit, Deadline>;
 using FullParts = Parts<ServerView, Rows, Service, Network, Population, Lock, Limit, Timeout, Effects, Breaker,
-                        RetryLimit, Deadline, Budget, Injection, Recovery, Settle>;
+                        RetryLimit, Deadline, Budget, Quota, Injection, Recovery, Settle>;
 
 // The per-attempt and per-client records of the full tier: every component's state (one layout for
 // both full builds, so a worker's lent storage serves either).

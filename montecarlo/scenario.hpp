@@ -154,6 +154,10 @@ struct ClientPolicy {
   // duplicate_effects is Σ max(0, effects − 1) over requests; hidden_effects counts requests lost for
   // the client that nevertheless took effect.
   Idempotency idempotency = Idempotency::none;
+  // A fixed retry quota (components/quota.hpp): at most `quota` retries per quota_window, for every
+  // client together. 0 = none.
+  std::int64_t quota = 0;
+  double quota_window = 1.0;
 };
 
 // Injected failures: an attempt the server completes that would succeed fails instead, with
