@@ -87,10 +87,10 @@ void apply_clock(const ScenarioRequest& r, Spelling how, Scenario& typed, Scenar
   const double given_ms = sc.client.attempt_ms;
   const bool disagree = std::abs(given_ms - unit_ms) > 1e-12 * std::max(given_ms, unit_ms);
   if (given(r, "attempt_ms") && !u.plain() && disagree)
-    throw InputError(spelled("attempt_ms", how),
-                     fmt::format("must agree with {} {} {} {}, which make an attempt-duration {} ms (got {})",
-                                 spelled("unit", how), u.name, spelled("attempt_duration", how), u.attempt_duration,
-                                 unit_ms, given_ms));
+    throw InputError(
+        spelled("attempt_ms", how),
+        fmt::format("must agree with {} {} {} {}, which make an attempt-duration {} ms (got {})", spelled("unit", how),
+                    u.name, spelled("attempt_duration", how), u.attempt_duration, unit_ms, given_ms));
   if (montecarlo::needs_clock(sc.client) && !given(r, "attempt_ms") && !u.plain()) {
     sc.client.attempt_ms = unit_ms;
     typed.client.attempt_ms = unit_ms;

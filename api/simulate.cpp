@@ -5,6 +5,7 @@
 #include <variant>
 
 #include "analytic/version.hpp"
+#include "api/series.hpp"
 #include "montecarlo/fields.hpp"
 #include "montecarlo/metrics.hpp"
 #include "montecarlo/simulate.hpp"
@@ -36,9 +37,15 @@ Json provenance(std::string_view unit) {
 }
 
 Simulation simulate(const ResolvedScenario& s, const montecarlo::RunPlan& plan,
-                    const std::function<void(std::int64_t, std::int64_t)>& done) {
-  Simulation sim{s, plan, {}, {}};
-  sim.runs = montecarlo::simulate(s.scenario, plan, done);
+                    const std::function<void(std::int64_t, std::int64_t)>& done, std::optional<double> series_bin) {
+  Simulation sim{s, plan, {}, {}, {}};
+  if (series_bin) {
+    montecarlo::SimulatedSeries got = montecarlo::simulate_series(s.scenario, plan, *series_bin, done);
+    sim.runs = std::move(got.runs);
+    sim.series = std::move(got.series);
+  } else {
+    sim.runs = montecarlo::simulate(s.scenario, plan, done);
+  }
   sim.summary = montecarlo::summarize(sim.runs);
   return sim;
 }
@@ -114,6 +121,7 @@ Json simulate_json(const Simulation& sim) {
   j["metrics"] = metrics;
   const auto& stops = sim.summary.stops;
   j["stop"] = {{"finished", stops[0]}, {"drained", stops[1]}, {"collapsed", stops[2]}, {"horizon", stops[3]}};
+  if (sim.series) j["series"] = series_json(*sim.series, u);
   return j;
 }
 
@@ -146,10 +154,12 @@ std::string simulate_table(const Simulation& sim) {
         std::isfinite(p.ci95.lo) ? fmt::format("[{}, {}]", fmt_num(p.ci95.lo), fmt_num(p.ci95.hi)) : "-";
     out += fmt::format(row_format, m->label, p.count, fmt_num(p.fraction), p.n, ci);
   }
+  if (sim.series) out += series_table(*sim.series, sim.scenario);
   return out;
 }
 
 std::string simulate_csv(const Simulation& sim) {
+  if (sim.series) return series_csv(*sim.series, sim.scenario.unit);  // one row per bin (docs/cli.md)
   std::string out = "metric,mean,sd,n,ci95_lo,ci95_hi,count,fraction\n";
   for (const Shown& m : shown_means(sim)) {
     const MeanSummary& v = m.value;

@@ -5,6 +5,7 @@
 // the per-run values. Same seed, same bytes, whatever the thread count.
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "api/scenario.hpp"
 #include "montecarlo/result.hpp"
 #include "montecarlo/scenario.hpp"
+#include "montecarlo/series.hpp"
 
 namespace retrylab::api {
 
@@ -28,11 +30,15 @@ struct Simulation {
   montecarlo::RunPlan plan;
   std::vector<montecarlo::RunResult> runs;  // in run-index order
   montecarlo::Summary summary;
+  std::optional<montecarlo::Series> series;  // when asked for (api/series.hpp prints it)
 };
 
 // Runs the scenario (plan.pulse, when set, is told of the runs' progress; done(i, n) after each).
+// series_bin (attempt-durations): also record the time series in bins of that width (the runs are
+// the same, bit for bit).
 Simulation simulate(const ResolvedScenario& s, const montecarlo::RunPlan& plan,
-                    const std::function<void(std::int64_t, std::int64_t)>& done = {});
+                    const std::function<void(std::int64_t, std::int64_t)>& done = {},
+                    std::optional<double> series_bin = {});
 
 // The scenario as an object: the fields canonical() prints (the base ones always, any other when not
 // at its default) in the user's unit, then runs and seed.
@@ -40,7 +46,8 @@ nlohmann::ordered_json scenario_json(const ResolvedScenario& s, const montecarlo
 // The scenario's fields as name=value (or, as_flags, "--name value"), times and rates in its unit.
 std::string fields_in_unit(const ResolvedScenario& s, bool as_flags);
 
-// `retrylab simulate --json`, the table and the CSV.
+// `retrylab simulate --json`, the table and the CSV. With a series: the JSON adds "series", the table
+// adds a row per bin, and the CSV is the series' (a row per bin) instead of the summary's.
 nlohmann::ordered_json simulate_json(const Simulation& sim);
 std::string simulate_table(const Simulation& sim);
 std::string simulate_csv(const Simulation& sim);

@@ -5,14 +5,17 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "analytic/error.hpp"
 #include "api/scenario.hpp"
+#include "api/series.hpp"
 #include "api/simulate.hpp"
 #include "cli/common.hpp"
 #include "montecarlo/brooker_preset.hpp"
@@ -22,6 +25,7 @@
 #include "montecarlo/resources.hpp"
 #include "montecarlo/result.hpp"
 #include "montecarlo/scenario.hpp"
+#include "montecarlo/series.hpp"
 #include "montecarlo/simulate.hpp"
 #include "montecarlo/trace.hpp"
 
@@ -40,7 +44,9 @@ struct SimulateOptions {
   std::uint64_t seed = 1;
   int threads = 0;
   bool quiet = false;
-  std::string trace;  // attempt trace file (docs/traces.md); empty = none
+  std::string trace;    // attempt trace file (docs/traces.md); empty = none
+  double series = 0.0;  // bin width of the time series, in `unit` (when --series is given)
+  std::string plot;     // the series as a figure: FILE.svg or FILE.png
   double max_memory = montecarlo::default_max_memory() / (1ull << 30);  // GiB
   double leg_mean = montecarlo::BrookerTest{}.leg_mean;                 // --model brooker only (ms)
   double leg_sd = montecarlo::BrookerTest{}.leg_sd;
@@ -98,6 +104,19 @@ void check_simulate_limits(const SimulateOptions& o, const montecarlo::Scenario&
   if (!o.trace.empty()) require_writable_file("--trace", o.trace);
 }
 
+// --series and --plot, checked before any run (api/series.hpp).
+std::optional<double> series_bin(const SimulateOptions& o, const api::ResolvedScenario& sc) {
+  if (!was_given(o, "--series")) {
+    if (was_given(o, "--plot")) throw InputError("--plot", "needs --series BIN (the figure is of the time series)");
+    return std::nullopt;
+  }
+  if (was_given(o, "--plot")) {
+    api::check_plot_path(o.plot, api::Spelling::flag);
+    require_writable_file("--plot", o.plot);
+  }
+  return api::series_bin(o.series, sc, api::Spelling::flag);
+}
+
 int run_simulate(const SimulateOptions& o) {
   if (!o.list_fields.empty()) return list_fields(o);
   const api::ResolvedScenario sc = api::resolve(request_of(o), api::Spelling::flag);
@@ -105,13 +124,15 @@ int run_simulate(const SimulateOptions& o) {
   plan.server_engine = o.server_engine;
   montecarlo::check_run_plan(plan);
   check_simulate_limits(o, sc.scenario, plan);
+  const std::optional<double> bin = series_bin(o, sc);
 
   // Progress on stderr (montecarlo/progress.hpp): runs done, and how far the runs in flight have got.
   montecarlo::Progress progress(montecarlo::Progress::pick_mode(o.quiet), "runs", plan.runs);
   plan.pulse = progress.pulse();
-  const api::Simulation sim =
-      api::simulate(sc, plan, [&progress](std::int64_t, std::int64_t) { progress.item_done(); });
+  const api::Simulation sim = api::simulate(
+      sc, plan, [&progress](std::int64_t, std::int64_t) { progress.item_done(); }, bin);
   progress.finish();
+  if (!o.plot.empty()) api::plot_series(*sim.series, sc, o.plot);
   // The trace replays the same runs in index order on one thread: the file never depends on --threads.
   if (!o.trace.empty()) montecarlo::write_trace(sc.scenario, plan.seed, plan.runs, o.trace);
   switch (o.format) {
@@ -171,6 +192,15 @@ void add_simulate_command(CLI::App& app, Action& action) {
   cmd->add_option(
       "--trace", opts->trace,
       "Also write every attempt of every run to FILE (docs/traces.md; JSON Lines if FILE ends .jsonl, else CSV)");
+  cmd->add_option(
+      "--series", opts->series,
+      "Also report what happens over time: per bin of this width (in --unit) from 0 to the horizon, the "
+      "mean over the runs and its 95% interval of requests offered, attempts, successes, failures, "
+      "rejections, retries denied, calls refused, the breaker open, requests lost, clients waiting, attempts "
+      "in flight and the p50/p99 latency (at most 10^6 bins)");
+  cmd->add_option("--plot", opts->plot,
+                  "With --series: draw it to FILE.svg or FILE.png (gnuplot; one panel per quantity, the outage shaded; "
+                  "the script beside it as FILE.gp)");
   cmd->add_option("--leg-mean", opts->leg_mean, "brooker: mean of each one-way network leg in ms (> 0)")
       ->capture_default_str();
   cmd->add_option(

@@ -120,7 +120,8 @@ template <Model M, class P, class Observer, class Faults>
 RL_HOT void Engine<M, P, Observer, Faults>::send(std::int32_t c) {
   if constexpr (full) {
     if (!parts_.all([&](auto& p) RL_HOOK { return p.allow_call(*this, c); })) {
-      if constexpr (requires { observer_.on_refused(std::int64_t{0}, 0.0); }) observer_.on_refused(clients_[c].serial, t_);
+      if constexpr (requires { observer_.on_refused(std::int64_t{0}, 0.0); })
+        observer_.on_refused(clients_[c].serial, t_);
       fail(c, 0.0, false);
       return;
     }

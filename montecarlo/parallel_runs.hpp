@@ -6,9 +6,11 @@
 // Shared by the engine (simulate.cpp, run_detail.cpp) and the layered amplification count.
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -67,6 +69,73 @@ std::vector<Result> run_in_order(std::int64_t count, int requested_threads, Fn&&
   struct None {};
   return run_in_order_with<Result, None>(
       count, requested_threads, [&one](std::uint64_t i, None&) { return one(i); }, progress);
+}
+
+// Runs that also make a Part each (a run's time series) reduced in run-index order: one(i, scratch,
+// part) fills part and returns the result; reduce(i, part) is called for i = 0, 1, ... in order, on
+// whichever worker finishes the run that completes the prefix, so the reduction never depends on the
+// thread count. A worker waits before starting run i while i >= next + 2·threads (next: the first run
+// not yet reduced), so at most 2·threads parts are ever held.
+template <typename Result, typename Part, typename Scratch, typename Fn, typename Reduce>
+std::vector<Result> run_in_order_reduce(const RunPlan& plan, Fn&& one, Reduce&& reduce,
+                                        const std::function<void(std::int64_t, std::int64_t)>& progress) {
+  check_run_plan(plan);
+  const std::int64_t runs = plan.runs;
+  std::vector<Result> results(static_cast<std::size_t>(runs));
+  std::int64_t threads = plan.threads > 0 ? plan.threads : std::max(1u, std::thread::hardware_concurrency());
+  threads = std::min(threads, runs);
+  const std::int64_t ahead = 2 * threads;
+  std::mutex m;
+  std::condition_variable cv;
+  std::vector<std::unique_ptr<Part>> waiting(static_cast<std::size_t>(runs));  // finished, not yet reduced
+  std::int64_t next_run = 0, next_reduce = 0, done = 0;
+  bool failed = false;
+  std::exception_ptr error;
+  auto worker = [&] {
+    Scratch scratch{};
+    for (;;) {
+      std::int64_t i = 0;
+      {
+        std::unique_lock<std::mutex> lock(m);
+        cv.wait(lock, [&] { return failed || next_run >= runs || next_run < next_reduce + ahead; });
+        if (failed || next_run >= runs) return;
+        i = next_run++;
+      }
+      try {
+        auto part = std::make_unique<Part>();
+        Result r = one(static_cast<std::uint64_t>(i), scratch, *part);
+        std::unique_lock<std::mutex> lock(m);
+        results[static_cast<std::size_t>(i)] = std::move(r);
+        waiting[static_cast<std::size_t>(i)] = std::move(part);
+        while (next_reduce < runs && waiting[static_cast<std::size_t>(next_reduce)]) {
+          reduce(static_cast<std::uint64_t>(next_reduce), *waiting[static_cast<std::size_t>(next_reduce)]);
+          waiting[static_cast<std::size_t>(next_reduce)].reset();
+          ++next_reduce;
+        }
+        ++done;
+        const std::int64_t d = done;
+        lock.unlock();
+        cv.notify_all();
+        if (progress) progress(d, runs);
+      } catch (...) {
+        const std::lock_guard<std::mutex> lock(m);
+        if (!failed) error = std::current_exception();
+        failed = true;
+        cv.notify_all();
+        return;
+      }
+    }
+  };
+  if (threads <= 1) {
+    worker();
+  } else {
+    std::vector<std::thread> pool;
+    pool.reserve(static_cast<std::size_t>(threads));
+    for (std::int64_t t = 0; t < threads; ++t) pool.emplace_back(worker);
+    for (auto& t : pool) t.join();
+  }
+  if (error) std::rethrow_exception(error);
+  return results;
 }
 
 template <typename Result, typename Scratch, typename Fn>

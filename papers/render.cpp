@@ -236,11 +236,12 @@ std::vector<fs::path> render_figure(const Figure& f, const fs::path& dir, const 
       "set label 999 {} at screen 1, screen 0 left rotate by 90 offset -0.7,0.5 font \",7\" textcolor rgb "
       "\"#777777\"\n{}",
       validation::one_line(f.name), validation::one_line(join_certs(certs)),
-      gp_quote("validation certificate " + join_certs(certs)), f.script);
+      gp_quote(f.stamp.empty() ? "validation certificate " + join_certs(certs) : f.stamp), f.script);
   const fs::path gp = dir / (f.name + ".gp");
   write_file_atomic(gp, script);
   std::vector<fs::path> out = {gp};
-  for (const char* ext : {"svg", "png"}) {
+  for (const std::string& ext : f.formats) {
+    if (ext != "svg" && ext != "png") throw std::logic_error("render_figure: a format is svg or png");
     const fs::path target = dir / (f.name + "." + ext);
     const fs::path tmp = temporary_path_for(target);
     const std::string path = tmp.string();
@@ -248,7 +249,7 @@ std::vector<fs::path> render_figure(const Figure& f, const fs::path& dir, const 
       throw OutputError(fmt::format("cannot write {}: gnuplot cannot name a file whose path holds a control character",
                                     target.string()));
     const std::string term =
-        std::string(ext) == "svg"
+        ext == "svg"
             ? fmt::format("set terminal svg size {},{} font \"sans,12\" background rgb \"white\"", f.width, f.height)
             : fmt::format("set terminal pngcairo size {},{} font \"sans,10\" background rgb \"white\"", f.width,
                           f.height);

@@ -38,9 +38,11 @@ struct Figure {
   std::string script;  // gnuplot commands (datablocks, settings, plot); no terminal/output
   int width = 900;     // pixels
   int height = 600;
+  std::vector<std::string> formats{"svg", "png"};  // the images rendered (svg, png)
+  std::string stamp;                               // the text up the right edge; empty: the validation certificate(s)
 };
 
-// Writes NAME.gp and runs gnuplot twice (svg, pngcairo). Throws std::runtime_error if gnuplot is
+// Writes NAME.gp and runs gnuplot once per format (svg, pngcairo). Throws std::runtime_error if gnuplot is
 // missing or exits non-zero (its stderr is shown). The script starts with `set termoption
 // noenhanced`: every title, label, tic and key entry is plain text.
 std::vector<std::filesystem::path> render_figure(const Figure& f, const std::filesystem::path& dir,

@@ -36,6 +36,7 @@
 #include "analytic/steady.hpp"
 #include "analytic/version.hpp"
 #include "api/scenario.hpp"
+#include "api/series.hpp"
 #include "api/simulate.hpp"
 #include "montecarlo/fields.hpp"
 #include "montecarlo/metrics.hpp"
@@ -74,7 +75,6 @@ montecarlo::TimeUnit unit_of(double D) {
 // A value in attempt-durations into the user's unit: times x D, rates / D (as the CLI does).
 double out(Dim d, double v, double D) { return unit_of(D).out(d, v); }
 
-
 // D from unit/attempt_duration, with the CLI's rules and messages (attempt_duration <= 0: not given).
 double attempt_length(const std::string& unit, double attempt_duration) {
   return montecarlo::time_unit(unit, attempt_duration, attempt_duration != 0.0).attempt_duration;
@@ -90,7 +90,8 @@ py::array_t<double> column(const std::vector<montecarlo::RunResult>& runs, auto 
 // Returns (summary JSON text, per-run arrays): the CLI's document (api/simulate.hpp) plus the
 // canonical string, and one array per shown metric and per core count.
 py::tuple simulate(const std::map<std::string, std::string>& values, const std::string& unit, double attempt_duration,
-                   std::int64_t runs, std::uint64_t seed, int threads, bool server_engine) {
+                   std::int64_t runs, std::uint64_t seed, int threads, bool server_engine,
+                   std::optional<double> series) {
   for (const auto& [name, text] : values)
     if (!montecarlo::find_field(name))
       throw py::type_error(
@@ -103,6 +104,7 @@ py::tuple simulate(const std::map<std::string, std::string>& values, const std::
   if (attempt_duration != 0.0) request.attempt_duration = attempt_duration;
   api::ResolvedScenario sc;
   montecarlo::RunPlan plan;
+  std::optional<double> bin;
   try {
     sc = api::resolve(request, api::Spelling::keyword);
     plan.runs = runs;
@@ -110,13 +112,14 @@ py::tuple simulate(const std::map<std::string, std::string>& values, const std::
     plan.threads = threads;
     plan.server_engine = server_engine;
     montecarlo::check_run_plan(plan);
+    if (series) bin = api::series_bin(*series, sc, api::Spelling::keyword);
   } catch (const InputError& e) {
     raise(e);
   }
   api::Simulation sim;
   {
     py::gil_scoped_release release;
-    sim = api::simulate(sc, plan);
+    sim = api::simulate(sc, plan, {}, bin);
   }
   Json j = api::simulate_json(sim);
   j["canonical"] = montecarlo::canonical(sc.scenario);

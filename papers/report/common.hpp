@@ -94,7 +94,7 @@ struct Out {
     files.insert(files.end(), f.begin(), f.end());
   }
   void figure(const std::string& n, const Gp& gp, int w, int h) {
-    auto f = render_figure(Figure{n, gp.script(), w, h}, dir, certs);
+    auto f = render_figure(Figure{.name = n, .script = gp.script(), .width = w, .height = h}, dir, certs);
     files.insert(files.end(), f.begin(), f.end());
   }
 };

@@ -43,18 +43,48 @@ def _text(name, value):
     raise TypeError(f"field {name}: expected a number, a string or a bool (got {type(value).__name__})")
 
 
-def simulate(*, runs=20, seed=1, threads=0, unit="attempt", attempt_duration=None, server_engine=False, **fields):
+def simulate(*, runs=20, seed=1, threads=0, unit="attempt", attempt_duration=None, server_engine=False, series=None,
+             **fields):
     """Run one scenario `runs` times, as `retrylab simulate --json`.
 
     Returns the CLI's JSON document as a dict (plus "canonical", the scenario's canonical string)
     with "per_run": a dict of numpy arrays, one value per run, in the same unit.
+
+    series: a bin width in `unit` (as `--series`): the result's "series" holds "t" (bin starts) and,
+    per quantity, numpy arrays "mean", "lo", "hi" (the 95% interval) and "n" (runs defined in the
+    bin; NaN where none); "series_frame" is the same as a pandas DataFrame (columns t, KEY, KEY_lo,
+    KEY_hi) when pandas can be imported.
     """
     values = {name: _text(name, v) for name, v in fields.items()}
+    if series is not None and (isinstance(series, bool) or not isinstance(series, (int, float))):
+        raise TypeError(f"series: expected a number (a bin width in {unit}), got {type(series).__name__}")
     text, per_run = _core.simulate(values, unit, float(attempt_duration or 0.0), int(runs), int(seed), int(threads),
-                                   bool(server_engine))
+                                   bool(server_engine), None if series is None else float(series))
     out = _json.loads(text)
     out["per_run"] = per_run
+    if "series" in out:
+        out["series"], out["series_frame"] = _series_arrays(out["series"])
     return out
+
+
+def _series_arrays(series):
+    import numpy as np
+
+    def array(values):
+        return np.array([np.nan if v is None else v for v in values], dtype=float)
+
+    out = {"bin": series["bin"], "bins": series["bins"], "t": array(series["t"]), "quantities": {}}
+    for key, q in series["quantities"].items():
+        out["quantities"][key] = {"label": q["label"], "unit": q["unit"], "mean": array(q["mean"]),
+                                  "lo": array(q["lo"]), "hi": array(q["hi"]), "n": np.array(q["n"], dtype=np.int64)}
+    try:
+        import pandas as pd
+    except ImportError:
+        return out, None
+    columns = {"t": out["t"]}
+    for key, q in out["quantities"].items():
+        columns[key], columns[key + "_lo"], columns[key + "_hi"] = q["mean"], q["lo"], q["hi"]
+    return out, pd.DataFrame(columns)
 
 
 def advise(*, clients, failed_attempts, unit="attempt", attempt_duration=None, rate=0.0, base=None, drain_within=None,

@@ -93,9 +93,13 @@ def test_times_in_the_users_unit():
     (dict(model="collision", strategy="full", reject_cost=2), ["--model", "collision", "--strategy", "full", "--reject-cost", "2"]),
 ])
 def test_errors_carry_the_cli_message(kwargs, args):
+    # The same message, with the field it names spelled as the keyword (clients, not --clients).
     with pytest.raises(ValueError) as e:
         retrylab.simulate(**kwargs)
-    assert str(e.value) == cli_error("simulate", *args)
+    cli = cli_error("simulate", *args)
+    assert cli.startswith("--")
+    field, _, rest = cli[2:].partition(" ")
+    assert str(e.value) == field.replace("-", "_") + " " + rest
 
 
 def test_unknown_field_is_a_type_error():
@@ -125,7 +129,8 @@ def test_advise_matches_the_cli():
 def test_advise_error():
     with pytest.raises(ValueError) as e:
         retrylab.advise(clients=1, failed_attempts="collide")
-    assert str(e.value) == cli_error("advise", "--clients", "1", "--failed-attempts", "collide")
+    assert "--" + str(e.value) == cli_error("advise", "--clients", "1", "--failed-attempts", "collide")
+    assert str(e.value).startswith("clients must")  # the keyword, as Python spells it
 
 
 def test_check_passes_the_engines_own_trace(tmp_path):
@@ -168,3 +173,24 @@ def test_validate_runs_the_suite_as_the_cli():
     assert [c["case"] for c in py["cases"]] == [case]
     assert [c["verdict"] for c in py["cases"]] == [c["verdict"] for c in cli["cases"]]
     assert [c["observed"] for c in py["cases"]] == [c["observed"] for c in cli["cases"]]
+
+
+def test_series_is_numpy_and_sums_to_the_totals():
+    # One run: the series summed over its bins is that run's totals (the run finishes before the horizon).
+    r = retrylab.simulate(model="collision", strategy="full", clients=40, horizon=2000, runs=1, seed=3,
+                          series=10, unit="ms", attempt_duration=1)
+    s = r["series"]
+    assert s["bins"] == 200 and s["t"][1] == 10.0
+    attempts = s["quantities"]["attempts"]["mean"]
+    assert isinstance(attempts, np.ndarray) and attempts.shape == (200,)
+    assert np.nansum(attempts) == r["per_run"]["attempts"][0]
+    assert np.nansum(s["quantities"]["offered"]["mean"]) == 40
+    if r["series_frame"] is not None:
+        assert list(r["series_frame"].columns[:4]) == ["t", "offered", "offered_lo", "offered_hi"]
+
+
+@pytest.mark.parametrize("series,needle", [(0, "series must be a bin width"), (0.001, "series makes 2000000 bins")])
+def test_series_refusals_name_the_keyword(series, needle):
+    with pytest.raises(ValueError) as e:
+        retrylab.simulate(model="collision", strategy="full", clients=5, horizon=2000, series=series)
+    assert str(e.value).startswith(needle), str(e.value)

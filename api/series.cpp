@@ -1,0 +1,179 @@
+#include "api/series.hpp"
+
+#include <fmt/format.h>
+#include <cmath>
+
+#include "analytic/error.hpp"
+#include "api/simulate.hpp"
+#include "papers/render.hpp"
+#include "validation/escape.hpp"
+
+namespace retrylab::api {
+
+using Json = nlohmann::ordered_json;
+using montecarlo::Series;
+using montecarlo::SeriesQuantity;
+using Q = SeriesQuantity;
+
+namespace {
+
+const montecarlo::SeriesQuantityDef& def(Q q) {
+  return montecarlo::series_quantity_defs()[static_cast<std::size_t>(q)];
+}
+const std::vector<MeanSummary>& values(const Series& s, Q q) { return s.values[static_cast<std::size_t>(q)]; }
+std::string label(Q q, const montecarlo::TimeUnit& u) { return fmt::format(fmt::runtime(def(q).label), u.plural()); }
+double t_of(const Series& s, std::int64_t k, const montecarlo::TimeUnit& u) {
+  return u.out(montecarlo::Dim::time, static_cast<double>(k) * s.bin);
+}
+std::string csv_num(double x) { return std::isfinite(x) ? fmt::format("{}", x) : std::string(); }
+std::string fmt_num(double x) { return std::isfinite(x) ? fmt::format("{:.4g}", x) : std::string("-"); }
+
+}  // namespace
+
+double series_bin(double width, const ResolvedScenario& s, Spelling how) {
+  const montecarlo::TimeUnit& u = s.unit;
+  const double horizon = u.out(montecarlo::Dim::time, montecarlo::effective_horizon(s.scenario));
+  if (!(width > 0.0) || !std::isfinite(width))
+    throw InputError(spelled("series", how),
+                     fmt::format("must be a bin width in {}, a finite number > 0 (got {})", u.plural(), width));
+  const double bins = std::ceil(horizon / width);
+  if (!(bins <= static_cast<double>(montecarlo::max_series_bins)))
+    throw InputError(spelled("series", how),
+                     fmt::format("makes {:.0f} bins over the horizon {} {}; at most {}: give a bin >= {} {}{}", bins,
+                                 horizon, u.plural(), montecarlo::max_series_bins,
+                                 horizon / static_cast<double>(montecarlo::max_series_bins), u.plural(),
+                                 s.scenario.measurement.horizon == 0.0
+                                     ? " (a burst's horizon is 10^7 attempt-durations unless given: give a horizon)"
+                                     : ""));
+  return width / u.attempt_duration;  // a time in the unit is attempt-durations × D
+}
+
+void check_plot_path(const std::string& file, Spelling how) {
+  const std::string ext = std::filesystem::path(file).extension().string();
+  if (ext != ".svg" && ext != ".png")
+    throw InputError(spelled("plot", how), fmt::format("must name a .svg or .png file (got {})", file));
+}
+
+std::vector<SeriesQuantity> shown_series(const montecarlo::Scenario& s) {
+  std::vector<Q> out{Q::offered, Q::attempts, Q::successes, Q::failures};
+  if (s.admission.limit > 0) out.push_back(Q::rejected);
+  if (s.client.budget != 0) out.push_back(Q::retries_denied);
+  if (s.client.breaker != 0) {
+    out.push_back(Q::refused);
+    out.push_back(Q::breaker_open);
+  }
+  for (const Q q : {Q::lost, Q::backlog, Q::in_flight, Q::latency_p50, Q::latency_p99}) out.push_back(q);
+  return out;
+}
+
+Json series_json(const Series& series, const montecarlo::TimeUnit& u) {
+  Json j;
+  j["bin"] = u.out(montecarlo::Dim::time, series.bin);
+  j["bins"] = series.bins;
+  Json t = Json::array();
+  for (std::int64_t k = 0; k < series.bins; ++k) t.push_back(t_of(series, k, u));
+  j["t"] = std::move(t);
+  Json qs = Json::object();
+  for (int i = 0; i < montecarlo::series_quantities; ++i) {
+    const auto q = static_cast<Q>(i);
+    Json mean = Json::array(), lo = Json::array(), hi = Json::array(), n = Json::array();
+    for (const MeanSummary& m : values(series, q)) {
+      mean.push_back(number(u.out(def(q).dim, m.mean)));
+      lo.push_back(number(u.out(def(q).dim, m.ci95.lo)));
+      hi.push_back(number(u.out(def(q).dim, m.ci95.hi)));
+      n.push_back(m.n);
+    }
+    qs[std::string(def(q).key)] = {
+        {"label", label(q, u)},    {"unit", def(q).dim == montecarlo::Dim::time ? u.plural() : "count"},
+        {"mean", std::move(mean)}, {"lo", std::move(lo)},
+        {"hi", std::move(hi)},     {"n", std::move(n)}};
+  }
+  j["quantities"] = std::move(qs);
+  return j;
+}
+
+std::string series_csv(const Series& series, const montecarlo::TimeUnit& u) {
+  std::string out = "t";
+  for (const auto& d : montecarlo::series_quantity_defs()) out += fmt::format(",{0},{0}_lo,{0}_hi", d.key);
+  out += '\n';
+  for (std::int64_t k = 0; k < series.bins; ++k) {
+    out += fmt::format("{}", t_of(series, k, u));
+    for (int i = 0; i < montecarlo::series_quantities; ++i) {
+      const auto q = static_cast<Q>(i);
+      const MeanSummary& m = values(series, q)[static_cast<std::size_t>(k)];
+      out += fmt::format(",{},{},{}", csv_num(u.out(def(q).dim, m.mean)), csv_num(u.out(def(q).dim, m.ci95.lo)),
+                         csv_num(u.out(def(q).dim, m.ci95.hi)));
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+std::string series_table(const Series& series, const ResolvedScenario& s) {
+  const montecarlo::TimeUnit& u = s.unit;
+  const std::vector<Q> shown = shown_series(s.scenario);
+  std::string out =
+      fmt::format("\nseries: mean over the runs per bin of {} {} (--json or --csv for the 95% intervals)\n",
+                  u.out(montecarlo::Dim::time, series.bin), u.plural());
+  out += fmt::format("{:>12}", "t");
+  for (const Q q : shown) out += fmt::format(" {:>12}", def(q).key.substr(0, 12));
+  out += '\n';
+  for (std::int64_t k = 0; k < series.bins; ++k) {
+    out += fmt::format("{:>12}", fmt::format("{:.8g}", t_of(series, k, u)));
+    for (const Q q : shown) out += fmt::format(" {:>12}", fmt_num(u.out(def(q).dim, values(series, q)[k].mean)));
+    out += '\n';
+  }
+  return out;
+}
+
+void plot_series(const Series& series, const ResolvedScenario& s, const std::filesystem::path& file) {
+  check_plot_path(file.string(), Spelling::flag);
+  const std::string ext = file.extension().string();
+  const montecarlo::TimeUnit& u = s.unit;
+  const std::vector<Q> shown = shown_series(s.scenario);
+  std::vector<std::vector<double>> rows;
+  for (std::int64_t k = 0; k < series.bins; ++k) {
+    std::vector<double> r{t_of(series, k, u) + 0.5 * u.out(montecarlo::Dim::time, series.bin)};  // bin centre
+    for (const Q q : shown) {
+      const MeanSummary& m = values(series, q)[static_cast<std::size_t>(k)];
+      for (const double x : {m.mean, m.ci95.lo, m.ci95.hi}) r.push_back(u.out(def(q).dim, x));
+    }
+    rows.push_back(std::move(r));
+  }
+  const auto columns = static_cast<int>(shown.size() > 4 ? 2 : 1);
+  const auto panels = static_cast<int>(shown.size());
+  const int panel_rows = (panels + columns - 1) / columns;
+  std::string gp = papers::datablock("series", rows);
+  gp += fmt::format(
+      "set multiplot layout {},{} title {}\n", panel_rows, columns,
+      papers::gp_quote(fmt::format("{}, {} backoff: per bin of {} {}, the mean over the runs and its 95% band",
+                                   to_string(s.scenario.model), to_string(s.scenario.backoff.strategy),
+                                   u.out(montecarlo::Dim::time, series.bin), u.plural())));
+  gp = "# scenario: " + validation::one_line(fields_in_unit(s, true)) + "\n" + gp;
+  gp += "set grid lc rgb '#dddddd'\nset key off\nset xrange [0:*]\n";
+  const montecarlo::Failures& f = s.scenario.failures;
+  if (f.outage_end > f.outage_start)
+    gp += fmt::format("set object 1 rect from {},graph 0 to {},graph 1 behind fc rgb '#f4cccc' fs solid 0.5 noborder\n",
+                      u.out(montecarlo::Dim::time, f.outage_start), u.out(montecarlo::Dim::time, f.outage_end));
+  gp += fmt::format("set xlabel {}\n", papers::gp_quote(fmt::format("time ({})", u.plural())));
+  for (std::size_t i = 0; i < shown.size(); ++i) {
+    const int c = 2 + 3 * static_cast<int>(i);
+    gp += fmt::format("set title {}\n", papers::gp_quote(label(shown[i], u)));
+    gp += fmt::format(
+        "plot $series using 1:{}:{} with filledcurves fc rgb '#9ecae1' fs transparent solid 0.5 noborder, "
+        "$series using 1:{} with lines lw 1.5 lc rgb '#08519c'\n",
+        c + 1, c + 2, c);
+  }
+  gp += "unset multiplot\n";
+  papers::Figure fig;
+  fig.name = file.stem().string();
+  fig.script = gp;
+  fig.width = 1000;
+  fig.height = 260 * panel_rows + 60;
+  fig.formats = {ext.substr(1)};
+  fig.stamp = "simulated; no validation certificate (docs/validation.md: retrylab validate)";
+  const std::filesystem::path dir = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
+  papers::render_figure(fig, dir, {});
+}
+
+}  // namespace retrylab::api

@@ -1,0 +1,41 @@
+#pragma once
+// What happens over time (docs/cli.md "simulate --series", docs/models.md §5 "Over time"): the
+// documents a time series goes out as, in the user's unit. Bins are [k·bin, (k+1)·bin) from 0 to the
+// horizon; each quantity's value in a bin is the mean over the runs defined there with its 95%
+// interval (montecarlo/series.hpp). The JSON and CSV always carry all the quantities, in one order;
+// the table and the figure show those the scenario can move (a rejection needs a limit, a refusal a
+// breaker).
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "api/scenario.hpp"
+#include "montecarlo/series.hpp"
+
+namespace retrylab::api {
+
+// A bin width in the scenario's unit, checked before any run (a finite number > 0, at most
+// max_series_bins bins over the horizon; InputError naming "series" as `how` spells it, its values
+// in the unit), as attempt-durations.
+double series_bin(double width, const ResolvedScenario& s, Spelling how);
+// A figure's path ends .svg or .png (InputError naming "plot" as `how` spells it).
+void check_plot_path(const std::string& file, Spelling how);
+
+// The quantities the scenario can move, in output order.
+std::vector<montecarlo::SeriesQuantity> shown_series(const montecarlo::Scenario& s);
+
+// {"bin", "bins", "t" (bin starts), "quantities": {key: {"label", "unit", "mean", "lo", "hi", "n"}}}.
+nlohmann::ordered_json series_json(const montecarlo::Series& series, const montecarlo::TimeUnit& u);
+// One row per bin: t, then KEY, KEY_lo, KEY_hi for each quantity (an undefined value is empty).
+std::string series_csv(const montecarlo::Series& series, const montecarlo::TimeUnit& u);
+// One row per bin: t and the mean of each shown quantity.
+std::string series_table(const montecarlo::Series& series, const ResolvedScenario& s);
+
+// The series as a figure (gnuplot, the studies' style): one panel per shown quantity, the mean and
+// its 95% band, the outage window shaded. `file` ends .svg or .png (InputError("--plot") otherwise);
+// its folder must exist. The script goes beside it as FILE.gp. Text from the scenario reaches
+// gnuplot only through papers::gp_quote.
+void plot_series(const montecarlo::Series& series, const ResolvedScenario& s, const std::filesystem::path& file);
+
+}  // namespace retrylab::api

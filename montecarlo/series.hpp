@@ -1,0 +1,76 @@
+#pragma once
+// Time series (docs/models.md §5, "Over time"): what happens bin by bin during the runs, as the mean
+// over runs and a 95% interval per bin of each quantity below. An observer of the event loop (the
+// engine's Observer type: it sees every arrival, attempt, outcome, refusal, give-up and success and
+// changes no result) counts them per run in bins [k·bin, (k+1)·bin) of the run's clock, from 0 to
+// the horizon; the runs are reduced bin by bin in run-index order, so the bytes never depend on the
+// thread count.
+// Invariants: memory is bins × quantities per run in flight (at most 2 × threads runs wait to be
+// reduced), never attempts; at most max_series_bins bins. A run's bins after its stop are undefined
+// (left out of n), except for a run that finished (nothing is left to happen: zeros). Summed over its
+// bins, a run's counts equal its totals (offered = clients_arrived, attempts, successes, lost, ...).
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <string_view>
+#include <vector>
+
+#include "analytic/stats.hpp"
+#include "montecarlo/metric.hpp"
+#include "montecarlo/result.hpp"
+#include "montecarlo/scenario.hpp"
+
+namespace retrylab::montecarlo {
+
+inline constexpr std::int64_t max_series_bins = 1'000'000;
+
+// The quantities of a series, in output order.
+enum class SeriesQuantity : int {
+  offered,         // clients (requests) arriving in the bin
+  attempts,        // attempts sent
+  successes,       // attempts that succeeded (goodput: successes per bin)
+  failures,        // attempts that failed (a conflict, an injected failure, a rejection, a timeout)
+  rejected,        // attempts the server's limit rejected
+  retries_denied,  // retries a budget refused
+  refused,         // calls a breaker or adaptive throttling refused locally (unsent)
+  breaker_open,    // the share of the bin the (shared) breaker was open
+  lost,            // requests given up
+  backlog,         // clients waiting (time-average over the bin)
+  in_flight,       // attempts in flight (time-average over the bin)
+  latency_p50,     // nearest-rank percentiles of (success − arrival) of the requests that succeeded in the bin
+  latency_p99,
+};
+inline constexpr int series_quantities = 13;
+
+struct SeriesQuantityDef {
+  std::string_view key;
+  std::string_view label;  // "{}": the unit (plural for times)
+  Dim dim;                 // count (per bin, or a time-average of a count), time
+};
+const std::array<SeriesQuantityDef, series_quantities>& series_quantity_defs();
+
+// One run's series: values[q][k] for quantity q in bin k (NaN: undefined for this run).
+struct RunSeries {
+  std::array<std::vector<double>, series_quantities> values;
+};
+
+// Every run's series reduced in run-index order: per quantity, per bin.
+struct Series {
+  double bin = 0.0;  // attempt-durations
+  std::int64_t bins = 0;
+  std::array<std::vector<MeanSummary>, series_quantities> values;
+};
+
+// The number of bins of width `bin` over [0, end): ceil(end / bin). InputError("series") when bin is
+// not a finite number > 0, or the count exceeds max_series_bins (naming the largest bin that would do).
+std::int64_t series_bins(double bin, double end);
+
+// Runs s as simulate() does (the same results, bit for bit) while recording its series.
+struct SimulatedSeries {
+  std::vector<RunResult> runs;
+  Series series;
+};
+SimulatedSeries simulate_series(const Scenario& s, const RunPlan& plan, double bin,
+                                const std::function<void(std::int64_t, std::int64_t)>& progress = {});
+
+}  // namespace retrylab::montecarlo
