@@ -66,7 +66,9 @@ int run_check(const CheckOptions& o) {
   switch (o.format) {
     case OutputFormat::json: {
       nlohmann::ordered_json j = provenance(units::attempt_duration);  // traces are of the paper models
-      for (const auto& [key, value] : validation::trace_report_json(r, o.trace).items()) j[key] = value;
+      // A named object: iterating items() of the temporary itself read it after it was destroyed.
+      const nlohmann::ordered_json report = validation::trace_report_json(r, o.trace);
+      for (const auto& [key, value] : report.items()) j[key] = value;
       std::cout << j.dump(2) << "\n";
       break;
     }
