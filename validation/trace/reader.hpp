@@ -18,6 +18,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "montecarlo/scenario.hpp"
 #include "validation/trace/record.hpp"
@@ -70,7 +71,12 @@ class TraceReader {
   void read_json_header(std::map<std::string, std::string>& kv);
   bool parse_record(std::optional<Row>& row, std::optional<RunEnd>& stop);
 
+  bool refill();
+
+  static constexpr std::size_t buffer_size = 1 << 20;
   std::streambuf* in_;
+  std::vector<char> buf_ = std::vector<char>(buffer_size);
+  std::size_t pos_ = 0, end_ = 0;  // the unread part of buf_
   std::string line_;
   std::int64_t n_ = 0;
   TraceHeader header_;

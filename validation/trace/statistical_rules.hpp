@@ -68,7 +68,7 @@ class StatisticalRules {
     int bucket;
     double pair;  // (u_prev - 1/2)(u - 1/2) with the client's previous transformed sleep, or NaN
   };
-  static constexpr std::int64_t max_pending = 4000000;  // per run: bounded memory (64 MB)
+  static constexpr std::int64_t max_pending = 1000000;  // per run: bounded memory (32 MB)
 
   static Stat mean_check(const std::string& name, const std::string& form, const std::vector<double>& xs,
                          double expect);
