@@ -11,6 +11,8 @@ catches").
   catch_rate.py RETRYLAB --sizes          the smallest trace (runs) that catches each mutant on every
                                           seed, into sizes.json
   catch_rate.py RETRYLAB --table          the CI run, then the tables of docs/traces.md
+  catch_rate.py RETRYLAB --engine         each family's correct simulator (400 runs) against the
+                                          engine (`retrylab simulate`, 2,000 runs): means and z
   catch_rate.py RETRYLAB --selftest       shows the CI verdict can fail: a mutant check lets through
                                           (ties broken by the lowest id: no effect, no trace of it),
                                           declared one that must be caught, is reported as escaped
@@ -129,6 +131,34 @@ def measure_effects(tmp):
     return out
 
 
+def against_engine(retrylab, tmp):
+    """The correct simulators are independent implementations of docs/models.md: their means should
+    agree with the engine's within sampling error (z = difference / its standard error)."""
+    path = os.path.join(tmp, "engine.csv")
+    for family in M.FAMILIES:
+        sc, _ = scenario(family)
+        ours = simulate(family, None, 5, path, EFFECT_RUNS)
+        cmd = [retrylab, "simulate", "--quiet", "--json", "--runs", "2000", "--model", sc["model"], "--strategy",
+               sc["strategy"], "--base", repr(sc["base"]), "--cap", repr(sc["cap"]), "--collapse", "1000000000",
+               "--horizon", repr(sc["horizon"])]
+        cmd += ["--clients", str(sc["clients"])] if sc["clients"] else ["--rate", repr(sc["rate"])]
+        metrics = json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)["metrics"]
+        line = [family]
+        for ours_key, key in (("attempts_per_client", "attempts_per_client"), ("drain_time", "drain_time"),
+                              ("latency", "latency")):
+            m, se = mean_se([r[ours_key] for r in ours])
+            e = metrics.get(key) or {}
+            if m is None or not e.get("mean"):
+                continue
+            ese = (e.get("sd") or 0.0) / math.sqrt(e["n"])
+            if max(se, ese) <= 1e-9 * abs(m):  # the same in every run: compare exactly
+                line.append("%s %.10g vs %.10g (exact: relative difference %.1e)" % (
+                    key, m, e["mean"], abs(m - e["mean"]) / abs(e["mean"])))
+            else:
+                line.append("%s %.4g vs %.4g (z %+.2f)" % (key, m, e["mean"], (m - e["mean"]) / math.hypot(se, ese)))
+        print("; ".join(line), flush=True)
+
+
 def smallest_size(retrylab, tmp, family, bug):
     path = os.path.join(tmp, "size.csv")
     for runs in SIZES:
@@ -206,6 +236,9 @@ def main():
         if mode == "--effects":
             with open(os.path.join(HERE, "effects.json"), "w") as f:
                 json.dump(measure_effects(tmp), f, indent=1, sort_keys=True)
+            return 0
+        if mode == "--engine":
+            against_engine(retrylab, tmp)
             return 0
         if mode == "--sizes":
             sizes = {}
