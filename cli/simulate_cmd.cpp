@@ -366,7 +366,9 @@ int run_simulate(const SimulateOptions& o) {
   progress.finish();
   const montecarlo::Summary s = montecarlo::summarize(results);
   // The trace replays the same runs in index order on one thread: the file never depends on --threads.
-  if (!o.trace.empty()) montecarlo::write_trace(sc, plan.seed, plan.runs, o.trace);
+  // It is written in --unit (the Brooker preset's ms are attempt-durations of 1 ms: its trace keeps
+  // the plain header, with the same numbers).
+  if (!o.trace.empty()) montecarlo::write_trace(sc, plan.seed, plan.runs, o.trace, brooker ? TimeUnit{} : unit);
 
   switch (o.format) {
     case OutputFormat::json: {
