@@ -23,7 +23,7 @@ $d3 << EOD
 20 803.6839077298141 486.04441109856646 1328.9070068390904
 EOD
 set multiplot layout 1,2 title 'Brooker''s test against N (95% CI)' font ",13"
-set grid; set logscale y; set ytics (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1, 3, 10, 30, 100, 300, 1000, 3000, 10000, 30000, 100000, 300000, 1e+06, 3e+06, 1e+07, 3e+07, 1e+08, 3e+08, 1e+09, 3e+09); set key below font ",9"; set xlabel "clients"
+set grid; set logscale x; set xtics (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1, 3, 10, 30, 100, 300, 1000, 3000, 10000, 30000, 100000, 300000, 1e+06, 3e+06, 1e+07, 3e+07, 1e+08, 3e+08, 1e+09, 3e+09); set logscale y; set ytics (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1, 3, 10, 30, 100, 300, 1000, 3000, 10000, 30000, 100000, 300000, 1e+06, 3e+06, 1e+07, 3e+07, 1e+08, 3e+08, 1e+09, 3e+09); set key below font ",9"; set xlabel "clients (log scale)"
 set title 'work: write attempts'; set ylabel 'write attempts'
 plot $d0 using 1:2:3:4 with yerrorlines pt 7 ps 0.5 lw 1.5 dt 1 lc rgb "#1f77b4" title 'nojitter', \
      $d1 using 1:2:3:4 with yerrorlines pt 7 ps 0.5 lw 1.5 dt 1 lc rgb "#d62728" title 'full'
