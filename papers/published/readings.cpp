@@ -5,6 +5,7 @@
 #include <cmath>
 #include <set>
 
+#include "analytic/error.hpp"
 #include "papers/render.hpp"
 
 namespace retrylab::papers::published {
@@ -42,6 +43,17 @@ std::vector<double> field_candidates(const Statement& s, const Results& r, const
   return {vs.begin(), vs.end()};
 }
 
+// A value of a search at which the measure cannot be taken (e.g. a range of one retry for a growth
+// rate) reproduces nothing; the stated settings are judged elsewhere, where such an error is the
+// statements file's and is reported.
+Judged judge_or_none(const JudgeFn& judge, const Statement& s, const Query& q) {
+  try {
+    return judge(s, q);
+  } catch (const InputError&) {
+    return {};
+  }
+}
+
 SettingScan numeric_scan(const Statement& s, const Search& search, const Results& r, const JudgeFn& judge) {
   SettingScan sc;
   sc.setting = search.setting();
@@ -53,7 +65,7 @@ SettingScan numeric_scan(const Statement& s, const Search& search, const Results
     for (double k : sc.values) {
       Query q = s.query;
       q.k = static_cast<std::int64_t>(k);
-      sc.judged.push_back(judge(s, q));
+      sc.judged.push_back(judge_or_none(judge, s, q));
     }
     return sc;
   }
@@ -69,7 +81,7 @@ SettingScan numeric_scan(const Statement& s, const Search& search, const Results
     Query q = s.query;
     auto& bs = over ? (upto ? q.over_upto : q.over_from) : (upto ? q.upto : q.from);
     bs[f] = v;
-    sc.judged.push_back(judge(s, q));
+    sc.judged.push_back(judge_or_none(judge, s, q));
   }
   return sc;
 }

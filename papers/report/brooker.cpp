@@ -148,6 +148,10 @@ void brooker_figure_against_n(const BrookerView& v, Out& out) {
         parts.push_back(fmt::format("{} using 1:2:3:4 with yerrorlines pt 7 ps 0.5 lw 1.5 dt {} lc rgb \"{}\" title {}",
                                     gp.block(rows), di == 0 ? 1 : 2, color(k),
                                     gp_quote(delays.size() > 1 ? strategies[k] + ", " + delays[di] : strategies[k])));
+        if (k == 0 && di == 0 && rows.size() > 1)  // the growth the write-up states, through the first line's end
+          parts.push_back(fmt::format(
+              "{} using 1:({} * ($1 / {})**{}) with lines dt 3 lw 1.2 lc rgb \"black\" title {}", gp.block(rows),
+              rows.back()[1], rows.back()[0], work ? 2 : 1, gp_quote(work ? "∝ N²" : "∝ N")));
       }
     plot_or_empty(gp, parts, "no data", "");
   }
