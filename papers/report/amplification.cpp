@@ -25,41 +25,9 @@ Estimate top_failure(const json& rec, const montecarlo::LayeredScenario& l) {
   return intervals::clopper_pearson(k, static_cast<std::int64_t>(n));
 }
 
-}  // namespace
-
-void render_amplification(const StudyData& d, std::size_t si, Out& out) {
-  const SweepSpec& sw = d.spec.sweeps[si];
-  const auto& recs = d.records[si];
-  Table t{sw.name,
-          sw.title + ": bottom calls per top request through L layers of a attempts, simulated against the closed form",
-          {"layers L", "attempts a", "failure p", "outage fraction", "bottom calls per request", "closed form",
-           "worst case a^L", "top failure fraction", "closed form (failure)"},
-          {},
-          {}};
-  std::int64_t outside = 0;
-  for (std::size_t i = 0; i < sw.points.size(); ++i) {
-    const auto& l = sw.points[i].layered;
-    const double exact = montecarlo::expected_bottom_calls(l);
-    const double worst = std::pow(static_cast<double>(l.attempts), l.layers);
-    const double top_fail = l.outage_fraction + (1 - l.outage_fraction) * top_failure_probability(RetryAmplification{
-                                                                              l.layers, l.attempts, l.failure});
-    const Estimate e = est_of(recs[i], "bottom_calls_per_request");
-    // A run's mean over `requests` i.i.d. requests: zero spread when every request costs the same (p = 0 or 1).
-    if (std::isfinite(e.lo) && (exact < e.lo || exact > e.hi) &&
-        !(e.lo == e.hi && std::fabs(e.mean - exact) <= 1e-9 * exact))
-      ++outside;
-    t.rows.push_back({static_cast<double>(l.layers), static_cast<double>(l.attempts), l.failure, l.outage_fraction, e,
-                      exact, worst, top_failure(recs[i], l), top_fail});
-  }
-  t.notes.push_back(fmt::format(
-      "Closed form: outage_fraction·a^L + (1 − outage_fraction)·Π_(l<L) Σ_(i<a) p^(i·a^l) (analytic/amplification.hpp, "
-      "proofs/Budget.v: amplification_expected); top failure outage_fraction + (1 − outage_fraction)·p^(a^L). "
-      "{} requests per run, {} runs per point; closed form outside the simulated 95% interval at {} of {} points. Top "
-      "failure: the fraction of all requests of all runs, Clopper–Pearson interval.",
-      sw.points.front().layered.requests, sw.runs, outside, sw.points.size()));
-  out.table(t);
-  // Figure: one panel per a; bottom calls per request against L, a line per (p, outage fraction):
-  // closed form solid, simulated points; the worst case a^L dashed.
+// Figure: one panel per a; bottom calls per request against L, a line per (p, outage fraction):
+// closed form solid, simulated points with their intervals; the worst case a^L dashed.
+void amplification_figure(const SweepSpec& sw, const std::vector<json>& recs, Out& out) {
   std::vector<int> as;
   std::vector<std::string> keys;
   for (const auto& p : sw.points) {
@@ -108,6 +76,42 @@ void render_amplification(const StudyData& d, std::size_t si, Out& out) {
   const std::size_t cols = std::min<std::size_t>(as.size(), 3);
   out.figure(sw.name, gp, std::max(1000, static_cast<int>(480 * cols)),
              static_cast<int>(420 * ((as.size() + cols - 1) / cols) + 40));
+}
+
+}  // namespace
+
+void render_amplification(const StudyData& d, std::size_t si, Out& out) {
+  const SweepSpec& sw = d.spec.sweeps[si];
+  const auto& recs = d.records[si];
+  Table t{sw.name,
+          sw.title + ": bottom calls per top request through L layers of a attempts, simulated against the closed form",
+          {"layers L", "attempts a", "failure p", "outage fraction", "bottom calls per request", "closed form",
+           "worst case a^L", "top failure fraction", "closed form (failure)"},
+          {},
+          {}};
+  std::int64_t outside = 0;
+  for (std::size_t i = 0; i < sw.points.size(); ++i) {
+    const auto& l = sw.points[i].layered;
+    const double exact = montecarlo::expected_bottom_calls(l);
+    const double worst = std::pow(static_cast<double>(l.attempts), l.layers);
+    const double top_fail = l.outage_fraction + (1 - l.outage_fraction) * top_failure_probability(RetryAmplification{
+                                                                              l.layers, l.attempts, l.failure});
+    const Estimate e = est_of(recs[i], "bottom_calls_per_request");
+    // A run's mean over `requests` i.i.d. requests: zero spread when every request costs the same (p = 0 or 1).
+    if (std::isfinite(e.lo) && (exact < e.lo || exact > e.hi) &&
+        !(e.lo == e.hi && std::fabs(e.mean - exact) <= 1e-9 * exact))
+      ++outside;
+    t.rows.push_back({static_cast<double>(l.layers), static_cast<double>(l.attempts), l.failure, l.outage_fraction, e,
+                      exact, worst, top_failure(recs[i], l), top_fail});
+  }
+  t.notes.push_back(fmt::format(
+      "Closed form: outage_fraction·a^L + (1 − outage_fraction)·Π_(l<L) Σ_(i<a) p^(i·a^l) (analytic/amplification.hpp, "
+      "proofs/Budget.v: amplification_expected); top failure outage_fraction + (1 − outage_fraction)·p^(a^L). "
+      "{} requests per run, {} runs per point; closed form outside the simulated 95% interval at {} of {} points. Top "
+      "failure: the fraction of all requests of all runs, Clopper–Pearson interval.",
+      sw.points.front().layered.requests, sw.runs, outside, sw.points.size()));
+  out.table(t);
+  amplification_figure(sw, recs, out);
 }
 
 }  // namespace retrylab::papers::report
