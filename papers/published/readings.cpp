@@ -95,17 +95,17 @@ std::string interval_text(const std::string& search, double lo, double hi) {
     return a == hi ? "K = " + number_text(hi) : fmt::format("K from {} to {}", number_text(a), number_text(hi));
   }
   if (lo == hi) return number_text(lo);
-  return fmt::format("{} to {}", number_text(lo), number_text(hi));
+  return fmt::format("from {} to {}", number_text(lo), number_text(hi));
 }
 
-// Runs of consecutive values where ok, as intervals: (previous value, value] for a ceiling step,
-// [value, value] on a grid.
+// Runs of consecutive values where ok, as intervals: (previous value, value] for K's steps,
+// [first value, last value] on a grid.
 std::vector<std::pair<double, double>> runs_of(const std::vector<double>& values, const std::vector<bool>& ok,
                                                bool ceiling) {
   std::vector<std::pair<double, double>> out;
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (!ok[i]) continue;
-    const double lo = ceiling ? (i == 0 ? -inf : values[i - 1]) : values[i];
+    const double lo = ceiling ? (i == 0 ? -inf : values[i - 1]) : values[i];  // K: (previous, this]
     if (!out.empty() && i > 0 && ok[i - 1])
       out.back().second = values[i];
     else
@@ -178,7 +178,7 @@ std::vector<Candidate> candidates(const Members& members) {
   std::set<double> all;
   for (const auto& m : members) all.insert(m.second->values.begin(), m.second->values.end());
   const std::vector<double> values(all.begin(), all.end());
-  const bool ceiling = members.front().second->ceiling;
+  const bool k = members.front().second->search == "k";
   std::vector<Candidate> out;
   for (std::size_t i = 0; i < values.size(); ++i) {
     std::vector<std::string> ids;
@@ -188,16 +188,17 @@ std::vector<Candidate> candidates(const Members& members) {
       out.back().interval.second = values[i];
       continue;
     }
-    const double lo = ceiling ? (i == 0 ? -inf : values[i - 1]) : values[i];
+    // K: the step (previous peak, this peak]; a field: the grid values themselves, [first, last].
+    const double lo = k ? (i == 0 ? -inf : values[i - 1]) : values[i];
     out.push_back({{lo, values[i]}, std::move(ids)});
   }
   return out;
 }
 
-// How far x lies from an interval: 0 inside it ((lo, hi], or [lo, hi] for a grid's values).
-double distance(const std::pair<double, double>& iv, double x) {
-  if ((x > iv.first || x == iv.second) && x <= iv.second) return 0.0;
-  return std::min(std::fabs(x - iv.first), std::fabs(x - iv.second));
+// How far x lies from an interval ((lo, hi] for K, [lo, hi] on a grid): 0 inside it.
+double distance(const std::pair<double, double>& iv, double x, bool k) {
+  if ((k ? x > iv.first : x >= iv.first) && x <= iv.second) return 0.0;
+  return std::max(std::min(std::fabs(x - iv.first), std::fabs(x - iv.second)), 1e-300);
 }
 
 void choose_numeric(PaperReading& pr, const Members& members) {
@@ -209,13 +210,15 @@ void choose_numeric(PaperReading& pr, const Members& members) {
   double stated = members.front().second->stated;
   if (stated == -inf) stated = cs.front().interval.second;
   if (stated == inf) stated = cs.back().interval.second;
+  const bool k = pr.search == "k";
   const Candidate* pick = nullptr;
   for (const auto& c : cs)
-    if (c.ids.size() == best && (!pick || distance(c.interval, stated) < distance(pick->interval, stated))) pick = &c;
+    if (c.ids.size() == best && (!pick || distance(c.interval, stated, k) < distance(pick->interval, stated, k)))
+      pick = &c;
   if (!pick) return;
   pr.interval = pick->interval;
   pr.reproduced = best;
-  pr.stated = distance(pick->interval, stated) == 0.0;
+  pr.stated = distance(pick->interval, stated, k) == 0.0;
   for (const auto& c : cs)
     if (&c != pick && c.ids.size() == best && best > 0)
       pr.ties.push_back(fmt::format("{} reproduces as many ({})",
@@ -272,7 +275,8 @@ std::string reproducing_values(const SettingScan& sc) {
   std::vector<bool> ok;
   for (const auto& j : sc.judged) ok.push_back(j.verdict != Verdict::differs);
   std::vector<std::string> parts;
-  for (const auto& [lo, hi] : runs_of(sc.values, ok, sc.ceiling)) parts.push_back(interval_text(sc.search, lo, hi));
+  for (const auto& [lo, hi] : runs_of(sc.values, ok, sc.search == "k"))
+    parts.push_back(interval_text(sc.search, lo, hi));
   return fmt::format("{}", fmt::join(parts, " or "));
 }
 
