@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "analytic/error.hpp"
 #include "montecarlo/atomic_file.hpp"
@@ -64,17 +65,20 @@ class Evaluator {
   Sample sample(const Statement& s, const Query& q, int seed) {
     return at_line(file_, s.line, [&] {
       return measure(
-          s.id, r_, q, [this](const std::string& id, int sd) { return stated(id, sd); }, seed);
+          s.id, r_, q, [this](const std::string& id, int sd, std::int64_t k) { return stated(id, sd, k); }, seed);
     });
   }
 
-  // A statement's sample at its stated query (cached: max_of and the like read it again).
-  Sample stated(const std::string& id, int seed) {
-    const auto key = std::make_pair(id, seed);
+  // A statement's sample at its stated query, or at collapse threshold k when k > 0 (cached: max_of
+  // and the like read it again).
+  Sample stated(const std::string& id, int seed, std::int64_t k = 0) {
+    const auto key = std::make_tuple(id, seed, k);
     if (const auto it = cache_.find(key); it != cache_.end()) return it->second;
     if (!busy_.insert(key).second) throw InputError("statement " + id + ": of", "refers back to itself");
     const Statement& s = *by_id_.at(id);
-    Sample out = sample(s, s.query, seed);
+    Query q = s.query;
+    if (k > 0) q.k = k;
+    Sample out = sample(s, q, seed);
     busy_.erase(key);
     return cache_[key] = out;
   }
@@ -107,8 +111,8 @@ class Evaluator {
   const Statements& st_;
   const Results& r_;
   std::map<std::string, const Statement*> by_id_;
-  std::map<std::pair<std::string, int>, Sample> cache_;
-  std::set<std::pair<std::string, int>> busy_;
+  std::map<std::tuple<std::string, int, std::int64_t>, Sample> cache_;
+  std::set<std::tuple<std::string, int, std::int64_t>> busy_;
 };
 
 Estimate estimate_of(const Sample& s) { return {s.value, s.lo, s.hi}; }
@@ -221,9 +225,14 @@ PublishedReport compute_report(const fs::path& statements, const StudySpec& spec
   Evaluator ev(statements, st, results);
   Context ctx;
   const JudgeFn judge = [&](const Statement& s, const Query& q) { return ev.judged(s, q); };
+  const FindFn find = [&](const std::string& id) -> const Statement* {
+    for (const auto& s : st.list)
+      if (s.id == id) return &s;
+    return nullptr;
+  };
   for (const auto& s : st.list) {
     if (!s.untested.empty() || !results.covers(s.id, s.query)) continue;
-    auto sc = at_line(statements, s.line, [&] { return scan(s, results, judge); });
+    auto sc = at_line(statements, s.line, [&] { return scan(s, results, judge, find); });
     if (!sc.empty()) ctx.scans[s.id] = std::move(sc);
   }
   ctx.paper = paper_readings(ctx.scans);
@@ -235,9 +244,12 @@ PublishedReport compute_report(const fs::path& statements, const StudySpec& spec
       line = fmt::format("{}: no value reproduces the {} statement{} that depend{} on it ({})", pr.setting, pr.of,
                          pr.of == 1 ? "" : "s", pr.of == 1 ? "s" : "", fmt::join(pr.fails, ", "));
     else {
-      line = fmt::format("{}: {} reproduces {} of the {} statement{} that depend{} on it{}", pr.setting, pr.describe(),
-                         pr.reproduced, pr.of, pr.of == 1 ? "" : "s", pr.of == 1 ? "s" : "",
-                         pr.stated ? " (so does the stated value)" : "");
+      const std::string how_many =
+          pr.reproduced == pr.of
+              ? (pr.of == 1 ? std::string("the 1 statement") : fmt::format("all {} statements", pr.of))
+              : fmt::format("{} of the {} statement{}", pr.reproduced, pr.of, pr.of == 1 ? "" : "s");
+      line = fmt::format("{}: {} reproduces {} that depend{} on it{}", pr.setting, pr.describe(), how_many,
+                         pr.of == 1 ? "s" : "", pr.stated ? " (so does the stated value)" : "");
       if (!pr.fails.empty()) line += fmt::format("; it fails {}", fmt::join(pr.fails, ", "));
       for (const auto& t : pr.ties) line += "; " + t;
     }

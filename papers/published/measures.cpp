@@ -289,7 +289,7 @@ Sample at_best(const std::string& id, const std::vector<Point>& pts, const Query
 // max_of, min_of, difference_of, ratio_of over other statements' samples.
 Sample of_others(const std::string& id, const Query& q, const SampleOf& other, int seed) {
   std::vector<Sample> ss;
-  for (const auto& o : q.of) ss.push_back(other(o, seed));
+  for (const auto& o : q.of) ss.push_back(other(o, seed, q.k));
   if (q.measure == "max_of" || q.measure == "min_of") {
     std::size_t k = 0;
     for (std::size_t i = 1; i < ss.size(); ++i)

@@ -26,8 +26,9 @@
 
 namespace retrylab::papers::published {
 
-// The sample of another statement on a seed (for max_of and the like).
-using SampleOf = std::function<Sample(const std::string& id, int seed)>;
+// The sample of another statement on a seed (for max_of and the like), at collapse threshold k when
+// k > 0 (a search of K over a statement built from others reads them all at that K).
+using SampleOf = std::function<Sample(const std::string& id, int seed, std::int64_t k)>;
 
 // The query as it reads seed `seed`'s points: its sweep, or the sweep's replica.
 Query on_seed(Query q, int seed);

@@ -14,10 +14,10 @@ namespace {
 
 // Every peak backlog of the runs the query reads, on both seeds (up to the simulated threshold),
 // and that threshold: the steps of the verdict as a function of K.
-std::vector<double> k_candidates(const Statement& s, const Results& r, double& simulated) {
-  std::set<double> ks;
-  simulated = inf;
-  for (int seed = 0; seed < 2; ++seed) {
+void gather_peaks(const Statement& s, const Results& r, const FindFn& find, std::set<double>& ks, double& simulated) {
+  for (const auto& o : s.query.of)
+    if (const Statement* other = find(o)) gather_peaks(*other, r, find, ks, simulated);
+  for (int seed = 0; seed < 2 && s.query.of.empty(); ++seed) {
     Query q = s.query;
     if (seed == 1) q.sweep += "@2";
     if (!r.has_sweep(q.sweep)) continue;
@@ -26,6 +26,12 @@ std::vector<double> k_candidates(const Statement& s, const Results& r, double& s
       for (double x : max_waiting(s.id, p)) ks.insert(std::max(1.0, std::round(x)));
     }
   }
+}
+
+std::vector<double> k_candidates(const Statement& s, const Results& r, const FindFn& find, double& simulated) {
+  std::set<double> ks;
+  simulated = inf;
+  gather_peaks(s, r, find, ks, simulated);
   if (!std::isfinite(simulated)) simulated = 3000;
   std::vector<double> out;
   for (double k : ks)
@@ -54,13 +60,14 @@ Judged judge_or_none(const JudgeFn& judge, const Statement& s, const Query& q) {
   }
 }
 
-SettingScan numeric_scan(const Statement& s, const Search& search, const Results& r, const JudgeFn& judge) {
+SettingScan numeric_scan(const Statement& s, const Search& search, const Results& r, const JudgeFn& judge,
+                         const FindFn& find) {
   SettingScan sc;
   sc.setting = search.setting();
   sc.search = search.name;
   if (search.name == "k") {
     double simulated = 3000;
-    sc.values = k_candidates(s, r, simulated);
+    sc.values = k_candidates(s, r, find, simulated);
     sc.stated = s.query.k > 0 ? static_cast<double>(s.query.k) : simulated;
     for (double k : sc.values) {
       Query q = s.query;
@@ -127,9 +134,9 @@ const Judged& SettingScan::at(double x) const {
   return judged.front();
 }
 
-std::vector<SettingScan> scan(const Statement& s, const Results& r, const JudgeFn& judge) {
+std::vector<SettingScan> scan(const Statement& s, const Results& r, const JudgeFn& judge, const FindFn& find) {
   std::vector<SettingScan> out;
-  for (const auto& search : s.searches) out.push_back(numeric_scan(s, search, r, judge));
+  for (const auto& search : s.searches) out.push_back(numeric_scan(s, search, r, judge, find));
   std::vector<std::string> settings;
   for (const auto& rd : s.readings)
     if (!rd.setting.empty() && std::find(settings.begin(), settings.end(), rd.setting) == settings.end())
@@ -221,9 +228,11 @@ void choose_numeric(PaperReading& pr, const Members& members) {
   pr.stated = distance(pick->interval, stated, k) == 0.0;
   for (const auto& c : cs)
     if (&c != pick && c.ids.size() == best && best > 0)
-      pr.ties.push_back(fmt::format("{} reproduces as many ({})",
-                                    interval_text(pr.search, c.interval.first, c.interval.second),
-                                    fmt::join(c.ids, ", ")));
+      pr.ties.push_back(c.ids == pick->ids
+                            ? fmt::format("so does {}", interval_text(pr.search, c.interval.first, c.interval.second))
+                            : fmt::format("{} reproduces as many ({})",
+                                          interval_text(pr.search, c.interval.first, c.interval.second),
+                                          fmt::join(c.ids, ", ")));
 }
 
 }  // namespace
@@ -268,7 +277,7 @@ std::vector<PaperReading> paper_readings(const std::map<std::string, std::vector
 std::string reproducing_values(const SettingScan& sc) {
   if (!sc.numeric) {
     std::vector<std::string> ls;
-    for (std::size_t i = 1; i < sc.labels.size(); ++i)
+    for (std::size_t i = 0; i < sc.labels.size(); ++i)
       if (sc.judged[i].verdict != Verdict::differs) ls.push_back(sc.labels[i]);
     return fmt::format("{}", fmt::join(ls, "; "));
   }

@@ -45,7 +45,9 @@ struct SettingScan {
 };
 
 // The scans of one statement: one per search and per setting its readings name.
-std::vector<SettingScan> scan(const Statement& s, const Results& r, const JudgeFn& judge);
+// `find` gives another statement by id (a statement built from others, `of`, searches K over theirs).
+using FindFn = std::function<const Statement*(const std::string& id)>;
+std::vector<SettingScan> scan(const Statement& s, const Results& r, const JudgeFn& judge, const FindFn& find);
 
 // The paper-wide value of one setting over the scans of every statement that depends on it: the
 // values that reproduce the most statements at once, split where the statements they reproduce
