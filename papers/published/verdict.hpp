@@ -15,9 +15,10 @@
 //     rejected by Fisher's exact two-sided test at alpha = 0.05;
 //   threshold (the first load at which at least half the runs collapse, the last before it, the
 //     smallest cap at which every run drains): holds: the reproduced threshold is v (± h); within
-//     noise: at every level of the grid the published threshold constrains (at v: at least half, or
-//     all, of the paper's runs; below v: fewer), some count the paper's runs allow is not rejected
-//     by Fisher's test at alpha / m (Bonferroni over the m levels constrained);
+//     noise: at the two levels the published threshold turns on (at v: at least half, or all, of the
+//     paper's runs; at the grid level next to it: fewer), some count the paper's runs allow is not
+//     rejected by Fisher's test at alpha / 2 (Bonferroni; the fraction grows with load or cap, so
+//     the levels further off follow from these two);
 //   exact (no sampling error: a quantile of 200,000 draws, a search over a grid): holds when it
 //     satisfies the claim, else differs.
 // Two seeds: both hold -> holds; both differ -> differs; otherwise within noise. Each rule's false

@@ -23,11 +23,9 @@ const fs::path root = fs::path(RETRYLAB_SOURCE_DIR);
 // budget's early-warning lead (papers/backoff-alone budget_warning.csv), a difference of two times;
 // the fits of growth with N (brooker_clients_fits.csv, _exponents.csv): a quadratic term's share is
 // negative for growth slower than linear, and a local exponent between two close N can be.
-const std::set<std::string> signed_columns = {"lead (ms)",
-                                              "work: share of N² in a + bN + cN² at the largest N",
+const std::set<std::string> signed_columns = {"lead (ms)", "work: share of N² in a + bN + cN² at the largest N",
                                               "time: share of N² in a + bN + cN² at the largest N",
-                                              "work: local exponent",
-                                              "time: local exponent"};
+                                              "work: local exponent", "time: local exponent"};
 
 // The published table (published.csv) sets statements of every kind side by side, signed ones
 // among them (a fit's quadratic share, a difference of two loads): its reproduced values are held

@@ -113,10 +113,20 @@ TEST(Verdict, AThresholdIsTestedAtEveryLevelThePublishedOneConstrains) {
             Verdict::differs);
   // Bonferroni: 3 of 20 at 0.15 against at least 10 is p = 0.041, below 0.05 but not below 0.05 / 2
   // (two levels constrained): within noise. Without the correction (harsher) it would differ.
+  // Only the threshold's level and its neighbour count: with ten more levels below (all 0 of 20),
+  // a Bonferroni over every level (laxer: alpha / 12) would let 2 of 20 at 0.15 pass (p = 0.014,
+  // above 0.05 / 12 = 0.0042); over the two it differs.
   EXPECT_GT(fisher_two_sided(3, 20, 10, 20), alpha / 2);
   EXPECT_LT(fisher_two_sided(3, 20, 10, 20), alpha);
   EXPECT_EQ(judge(equal(0.15, 0.001, 20), levels({{0.1, 0, 20}, {0.15, 3, 20}, {0.2, 12, 20}}, Rule::first_half)),
             Verdict::within_noise);
+  std::vector<Level> many;
+  for (int i = 0; i < 11; ++i) many.push_back({0.01 * i, 0, 20});
+  many.push_back({0.15, 2, 20});
+  many.push_back({0.2, 12, 20});
+  EXPECT_LT(fisher_two_sided(2, 20, 10, 20), alpha / 2);
+  EXPECT_GT(fisher_two_sided(2, 20, 10, 20), alpha / 12);
+  EXPECT_EQ(judge(equal(0.15, 0.001, 20), levels(many, Rule::first_half)), Verdict::differs);
   // The smallest cap at which every run drains: 39 of 40 at 1,000 is compatible with the paper's 40
   // of 40 there (p = 1); 30 of 40 is not.
   const Sample caps = levels({{500, 0, 40}, {1000, 39, 40}, {2000, 40, 40}}, Rule::first_all);
