@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "montecarlo/scenario.hpp"
+#include "papers/intervals.hpp"
 #include "papers/report/common.hpp"
 #include "papers/report/sweeps.hpp"
 
@@ -500,11 +501,13 @@ void latency_figure(const SteadyFigures& f, Out& out) {
     const auto j = last_surviving(l.collapsed[f.kcol]);
     for (std::size_t q = 0; q < l.idx.size(); ++q) {
       const bool ok = static_cast<std::ptrdiff_t>(q) <= j;
-      rows.push_back({rate_of(f.sw, l.idx[q]), ok ? mean_of(f.recs[l.idx[q]], "latency") : nan});
+      const Estimate e = ok ? est_of(f.recs[l.idx[q]], "latency") : Estimate{nan, nan, nan};
+      rows.push_back(
+          {rate_of(f.sw, l.idx[q]), e.mean, std::isnan(e.lo) ? e.mean : e.lo, std::isnan(e.hi) ? e.mean : e.hi});
       if (static_cast<std::ptrdiff_t>(q) == j && j + 1 < static_cast<std::ptrdiff_t>(l.idx.size()))
         mark.push_back({rate_of(f.sw, l.idx[q]), mean_of(f.recs[l.idx[q]], "latency")});
     }
-    parts.push_back(fmt::format("{} using 1:2 with linespoints pt 7 ps 0.5 lw 1.5 lc rgb \"{}\" title {}",
+    parts.push_back(fmt::format("{} using 1:2:3:4 with yerrorlines pt 7 ps 0.5 lw 1.5 lc rgb \"{}\" title {}",
                                 gp.block(rows), f.line_color(li), f.line_title(li)));
     if (!mark.empty())
       parts.push_back(fmt::format("{} using 1:2 with points pt 2 ps 2.5 lw 2 lc rgb \"{}\" notitle", gp.block(mark),
@@ -523,8 +526,12 @@ void collapsed_figure(const SteadyFigures& f, Out& out) {
      "yrange [-0.05:1.05]");
   f.each_panel(gp, [&](const Steady::Line& l, std::size_t li, std::vector<std::string>& parts) {
     std::vector<std::vector<double>> rows;
-    for (std::size_t q = 0; q < l.idx.size(); ++q) rows.push_back({rate_of(f.sw, l.idx[q]), l.collapsed[f.kcol][q]});
-    parts.push_back(fmt::format("{} using 1:2 with linespoints pt 7 ps 0.5 lw 1.5 lc rgb \"{}\" title {}",
+    for (std::size_t q = 0; q < l.idx.size(); ++q) {  // a fraction of runs: Wilson's interval
+      const std::int64_t n = runs_of(f.recs[l.idx[q]]);
+      const Estimate w = intervals::wilson(std::llround(l.collapsed[f.kcol][q] * static_cast<double>(n)), n);
+      rows.push_back({rate_of(f.sw, l.idx[q]), l.collapsed[f.kcol][q], w.lo, w.hi});
+    }
+    parts.push_back(fmt::format("{} using 1:2:3:4 with yerrorlines pt 7 ps 0.5 lw 1.5 lc rgb \"{}\" title {}",
                                 gp.block(rows), f.line_color(li), f.line_title(li)));
   });
   gp("unset multiplot");
