@@ -1,0 +1,31 @@
+#pragma once
+// The sustainable steady load of a policy, the one definition retrylab prints under that name
+// (docs/advise.md, "Sustainable steady load"; docs/models.md §5): the largest steady Poisson load λ
+// at which runs that start empty, under the policy, reach K = 3000 waiting clients within T = 20,000
+// attempt-durations in fewer than half of `sustainable_runs` runs: paper 1's collapse threshold
+// (its K and T, as `retrylab analytic steady --collapse 3000 --horizon 20000` estimates it), without
+// its 0.05 grid. Found on the engine by bisection over [0, 1] per attempt-duration:
+// `sustainable_halvings` halvings (a width of 1/512), every load on the same common random numbers
+// (seed + 2, advise/runs.hpp), so the collapsed fraction moves with λ alone. λ = 1 is tried first:
+// a policy that sustains it (free: a failed attempt costs nothing) sustains the resource's own rate.
+// Invariants: a pure function of (request, policy, seed); 0 <= rate <= 1.
+#include <cstdint>
+
+#include "advise/advise.hpp"
+
+namespace retrylab::advise {
+
+inline constexpr std::int64_t sustainable_runs = 20;
+inline constexpr std::int64_t sustainable_collapse = 3000;  // K
+inline constexpr double sustainable_horizon = 20000.0;      // T, attempt-durations
+inline constexpr int sustainable_halvings = 9;
+
+struct Sustainable {
+  double rate = 0.0;         // per attempt-duration: the last load that did not collapse (1: all up to it)
+  bool whole_range = false;  // even λ = 1 did not collapse: the resource's own rate
+  std::int64_t runs_made = 0;
+};
+
+Sustainable sustainable_load(const Request& r, const Policy& p);
+
+}  // namespace retrylab::advise
