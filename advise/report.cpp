@@ -206,7 +206,9 @@ Json advice_json(const Advice& a, double d) {
                  {"curve_runs", coarse_runs},
                  {"refine_runs", refine_runs},
                  {"margin_factor", margin_factor},
-                 {"sustainable_runs", sustainable_runs}};
+                 {"sustainable_runs", sustainable_runs},
+                 {"sustainable_collapse", sustainable_collapse},
+                 {"sustainable_horizon", sustainable_horizon * d}};
   Json cands = Json::array();
   for (const auto& c : a.candidates) cands.push_back(candidate_json(r, c, d));
   const bool any = !a.candidates.empty() && a.candidates.front().confirmed;

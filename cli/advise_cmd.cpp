@@ -198,13 +198,12 @@ void print_recommended(const advise::Advice& a, const std::string& u, double d) 
                            num(c.upper.policy.cap * d), u, c.upper.drained.count, c.upper.drained.n,
                            advise::margin_factor, advise::margin_factor);
   const std::string per = u == "attempt-durations" ? "attempt-duration" : u;
-  std::cout << fmt::format(
-      "  sustainable steady load: {}\n",
-      c.sustainable_whole_range
-          ? fmt::format("{} per {} and above (even one attempt per attempt-duration did not collapse)",
-                        num(c.sustainable_rate / d), per)
-          : fmt::format("{} per {} (simulated: below it fewer than half of {} runs collapse)",
-                        num(c.sustainable_rate / d), per, advise::sustainable_runs));
+  const std::string rule =
+      fmt::format("fewer than half of {} runs reach {} waiting clients within {} {}", advise::sustainable_runs,
+                  advise::sustainable_collapse, num(advise::sustainable_horizon * d), u);
+  std::cout << fmt::format("  sustainable steady load: {} per {}{} ({}: paper 1's collapse rule)\n",
+                           num(c.sustainable_rate / d), per, c.sustainable_whole_range ? " and above" : "",
+                           c.sustainable_whole_range ? "even at one attempt per attempt-duration " + rule : rule);
   if (c.low_end_run)
     std::cout << fmt::format(
         "  at the low end, {} clients: drained {} of {} runs; drain time ({}) {}; 99% {}; attempts per client {}\n",
@@ -221,8 +220,9 @@ void print_curve(const advise::Advice& a, const std::string& u, double d) {
   std::cout << fmt::format(
       "\ncurve: {} jitter, {}; {} runs per cap on common random numbers (recommended: {} runs)\n",
       to_string(c.strategy),
-      c.ratio > 0 ? fmt::format("base = cap / {}", num(c.ratio))
-                  : fmt::format("base {} {}", num(c.curve.empty() ? 0.0 : c.curve.front().policy.base * d), u),
+      c.ratio == 1.0 ? std::string("base = cap")
+      : c.ratio > 0  ? fmt::format("base = cap / {}", num(c.ratio))
+                     : fmt::format("base {} {}", num(c.curve.empty() ? 0.0 : c.curve.front().policy.base * d), u),
       advise::coarse_runs, advise::refine_runs);
   std::cout << fmt::format("{:>10} {:>10} {:>8}  {:<32} {:<24} {:<32}\n", "cap (" + u + ")", "base", "drained",
                            "drain time (" + u + ")", "attempts per client", "objective");
