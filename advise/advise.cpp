@@ -56,6 +56,7 @@ bool confirm(const Request& r, Candidate& c) {
   if (!c.confirmed) return false;
   const Sustainable s = sustainable_load(r, c.policy);
   c.sustainable_rate = s.rate;
+  c.sustainable_collapsed_at = s.collapsed_at;
   c.sustainable_whole_range = s.whole_range;
   c.runs_simulated += s.runs_made;
   if (r.clients_low > 0) {
@@ -176,7 +177,7 @@ Advice advise(const Request& r) {
     Bench bench(r, r.seed);
     Candidate c = search(r, s, bench);
     c.runs_simulated = bench.runs_made();
-    c.sustainable_rate = nan;
+    c.sustainable_rate = c.sustainable_collapsed_at = nan;
     a.candidates.push_back(std::move(c));
   }
   std::stable_sort(a.candidates.begin(), a.candidates.end(), better);

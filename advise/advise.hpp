@@ -116,6 +116,7 @@ struct Candidate {
   // Steady load the policy sustains, per attempt-duration (advise/sustainable.hpp); the confirmed
   // candidate only, NaN otherwise. whole_range: even one per attempt-duration did not collapse.
   double sustainable_rate = 0.0;
+  double sustainable_collapsed_at = 0.0;  // the bisection's other end: the least load that collapsed
   bool sustainable_whole_range = false;
   // With a range: the confirmed policy run on clients_low clients (the confirming seed and count);
   // the burst sizes between are taken to need no larger cap than the upper end (the least draining

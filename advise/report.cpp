@@ -68,6 +68,7 @@ void found_json(Json& x, const Request& r, const Candidate& c, double d) {
   x["runner_ups"] = comparisons_json(r, c.runner_ups, d, true);
   x["near_base"] = comparisons_json(r, c.near_base, d, false);
   x["sustainable_rate"] = jnum(c.sustainable_rate / d);
+  x["sustainable_collapsed_at"] = jnum(c.sustainable_collapsed_at / d);
   x["sustainable_whole_range"] = c.confirmed ? Json(c.sustainable_whole_range) : Json(nullptr);
   if (c.low_end_run)
     x["low_end"] = {{"clients", r.clients_low},

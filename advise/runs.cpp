@@ -174,13 +174,13 @@ std::vector<montecarlo::RunResult> independent_runs(const Request& r, const mont
 }
 
 std::vector<montecarlo::RunResult> common_steady_runs(const Request& r, const montecarlo::Scenario& sc,
-                                                      std::uint64_t seed, std::int64_t count) {
+                                                      std::uint64_t seed, std::int64_t first, std::int64_t count) {
   const std::uint64_t hash = common_hash(r, 0, 0.5, "steady");
   montecarlo::check_scenario(sc);
   return montecarlo::detail::run_in_order_with<montecarlo::RunResult, montecarlo::detail::EngineScratch>(
       count, r.threads,
       [&](std::uint64_t i, montecarlo::detail::EngineScratch& scratch) {
-        return keyed_run(sc, seed, hash, i, scratch);
+        return keyed_run(sc, seed, hash, static_cast<std::uint64_t>(first) + i, scratch);
       },
       {});
 }

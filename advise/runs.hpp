@@ -68,9 +68,9 @@ class Bench {
 std::vector<montecarlo::RunResult> independent_runs(const Request& r, const montecarlo::Scenario& sc,
                                                     std::uint64_t seed, std::int64_t first, std::int64_t count);
 
-// Runs of sc on a key that leaves out the backoff and the steady rate (common random numbers over
-// both), for the sustainable-load bisection.
+// Runs first .. first+count−1 of sc on a key that leaves out the backoff and the steady rate (common
+// random numbers over both), for the sustainable-load bisection.
 std::vector<montecarlo::RunResult> common_steady_runs(const Request& r, const montecarlo::Scenario& sc,
-                                                      std::uint64_t seed, std::int64_t count);
+                                                      std::uint64_t seed, std::int64_t first, std::int64_t count);
 
 }  // namespace retrylab::advise

@@ -201,9 +201,13 @@ void print_recommended(const advise::Advice& a, const std::string& u, double d) 
   const std::string rule =
       fmt::format("fewer than half of {} runs reach {} waiting clients within {} {}", advise::sustainable_runs,
                   advise::sustainable_collapse, num(advise::sustainable_horizon * d), u);
-  std::cout << fmt::format("  sustainable steady load: {} per {}{} ({}: paper 1's collapse rule)\n",
-                           num(c.sustainable_rate / d), per, c.sustainable_whole_range ? " and above" : "",
-                           c.sustainable_whole_range ? "even at one attempt per attempt-duration " + rule : rule);
+  if (c.sustainable_whole_range)
+    std::cout << fmt::format(
+        "  sustainable steady load: {} per {} and above (even there {}: paper 1's collapse rule)\n",
+        num(c.sustainable_rate / d), per, rule);
+  else
+    std::cout << fmt::format("  sustainable steady load: {} per {}, {} collapsed ({}: paper 1's collapse rule)\n",
+                             num(c.sustainable_rate / d), per, num(c.sustainable_collapsed_at / d), rule);
   if (c.low_end_run)
     std::cout << fmt::format(
         "  at the low end, {} clients: drained {} of {} runs; drain time ({}) {}; 99% {}; attempts per client {}\n",

@@ -28,7 +28,8 @@ int sustainable(retrylab::Model model, retrylab::Strategy s, double base, double
     r.model = model;
     r.seed = seed;
     const auto v = advise::sustainable_load(r, advise::Policy{s, base, cap});
-    fmt::print("seed {:>2}: {:.4f}{}\n", seed + 2, v.rate, v.whole_range ? " (whole range)" : "");
+    fmt::print("seed {:>2}: {:.4f} (collapsed at {:.4f}){}\n", seed + 2, v.rate, v.collapsed_at,
+               v.whole_range ? " (whole range)" : "");
     lo = std::min(lo, v.rate), hi = std::max(hi, v.rate), sum += v.rate;
   }
   fmt::print("{} {} base {} cap {}: mean {:.4f}, range [{:.4f}, {:.4f}] over 10 seeds\n", to_string(model),

@@ -137,7 +137,8 @@ TEST(AdviseCli, TableNamesTheRecommendationTheCurveAndEveryCandidate) {
   EXPECT_TRUE(std::regex_search(c.out, std::regex("\n  drained within 3e\\+04 s: 299 of 299 independent runs")));
   EXPECT_TRUE(std::regex_search(c.out, std::regex("\n  margin: cap [0-9.e+]+ s drained 299 of 299, cap [0-9.e+]+ s "
                                                   "drained 299 of 299 \\(cap x 0.7 and cap / 0.7\\)\n")));
-  EXPECT_TRUE(std::regex_search(c.out, std::regex("\n  sustainable steady load: [0-9.e+-]+ per s ")));
+  EXPECT_TRUE(
+      std::regex_search(c.out, std::regex("\n  sustainable steady load: [0-9.e+-]+ per s, [0-9.e+-]+ collapsed \\(")));
   EXPECT_TRUE(std::regex_search(c.out, std::regex("\ncurve: full jitter, base 0\\.5 s; 8 runs per cap")));
   EXPECT_TRUE(std::regex_search(c.out, std::regex("\n +[0-9.e+]+ +0\\.5 +32/32 .*<- recommended\n")));
   EXPECT_TRUE(std::regex_search(c.out, std::regex("\nrunner-ups near the optimum")));
