@@ -1,97 +1,137 @@
 #pragma once
 // The policy search behind `retrylab advise`: given a burst of N clients on one contended resource
-// (and optionally steady traffic), which backoff strategy, base and cap let the burst drain, and how
-// long does it take? Times are in attempt-durations here; the CLI converts to the user's unit.
-// How: per strategy, an analytic first guess of the least draining cap (analytic/burst.hpp's
-// stage model; analytic/fluid_cap.hpp's estimate when that finds none), then a search on the engine
-// over eighth-octave caps c_i = base·2^(i/8): walk from the guess by octaves, bisect between the last
-// cap that failed and the first that passed. A cap passes the search when all of 20 runs drain within
-// the objective (runs go in pairs; a cap is dropped at its first failing pair). Just above the least
-// draining cap a burst drains slowly (a client there makes hundreds of attempts), so the profile
-// runs the six eighth-octaves above it too (all below 2x) and takes the cap that drains fastest
-// (mean drain time of its 20 runs) among those where every run drained. The fastest strategy is
-// then confirmed on an independent seed (seed + 1): n = ceil(ln 0.05 / ln probability) runs (299 for
-// 0.99), all of which must drain, so a cap whose drain probability is only `probability` passes with
-// chance <= 5%; if it fails, the next cap of the profile, then the next strategy. The confirmed
-// candidate's numbers come from those n runs; the others' from their 20 search runs.
-// Invariants: the recommended cap is within 2^(6/8) < 2 of the least cap that passed the search; a
-// pure function of the request (seed included), whatever the thread count: every decision is taken
-// on whole batches of runs, each a pure function of its (seed, scenario, run index).
+// (and optionally steady traffic), which backoff strategy, base and cap serve the user's objective
+// best (least mean drain time by default; least attempts per client; or drain time plus a weight
+// per attempt), with the burst draining within drain_within? Times are in attempt-durations here;
+// the CLI converts to the user's unit. docs/advise.md states the method; in short, per strategy:
+//  1. the curve: caps over the whole range, base .. min(10^4·base, drain_within), on a half-octave
+//     grid (the least cap that drains found by bisection from the analytic first guess, every grid
+//     cap above it run), all on common random numbers (advise/runs.hpp);
+//  2. with the base searched (not pinned): bases in octaves around the curve's best cap, then the
+//     curve again at the best cap-to-base ratio;
+//  3. refinement at eighth-octave caps (and half-octave bases) around the optimum with more runs;
+//     the runner-ups (paired differences against the chosen policy) show how flat the optimum is;
+//  4. the margin: the chosen policy is the best whose neighbours cap × 0.7 and cap / 0.7 also drain
+//     (advise/search.hpp states the rule); the fastest strategy is then confirmed on an independent
+//     seed (seed + 1): n = ceil(ln 0.05 / ln probability) runs each at the policy and at both
+//     neighbours, all of which must drain, so a policy (or neighbour) that drains with probability
+//     only `probability` passes with chance <= 5%; if it fails, the next strategy.
+// Invariants: a pure function of the request (seed included), whatever the thread count: every
+// decision is taken on whole batches of runs, each a pure function of its (key, run index).
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analytic/model.hpp"
 #include "analytic/stats.hpp"
 #include "analytic/strategy.hpp"
-#include "montecarlo/result.hpp"
 
 namespace retrylab::advise {
 
 // The strategies with a cap to tune, in the library's order (none and window have none).
 std::vector<Strategy> capped_strategies();
 
+// What "best" means (docs/advise.md, "The objective"). Every objective needs the burst to drain
+// within drain_within; among the policies that do:
+//  drain_time: the least mean drain time (when the last burst client succeeded), the default;
+//  attempts:   the least mean attempts per client (the load the burst puts on the resource);
+//  weighted:   the least mean of drain time + weight · attempts per client.
+enum class Objective { drain_time, attempts, weighted };
+std::string_view to_string(Objective o) noexcept;  // drain-time, attempts, weighted
+std::optional<Objective> parse_objective(std::string_view name) noexcept;
+
 struct Request {
   Model model = Model::collision;  // collision, free or shared (what a failed attempt costs)
   std::int64_t clients = 100;      // the burst N, [2, 100000]; with a range, its upper end
   std::int64_t clients_low = 0;    // a range's lower end, [2, clients]; 0 = no range
   double rate = 0.0;               // steady load λ per attempt-duration, [0, 1)
-  double base = 1.0;               // the base every strategy uses, > 0
-  double drain_within = 60000.0;   // the drain-time objective: the burst must drain within it (the runs' horizon)
-  double probability = 0.99;       // the drained fraction the cap must reach, [0.5, 0.999]
+  double base = 0.0;               // > 0: every policy uses this base; 0: searched, from one attempt-duration
+  double drain_within = 60000.0;   // the burst must drain within it (the runs' horizon), (base, 1e7]
+  double probability = 0.99;       // the drained fraction a policy must reach, [0.5, 0.999]
+  Objective objective = Objective::drain_time;
+  double weight = 0.0;  // weighted: attempt-durations of drain time one attempt per client is worth, > 0
   std::vector<Strategy> strategies = capped_strategies();
   std::uint64_t seed = 1;  // the search uses seed, the confirmation seed + 1
   int threads = 0;         // 0 = all cores; never changes a result
 };
 
-// Throws InputError naming the field (model, clients, rate, base, drain_within, probability, strategy),
-// with its allowed range.
+// Throws InputError naming the field (model, clients, rate, base, drain_within, probability,
+// objective, weight, strategy), with its allowed range.
 void check_request(const Request& r);
+
+// The least base the search tries (one attempt-duration), or the pinned one.
+double least_base(const Request& r);
 
 struct Guess {
   std::optional<double> cap;  // the least draining cap the estimate predicts; empty if none
   std::string source;         // "burst model", "fluid estimate" or "none"
 };
 
-// The analytic first guess of one strategy's least draining cap.
+// The analytic first guess of one strategy's least draining cap at the least base.
 Guess first_guess(const Request& r, Strategy s);
 
-struct CapPoint {
-  double cap = 0.0;
-  ProportionSummary drained{};  // of the search runs at this cap
-  MeanSummary drain_time{};
+struct Policy {
+  Strategy strategy = Strategy::full;
+  double base = 1.0;
+  double cap = 1.0;
+};
+
+// What runs of one policy showed. `objective` is the per-run objective's summary over the runs
+// that drained (its mean is what the search minimises); drained.n = 0: the policy was not run.
+struct Stats {
+  Policy policy;
+  ProportionSummary drained{};  // runs whose burst drained within drain_within
+  MeanSummary drain_time{}, drain_time_p99{}, attempts_per_client{}, objective{};
+  bool feasible() const noexcept { return drained.n > 0 && drained.count == drained.n; }
+};
+
+// Whether a policy's neighbours kept the margin (advise/search.hpp) in the search's runs.
+enum class Margin { not_tried, kept, lost };
+std::string_view to_string(Margin m) noexcept;  // not tried, kept, lost
+
+struct RunnerUp {
+  Stats stats;               // its refinement runs (common random numbers)
+  MeanSummary difference{};  // objective minus the chosen policy's, paired run by run
+  Margin margin = Margin::not_tried;
 };
 
 struct Candidate {
   Strategy strategy = Strategy::full;
   Guess guess;
-  bool found = false;             // some cap up to max_cap drains (then the fields below are set)
-  bool confirmed = false;         // the numbers below are the confirming runs' (else the search runs')
-  double search_cap = 0.0;        // the least grid cap that passed the search
-  double cap = 0.0;               // the cap chosen from the profile (confirmed: the confirmed one)
-  std::vector<CapPoint> profile;  // search_cap and the eighth-octaves above it
-  ProportionSummary drained{};    // runs that drained within the objective
-  MeanSummary drain_time{}, drain_time_p99{}, attempts_per_client{};
-  std::int64_t runs_simulated = 0;  // every run this strategy cost (search and confirmation)
-  // With a range: the confirmed policy run on clients_low clients (the same confirming seed and
-  // count); the burst sizes between are taken to need no larger cap than the upper end (the
-  // least draining cap grows with N in every model here: analytic/fluid_cap.hpp, burst.hpp).
-  bool low_end_run = false;
-  ProportionSummary low_drained{};
-  MeanSummary low_drain_time{}, low_drain_time_p99{}, low_attempts_per_client{};
-  // Estimated steady load the policy sustains (analytic/steady.hpp: the fold of the mean-field
-  // success rate); NaN when the model has no fold (free: the load can rise to the resource's rate).
+  bool found = false;           // some policy drained in every search run and kept its margin (then `policy` is set)
+  bool confirmed = false;       // the policy and both margin neighbours drained in every confirming run
+  Policy policy;                // the chosen policy
+  Stats search;                 // the chosen policy's refinement runs (common random numbers)
+  Stats confirm, lower, upper;  // independent runs at the policy, cap × 0.7 and cap / 0.7 (n = 0: not run)
+  // The curve: the whole cap range at base `policy.base` (ratio = 0) or at cap/base = ratio.
+  double ratio = 0.0;
+  std::vector<Stats> curve;          // half-octave caps, ascending; drained.n = 0 below the bisection's reach
+  double least_cap = 0.0;            // the least curve cap whose every search run drained (found only)
+  std::vector<RunnerUp> runner_ups;  // the refined policies near the optimum, by objective
+  // A cap within 2x the base: the policies that show why (2x the cap; the least base at this cap
+  // when the base was searched), each against the chosen one.
+  std::vector<RunnerUp> near_base;
+  // Steady load the policy sustains, per attempt-duration (advise/sustainable.hpp); the confirmed
+  // candidate only, NaN otherwise. whole_range: even one per attempt-duration did not collapse.
   double sustainable_rate = 0.0;
+  double sustainable_collapsed_at = 0.0;  // the bisection's other end: the least load that collapsed
+  bool sustainable_whole_range = false;
+  // With a range: the confirmed policy run on clients_low clients (the confirming seed and count);
+  // the burst sizes between are taken to need no larger cap than the upper end (the least draining
+  // cap grows with N in every model here: analytic/fluid_cap.hpp, burst.hpp).
+  bool low_end_run = false;
+  Stats low_end;
+  std::int64_t runs_simulated = 0;  // every run this strategy cost (search, confirmation, sustainable load)
 };
 
 struct Advice {
   Request request;
-  std::vector<Candidate> candidates;  // ranked: the confirmed one first, then by mean drain time
-  double max_cap = 0.0;               // the largest cap the search tried
+  std::vector<Candidate> candidates;  // ranked: the confirmed one first, then by objective
 };
 
-// The largest cap the search tries: the horizon (a longer sleep cannot drain within it).
+// The cap range every curve spans: [least_base, min(10^4 · least_base, drain_within)].
 double max_cap(const Request& r);
 
 Advice advise(const Request& r);

@@ -134,7 +134,10 @@ int run_simulate(const SimulateOptions& o) {
   progress.finish();
   if (!o.plot.empty()) api::plot_series(*sim.series, sc, o.plot);
   // The trace replays the same runs in index order on one thread: the file never depends on --threads.
-  if (!o.trace.empty()) montecarlo::write_trace(sc.scenario, plan.seed, plan.runs, o.trace);
+  // It is written in --unit (the Brooker preset's ms are attempt-durations of 1 ms: its trace keeps
+  // the plain header, with the same numbers).
+  if (!o.trace.empty())
+    montecarlo::write_trace(sc.scenario, plan.seed, plan.runs, o.trace, sc.brooker ? montecarlo::TimeUnit{} : sc.unit);
   switch (o.format) {
     case OutputFormat::json: std::cout << api::simulate_json(sim).dump(2) << "\n"; break;
     case OutputFormat::csv: std::cout << api::simulate_csv(sim); break;

@@ -35,8 +35,9 @@ def main():
         fraction.append(m["fraction"])
         lo.append(max(0.0, m["fraction"] - m["ci95"][0]))
         hi.append(max(0.0, m["ci95"][1] - m["fraction"]))
+    # base=d: the curve's base (advise searches the base when it is not given)
     advice = retrylab.advise(clients=args.clients, failed_attempts=args.failed_attempts, strategies="full", unit="ms",
-                             attempt_duration=d)
+                             attempt_duration=d, base=d)
     fig, ax = plt.subplots(figsize=(6, 3.5))
     ax.errorbar(caps, fraction, yerr=[lo, hi], marker="o", capsize=3, label=f"full jitter, {args.runs} runs per cap")
     if advice["recommended"]:

@@ -377,7 +377,7 @@ inline bool later(const DeferredHook& x, const DeferredHook& y) noexcept {
   return x.seq > y.seq;
 }
 
-// Recovery after an outage (ServerOptions::recovery_window): outcomes at the server before
+// Recovery after an outage (Measurement::recovery_window): outcomes at the server before
 // outage_start form the baseline; those after outage_end are binned in windows of length w;
 // recovery_time is the end of the first window whose success fraction reaches 95% of the baseline
 // (1 − failure_prob without one). Windows with no outcome do not count.

@@ -24,13 +24,25 @@ TraceFormat trace_format_for(std::string_view path) noexcept {
                                                                                    : TraceFormat::csv;
 }
 
-std::vector<std::pair<std::string, std::string>> trace_server_fields(const Scenario& s) {
-  // The fields canonical(s) prints after the base ones, in its order and spelling (fields.hpp).
+namespace {
+
+// The fields canonical(s) prints after the base ones, in its order and spelling (fields.hpp), their
+// times and rates in the unit u.
+std::vector<std::pair<std::string, std::string>> trace_server_fields(const Scenario& s, const TimeUnit& u) {
   std::vector<std::pair<std::string, std::string>> out;
   for (const Field& f : scenario_fields())
     if (f.presence != Presence::always && field_shown(f, s))
-      out.emplace_back(std::string(f.name), format_field(f, field_value(f, s)));
+      out.emplace_back(std::string(f.name), format_field(f, u.out(dim_of(f), field_value(f, s))));
   return out;
+}
+
+// A time of a row in the unit u (u.out(Dim::time, .) without the call on the plain path's bytes).
+double in_unit(double t, const TimeUnit& u) { return u.plain() ? t : u.out(Dim::time, t); }
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> trace_server_fields(const Scenario& s) {
+  return trace_server_fields(s, TimeUnit{});
 }
 
 namespace {
@@ -43,52 +55,61 @@ std::string json_value(const std::string& v) {
 }
 }  // namespace
 
-std::string trace_header(const Scenario& s, std::uint64_t seed, std::int64_t runs, TraceFormat f) {
-  const auto server = trace_server_fields(s);
+std::string trace_header(const Scenario& s, std::uint64_t seed, std::int64_t runs, TraceFormat f, const TimeUnit& u) {
+  const auto server = trace_server_fields(s, u);
   const int version = server.empty() ? trace_format_version : trace_server_format_version;
   const double window = s.backoff.strategy == Strategy::window ? s.backoff.window : 0.0;
+  const double base = in_unit(s.backoff.base, u), horizon = in_unit(effective_horizon(s), u),
+               warmup = in_unit(s.measurement.warmup, u), rate = u.out(Dim::per_time, s.traffic.rate);
+  const double cap = in_unit(s.backoff.cap, u);
+  // time_unit, and after it attempt_duration when the unit is not attempt-durations
+  const std::string unit = u.plain() ? std::string("attempt-duration") : u.name;
+  const std::string length = u.plain() ? std::string() : fmt::format("{}", u.attempt_duration);
   if (f == TraceFormat::csv) {
     std::string h = fmt::format("# retrylab-trace version={}\n", version);
     h += fmt::format("# model={}\n# strategy={}\n# base={}\n# cap={}\n# window={}\n", to_string(s.model),
-                     to_string(s.backoff.strategy), s.backoff.base, format_cap(s.backoff.cap), window);
+                     to_string(s.backoff.strategy), base, format_cap(cap), in_unit(window, u));
     h += fmt::format("# clients={}\n# rate={}\n# horizon={}\n# warmup={}\n# collapse={}\n# retries={}\n",
-                     s.traffic.clients, s.traffic.rate, effective_horizon(s), s.measurement.warmup,
-                     s.measurement.collapse, s.client.retries ? "on" : "off");
+                     s.traffic.clients, rate, horizon, warmup, s.measurement.collapse, s.client.retries ? "on" : "off");
     for (const auto& [key, value] : server) h += fmt::format("# {}={}\n", key, value);
-    h += fmt::format("# time_unit=attempt-duration\n# seed={}\n# runs={}\n# order=end\n", seed, runs);
+    h += fmt::format("# time_unit={}\n", unit);
+    if (!u.plain()) h += fmt::format("# attempt_duration={}\n", length);
+    h += fmt::format("# seed={}\n# runs={}\n# order=end\n", seed, runs);
     h += trace_csv_columns;
     h += '\n';
     return h;
   }
-  const std::string cap = std::isinf(s.backoff.cap) ? std::string("\"none\"") : fmt::format("{}", s.backoff.cap);
+  const std::string cap_text = std::isinf(cap) ? std::string("\"none\"") : fmt::format("{}", cap);
   std::string fields;
   for (const auto& [key, value] : server) fields += fmt::format(",\"{}\":{}", key, json_value(value));
   return fmt::format(
       "{{\"retrylab_trace\":{},\"model\":\"{}\",\"strategy\":\"{}\",\"base\":{},\"cap\":{},\"window\":{},"
       "\"clients\":{},\"rate\":{},\"horizon\":{},\"warmup\":{},\"collapse\":{},\"retries\":\"{}\"{},"
-      "\"time_unit\":\"attempt-duration\",\"seed\":{},\"runs\":{},\"order\":\"end\"}}\n",
-      version, to_string(s.model), to_string(s.backoff.strategy), s.backoff.base, cap, window, s.traffic.clients,
-      s.traffic.rate, effective_horizon(s), s.measurement.warmup, s.measurement.collapse,
-      s.client.retries ? "on" : "off", fields, seed, runs);
+      "\"time_unit\":\"{}\"{},\"seed\":{},\"runs\":{},\"order\":\"end\"}}\n",
+      version, to_string(s.model), to_string(s.backoff.strategy), base, cap_text, in_unit(window, u), s.traffic.clients,
+      rate, horizon, warmup, s.measurement.collapse, s.client.retries ? "on" : "off", fields, unit,
+      u.plain() ? std::string() : ",\"attempt_duration\":" + length, seed, runs);
 }
 
-std::string trace_line(const TraceRow& r, TraceFormat f) {
+std::string trace_line(const TraceRow& r, TraceFormat f, const TimeUnit& u) {
   const bool first = r.retry == 0 || !std::isfinite(r.sleep);
+  const double arrival = in_unit(r.arrival, u), start = in_unit(r.start, u), end = in_unit(r.end, u);
+  const std::string sleep = first ? std::string() : fmt::format("{}", in_unit(r.sleep, u));
   if (f == TraceFormat::csv) {
-    return fmt::format("{},{},{},{},{},{},{},{},{}\n", r.run, r.client, r.arrival, r.start, r.end,
-                       r.success ? "success" : "failure", r.retry, first ? std::string() : fmt::format("{}", r.sleep),
-                       r.burst ? 1 : 0);
+    return fmt::format("{},{},{},{},{},{},{},{},{}\n", r.run, r.client, arrival, start, end,
+                       r.success ? "success" : "failure", r.retry, sleep, r.burst ? 1 : 0);
   }
   return fmt::format(
       "{{\"run\":{},\"client\":{},\"arrival\":{},\"start\":{},\"end\":{},\"outcome\":\"{}\",\"retry\":{},"
       "\"sleep\":{},\"burst\":{}}}\n",
-      r.run, r.client, r.arrival, r.start, r.end, r.success ? "success" : "failure", r.retry,
-      first ? std::string("null") : fmt::format("{}", r.sleep), r.burst ? "true" : "false");
+      r.run, r.client, arrival, start, end, r.success ? "success" : "failure", r.retry,
+      first ? std::string("null") : sleep, r.burst ? "true" : "false");
 }
 
-std::string trace_run_end(std::int64_t run, std::string_view stop, double stop_time, TraceFormat f) {
-  if (f == TraceFormat::csv) return fmt::format("# run_end run={} stop={} stop_time={}\n", run, stop, stop_time);
-  return fmt::format("{{\"run_end\":{},\"stop\":\"{}\",\"stop_time\":{}}}\n", run, stop, stop_time);
+std::string trace_run_end(std::int64_t run, std::string_view stop, double stop_time, TraceFormat f, const TimeUnit& u) {
+  if (f == TraceFormat::csv)
+    return fmt::format("# run_end run={} stop={} stop_time={}\n", run, stop, in_unit(stop_time, u));
+  return fmt::format("{{\"run_end\":{},\"stop\":\"{}\",\"stop_time\":{}}}\n", run, stop, in_unit(stop_time, u));
 }
 
 namespace {
@@ -99,8 +120,8 @@ using Sink = AtomicFile;
 // The observer: per-client state only while the client is waiting (arrived, not yet done).
 class TraceObserver {
  public:
-  TraceObserver(Sink& sink, TraceFormat f, std::int64_t run, bool retries)
-      : sink_(sink), format_(f), run_(run), retries_(retries) {}
+  TraceObserver(Sink& sink, TraceFormat f, std::int64_t run, bool retries, const TimeUnit& u)
+      : sink_(sink), format_(f), run_(run), retries_(retries), unit_(u) {}
   void on_arrival(std::int64_t client, double t, bool burst) { clients_[client] = {t, 0, std::nan(""), burst}; }
   void on_start(std::int64_t /*attempt*/, std::int64_t /*client*/, double /*t*/) noexcept {}
   void on_sleep(std::int64_t client, std::int32_t retry, double sleep) {
@@ -112,7 +133,7 @@ class TraceObserver {
     const auto it = clients_.find(client);
     if (it == clients_.end()) return;  // cannot happen: every client arrives before its attempts
     const State& c = it->second;
-    sink_.write(trace_line({run_, client, c.arrival, start, end, success, c.retry, c.sleep, c.burst}, format_));
+    sink_.write(trace_line({run_, client, c.arrival, start, end, success, c.retry, c.sleep, c.burst}, format_, unit_));
     if (success || !retries_) clients_.erase(it);
   }
   // Server engine (retry limit): a client that gives up leaves; its state goes with it.
@@ -129,12 +150,13 @@ class TraceObserver {
   TraceFormat format_;
   std::int64_t run_;
   bool retries_;
+  const TimeUnit& unit_;
   std::unordered_map<std::int64_t, State> clients_;
 };
 
 }  // namespace
 
-void write_trace(const Scenario& s, std::uint64_t seed, std::int64_t runs, const std::string& path) {
+void write_trace(const Scenario& s, std::uint64_t seed, std::int64_t runs, const std::string& path, const TimeUnit& u) {
   check_scenario(s);
   if (runs < 1) throw InputError("runs", fmt::format("must be >= 1 (got {})", runs));
   detail::EngineOptions options;
@@ -142,12 +164,12 @@ void write_trace(const Scenario& s, std::uint64_t seed, std::int64_t runs, const
   const auto faults = detail::entry_faults();
   const TraceFormat f = trace_format_for(path);
   Sink sink(path);
-  sink.write(trace_header(s, seed, runs, f));
+  sink.write(trace_header(s, seed, runs, f, u));
   for (std::int64_t run = 0; run < runs; ++run) {
-    TraceObserver observer(sink, f, run, s.client.retries);
+    TraceObserver observer(sink, f, run, s.client.retries, u);
     const RunResult r =
         detail::run_engine(s, seed, static_cast<std::uint64_t>(run), options, observer, nullptr, faults);
-    sink.write(trace_run_end(run, to_string(r.stop), r.stop_time, f));
+    sink.write(trace_run_end(run, to_string(r.stop), r.stop_time, f, u));
   }
   sink.commit();
 }

@@ -4,8 +4,9 @@
 // in index order. A header declares the format version, model, strategy and its parameters, the
 // traffic, retries, the server options that differ from their defaults (version 2, below), the
 // time unit and the seed; after each run a run_end record gives why and when
-// it stopped. Two encodings with the same fields: CSV (`#` key=value header lines, a column line)
-// and JSON Lines (a header object, then one object per row).
+// it stopped. Times are in attempt-durations, or in the user's unit (ms, s: time_unit and
+// attempt_duration in the header), every time and rate of the header and the rows alike. Two encodings with the same
+// fields: CSV (`#` key=value header lines, a column line) and JSON Lines (a header object, then one object per row).
 // Invariants: the writer never holds a run's trace in memory (only the clients in flight: arrival,
 // retry index, last sleep); the bytes depend only on (scenario, seed, runs), never on threads.
 #include <cstdint>
@@ -15,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "montecarlo/metrics.hpp"
 #include "montecarlo/scenario.hpp"
 
 namespace retrylab::montecarlo {
@@ -53,17 +55,27 @@ struct TraceRow {
 // and spelling (scenario.hpp: "rows"="4", "lock"="on", "timeout"="3", ...); empty without any.
 std::vector<std::pair<std::string, std::string>> trace_server_fields(const Scenario& s);
 
-// The header text (every line newline-terminated; CSV ends with the column line).
-std::string trace_header(const Scenario& s, std::uint64_t seed, std::int64_t runs, TraceFormat f);
-// One row / one run_end record as a newline-terminated line.
-std::string trace_line(const TraceRow& r, TraceFormat f);
-std::string trace_run_end(std::int64_t run, std::string_view stop, double stop_time, TraceFormat f);
+// The header text (every line newline-terminated; CSV ends with the column line). In a unit other
+// than attempt-durations (u: ms or s, one attempt-duration = u.attempt_duration) the header says
+// time_unit=ms and attempt_duration=D and gives every time (base, cap, window, horizon, warmup, the
+// server options' times) times D and every rate divided by D; in attempt-durations it is byte for
+// byte the header it always was.
+std::string trace_header(const Scenario& s, std::uint64_t seed, std::int64_t runs, TraceFormat f,
+                         const TimeUnit& u = {});
+// One row / one run_end record as a newline-terminated line, its times (given in attempt-durations)
+// written in the unit u.
+std::string trace_line(const TraceRow& r, TraceFormat f, const TimeUnit& u = {});
+std::string trace_run_end(std::int64_t run, std::string_view stop, double stop_time, TraceFormat f,
+                          const TimeUnit& u = {});
 
 // Simulates runs 0..runs−1 of s in index order (one thread: the file is the same for any --threads)
 // and writes their trace to `path` through an AtomicFile (montecarlo/atomic_file.hpp). The lock-step
 // shortcut is off, so every attempt is seen. Throws OutputError naming the file when it cannot be
 // written or `path` is not a regular file.
 // In the planted-fault library the fault comes from RETRYLAB_FAULT, as in simulate().
-void write_trace(const Scenario& s, std::uint64_t seed, std::int64_t runs, const std::string& path);
+// u: the unit the trace is written in (simulate --unit ms|s --attempt-duration D); the engine runs
+// in attempt-durations either way, so the attempts are the same, only their times are rescaled.
+void write_trace(const Scenario& s, std::uint64_t seed, std::int64_t runs, const std::string& path,
+                 const TimeUnit& u = {});
 
 }  // namespace retrylab::montecarlo

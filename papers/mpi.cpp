@@ -441,8 +441,7 @@ StudyOutcome run_study_master(const StudySpec& spec, const StudyOptions& options
 void serve(const StudySpec& study, const StudyOptions& options) {
   const int me = world_rank();
   StudySpec spec = study;  // with --seed applied, as run_study does on rank 0
-  if (options.seed)
-    for (auto& sw : spec.sweeps) sw.seed = *options.seed;
+  if (options.seed) reseed(spec, *options.seed);
   // The main thread talks to rank 0 (units in; results, errors and a heartbeat every second while it
   // has work out); a second thread computes, so the heartbeat goes on during a long unit.
   std::mutex mutex;

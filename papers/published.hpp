@@ -1,21 +1,19 @@
 #pragma once
-// Published against reproduced: a paper's numeric and checkable statements (papers/NAME/published.toml)
-// set beside the values the study computes from its own results store, with a verdict and a reason.
-// Nothing in the table is typed by hand except the published side: each statement names a sweep, the
-// points at the paper's stated settings and a measure over them (a metric's value, a ratio of two,
-// a best point of a search, one point against the best of several, a collapse load for a threshold K
-// (the sustainable load's one definition, report::last_surviving), a cap threshold, a sleep quantile,
-// a fitted exponent). Verdicts, for a published value v stated to a half-unit h of its last digit:
-//   holds: the reproduced value lies in [v − h, v + h] (for a bound: its whole interval is on the
-//     stated side);
-//   within noise: it does not, but its 95% interval (papers/intervals.hpp) reaches [v − h, v + h]
-//     (for a bound: the interval straddles it);
-//   differs: neither; not tested: the study has no sweep that measures it (the reason says so).
-// For a statement that does not hold, each alternative reading the file lists (another threshold K,
-// the other drain-time definition, the long horizon, ...) is computed the same way, and the first
-// that holds is named as the reason; a search whose best point is at its grid's edge is flagged (no
-// backoff, the zero-sleep limit of every search, is named as that limit instead).
-// Any unknown key or bad value in the file throws InputError naming the statement and the key.
+// Published against reproduced: a paper's statements (papers/NAME/published.toml) set beside the
+// values the study computes from its own results store, with a verdict and a reason. Nothing in
+// the table is typed by hand except the published side: each statement names a sweep, the points at
+// the paper's stated settings and a measure over them (papers/published/measures.hpp).
+// Verdicts (docs/published.md; papers/published/verdict.hpp gives the rule):
+//   holds                 the reproduction agrees on both seeds (rounds to the printed value, or
+//                         is on the bound's side);
+//   within noise          not on both seeds, but the difference is within the sampling error of the
+//                         reproduction and of the paper's own runs on at least one;
+//   holds under a reading it differs at the stated settings, and the paper-wide value of a setting
+//                         the paper leaves unstated (one K for the paper, one drain definition, ...;
+//                         papers/published/readings.hpp) or a named reading reproduces it;
+//   differs               both seeds differ under every reading; not tested: no sweep measures it.
+// The statements file also lists every number of the paper's text, each with its statements or a
+// reason to skip it; a number with neither is refused (InputError) when the file is read.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -30,9 +28,18 @@ struct PublishedRow {
   std::string statement;  // what is stated, in this repository's words, with the paper's settings
   std::string quote;      // a short quote locating it in the paper
   std::string published;  // the paper's number as printed
-  Estimate reproduced;    // NaN lo/hi when the measure has no interval (a grid value)
-  std::string verdict;    // holds | within noise | differs | not tested
+  std::string runs;       // the paper's runs behind it ("–": not a sampled number; "20?" not stated)
+  Estimate reproduced;    // first seed; NaN lo/hi when the measure has no interval (a grid value)
+  Estimate replica;       // second seed (NaN when the sweep has no replica)
+  std::string verdict;    // holds | within noise | holds under a reading | differs | not tested
+  std::string settings;   // the values of each searched setting that reproduce it ("" when none searched)
   std::string reason;
+};
+
+struct PublishedReport {
+  std::vector<PublishedRow> rows;
+  std::vector<std::string> readings;            // one line per setting: the paper-wide value and what it fails
+  std::size_t numbers = 0, numbers_tested = 0;  // numbers of the paper's text, and those with a statement
 };
 
 // Reads `statements` and checks that every sweep it names is one of `spec`'s (InputError if not),
@@ -40,11 +47,14 @@ struct PublishedRow {
 void check_statements(const std::filesystem::path& statements, const StudySpec& spec);
 
 // Computes every statement of `statements` (published.toml) from DIR/results.jsonl of `spec`.
+PublishedReport compute_report(const std::filesystem::path& statements, const StudySpec& spec,
+                               const std::filesystem::path& dir);
 std::vector<PublishedRow> compute_published(const std::filesystem::path& statements, const StudySpec& spec,
                                             const std::filesystem::path& dir);
 
-// Writes DIR/published.{md,tex,csv} (the table) and DIR/published_summary.md (counts of verdicts and
-// the statements that do not hold, with their reasons); returns the files written.
+// Writes DIR/published.{md,tex,csv} (the table), DIR/published_numbers.{md,tex,csv} (every number
+// of the paper's text and what tests it) and DIR/published_summary.md (counts of verdicts, the
+// paper-wide readings, the statements that do not hold and why); returns the files written.
 std::vector<std::filesystem::path> render_published(const std::filesystem::path& statements, const StudySpec& spec,
                                                     const std::filesystem::path& dir);
 

@@ -38,6 +38,16 @@ void replace_all(std::string& line, const std::string& tag, const std::string& v
   for (auto p = line.find(tag); p != std::string::npos; p = line.find(tag)) line.replace(p, tag.size(), value);
 }
 
+// {{n:TEXT}}: a literal the author vouches for (a date, a citation), shown as TEXT; papers/prose.hpp
+// leaves its numbers out of the check against the tables.
+void literals(std::string& line) {
+  for (auto p = line.find("{{n:"); p != std::string::npos; p = line.find("{{n:", p)) {
+    const auto end = line.find("}}", p);
+    if (end == std::string::npos) break;
+    line.replace(p, end + 2 - p, line.substr(p + 4, end - p - 4));
+  }
+}
+
 }  // namespace
 
 void render_readme(const fs::path& tmpl, const fs::path& out, const StudySpec& spec, const std::string& certificate) {
@@ -52,6 +62,7 @@ void render_readme(const fs::path& tmpl, const fs::path& out, const StudySpec& s
     } else {
       replace_all(line, "{{scale}}", spec.scale);
       replace_all(line, "{{certificate}}", certificate);
+      literals(line);
       text += line + "\n";
     }
   }

@@ -178,6 +178,7 @@ struct Draft {
   std::string title;
   std::int64_t runs = 20;
   std::optional<std::uint64_t> seed;
+  bool replicate = true;  // run again under the study's replica_seed (when it has one)
   std::int64_t draws = 200000;
   int retry_max = 30;
   std::vector<std::string> metrics, per_run;
@@ -269,6 +270,10 @@ void apply(const Where& w, const std::string& prefix, const toml::table& t, Draf
       d.runs = get_int(w, key, node, 1, 10'000'000);
     } else if (name == "seed") {
       d.seed = static_cast<std::uint64_t>(get_int(w, key, node, 0, std::numeric_limits<std::int64_t>::max()));
+    } else if (name == "replicate") {
+      auto b = node.as_boolean();
+      if (!b) fail(w, key, node, "must be true or false (run the sweep again under the study's replica_seed)");
+      d.replicate = b->get();
     } else if (name == "draws") {
       d.draws = get_int(w, key, node, 10, 100'000'000);
     } else if (name == "retry_max") {
@@ -313,8 +318,8 @@ void apply(const Where& w, const std::string& prefix, const toml::table& t, Draf
                        to_string(d.kind), fields));
     } else {
       fail(w, key, node,
-           "is not a known key (kind, title, runs, seed, unit, attempt_duration, draws, retry_max, metrics, per_run, "
-           "thresholds, grid, quick, full, or a scenario field)");
+           "is not a known key (kind, title, runs, seed, replicate, unit, attempt_duration, draws, retry_max, metrics, "
+           "per_run, thresholds, grid, quick, full, or a scenario field)");
     }
   }
 }
@@ -661,7 +666,7 @@ std::vector<std::string> output_stems(const SweepSpec& sw) {
       suffixes = {"", "_ceiling", "_cost", "_thresholds", "_latency", "_by_server", "_collapsed", "_thresholds_vs_k"};
       break;
     case SweepKind::burst: suffixes = {"", "_caps", "_drain", "_drained", "_drain_time"}; break;
-    case SweepKind::brooker: suffixes = {"", "_models"}; break;
+    case SweepKind::brooker: suffixes = {"", "_models", "_exponents", "_fits"}; break;
     case SweepKind::budget: suffixes = {"", "_warning"}; break;
     default: break;
   }
@@ -671,8 +676,8 @@ std::vector<std::string> output_stems(const SweepSpec& sw) {
 }
 
 const std::vector<const char*>& reserved_output_names() {
-  static const std::vector<const char*> names = {"README",     "results", "figure1", "published", "published_summary",
-                                                 "validation", "study"};
+  static const std::vector<const char*> names = {
+      "README", "results", "figure1", "published", "published_summary", "published_numbers", "validation", "study"};
   return names;
 }
 
@@ -695,6 +700,16 @@ std::string canonical(const SweepPoint& p, SweepKind kind) {
     return fmt::format("strategy={} base={} cap={} window={} retry={}", to_string(p.scenario.backoff.strategy),
                        p.scenario.backoff.base, format_cap(p.scenario.backoff.cap), p.scenario.backoff.window, p.retry);
   return montecarlo::canonical(p.scenario);
+}
+
+const SweepSpec* replica_of(const StudySpec& spec, const std::string& name) {
+  for (const auto& s : spec.sweeps)
+    if (s.replica_of == name) return &s;
+  return nullptr;
+}
+
+void reseed(StudySpec& spec, std::uint64_t seed) {
+  for (auto& s : spec.sweeps) s.seed = s.replica_of.empty() ? seed : seed + 1;
 }
 
 std::int64_t StudySpec::total_points() const {
@@ -723,9 +738,22 @@ void parse_study_table(const Where& w, const toml::node& node, StudySpec& study)
       (sk.str() == "name" ? study.name : study.title) = s->get();
     } else if (sk.str() == "seed") {
       study.seed = static_cast<std::uint64_t>(get_int(w, key, sv, 0, std::numeric_limits<std::int64_t>::max()));
+    } else if (sk.str() == "replica_seed") {
+      study.replica_seed =
+          static_cast<std::uint64_t>(get_int(w, key, sv, 0, std::numeric_limits<std::int64_t>::max() - 1));
     } else {
-      fail(w, key, sv, "is not a known key (name, title, seed)");
+      fail(w, key, sv, "is not a known key (name, title, seed, replica_seed)");
     }
+  }
+}
+
+// The replicas NAME@2, after every primary: the tables come from the primary runs first.
+void add_replicas(StudySpec& study, std::vector<SweepSpec> replicas) {
+  for (auto& r : replicas) {
+    r.replica_of = r.name;
+    r.name += "@2";
+    r.seed = *study.replica_seed;
+    study.sweeps.push_back(std::move(r));
   }
 }
 
@@ -768,6 +796,7 @@ StudySpec parse_study_text(std::string_view text, const std::string& source_name
   }
   std::sort(order.begin(), order.end());
   std::vector<std::int64_t> lines;
+  std::vector<SweepSpec> replicas;
   for (const auto& [line, name] : order) {
     const toml::table& t = *sweeps_node->as_table()->get(name)->as_table();
     const std::string prefix = "sweep." + name;
@@ -784,17 +813,26 @@ StudySpec parse_study_text(std::string_view text, const std::string& source_name
     }
     apply(w, prefix, t, base, false);
     std::optional<SweepSpec> chosen;
+    bool replicate = false;
     for (const char* sc : {"quick", "full"}) {
       Draft d = base;
       if (auto st = t.get(sc)) apply(w, prefix + "." + sc, *st->as_table(), d, true);
       SweepSpec s = finish(w, d, study.seed);
-      add_to_study_total(w, d, s, sc, sc[0] == 'q' ? quick_total : full_total);
-      if (scale == sc) chosen = std::move(s);
+      const bool twice = study.replica_seed && d.replicate;
+      if (twice && *study.replica_seed == s.seed)
+        throw SpecError("study.replica_seed",
+                        fmt::format("must differ from sweep {}'s seed {} (two seeds, not one)", name, s.seed),
+                        source_name, line);
+      for (int copy = 0; copy < (twice ? 2 : 1); ++copy)
+        add_to_study_total(w, d, s, sc, sc[0] == 'q' ? quick_total : full_total);
+      if (scale == sc) chosen = std::move(s), replicate = twice;
     }
+    if (replicate) replicas.push_back(*chosen);
     study.sweeps.push_back(std::move(*chosen));
     lines.push_back(line);
   }
   check_outputs_distinct(w, study.sweeps, lines);
+  add_replicas(study, std::move(replicas));
   return study;
 }
 

@@ -10,9 +10,10 @@
 // not starting with '-') and a sweep whose output files would have another's names (output_stems).
 //
 // File layout (see papers/cap-is-doing-the-work/study.toml):
-//   [study]  name, title, seed
+//   [study]  name, title, seed, replica_seed (a second seed: each sweep is run again under it
+//            as NAME@2 unless it says replicate = false)
 //   [sweep.NAME]  kind (grid|checks|sleep|classic|frontier|steady|burst|drain, or one of paper 2's
-//                 brooker|amplification|budget|idempotency|breaker), title, runs, seed, unit
+//                 brooker|amplification|budget|idempotency|breaker), title, runs, seed, replicate, unit
 //                 (attempt, or ms / s with attempt_duration: the unit of every time and rate given),
 //                 metrics = [...] (summaries kept), per_run = [...] (per-run values kept),
 //                 draws, retry_max (sleep), thresholds = [K...] (steady), scenario fields
@@ -36,6 +37,7 @@
 //     outage_fraction, requests (no time).
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -105,6 +107,11 @@ struct SweepSpec {
   // one attempt-duration in it; points hold attempt-durations, records and tables show this unit.
   std::string unit;
   double attempt_duration = 1.0;
+  // A replica: the same points as sweep `replica_of`, run under the study's replica_seed, so that a
+  // statement's verdict rests on two independent seeds (papers/published.hpp). Replicas are named
+  // NAME@2 (a name no spec can give: '@' is not allowed), come after every primary sweep, and
+  // write no tables or figures of their own. Empty for a primary sweep.
+  std::string replica_of;
 };
 
 struct StudySpec {
@@ -112,10 +119,19 @@ struct StudySpec {
   std::string title;
   std::string scale;  // "quick" or "full"
   std::uint64_t seed = 1;
+  std::optional<std::uint64_t>
+      replica_seed;               // [study] replica_seed: every sweep with replicate = true runs again under it
   std::uint64_t source_hash = 0;  // FNV-1a (montecarlo/hash.hpp) of the file text: a resume must use the same spec
   std::vector<SweepSpec> sweeps;
   std::int64_t total_points() const;
 };
+
+// The replica of primary sweep NAME (NAME@2), or null when it has none.
+const SweepSpec* replica_of(const StudySpec& spec, const std::string& name);
+
+// Gives every primary sweep `seed` and every replica `seed + 1` (`--seed`): the replicas stay on a
+// seed of their own, so the two seeds remain independent.
+void reseed(StudySpec& spec, std::uint64_t seed);
 
 // Parses and validates the whole file (both scales), returns the requested one.
 StudySpec parse_study_text(std::string_view text, const std::string& source_name, const std::string& scale);

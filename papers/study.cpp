@@ -156,8 +156,7 @@ struct OpenedStudy {
 };
 
 OpenedStudy open_study(StudySpec& spec, const StudyOptions& opt) {
-  if (opt.seed)
-    for (auto& sw : spec.sweeps) sw.seed = *opt.seed;
+  if (opt.seed) reseed(spec, *opt.seed);
   fs::create_directories(opt.out);
   remove_stale_temporaries(opt.out);
   json seeds = json::array();

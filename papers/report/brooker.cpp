@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "papers/published/fits.hpp"
 #include "papers/report/common.hpp"
 #include "papers/report/sweeps.hpp"
 
@@ -126,7 +127,7 @@ void brooker_figure_against_n(const BrookerView& v, Out& out) {
   const auto& delays = v.delays;
   Gp gp;
   gp(layout(2, 2, sw.title + (delays.size() > 1 ? " (95% CI; dashed: fixed legs)" : " (95% CI)")));
-  gp("set grid; set logscale y; set key top left font \",9\"; set xlabel \"clients\"");
+  gp("set grid; set logscale x; set logscale y; set key top left font \",9\"; set xlabel \"clients (log scale)\"");
   for (const char* m : {"attempts", "makespan"}) {
     const bool work = std::string(m) == "attempts";
     gp(fmt::format("set title {}; set ylabel {}",
@@ -147,11 +148,63 @@ void brooker_figure_against_n(const BrookerView& v, Out& out) {
         parts.push_back(fmt::format("{} using 1:2:3:4 with yerrorlines pt 7 ps 0.5 lw 1.5 dt {} lc rgb \"{}\" title {}",
                                     gp.block(rows), di == 0 ? 1 : 2, color(k),
                                     gp_quote(delays.size() > 1 ? strategies[k] + ", " + delays[di] : strategies[k])));
+        if (k == 0 && di == 0 && rows.size() > 1)  // the growth the write-up states, through the first line's end
+          parts.push_back(fmt::format(
+              "{} using 1:({} * ($1 / {})**{}) with lines dt 3 lw 1.2 lc rgb \"black\" title {}", gp.block(rows),
+              rows.back()[1], rows.back()[0], work ? 2 : 1, gp_quote(work ? "∝ N²" : "∝ N")));
       }
     plot_or_empty(gp, parts, "no data", "");
   }
   gp("unset multiplot");
   out.figure(sw.name, gp, 1200, 500);
+}
+
+// The points of one strategy on the first network, as fit points (clients, mean, standard error).
+std::vector<published::FitPoint> fit_points(const BrookerView& v, const std::string& strategy, const char* m) {
+  std::vector<published::FitPoint> out;
+  for (std::size_t i = 0; i < v.sw.points.size(); ++i) {
+    const auto& b = test_of(v.sw, i);
+    if (name(b.backoff.strategy) != strategy || delay_name(v.sw, i) != v.delays.front()) continue;
+    const double n = static_cast<double>(n_of(v.recs[i], m)), sd = jnum(metric(v.recs[i], m).at("sd"));
+    out.push_back({static_cast<double>(b.traffic.clients), mean_of(v.recs[i], m), n > 0 ? sd / std::sqrt(n) : 0.0});
+  }
+  return out;
+}
+
+// NAME_exponents: how work and time grow with N, per strategy: the local exponent between
+// neighbouring client counts; NAME_fits: the fits over the whole range (papers/published/fits.hpp).
+void exponent_tables(const BrookerView& v, Out& out) {
+  Table t{v.sw.name + "_exponents",
+          v.sw.title + ": local exponent of work and time between neighbouring N (" + v.delays.front() + ")",
+          {"strategy", "N from", "N to", "work: local exponent", "time: local exponent"},
+          {},
+          {}};
+  Table f{v.sw.name + "_fits",
+          v.sw.title + ": growth over the whole range of N (" + v.delays.front() + ")",
+          {"strategy", "N from", "N to", "work: exponent of a power law",
+           "work: share of N² in a + bN + cN² at the largest N", "time: exponent of a power law",
+           "time: share of N² in a + bN + cN² at the largest N"},
+          {},
+          {}};
+  for (const auto& st : v.strategies) {
+    const auto work = fit_points(v, st, "attempts"), time = fit_points(v, st, "makespan");
+    const auto lw = published::local_exponents(work), lt = published::local_exponents(time);
+    for (std::size_t k = 0; k < lw.size() && k < lt.size(); ++k)
+      t.rows.push_back({st, lw[k].n_lo, lw[k].n_hi, lw[k].exponent, lt[k].exponent});
+    if (work.empty()) continue;
+    f.rows.push_back({st, work.front().n, work.back().n, published::power_exponent(work),
+                      published::quadratic_share(work), published::power_exponent(time),
+                      published::quadratic_share(time)});
+  }
+  t.notes.push_back(
+      "Local exponent between N1 and N2: ln(y2 / y1) / ln(N2 / N1) of the means, its interval from their "
+      "standard errors. 2 everywhere is N²; 1 is linear.");
+  f.notes.push_back(
+      "Weighted least squares (1/se²), the interval widened by chi²/dof when the model does not fit "
+      "(papers/published/fits.hpp). Share of N²: c·N²/(a + bN + cN²) of the fitted curve at the "
+      "largest N (near 1: the quadratic term is the work; near 0 or below: linear or slower).");
+  out.table(t);
+  out.table(f);
 }
 
 // The study's classic sweep, beside which a brooker sweep over N is shown: its models and the point
@@ -277,6 +330,7 @@ void render_brooker(const StudyData& d, std::size_t si, Out& out) {
     brooker_figure(v, out);
   else
     brooker_figure_against_n(v, out);
+  if (v.clients.size() >= 4) exponent_tables(v, out);
   // Beside the engine's models: the study's classic sweep (same strategies and client counts).
   std::optional<std::size_t> ci;
   for (std::size_t i = 0; i < d.spec.sweeps.size(); ++i)

@@ -153,33 +153,41 @@ void line_parts(Gp& gp, const BurstView& v, const BurstLine& l, const char* c, i
                 std::vector<std::string>& parts) {
   const SweepSpec& sw = v.sw;
   const auto& recs = v.recs;
+  // Per cap: cap / B, drained fraction (Wilson interval), drain time to the last client (interval), to 99%.
   std::vector<std::vector<double>> rows;
-  for (auto i : l.idx)
-    rows.push_back({cap_of(sw, i) / static_cast<double>(l.clients), frac_of(recs[i], "drained"),
-                    mean_of(recs[i], "drain_time"), mean_of(recs[i], "drain_time_p99")});
+  const auto lo_hi = [](const Estimate& e) {
+    return std::pair{std::isnan(e.lo) ? e.mean : e.lo, std::isnan(e.hi) ? e.mean : e.hi};
+  };
+  for (auto i : l.idx) {
+    const Estimate d = est_of(recs[i], "drained"), t = est_of(recs[i], "drain_time");
+    const auto [dlo, dhi] = lo_hi(d);
+    const auto [tlo, thi] = lo_hi(t);
+    rows.push_back({cap_of(sw, i) / static_cast<double>(l.clients), frac_of(recs[i], "drained"), dlo, dhi, t.mean, tlo,
+                    thi, mean_of(recs[i], "drain_time_p99")});
+  }
   const std::string b = gp.block(rows);
   if (capless(l)) {  // a level across the panel: its drained fraction, or its drain time (last; 99% dotted)
     const std::string t = fmt::format("no backoff, B = {}", l.clients);
     if (which == 0)
       parts.push_back(fmt::format("{} with lines dt 2 lw 1.5 lc rgb \"{}\" title {}", rows[0][1], c, gp_quote(t)));
-    if (which == 1 && !std::isnan(rows[0][2]))
-      parts.push_back(fmt::format("{} with lines dt 2 lw 1.5 lc rgb \"{}\" title {}", rows[0][2], c, gp_quote(t)));
-    if (which == 1 && !std::isnan(rows[0][3]))
-      parts.push_back(fmt::format("{} with lines dt 3 lw 1.2 lc rgb \"{}\" notitle", rows[0][3], c));
+    if (which == 1 && !std::isnan(rows[0][4]))
+      parts.push_back(fmt::format("{} with lines dt 2 lw 1.5 lc rgb \"{}\" title {}", rows[0][4], c, gp_quote(t)));
+    if (which == 1 && !std::isnan(rows[0][7]))
+      parts.push_back(fmt::format("{} with lines dt 3 lw 1.2 lc rgb \"{}\" notitle", rows[0][7], c));
     return;
   }
   if (which == 0) {
-    parts.push_back(fmt::format("{} using 1:2 with linespoints pt 7 ps 0.5 lw 1.5 lc rgb \"{}\" title \"B = {}\"", b, c,
-                                l.clients));
+    parts.push_back(fmt::format("{} using 1:2:3:4 with yerrorlines pt 7 ps 0.5 lw 1.5 lc rgb \"{}\" title \"B = {}\"",
+                                b, c, l.clients));
     const double f = fluid_estimate(l.model, l.strategy, l.base, l.clients, l.rate);
     if (!std::isnan(f))
       gp(fmt::format("set arrow from {}, graph 0 to {}, graph 1 nohead dt 3 lw 1.5 lc rgb \"{}\"",
                      f / static_cast<double>(l.clients), f / static_cast<double>(l.clients), c));
   } else {
-    if (has_y(rows, 2))
-      parts.push_back(fmt::format("{} using 1:3 with linespoints pt 7 ps 0.5 lw 1.5 lc rgb \"{}\" title \"B = {}\"", b,
-                                  c, l.clients));
-    if (has_y(rows, 3)) parts.push_back(fmt::format("{} using 1:4 with lines dt 2 lw 1.2 lc rgb \"{}\" notitle", b, c));
+    if (has_y(rows, 4))
+      parts.push_back(fmt::format("{} using 1:5:6:7 with yerrorlines pt 7 ps 0.5 lw 1.5 lc rgb \"{}\" title \"B = {}\"",
+                                  b, c, l.clients));
+    if (has_y(rows, 7)) parts.push_back(fmt::format("{} using 1:8 with lines dt 2 lw 1.2 lc rgb \"{}\" notitle", b, c));
   }
 }
 

@@ -1,6 +1,7 @@
 #include "papers/report/common.hpp"
 
 #include <fmt/format.h>
+#include <cctype>
 #include <cmath>
 #include <regex>
 #include <stdexcept>
@@ -53,12 +54,41 @@ bool Gp::has_data(const std::string& part) const {
   const auto sp = part.find(' ');
   const auto it = rows_of.find(part.substr(0, sp));
   const auto u = part.find("using 1:");
-  if (it == rows_of.end() || u == std::string::npos) return true;
+  if (it == rows_of.end() || u == std::string::npos || !std::isdigit(static_cast<unsigned char>(part[u + 8])))
+    return true;  // not a plain column (an expression such as 1:(2 * $1)): drawn as given
   const std::size_t col = std::stoul(part.substr(u + 8)) - 1;
   for (const auto& r : it->second)
     if (col < r.size() && std::isfinite(r[col])) return true;
   return false;
 }
+
+namespace {
+
+// Series are told apart by more than colour: each palette colour has its own point type (filled
+// and open) and dash type, put on any plot element drawn in it that uses the generic circle (pt 7
+// filled, pt 6 open) or a line without a dash type of its own. Other point types (the × of a last
+// surviving load) and explicit dash types keep their meaning.
+constexpr int filled_points[] = {7, 5, 9, 11, 13, 15, 7, 5};
+constexpr int open_points[] = {6, 4, 8, 10, 12, 14, 6, 4};
+constexpr int dash_types[] = {1, 2, 4, 5, 3, 1, 2, 4};
+
+std::string with_marks(const std::string& element) {
+  static const std::regex colour("lc rgb \"(#[0-9a-f]{6})\"");
+  std::smatch m;
+  if (!std::regex_search(element, m, colour)) return element;
+  const auto it = std::find(std::begin(colors), std::end(colors), m[1].str());
+  if (it == std::end(colors)) return element;
+  const auto i = static_cast<std::size_t>(it - std::begin(colors));
+  std::string e = std::regex_replace(element, std::regex("\\bpt 7\\b"), fmt::format("pt {}", filled_points[i]));
+  e = std::regex_replace(e, std::regex("\\bpt 6\\b"), fmt::format("pt {}", open_points[i]));
+  const bool lines = e.find("with lines") != std::string::npos || e.find("with linespoints") != std::string::npos ||
+                     e.find("with yerrorlines") != std::string::npos;
+  if (lines && e.find(" dt ") == std::string::npos && e.find("set arrow") == std::string::npos)
+    e = std::regex_replace(e, colour, fmt::format("dt {} $&", dash_types[i]), std::regex_constants::format_first_only);
+  return e;
+}
+
+}  // namespace
 
 std::string Gp::readable(std::string line) {
   static const std::regex log_on("(^|; )set logscale ([xy])(?=;|$)"), log_off("unset logscale ([xy])(?=;|$)"),
@@ -71,7 +101,18 @@ std::string Gp::readable(std::string line) {
   }();
   line = std::regex_replace(line, log_on, "$1set logscale $2; set $2tics " + tics);
   line = std::regex_replace(line, log_off, "unset logscale $1; set $1tics autofreq");
-  return std::regex_replace(line, key_inside, "set key below");
+  line = std::regex_replace(line, key_inside, "set key below");
+  if (line.rfind("plot ", 0) != 0) return line;
+  std::string out;  // one plot element a line ("plot a, \\\n     b")
+  std::size_t start = 0;
+  for (std::size_t nl = line.find('\n'); start <= line.size(); nl = line.find('\n', start)) {
+    const std::size_t end = nl == std::string::npos ? line.size() : nl;
+    out += with_marks(line.substr(start, end - start));
+    if (nl == std::string::npos) break;
+    out += '\n';
+    start = nl + 1;
+  }
+  return out;
 }
 
 std::string layout(std::size_t n, std::size_t cols, const std::string& title) {

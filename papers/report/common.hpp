@@ -81,7 +81,8 @@ struct Gp {
   // Every figure command passes through here, so every figure reads at a glance: a decimal log
   // axis is labelled at 1 and 3 of each decade (not only at powers of ten; in gnuplot's own format) and is back on
   // automatic tics when the scale is unset; a legend inside the panel ("set key top left" and the like, which sat on
-  // curves) goes below the panel instead.
+  // curves) goes below the panel instead; a plot element in a palette colour gets that colour's own point and dash
+  // type (common.cpp), so no two series differ by colour alone.
   static std::string readable(std::string line);
 };
 

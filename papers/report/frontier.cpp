@@ -30,8 +30,8 @@ double window_of(const montecarlo::Scenario& s) {
 struct Group {
   std::size_t best_w = SIZE_MAX;
   std::map<Strategy, std::size_t> best;
-  std::map<Strategy, std::map<double, double>> by_base;  // min latency over caps, per base
-  std::vector<Strategy> strategies;                      // exponential ones, in grid order
+  std::map<Strategy, std::map<double, std::size_t>> by_base;  // the point of least latency over caps, per base
+  std::vector<Strategy> strategies;                           // exponential ones, in grid order
 };
 
 Group best_points(const SweepSpec& sw, const std::vector<json>& recs, const std::vector<std::size_t>& idx) {
@@ -49,7 +49,7 @@ Group best_points(const SweepSpec& sw, const std::vector<json>& recs, const std:
       auto it = g.best.find(st);
       if (it == g.best.end() || lat < mean_of(recs[it->second], "latency")) g.best[st] = i;
       auto& bb = g.by_base[st];
-      if (!bb.count(s.backoff.base) || lat < bb[s.backoff.base]) bb[s.backoff.base] = lat;
+      if (!bb.count(s.backoff.base) || lat < mean_of(recs[bb[s.backoff.base]], "latency")) bb[s.backoff.base] = i;
     }
   }
   return g;
@@ -132,16 +132,20 @@ std::string horizon_note(const SweepSpec& sw, const std::vector<json>& recs,
 }
 
 // One figure panel: per exponential strategy its best latency per base, and the best window dashed.
-void panel(Gp& gp, const SweepSpec& sw, const Group& g, const montecarlo::Scenario& s0, double wl) {
+void panel(Gp& gp, const SweepSpec& sw, const std::vector<json>& recs, const Group& g, const montecarlo::Scenario& s0,
+           double wl) {
   gp(fmt::format("set title {}", gp_quote(fmt::format("{}, N = {}", name(s0.model), s0.traffic.clients))));
   std::vector<std::string> parts;
   std::size_t ci = 0;
   for (Strategy st : g.strategies) {
     std::vector<std::vector<double>> rows;
     if (g.by_base.count(st))
-      for (const auto& [b, l] : g.by_base.at(st)) rows.push_back({b, l});
+      for (const auto& [b, i] : g.by_base.at(st)) {
+        const Estimate e = est_of(recs[i], "latency");
+        rows.push_back({b, e.mean, std::isnan(e.lo) ? e.mean : e.lo, std::isnan(e.hi) ? e.mean : e.hi});
+      }
     if (has_y(rows, 1))
-      parts.push_back(fmt::format("{} using 1:2 with linespoints pt 7 ps 0.6 lw 1.5 lc rgb \"{}\" title {}",
+      parts.push_back(fmt::format("{} using 1:2:3:4 with yerrorlines pt 7 ps 0.6 lw 1.5 lc rgb \"{}\" title {}",
                                   gp.block(rows), color(ci), gp_quote(name(st))));
     ++ci;
   }
@@ -203,7 +207,7 @@ void render_frontier(const StudyData& d, std::size_t si, Out& out) {
                           mean_of(recs[it->second], "latency") / wl, edge_cell(grid_edge(sw, idx, it->second))});
       }
     }
-    panel(gp, sw, g, s0, wl);
+    panel(gp, sw, recs, g, s0, wl);
   }
   gp("unset multiplot");
   t.notes.push_back(

@@ -27,6 +27,7 @@ std::vector<fs::path> render_reports(const StudyData& data, const fs::path& out_
   using namespace report;
   Out out{out_dir, data.certificates, {}};
   for (std::size_t i = 0; i < data.spec.sweeps.size(); ++i) {
+    if (!data.spec.sweeps[i].replica_of.empty()) continue;  // a second seed, for the verdicts only
     switch (data.spec.sweeps[i].kind) {
       case SweepKind::checks: render_checks(data, i, out); break;
       case SweepKind::sleep: render_sleep(data, i, out); break;

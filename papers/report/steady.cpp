@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "montecarlo/scenario.hpp"
+#include "papers/intervals.hpp"
 #include "papers/report/common.hpp"
 #include "papers/report/sweeps.hpp"
 
@@ -16,44 +17,43 @@ namespace retrylab::papers::report {
 // original model), "none (limit 10^9)" for a limit so large it never binds, else the mechanisms set.
 std::string server_label(const montecarlo::Scenario& o) {
   const montecarlo::Scenario def{};
+  const montecarlo::Admission& adm = o.admission;
+  const montecarlo::Resource& res = o.resource;
   std::vector<std::string> parts;
-  if (o.resource.lock) parts.push_back("FIFO lock");
-  if (o.admission.limit >= montecarlo::max_limit) {
-    parts.push_back(o.admission.limit == montecarlo::max_limit ? std::string("none (limit 10^9, never reached)")
-                                                               : fmt::format("none (limit {})", o.admission.limit));
-  } else if (o.admission.limit > 0) {
-    std::string l = fmt::format("limit {}, {}", o.admission.limit, to_string(o.admission.overflow));
-    if (o.admission.reject_cost > 0) l += fmt::format(" (cost {})", num(o.admission.reject_cost));
+  if (res.lock) parts.push_back("FIFO lock");
+  if (adm.limit >= montecarlo::max_limit) {
+    parts.push_back(adm.limit == montecarlo::max_limit ? std::string("none (limit 10^9, never reached)")
+                                                       : fmt::format("none (limit {})", adm.limit));
+  } else if (adm.limit > 0) {
+    std::string l = fmt::format("limit {}, {}", adm.limit, to_string(adm.overflow));
+    if (adm.reject_cost > 0) l += fmt::format(" (cost {})", num(adm.reject_cost));
     parts.push_back(l);
   }
-  if (o.admission.aimd) {
-    std::string a = fmt::format("AIMD limit {}..{}", o.admission.aimd_params.min, o.admission.aimd_params.max);
-    if (o.admission.aimd_params.initial != o.admission.aimd_params.min)
-      a += fmt::format(" from {}", o.admission.aimd_params.initial);
-    a += fmt::format(", {}", to_string(o.admission.overflow));
-    if (o.admission.reject_cost > 0) a += fmt::format(" (cost {})", num(o.admission.reject_cost));
+  if (adm.aimd) {
+    std::string a = fmt::format("AIMD limit {}..{}", adm.aimd_params.min, adm.aimd_params.max);
+    if (adm.aimd_params.initial != adm.aimd_params.min) a += fmt::format(" from {}", adm.aimd_params.initial);
+    a += fmt::format(", {}", to_string(adm.overflow));
+    if (adm.reject_cost > 0) a += fmt::format(" (cost {})", num(adm.reject_cost));
     parts.push_back(a);
   }
-  if (o.admission.retry_after > 0) {
-    std::string r = fmt::format("Retry-After {}", num(o.admission.retry_after));
-    if (o.admission.retry_after_rule != def.admission.retry_after_rule)
-      r += fmt::format(" ({})", to_string(o.admission.retry_after_rule));
+  if (adm.retry_after > 0) {
+    std::string r = fmt::format("Retry-After {}", num(adm.retry_after));
+    if (adm.retry_after_rule != def.admission.retry_after_rule)
+      r += fmt::format(" ({})", to_string(adm.retry_after_rule));
     r += o.client.ignore_retry_after >= 1  ? " ignored"
          : o.client.ignore_retry_after > 0 ? fmt::format(" ignored by {}", num(o.client.ignore_retry_after))
                                            : " honoured";
     parts.push_back(r);
   }
-  if (o.resource.rows != def.resource.rows) parts.push_back(fmt::format("{} rows", o.resource.rows));
-  if (o.resource.service != def.resource.service)
-    parts.push_back(std::string(to_string(o.resource.service)) + " service" +
-                    (o.resource.service == montecarlo::ServiceDist::lognormal
-                         ? fmt::format(" (cv {})", num(o.resource.service_cv))
-                         : std::string()));
-  if (o.resource.delay != def.resource.delay)
-    parts.push_back(fmt::format("delay {}{}", num(o.resource.delay),
-                                o.resource.delay_dist != def.resource.delay_dist
-                                    ? fmt::format(" ({})", to_string(o.resource.delay_dist))
-                                    : std::string()));
+  if (res.rows != def.resource.rows) parts.push_back(fmt::format("{} rows", res.rows));
+  if (res.service != def.resource.service)
+    parts.push_back(std::string(to_string(res.service)) + " service" +
+                    (res.service == montecarlo::ServiceDist::lognormal ? fmt::format(" (cv {})", num(res.service_cv))
+                                                                       : std::string()));
+  if (res.delay != def.resource.delay)
+    parts.push_back(fmt::format(
+        "delay {}{}", num(res.delay),
+        res.delay_dist != def.resource.delay_dist ? fmt::format(" ({})", to_string(res.delay_dist)) : std::string()));
   if (o.client.mix != def.client.mix)
     parts.push_back(fmt::format("mix {} on {}", num(o.client.mix), name(o.client.mix_backoff.strategy)));
   if (o.client.timeout != def.client.timeout) parts.push_back(fmt::format("timeout {}", num(o.client.timeout)));
@@ -513,11 +513,13 @@ void latency_figure(const SteadyFigures& f, Out& out) {
     const auto j = last_surviving(l.collapsed[f.kcol]);
     for (std::size_t q = 0; q < l.idx.size(); ++q) {
       const bool ok = static_cast<std::ptrdiff_t>(q) <= j;
-      rows.push_back({rate_of(f.sw, l.idx[q]), ok ? mean_of(f.recs[l.idx[q]], "latency") : nan});
+      const Estimate e = ok ? est_of(f.recs[l.idx[q]], "latency") : Estimate{nan, nan, nan};
+      rows.push_back(
+          {rate_of(f.sw, l.idx[q]), e.mean, std::isnan(e.lo) ? e.mean : e.lo, std::isnan(e.hi) ? e.mean : e.hi});
       if (static_cast<std::ptrdiff_t>(q) == j && j + 1 < static_cast<std::ptrdiff_t>(l.idx.size()))
         mark.push_back({rate_of(f.sw, l.idx[q]), mean_of(f.recs[l.idx[q]], "latency")});
     }
-    parts.push_back(fmt::format("{} using 1:2 with linespoints pt 7 ps 0.5 lw 1.5 lc rgb \"{}\" title {}",
+    parts.push_back(fmt::format("{} using 1:2:3:4 with yerrorlines pt 7 ps 0.5 lw 1.5 lc rgb \"{}\" title {}",
                                 gp.block(rows), f.line_color(li), f.line_title(li)));
     if (!mark.empty())
       parts.push_back(fmt::format("{} using 1:2 with points pt 2 ps 2.5 lw 2 lc rgb \"{}\" notitle", gp.block(mark),
@@ -536,8 +538,12 @@ void collapsed_figure(const SteadyFigures& f, Out& out) {
      "yrange [-0.05:1.05]");
   f.each_panel(gp, [&](const Steady::Line& l, std::size_t li, std::vector<std::string>& parts) {
     std::vector<std::vector<double>> rows;
-    for (std::size_t q = 0; q < l.idx.size(); ++q) rows.push_back({rate_of(f.sw, l.idx[q]), l.collapsed[f.kcol][q]});
-    parts.push_back(fmt::format("{} using 1:2 with linespoints pt 7 ps 0.5 lw 1.5 lc rgb \"{}\" title {}",
+    for (std::size_t q = 0; q < l.idx.size(); ++q) {  // a fraction of runs: Wilson's interval
+      const std::int64_t n = runs_of(f.recs[l.idx[q]]);
+      const Estimate w = intervals::wilson(std::llround(l.collapsed[f.kcol][q] * static_cast<double>(n)), n);
+      rows.push_back({rate_of(f.sw, l.idx[q]), l.collapsed[f.kcol][q], w.lo, w.hi});
+    }
+    parts.push_back(fmt::format("{} using 1:2:3:4 with yerrorlines pt 7 ps 0.5 lw 1.5 lc rgb \"{}\" title {}",
                                 gp.block(rows), f.line_color(li), f.line_title(li)));
   });
   gp("unset multiplot");

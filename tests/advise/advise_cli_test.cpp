@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <regex>
 
@@ -42,6 +45,26 @@ TEST(AdviseCli, BadInputIsOneLineNamingTheFlag) {
       "--strategy must be one of nojitter, full, equal, decorrelated, memoryless (got window: it has no cap to tune)");
 }
 
+TEST(AdviseCli, ObjectiveAndWeightErrorsQuoteWhatWasTyped) {
+  const std::vector<std::string> base = {"--clients", "30", "--failed-attempts", "collide"};
+  auto with = [&](std::vector<std::string> more) {
+    std::vector<std::string> a = base;
+    a.insert(a.end(), more.begin(), more.end());
+    return a;
+  };
+  expect_error(with({"--objective", "fastest"}), "--objective must be drain-time, attempts or weighted (got fastest)");
+  expect_error(with({"--objective", "attempts"}),
+               "--drain-within is required with --objective attempts: the deadline within which the burst must drain");
+  expect_error(with({"--objective", "weighted", "--unit", "ms", "--attempt-duration", "20"}),
+               "--weight is required with --objective weighted: the ms of drain time one attempt per client is worth");
+  expect_error(with({"--objective", "weighted", "--weight", "-3", "--unit", "ms", "--attempt-duration", "20"}),
+               "--weight must be a number > 0, in ms of drain time per attempt (got -3)");
+  expect_error(with({"--weight", "5"}), "--weight applies to --objective weighted only (got --objective drain-time)");
+  expect_error(with({"--base", "100", "--drain-within", "50", "--unit", "ms", "--attempt-duration", "20"}),
+               "--drain-within must be above --base (100 ms) and at most 1e7 attempt-durations (2e+08 ms) (got 50)");
+  expect_error(with({"--format", "csv"}), "--format must be table or json for advise");
+}
+
 TEST(AdviseCli, JsonInTheUsersUnit) {
   const auto ms = run_child(args({"--clients", "40", "--failed-attempts", "collide", "--strategies", "full,equal",
                                   "--unit", "ms", "--attempt-duration", "20", "--drain-within", "100000", "--json"}));
@@ -53,25 +76,38 @@ TEST(AdviseCli, JsonInTheUsersUnit) {
   EXPECT_EQ(j["unit"], "ms");
   EXPECT_EQ(j["attempt_duration"], 20.0);
   EXPECT_EQ(p["unit"], "attempt-duration");
-  EXPECT_EQ(j["request"]["base"], 20.0);
+  EXPECT_TRUE(j["request"]["base"].is_null());  // searched
+  EXPECT_EQ(j["request"]["objective"], "drain-time");
   EXPECT_EQ(j["request"]["drain_within"], 1e5);
   EXPECT_EQ(p["request"]["drain_within"], 5000.0);
+  EXPECT_EQ(j["search"]["cap_range"][0], 20.0);
+  EXPECT_EQ(j["search"]["cap_range"][1], 1e5);  // min(10^4 attempt-durations, drain within)
   ASSERT_TRUE(j["recommended"].is_object());
-  for (const char* key : {"strategy", "base", "cap", "search_cap", "confirmed", "drained", "drain_time",
-                          "drain_time_p99", "attempts_per_client", "sustainable_rate", "profile", "runs_simulated"})
+  for (const char* key : {"strategy", "base", "cap", "least_cap", "confirmed", "drained", "drain_time",
+                          "drain_time_p99", "attempts_per_client", "objective", "search", "margin", "curve",
+                          "runner_ups", "near_base", "sustainable_rate", "runs_simulated"})
     EXPECT_TRUE(j["recommended"].contains(key)) << key;
   EXPECT_EQ(j["recommended"]["confirmed"], true);
-  // The same search in both units: caps and times x 20, counts equal.
+  EXPECT_EQ(j["recommended"]["margin"]["factor"], 0.7);
+  EXPECT_EQ(j["recommended"]["margin"]["lower"]["drained"]["count"], j["recommended"]["drained"]["n"]);
+  // The same search in both units: caps, bases and times x 20, counts equal.
   EXPECT_EQ(j["recommended"]["strategy"], p["recommended"]["strategy"]);
   EXPECT_DOUBLE_EQ(j["recommended"]["cap"].get<double>(), 20 * p["recommended"]["cap"].get<double>());
+  EXPECT_DOUBLE_EQ(j["recommended"]["base"].get<double>(), 20 * p["recommended"]["base"].get<double>());
   EXPECT_DOUBLE_EQ(j["recommended"]["drain_time"]["mean"].get<double>(),
                    20 * p["recommended"]["drain_time"]["mean"].get<double>());
+  EXPECT_DOUBLE_EQ(j["recommended"]["sustainable_rate"].get<double>(),
+                   p["recommended"]["sustainable_rate"].get<double>() / 20);
   EXPECT_EQ(j["recommended"]["attempts_per_client"], p["recommended"]["attempts_per_client"]);
   EXPECT_EQ(j["recommended"]["drained"]["count"], j["recommended"]["drained"]["n"]);
   EXPECT_EQ(j["candidates"].size(), 2u);
-  // The cap is on the grid base·2^(i/8).
-  const double i = 8 * std::log2(p["recommended"]["cap"].get<double>());
-  EXPECT_NEAR(i, std::round(i), 1e-9);
+  // The curve: half-octave caps from the least base (or the ratio's least cap) up, ascending.
+  const auto& curve = p["recommended"]["curve"];
+  ASSERT_GT(curve.size(), 10u);
+  for (std::size_t k = 1; k < curve.size(); ++k)
+    EXPECT_NEAR(curve[k]["cap"].get<double>() / curve[k - 1]["cap"].get<double>(), std::sqrt(2.0), 1e-9);
+  EXPECT_EQ(j["notes"].size(), p["notes"].size());
+  EXPECT_EQ(j["notes"], p["notes"]);  // unit-free texts
 }
 
 TEST(AdviseCli, ARangeIsAdvisedForItsTopAndConfirmedAtItsBottom) {
@@ -92,16 +128,51 @@ TEST(AdviseCli, ARangeIsAdvisedForItsTopAndConfirmedAtItsBottom) {
   EXPECT_FALSE(t["recommended"].contains("low_end"));
 }
 
-TEST(AdviseCli, TableNamesTheRecommendationAndEveryCandidate) {
+TEST(AdviseCli, TableNamesTheRecommendationTheCurveAndEveryCandidate) {
   const auto c = run_child(args({"--clients", "40", "--failed-attempts", "use-capacity", "--strategies",
-                                 "full,nojitter", "--unit", "s", "--attempt-duration", "0.5"}));
+                                 "full,nojitter", "--unit", "s", "--attempt-duration", "0.5", "--base", "0.5"}));
   ASSERT_EQ(c.status, 0) << c.err;
   EXPECT_TRUE(std::regex_search(c.out, std::regex("\nrecommended: full jitter, base 0\\.5 s, cap [0-9.e+]+ s\n")))
       << c.out;
-  EXPECT_TRUE(std::regex_search(c.out, std::regex("\n  drained within 3e\\+04 s: [0-9]+ of [0-9]+ independent runs")));
-  EXPECT_TRUE(std::regex_search(c.out, std::regex("\nfull +[0-9.e+]+ +[0-9]+/[0-9]+ ")));
-  EXPECT_TRUE(std::regex_search(c.out, std::regex("\nnojitter +[0-9.e+]+ +[0-9]+/[0-9]+ ")));
+  EXPECT_TRUE(std::regex_search(c.out, std::regex("\n  drained within 3e\\+04 s: 299 of 299 independent runs")));
+  EXPECT_TRUE(std::regex_search(c.out, std::regex("\n  margin: cap [0-9.e+]+ s drained 299 of 299, cap [0-9.e+]+ s "
+                                                  "drained 299 of 299 \\(cap x 0.7 and cap / 0.7\\)\n")));
+  EXPECT_TRUE(
+      std::regex_search(c.out, std::regex("\n  sustainable steady load: [0-9.e+-]+ per s, [0-9.e+-]+ collapsed \\(")));
+  EXPECT_TRUE(std::regex_search(c.out, std::regex("\ncurve: full jitter, base 0\\.5 s; 8 runs per cap")));
+  EXPECT_TRUE(std::regex_search(c.out, std::regex("\n +[0-9.e+]+ +0\\.5 +32/32 .*<- recommended\n")));
+  EXPECT_TRUE(std::regex_search(c.out, std::regex("\nrunner-ups near the optimum")));
+  EXPECT_TRUE(std::regex_search(c.out, std::regex("\nfull +0\\.5 +[0-9.e+]+ +299/299 ")));
+  EXPECT_TRUE(std::regex_search(c.out, std::regex("\nnojitter +0\\.5 +0\\.5 +32/32 ")));
+  EXPECT_NE(c.out.find("\nnote: margin: cap x 0.7 and cap / 0.7 drained in all 299 and 299 confirming runs too"),
+            std::string::npos);
   EXPECT_NE(c.out.find("warning: failed attempts use the server's capacity"), std::string::npos);
+}
+
+TEST(AdviseCli, PlotWritesTheCurveAndQuotesItsName) {
+  // A file name that would run a command if it reached the gnuplot script unquoted.
+  const std::string dir = ::testing::TempDir() + "advise_plot";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string name = dir + "/curve'; system('touch owned'); # `touch owned` @x \"";
+  const auto c = run_child(args({"--clients", "30", "--failed-attempts", "collide", "--strategies", "full",
+                                 "--drain-within", "5000", "--plot", name + ".svg", "--json"}),
+                           120.0, "", dir);
+  ASSERT_EQ(c.status, 0) << c.err;
+  for (const char* ext : {".svg", ".png", ".gp"}) EXPECT_TRUE(std::filesystem::exists(name + ext)) << ext;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/owned"));
+  std::ifstream gp(name + ".gp");
+  const std::string script((std::istreambuf_iterator<char>(gp)), std::istreambuf_iterator<char>());
+  EXPECT_NE(script.find("set multiplot layout 2,1"), std::string::npos);
+  EXPECT_NE(script.find("set arrow 1 from "), std::string::npos);  // the recommended cap
+  const auto newline =
+      run_child(args({"--clients", "30", "--failed-attempts", "collide", "--plot", dir + "/a\nsystem('touch owned')"}));
+  EXPECT_EQ(newline.status, 2);
+  EXPECT_EQ(newline.err, "retrylab: --plot must not hold a control character (gnuplot cannot name such a file)\n");
+  const auto bad = run_child(args({"--clients", "30", "--failed-attempts", "collide", "--plot", dir + "/no/such/x"}));
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_EQ(bad.err.rfind("retrylab: --plot ", 0), 0u) << bad.err;
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -1,13 +1,16 @@
 // papers/intervals.hpp against known values, and papers/published.hpp on a small hand-made results
-// store: each measure, each verdict, the reason from another reading, the grid-edge flag (and no
-// backoff as the zero-sleep limit instead), a statement off the quick grid, and the refusal of a bad
-// statements file. Deterministic (no simulation).
+// store: the measures, the verdicts on one seed and on two, the exact search of K and the one K for
+// the paper, a setting's one reading, the grid-edge flag (and no backoff as the zero-sleep limit
+// instead), a statement off the quick grid, and the refusal of a bad statements file or of a number
+// of the paper's text with neither statement nor reason. Deterministic (no simulation). The rule
+// itself is tested in test_verdict.cpp.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -72,10 +75,13 @@ TEST(Intervals, MetricsAreClassifiedByWhatTheyMeasure) {
   EXPECT_GE(c.hi, p.hi);
 }
 
-// A tiny study folder: sweeps "classic", "steady" and "burst" with hand-made records.
+// A tiny study folder: sweeps "classic", "steady" and "burst" with hand-made records; with
+// `replica`, each also as its replica NAME@2 (the second seed) with the records given for it.
 struct Folder {
   fs::path dir = fs::temp_directory_path() / ("retrylab_published_" + std::to_string(::getpid()));
   StudySpec spec;
+  std::ofstream out;
+  std::map<std::string, int> points;
   Folder() {
     fs::create_directories(dir);
     for (const char* n : {"classic", "steady", "burst"}) {
@@ -83,29 +89,16 @@ struct Folder {
       s.name = n;
       spec.sweeps.push_back(s);
     }
-    std::ofstream out(dir / "results.jsonl");
+    out.open(dir / "results.jsonl");
     out << json{{"retrylab_results", 1}, {"study", "t"}}.dump() << "\n";
-    int point = 0;
-    const auto rec = [&](const std::string& sweep, const std::string& scen, const json& summary,
-                         const json& per_run = nullptr) {
-      json r = {{"sweep", sweep}, {"point", point++},   {"scenario", scen},
-                {"runs", 20},     {"summary", summary}, {"certificate", "c"}};
-      if (!per_run.is_null()) r["per_run"] = per_run;
-      out << r.dump() << "\n";
-    };
-    const auto m = [](double mean, double sd) { return json{{"mean", mean}, {"sd", sd}, {"n", 20}}; };
     rec("classic", "model=free strategy=full base=1 cap=1000 clients=100",
         {{"attempts_per_client", m(7.41, 0.5)}, {"makespan", m(470, 40)}});
     rec("classic", "model=free strategy=window base=1 cap=1000 window=50 clients=100",
         {{"latency", m(300, 30)}, {"makespan", m(600, 40)}});
     rec("classic", "model=free strategy=window base=1 cap=1000 window=100 clients=100",
         {{"latency", m(200, 30)}, {"makespan", m(600, 40)}});
-    // Steady: at rate 0.1 no run reaches 3000 but 15 of 20 reach 300; at 0.2 all reach 3000.
-    json low = json::array(), high = json::array();
-    for (int i = 0; i < 20; ++i) low.push_back(i < 15 ? 500 : 100), high.push_back(3000);
-    rec("steady", "model=shared strategy=full rate=0.1 collapse=3000", {}, {{"max_waiting", low}});
-    rec("steady", "model=shared strategy=full rate=0.2 collapse=3000", {}, {{"max_waiting", high}});
-    const auto d = [](int k) { return json{{"count", k}, {"fraction", k / 20.0}, {"n", 20}}; };
+    // Steady: at rate 0.1, 15 of 20 runs peak at 500 waiting and 5 at 100; at 0.2 all reach 3000.
+    steady("steady", 500, 20);
     rec("burst", "model=collision strategy=full clients=300 cap=250", {{"drained", d(0)}});
     rec("burst", "model=collision strategy=full clients=300 cap=500", {{"drained", d(20)}});
     // No backoff: the zero-sleep limit of the window search; and free bursts for ratio_to_best.
@@ -116,10 +109,34 @@ struct Folder {
     rec("burst", "model=free strategy=full clients=100 cap=250", {{"drain_time", m(750, 60)}});
   }
   ~Folder() { fs::remove_all(dir); }
-  std::vector<PublishedRow> run(const std::string& toml) {
-    std::ofstream(dir / "published.toml") << toml;
-    return compute_published(dir / "published.toml", spec, dir);
+  static json m(double mean, double sd) { return json{{"mean", mean}, {"sd", sd}, {"n", 20}}; }
+  static json d(int k) { return json{{"count", k}, {"fraction", k / 20.0}, {"n", 20}}; }
+  void rec(const std::string& sweep, const std::string& scen, const json& summary, const json& per_run = nullptr) {
+    json r = {{"sweep", sweep}, {"point", points[sweep]++}, {"scenario", scen},
+              {"runs", 20},     {"summary", summary},       {"certificate", "c"}};
+    if (!per_run.is_null()) r["per_run"] = per_run;
+    out << r.dump() << "\n";
   }
+  // A steady sweep's two loads: at 0.1, `high` runs peak at `peak` waiting and the rest at 100.
+  void steady(const std::string& sweep, int peak, int high) {
+    json low = json::array(), top = json::array();
+    for (int i = 0; i < 20; ++i) low.push_back(i < high ? peak : 100), top.push_back(3000);
+    rec(sweep, "model=shared strategy=full rate=0.1 collapse=3000", {}, {{"max_waiting", low}});
+    rec(sweep, "model=shared strategy=full rate=0.2 collapse=3000", {}, {{"max_waiting", top}});
+  }
+  // Declares the replica NAME@2 of a sweep (its records are written with rec(NAME + "@2", ...)).
+  void replica(const std::string& name) {
+    SweepSpec s;
+    s.name = name + "@2";
+    s.replica_of = name;
+    spec.sweeps.push_back(s);
+  }
+  PublishedReport report(const std::string& toml) {
+    out.flush();
+    std::ofstream(dir / "published.toml") << toml;
+    return compute_report(dir / "published.toml", spec, dir);
+  }
+  std::vector<PublishedRow> run(const std::string& toml) { return report(toml).rows; }
 };
 
 TEST(Published, VerdictsFollowThePrintedPrecisionAndTheInterval) {
@@ -150,30 +167,133 @@ untested = "no sweep"
 )");
   ASSERT_EQ(rows.size(), 4u);
   EXPECT_EQ(rows[0].verdict, "holds");         // 7.41 rounds to 7.4
-  EXPECT_EQ(rows[1].verdict, "within noise");  // 7.41 is not 7.6, but its interval reaches it
+  EXPECT_EQ(rows[1].verdict, "within noise");  // 7.41 is not 7.6, but the intervals of both reach it
   EXPECT_EQ(rows[2].verdict, "differs");
-  EXPECT_EQ(rows[2].reason, "no other reading is defined for it");
+  EXPECT_NE(rows[2].reason.find("one seed only"), std::string::npos) << rows[2].reason;
+  EXPECT_NE(rows[2].reason.find("no other reading is defined for it"), std::string::npos) << rows[2].reason;
   EXPECT_EQ(rows[3].verdict, "not tested");
+  EXPECT_TRUE(std::isnan(rows[0].replica.mean));  // no replica sweep: one seed
 }
 
-TEST(Published, AnotherThresholdIsNamedWhenItReproducesTheNumber) {
+TEST(Published, TwoSeedsDifferOnlyWhenBothDo) {
   Folder f;
-  const auto rows = f.run(R"(
+  f.replica("classic");
+  // The second seed agrees with the published 9 (within its interval); the first does not.
+  f.rec("classic@2", "model=free strategy=full base=1 cap=1000 clients=100",
+        {{"attempts_per_client", Folder::m(8.9, 0.5)}, {"makespan", Folder::m(470, 40)}});
+  const std::string toml = R"(
 [[statement]]
-id = "collapse"
+id = "c"
+published = "9"
+sweep = "classic"
+metric = "attempts_per_client"
+where = { strategy = "full" }
+)";
+  const auto rows = f.run(toml);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_DOUBLE_EQ(rows[0].reproduced.mean, 7.41);
+  EXPECT_DOUBLE_EQ(rows[0].replica.mean, 8.9);
+  EXPECT_EQ(rows[0].verdict, "within noise");
+  EXPECT_NE(rows[0].reason.find("the seeds disagree: differs on the first, holds on the second"), std::string::npos)
+      << rows[0].reason;
+}
+
+TEST(Published, TheCollapseThresholdKIsSearchedExactlyAndOneKChosenForThePaper) {
+  Folder f;
+  // Statement "a": every run collapses at 0.1 when its peak (500) reaches K: K from 1 to 500
+  // reproduces it, every K above collapses first at 0.2 (0 of 20 at 0.1: differs). Statement "b" on
+  // a sweep whose peaks are 800: K from 1 to 800. Statement "c" says 0.2: K from 501 up.
+  SweepSpec s2;
+  s2.name = "steady2";
+  f.spec.sweeps.push_back(s2);
+  f.steady("steady2", 800, 20);
+  const auto rep = f.report(R"(
+[[statement]]
+id = "a"
 published = "0.1"
 within = 0.001
 sweep = "steady"
 measure = "collapse_load"
-where = { model = "shared" }
-  [[statement.reading]]
-  label = "K = 300"
-  k = 300
+search = ["k"]
+[[statement]]
+id = "b"
+published = "0.1"
+within = 0.001
+sweep = "steady2"
+measure = "collapse_load"
+search = ["k"]
+[[statement]]
+id = "c"
+published = "0.2"
+within = 0.001
+sweep = "steady"
+measure = "collapse_load"
+search = ["k"]
 )");
-  ASSERT_EQ(rows.size(), 1u);
-  EXPECT_EQ(rows[0].reproduced.mean, 0.2);  // at K = 3000 the first collapsing load is 0.2
-  EXPECT_EQ(rows[0].verdict, "differs");
-  EXPECT_NE(rows[0].reason.find("K = 300 gives 0.1"), std::string::npos) << rows[0].reason;
+  ASSERT_EQ(rep.rows.size(), 3u);
+  EXPECT_EQ(rep.rows[0].reproduced.mean, 0.2);  // at the stated K = 3000
+  EXPECT_EQ(rep.rows[0].settings, "K from 1 to 500");
+  EXPECT_EQ(rep.rows[1].settings, "K from 1 to 800");
+  EXPECT_EQ(rep.rows[2].settings, "K from 501 to 3000");
+  // One K for the paper: K from 501 to 800 reproduces b and c at once, K from 1 to 500 a and b; of
+  // the two the one nearer the stated K = 3000 is the paper's, and the other is named.
+  ASSERT_EQ(rep.readings.size(), 1u);
+  EXPECT_NE(rep.readings[0].find("K from 501 to 800 reproduces 2 of the 3"), std::string::npos) << rep.readings[0];
+  EXPECT_NE(rep.readings[0].find("it fails a"), std::string::npos) << rep.readings[0];
+  EXPECT_NE(rep.readings[0].find("K from 1 to 500 reproduces as many"), std::string::npos) << rep.readings[0];
+  EXPECT_EQ(rep.rows[0].verdict, "differs");
+  EXPECT_NE(rep.rows[0].reason.find("the collapse threshold K would need K from 1 to 500, not the paper's one reading"),
+            std::string::npos)
+      << rep.rows[0].reason;
+  EXPECT_EQ(rep.rows[1].verdict, "holds under a reading");
+  EXPECT_EQ(rep.rows[2].verdict, "holds");
+}
+
+TEST(Published, AReadingOfASettingCountsOnlyAsThePapersOneReading) {
+  Folder f;
+  // Two drain-time statements and one reading each: the 99% time reproduces both, so it is the
+  // paper's reading; a third statement is reproduced by neither.
+  f.rec("burst", "model=collision strategy=full clients=1000 cap=4000",
+        {{"drain_time", Folder::m(17000, 1000)}, {"drain_time_p99", Folder::m(15000, 1000)}});
+  const auto rep = f.report(R"(
+[[statement]]
+id = "a"
+published = "15,000"
+sweep = "burst"
+metric = "drain_time"
+where = { clients = 1000 }
+  [[statement.reading]]
+  label = "99%"
+  setting = "the drain definition"
+  metric = "drain_time_p99"
+[[statement]]
+id = "b"
+published = "300"
+sweep = "burst"
+metric = "drain_time"
+where = { strategy = "none" }
+  [[statement.reading]]
+  label = "99%"
+  setting = "the drain definition"
+  metric = "drain_time"
+[[statement]]
+id = "c"
+published = "25,000"
+sweep = "burst"
+metric = "drain_time_p99"
+where = { clients = 1000 }
+  [[statement.reading]]
+  label = "99%"
+  setting = "the drain definition"
+  metric = "drain_time_p99"
+)");
+  ASSERT_EQ(rep.rows.size(), 3u);
+  EXPECT_EQ(rep.rows[0].verdict, "holds under a reading");
+  EXPECT_EQ(rep.rows[1].verdict, "holds");
+  EXPECT_EQ(rep.rows[2].verdict, "differs");
+  ASSERT_EQ(rep.readings.size(), 1u);
+  EXPECT_NE(rep.readings[0].find("99% reproduces 2 of the 3"), std::string::npos) << rep.readings[0];
+  EXPECT_NE(rep.readings[0].find("it fails c"), std::string::npos) << rep.readings[0];
 }
 
 TEST(Published, CapThresholdAndBestPointFlagTheGridEdge) {
@@ -195,7 +315,7 @@ where = { strategy = "window" }
 )");
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0].reproduced.mean, 500);
-  EXPECT_NE(rows[0].reason.find("largest cap"), std::string::npos) << rows[0].reason;
+  EXPECT_EQ(rows[0].verdict, "holds");
   EXPECT_EQ(rows[1].reproduced.mean, 200);
   EXPECT_NE(rows[1].reason.find("edge: window 100"), std::string::npos) << rows[1].reason;
 }
@@ -231,12 +351,19 @@ measure = "ratio_to_best"
 metric = "drain_time"
 where = { model = "free", strategy = "none" }
 over = { model = "free", strategy = "full" }
+[[statement]]
+id = "largest"
+published = "0.5"
+measure = "max_of"
+of = ["fastest"]
 )");
-  ASSERT_EQ(rows.size(), 1u);
+  ASSERT_EQ(rows.size(), 2u);
   EXPECT_DOUBLE_EQ(rows[0].reproduced.mean, 0.5);  // 300 over the faster full-jitter cap's 600
   EXPECT_LT(rows[0].reproduced.hi, 1.0);
   EXPECT_EQ(rows[0].verdict, "holds");
   EXPECT_NE(rows[0].reason.find("strategy full, cap 125"), std::string::npos) << rows[0].reason;
+  EXPECT_DOUBLE_EQ(rows[1].reproduced.mean, 0.5);
+  EXPECT_EQ(rows[1].verdict, "holds");
 }
 
 TEST(Published, AStatementOffTheQuickGridIsNotTestedThereButAnErrorAtFullScale) {
@@ -266,6 +393,8 @@ TEST(Published, ABadStatementIsRefusedNamingItsKey) {
                retrylab::InputError);
   EXPECT_THROW(f.run("[[statement]]\nid = \"x\"\npublished = \"7\"\nsweep = \"nope\"\nmetric = \"latency\"\n"),
                retrylab::InputError);
+  EXPECT_THROW(f.run("[[statement]]\nid = \"x\"\npublished = \"7\"\nsweep = \"classic\"\nsearch = [\"q\"]\n"),
+               retrylab::InputError);
   // check_statements catches an unknown sweep without any results, as reproduce does before running.
   std::ofstream(f.dir / "published.toml")
       << "[[statement]]\nid = \"x\"\npublished = \"7\"\nsweep = \"classic\"\n"
@@ -274,6 +403,25 @@ TEST(Published, ABadStatementIsRefusedNamingItsKey) {
   std::ofstream(f.dir / "published.toml")
       << "[[statement]]\nid = \"x\"\npublished = \"7\"\nsweep = \"classic\"\nmetric = \"latency\"\n";
   EXPECT_NO_THROW(check_statements(f.dir / "published.toml", f.spec));
+}
+
+// Every number of the paper's text is listed with its statements or a reason: one with neither, or
+// naming a statement the file does not have, is refused when the file is read.
+TEST(Published, ANumberOfThePapersTextNeedsAStatementOrAReason) {
+  Folder f;
+  const std::string head = "[[statement]]\nid = \"x\"\npublished = \"7\"\nsweep = \"classic\"\nmetric = \"latency\"\n";
+  std::ofstream(f.dir / "published.toml") << head << "[[number]]\ntext = \"7\"\nat = \"took 7\"\nstatement = \"x\"\n"
+                                          << "[[number]]\ntext = \"2015\"\nat = \"in 2015\"\nskip = \"citation\"\n";
+  EXPECT_NO_THROW(check_statements(f.dir / "published.toml", f.spec));
+  std::ofstream(f.dir / "published.toml") << head << "[[number]]\ntext = \"3\"\nat = \"3 times\"\n";
+  try {
+    check_statements(f.dir / "published.toml", f.spec);
+    ADD_FAILURE() << "a number with neither statement nor reason was accepted";
+  } catch (const retrylab::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("has neither a statement nor a reason"), std::string::npos) << e.what();
+  }
+  std::ofstream(f.dir / "published.toml") << head << "[[number]]\ntext = \"3\"\nstatement = \"y\"\n";
+  EXPECT_THROW(check_statements(f.dir / "published.toml", f.spec), retrylab::InputError);
 }
 
 }  // namespace

@@ -85,6 +85,41 @@ void expect_error(const std::string& text, const std::string& key, int line, con
 
 const std::string head = "[study]\nname = \"t\"\n[sweep.s]\nkind = \"grid\"\n";  // lines 1-4
 
+// A second seed: replica_seed runs every sweep again as NAME@2 (after every primary, same points,
+// its own seed), except those that say replicate = false; --seed keeps the two seeds apart.
+TEST(Spec, ReplicaSeedRunsEverySweepAgainUnderASecondSeed) {
+  std::string text = good;
+  text.replace(text.find("seed = 3"), 8, "seed = 3\nreplica_seed = 4");
+  text.replace(text.find("kind = \"sleep\""), 14, "kind = \"sleep\"\nreplicate = false");
+  const StudySpec s = parse_study_text(text, "r.toml", "full");
+  ASSERT_EQ(s.sweeps.size(), 5u);
+  EXPECT_EQ(s.sweeps[3].name, "a@2");
+  EXPECT_EQ(s.sweeps[3].replica_of, "a");
+  EXPECT_EQ(s.sweeps[3].seed, 4u);
+  EXPECT_EQ(s.sweeps[4].name, "b@2");
+  EXPECT_EQ(s.sweeps[3].points.size(), s.sweeps[0].points.size());
+  EXPECT_EQ(canonical(s.sweeps[4].points[2], s.sweeps[4].kind), canonical(s.sweeps[1].points[2], s.sweeps[1].kind));
+  EXPECT_EQ(replica_of(s, "c"), nullptr);  // replicate = false
+  ASSERT_NE(replica_of(s, "a"), nullptr);
+  StudySpec reseeded = s;
+  reseed(reseeded, 10);
+  EXPECT_EQ(reseeded.sweeps[0].seed, 10u);
+  EXPECT_EQ(reseeded.sweeps[3].seed, 11u);
+  // One seed twice is not two seeds.
+  std::string same = good;
+  same.replace(same.find("seed = 3"), 8, "seed = 3\nreplica_seed = 3");
+  try {
+    parse_study_text(same, "same.toml", "full");
+    ADD_FAILURE() << "a replica_seed equal to a sweep's seed was accepted";
+  } catch (const SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("study.replica_seed must differ from sweep a's seed 3"), std::string::npos)
+        << e.what();
+  }
+  std::string bad = text;
+  bad.replace(bad.find("replicate = false"), 17, "replicate = 1");
+  EXPECT_THROW(parse_study_text(bad, "bad.toml", "full"), SpecError);
+}
+
 TEST(Spec, UnknownKeysAreErrors) {
   expect_error(head + "runz = 3\n", "sweep.s.runz", 5);
   expect_error(head + "[sweep.s.quick]\nmodle = \"free\"\n", "sweep.s.quick.modle", 6);

@@ -1,6 +1,8 @@
 # ctest driver: make a trace with COMMAND (arguments joined by '|'; RETRYLAB_FAULT=FAULT if given), then run
-# `CHECK check TRACE` and require exit status RC and, if given, REGEX in its output (stdout, then stderr).
+# `CHECK check TRACE [CHECK_ARGS]` (CHECK_ARGS joined by '|') and require exit status RC and, if given, REGEX
+# in its output (stdout, then stderr).
 string(REPLACE "|" ";" COMMAND "${COMMAND}")
+string(REPLACE "|" ";" CHECK_ARGS "${CHECK_ARGS}")
 if(FAULT)
   set(ENV{RETRYLAB_FAULT} ${FAULT})
 endif()
@@ -9,7 +11,7 @@ if(NOT make_rc EQUAL 0)
   message(FATAL_ERROR "making the trace failed (${make_rc}): ${make_err}")
 endif()
 unset(ENV{RETRYLAB_FAULT})
-execute_process(COMMAND ${CHECK} check ${TRACE} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+execute_process(COMMAND ${CHECK} check ${TRACE} ${CHECK_ARGS} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 file(REMOVE ${TRACE})
 if(NOT rc EQUAL RC)
   message(FATAL_ERROR "retrylab check exited ${rc}, expected ${RC}\n${out}\n${err}")

@@ -5,8 +5,19 @@
 
 namespace retrylab::validation::trace {
 
+TraceCheck make_check(std::string name, std::string kind, std::string expected, std::string observed,
+                      CheckVerdict verdict) {
+  TraceCheck c;
+  c.name = std::move(name);
+  c.kind = std::move(kind);
+  c.expected = std::move(expected);
+  c.observed = std::move(observed);
+  c.verdict = verdict;
+  return c;
+}
+
 Finding::Finding(std::string name, std::string kind, std::string expected)
-    : check_{std::move(name), std::move(kind), std::move(expected), "", CheckVerdict::pass, 0, {}, {}} {}
+    : check_(make_check(std::move(name), std::move(kind), std::move(expected))) {}
 
 void Finding::add(std::int64_t line, std::string_view text, const std::string& note) {
   ++check_.count;

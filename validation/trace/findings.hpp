@@ -22,6 +22,10 @@ class Finding {
   TraceCheck check_;
 };
 
+// A check with nothing found yet (count 0, no lines, no power).
+TraceCheck make_check(std::string name, std::string kind, std::string expected, std::string observed = {},
+                      CheckVerdict verdict = CheckVerdict::pass);
+
 // A rule that holds under the declared options is checked; one that does not (why_not non-empty)
 // is reported as not applicable with the reason (never as passed).
 TraceCheck applies(Finding& f, const std::string& why_not, std::int64_t checked, const std::string& unit);

@@ -38,7 +38,12 @@ InvariantRules::InvariantRules(const montecarlo::Scenario& s, const ServerRules&
       timeout_("attempt timeout", "invariant",
                fmt::format("end - start <= timeout {} (the client stops waiting then)", s.client.timeout)),
       overlap_("overlapping success", "invariant", "collision: a success overlaps no other attempt"),
+      lonely_("failure without overlap", "invariant",
+              "collision: a failed attempt overlaps another attempt (judged once any attempt that could overlap it "
+              "would have its row: the run finished, or failure end + 1 < stop)"),
       spacing_("success spacing", "invariant", "free/shared: successful commits at least 1 apart"),
+      commit_("success despite a commit", "invariant",
+              "free/shared: a successful attempt [s, e] saw no other commit in (s, e) (first commit wins)"),
       idle_("failure on idle resource", "invariant",
             "free/shared: a failed attempt [s, e] saw a successful commit in (s, e]; ps: no failures"),
       lock_("failure under the lock", "invariant",
@@ -83,7 +88,8 @@ void InvariantRules::row_rules(const Row& r, std::int64_t line, std::string_view
     limit_.add(line, text, fmt::format("attempt {} of a client allowed {}", r.retry + 1, sv_.max_attempts));
   // model invariants
   if (s_.model == Model::collision && sv_.overlap_na.empty()) collision(r, line, text);
-  if ((s_.model == Model::free || s_.model == Model::shared) && (sv_.spacing_na.empty() || sv_.idle_na.empty()))
+  if ((s_.model == Model::free || s_.model == Model::shared) &&
+      (sv_.spacing_na.empty() || sv_.idle_na.empty() || sv_.commit_na.empty()))
     tie_group(r, line, text);
   if (s_.model == Model::ps && sv_.idle_na.empty()) {
     ++idle_n_;
@@ -91,9 +97,23 @@ void InvariantRules::row_rules(const Row& r, std::int64_t line, std::string_view
   }
 }
 
+// collision: the failure still unconfirmed at the run's end overlapped nothing if every attempt
+// that could overlap it has a row: the run finished (no attempt in flight), or any attempt starting
+// before its end would have ended (1 later at most) before the stop.
+void InvariantRules::lonely_at_end(const std::string& reason, double stop_time) {
+  if (!lonely_pending_) return;
+  const Lonely& l = *lonely_pending_;
+  if (reason == "finished" || l.end + 1.0 < stop_time - tol(stop_time)) {
+    ++lonely_n_;
+    lonely_.add(l.line, l.text, "no attempt overlaps it");
+  }
+  lonely_pending_.reset();
+}
+
 void InvariantRules::end_run(const std::optional<RunEnd>& stop, double stop_time) {
   flush_group();
   const std::string reason = stop ? stop->stop : "";
+  lonely_at_end(reason, stop_time);
   for (const auto& [id, c] : clients_) {
     // only clients whose last attempt failed are left here (a success erases its client)
     if (!s_.client.retries) continue;
@@ -120,8 +140,11 @@ void InvariantRules::finish(std::vector<TraceCheck>& out) {
   out.push_back(applies(duration_, sv_.duration_na, rows_, "rows"));
   if (std::isfinite(sv_.timeout)) out.push_back(timeout_.finish(rows_, "rows"));
   if (s_.model == Model::collision) out.push_back(applies(overlap_, sv_.overlap_na, rows_, "rows"));
-  if (s_.model == Model::free || s_.model == Model::shared)
+  if (s_.model == Model::collision) out.push_back(applies(lonely_, sv_.lonely_na, lonely_n_, "failures"));
+  if (s_.model == Model::free || s_.model == Model::shared) {
     out.push_back(applies(spacing_, sv_.spacing_na, successes_seen_, "successes"));
+    out.push_back(applies(commit_, sv_.commit_na, commit_n_, "successes"));
+  }
   if (s_.model != Model::collision) out.push_back(applies(idle_, sv_.idle_na, idle_n_, "rows"));
   if (sv_.lock) out.push_back(applies(lock_, sv_.lock_na, lock_n_, "rows"));
   out.push_back(applies(sequence_, sv_.sequence_na, rows_, "rows"));
@@ -140,20 +163,49 @@ bool InvariantRules::duration_ok(const Row& r, double d) const {
   return d >= (r.success ? sv_.success_min : sv_.failure_min) - t;
 }
 
+// Each rule reads the timestamps' tolerance in its own favour: an overlap shorter than tol does
+// not make a success overlap (overlapping success), and does excuse a failure (failure without
+// overlap).
 void InvariantRules::collision(const Row& r, std::int64_t line, std::string_view text) {
+  const bool judge_lonely = sv_.lonely_na.empty();
+  // another client's attempt ends within tol of r's start: it overlaps r as far as times can tell
+  // (r's own client's previous attempt ends there when it slept 0: that is no overlap)
+  bool touched = false;
   while (!overlap_window_.empty() && overlap_window_.front().end <= r.start + tol(r.start)) {
+    // The front ends before r starts; every later row ends later still, and (attempts last 1)
+    // starts no earlier than r: nothing else can overlap the front any more.
+    const bool touches =
+        overlap_window_.front().end > r.start - tol(r.start) && overlap_window_.front().client != r.client;
+    touched = touched || touches;
+    if (judge_lonely && lonely_pending_ && lonely_pending_->line == overlap_window_.front().line) {
+      ++lonely_n_;
+      if (!touches) lonely_.add(lonely_pending_->line, lonely_pending_->text, "no attempt overlaps it");
+      lonely_pending_.reset();
+    }
     overlap_successes_ -= overlap_window_.front().success;
     overlap_window_.pop_front();
   }
-  if (!overlap_window_.empty() && (r.success || overlap_successes_ > 0)) {
+  const bool overlapped = !overlap_window_.empty();
+  if (overlapped && (r.success || overlap_successes_ > 0)) {
     const Overlap& o = overlap_window_.back();
     overlap_.add(line, text, fmt::format("overlaps line {} and a success is among them", o.line));
   }
+  if (judge_lonely && overlapped && lonely_pending_) {  // r overlaps the pending failure too
+    ++lonely_n_;
+    lonely_pending_.reset();
+  }
+  if (judge_lonely && !r.success) {
+    if (overlapped || touched)
+      ++lonely_n_;
+    else
+      lonely_pending_ = Lonely{r.end, line, std::string(text.substr(0, 300))};
+  }
   if (overlap_window_.size() >= 1000000) {  // bounded memory: forget the oldest
+    if (lonely_pending_ && lonely_pending_->line == overlap_window_.front().line) lonely_pending_.reset();
     overlap_successes_ -= overlap_window_.front().success;
     overlap_window_.pop_front();
   }
-  overlap_window_.push_back({r.end, r.success, line});
+  overlap_window_.push_back({r.end, r.success, line, r.client});
   overlap_successes_ += r.success;
 }
 
@@ -175,6 +227,9 @@ void InvariantRules::flush_group() {
       spacing_.add(g.line, g.text, fmt::format("{} successes commit at {}", wins, e));
     else if (e - last_commit_ < 1.0 - tol(e))
       spacing_.add(g.line, g.text, fmt::format("previous commit at {}", last_commit_));
+    ++commit_n_;
+    if (last_commit_ > g.start + tol(g.start))
+      commit_.add(g.line, g.text, fmt::format("a commit at {}, after its start {}", last_commit_, g.start));
   }
   const double commit = wins > 0 ? e : last_commit_;
   for (const auto& g : group_) {
@@ -219,7 +274,7 @@ std::optional<SleepSample> InvariantRules::client(const Row& r, std::int64_t lin
   if (c) prev = c->prev_sleep;
   std::optional<SleepSample> sample;
   if (s_.client.retries && r.retry >= 1 && r.has_sleep && sleep_check(r, prev, line, text))
-    sample = SleepSample{r.retry, r.sleep, prev, r.start};
+    sample = SleepSample{r.retry, r.sleep, prev, r.start, r.client};
 
   if (r.success || !s_.client.retries) {
     if (c) clients_.erase(it);

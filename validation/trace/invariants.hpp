@@ -1,8 +1,9 @@
 #pragma once
 // InvariantRules: the rules every row of a trace must keep under the declared model, strategy and
-// server options (docs/models.md, docs/traces.md): time order, durations, timeouts, overlap
-// (collision), commit spacing and failures on an idle resource (free, shared, ps), the lock, the
-// retry sequence and limit, the sleep support, and clients that vanished at a run's end.
+// server options (docs/models.md, docs/traces.md): time order, durations, timeouts, overlap both
+// ways (collision: a success overlaps nothing, a failure overlaps something), commits (free,
+// shared: spacing, no success after a commit, no failure on an idle resource; ps: no failure), the
+// lock, the retry sequence and limit, the sleep support, and clients that vanished at a run's end.
 // Memory: state only for clients still waiting, a bounded window of attempts that can still
 // overlap, and the group of rows ending together. A rule that does not hold under the options is
 // reported n/a with the reason. Knows nothing of the statistics: a sleep inside its support is
@@ -27,6 +28,7 @@ namespace retrylab::validation::trace {
 struct SleepSample {
   std::int64_t retry = 0;
   double sleep = 0, prev = 0, start = 0;  // prev: the client's previous sleep, NaN before its first
+  std::int64_t client = 0;
 };
 
 class InvariantRules {
@@ -55,7 +57,14 @@ class InvariantRules {
   struct Overlap {
     double end;
     bool success;
+    std::int64_t line, client;
+  };
+  // collision: the one failure no attempt has been seen to overlap yet (a row that finds the
+  // overlap window non-empty overlaps every attempt in it, so at most the last row is unconfirmed).
+  struct Lonely {
+    double end;
     std::int64_t line;
+    std::string text;
   };
 
   void row_rules(const Row& r, std::int64_t line, std::string_view text);
@@ -63,13 +72,17 @@ class InvariantRules {
   void collision(const Row& r, std::int64_t line, std::string_view text);
   void tie_group(const Row& r, std::int64_t line, std::string_view text);
   void flush_group();
+  void lonely_at_end(const std::string& reason, double stop_time);
   std::optional<SleepSample> client(const Row& r, std::int64_t line, std::string_view text);
   bool sleep_check(const Row& r, double prev, std::int64_t line, std::string_view text);
 
   const montecarlo::Scenario& s_;
   const ServerRules& sv_;
   const SleepRules& sleeps_;
-  Finding order_, duration_, timeout_, overlap_, spacing_, idle_, lock_, sequence_, limit_, support_, vanish_;
+  Finding order_, duration_, timeout_, overlap_, lonely_, spacing_, commit_, idle_, lock_, sequence_, limit_, support_,
+      vanish_;
+  std::int64_t lonely_n_ = 0, commit_n_ = 0;
+  std::optional<Lonely> lonely_pending_;
   std::int64_t lock_n_ = 0;
   std::int64_t rows_ = 0, order_n_ = 0, idle_n_ = 0, support_n_ = 0, vanish_n_ = 0, successes_seen_ = 0;
   std::int64_t run_ = 0;

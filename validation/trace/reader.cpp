@@ -1,9 +1,13 @@
 #include "validation/trace/reader.hpp"
 
+#include "validation/trace/declared.hpp"
+
 #include <fmt/format.h>
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -18,142 +22,6 @@ namespace {
 
 constexpr std::size_t max_line = 1 << 16;
 constexpr std::int64_t max_retry = std::numeric_limits<std::int32_t>::max();  // the engine's own limit
-
-// ---- parsing ------------------------------------------------------------------------------
-
-std::optional<double> to_double(std::string_view s) {
-  double x = 0;
-  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
-  if (ec != std::errc() || p != s.data() + s.size() || !std::isfinite(x)) return std::nullopt;
-  return x;
-}
-
-std::optional<std::int64_t> to_int(std::string_view s) {
-  std::int64_t x = 0;
-  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
-  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-  return x;
-}
-
-double need_double(std::string_view s, std::int64_t line, const char* field) {
-  const auto x = to_double(s);
-  if (!x) malformed(line, field, fmt::format("must be a finite number (got \"{}\")", s.substr(0, 40)));
-  return *x;
-}
-
-std::int64_t need_int(std::string_view s, std::int64_t line, const char* field) {
-  const auto x = to_int(s);
-  if (!x || *x < 0) malformed(line, field, fmt::format("must be an integer >= 0 (got \"{}\")", s.substr(0, 40)));
-  return *x;
-}
-
-// The header as key=value strings (CSV comments or the JSON header object), then a Scenario.
-struct Header {
-  std::map<std::string, std::string> kv;
-  std::map<std::string, std::int64_t> key_line;  // where each key was given (CSV: its own line)
-  std::int64_t line = 1;
-};
-
-// The fields a version-2 header may carry beyond the version-1 ones: every field of the scenario
-// field table after the base ones (montecarlo/fields.hpp; montecarlo::trace_server_fields writes
-// them in canonical()'s spelling). Reads them into s; each error names the key and its line.
-void declared_server(const Header& h, montecarlo::Scenario& s, bool version2) {
-  for (const montecarlo::Field& f : montecarlo::scenario_fields()) {
-    if (f.presence == montecarlo::Presence::always) continue;
-    const std::string key(f.name);
-    const auto it = h.kv.find(key);
-    if (it == h.kv.end()) continue;
-    const std::int64_t line = h.key_line.count(key) ? h.key_line.at(key) : h.line;
-    const std::string& v = it->second;
-    if (!version2)
-      malformed(line, key, "is a server option: the header must declare version=2 (version 1 traces have none)");
-    try {
-      f.set(s, montecarlo::parse_field(f, v));
-    } catch (const InputError&) {
-      malformed(line, key, fmt::format("{} (got \"{}\")", montecarlo::field_rule(f), v.substr(0, 40)));
-    }
-  }
-}
-
-montecarlo::Scenario declared_scenario(const Header& h, std::uint64_t& seed) {
-  const auto get = [&](const char* key) -> std::optional<std::string> {
-    const auto it = h.kv.find(key);
-    if (it == h.kv.end()) return std::nullopt;
-    return it->second;
-  };
-  const auto need = [&](const char* key) {
-    auto v = get(key);
-    if (!v) malformed(h.line, key, "is required in the header");
-    return *v;
-  };
-  const auto num = [&](const char* key, double fallback) {
-    const auto v = get(key);
-    return v ? need_double(*v, h.line, key) : fallback;
-  };
-  const std::string version = need("version");
-  if (version != "1" && version != "2")
-    malformed(h.line, "version", fmt::format("must be 1, or 2 with server options (got \"{}\")", version));
-  montecarlo::Scenario s;
-  const auto model = parse_model(need("model"));
-  if (!model)
-    malformed(h.line, "model", fmt::format("must be collision, free, shared or ps (got \"{}\")", need("model")));
-  const auto strategy = parse_strategy(need("strategy"));
-  if (!strategy)
-    malformed(
-        h.line, "strategy",
-        fmt::format("must be none, nojitter, full, equal, decorrelated or window (got \"{}\")", need("strategy")));
-  s.model = *model;
-  s.backoff.strategy = *strategy;
-  s.backoff.base = num("base", 1.0);
-  const auto cap = get("cap");
-  s.backoff.cap = !cap || *cap == "none" ? (cap ? unbounded_cap : 1000.0) : need_double(*cap, h.line, "cap");
-  s.backoff.window = num("window", 0.0);
-  const auto clients = get("clients");
-  s.traffic.clients = clients ? need_int(*clients, h.line, "clients") : 0;
-  s.traffic.rate = num("rate", 0.0);
-  s.measurement.horizon = num("horizon", 0.0);
-  s.measurement.warmup = num("warmup", 0.0);
-  const auto collapse = get("collapse");
-  s.measurement.collapse = collapse ? need_int(*collapse, h.line, "collapse") : 3000;
-  const std::string retries = need("retries");
-  if (retries != "on" && retries != "off")
-    malformed(h.line, "retries", fmt::format("must be on or off (got \"{}\")", retries));
-  s.client.retries = retries == "on";
-  const auto unit = get("time_unit");
-  if (unit && *unit != "attempt-duration")
-    malformed(
-        h.line, "time_unit",
-        fmt::format("must be attempt-duration (got \"{}\"): rescale times so one attempt served alone takes 1", *unit));
-  const auto seed_text = get("seed");
-  seed = 0;
-  if (seed_text) {
-    std::uint64_t x = 0;
-    const auto [p, ec] = std::from_chars(seed_text->data(), seed_text->data() + seed_text->size(), x);
-    if (ec != std::errc() || p != seed_text->data() + seed_text->size())
-      malformed(h.line, "seed", fmt::format("must be an integer >= 0 (got \"{}\")", seed_text->substr(0, 40)));
-    seed = x;
-  }
-  declared_server(h, s, version == "2");
-  try {
-    montecarlo::check_scenario(s);
-  } catch (const InputError& e) {
-    const auto at = h.key_line.find(e.field());
-    malformed(at == h.key_line.end() ? h.line : at->second, e.field(),
-              std::string(e.what()).substr(e.field().size() + 1));
-  }
-  return s;
-}
-
-// The header's optional runs=R: an integer >= 1; every run index is then below it.
-std::optional<std::int64_t> runs_in_header(const Header& h) {
-  const auto it = h.kv.find("runs");
-  if (it == h.kv.end()) return std::nullopt;
-  const auto line = h.key_line.count("runs") ? h.key_line.at("runs") : h.line;
-  const auto v = to_int(it->second);
-  if (!v || *v < 1)
-    malformed(line, "runs", fmt::format("must be an integer >= 1 (got \"{}\")", it->second.substr(0, 40)));
-  return v;
-}
 
 void check_run_index(std::int64_t run, const std::optional<std::int64_t>& runs, std::int64_t n) {
   if (runs && run >= *runs) malformed(n, "run", fmt::format("must be below the header's runs={} (got {})", *runs, run));
@@ -198,9 +66,38 @@ std::vector<std::pair<std::string, std::string>> comment_pairs(std::string_view 
   return out;
 }
 
+// A row's times in attempt-durations (d: one attempt-duration in the trace's unit).
+void rescale(Row& r, double d) {
+  if (d == 1.0) return;
+  r.arrival /= d;
+  r.start /= d;
+  r.end /= d;
+  r.sleep /= d;
+}
+
 // `columns`: 9 under the full column line, 8 under the one without burst; every row has exactly that many.
+// A CSV row's fields, without allocating: the first 9 kept, `count` counting them all.
+struct RowFields {
+  std::array<std::string_view, 9> f;
+  std::size_t count = 0;
+  std::string_view operator[](std::size_t i) const { return f[i]; }
+  std::size_t size() const { return count; }
+};
+
+RowFields split_row(std::string_view s) {
+  RowFields out;
+  for (std::size_t from = 0;;) {
+    const std::size_t at = s.find(',', from);
+    if (out.count < out.f.size())
+      out.f[out.count] = s.substr(from, at == std::string_view::npos ? std::string_view::npos : at - from);
+    ++out.count;
+    if (at == std::string_view::npos) return out;
+    from = at + 1;
+  }
+}
+
 Row parse_csv_row(std::string_view line, std::int64_t n, std::size_t columns) {
-  const auto f = split(line, ',');
+  const RowFields f = split_row(line);
   if (f.size() != columns)
     malformed(n, f.size() < columns ? std::string(csv_column(f.size())) : "row",
               fmt::format("{}: a row has exactly the column line's {} comma-separated fields ({}) (got {})",
@@ -223,7 +120,8 @@ Row parse_csv_row(std::string_view line, std::int64_t n, std::size_t columns) {
   r.has_sleep = !f[7].empty();
   if (r.has_sleep) r.sleep = need_double(f[7], n, "sleep");
   check_sleep_given(r, n);
-  if (f.size() == 9) {
+  r.burst_given = f.size() == 9;
+  if (r.burst_given) {
     if (f[8] == "1")
       r.burst = true;
     else if (f[8] != "0")
@@ -273,7 +171,8 @@ Row parse_json_row(const nlohmann::json& j, std::int64_t n) {
   if (r.has_sleep) r.sleep = json_double(j, "sleep", n);
   check_sleep_given(r, n);
   const auto b = j.find("burst");
-  if (b != j.end()) {
+  r.burst_given = b != j.end();
+  if (r.burst_given) {
     if (!b->is_boolean()) malformed(n, "burst", "must be true or false");
     r.burst = b->get<bool>();
   }
@@ -380,17 +279,29 @@ class RunOrder {
 
 }  // namespace
 
+// The stream is read in blocks of buffer_size and lines found with memchr (reading it a character
+// at a time was a quarter of a check's time).
+bool TraceReader::refill() {
+  const std::streamsize got = in_->sgetn(buf_.data(), static_cast<std::streamsize>(buf_.size()));
+  pos_ = 0;
+  end_ = got > 0 ? static_cast<std::size_t>(got) : 0;
+  return end_ > 0;
+}
+
 bool TraceReader::next_line() {
   line_.clear();
   if (!in_) return false;
   bool any = false;
   for (;;) {
-    const int c = in_->sbumpc();
-    if (c == std::char_traits<char>::eof()) break;
+    if (pos_ == end_ && !refill()) break;
+    const char* from = buf_.data() + pos_;
+    const auto* nl = static_cast<const char*>(std::memchr(from, '\n', end_ - pos_));
+    const std::size_t len = nl ? static_cast<std::size_t>(nl - from) : end_ - pos_;
+    if (line_.size() + len > max_line) malformed(n_ + 1, "line", fmt::format("must be at most {} bytes", max_line));
+    line_.append(from, len);
     any = true;
-    if (c == '\n') break;
-    if (line_.size() >= max_line) malformed(n_ + 1, "line", fmt::format("must be at most {} bytes", max_line));
-    line_.push_back(static_cast<char>(c));
+    pos_ += len + (nl ? 1 : 0);
+    if (nl) break;
   }
   if (!any) return false;
   ++n_;
@@ -432,7 +343,7 @@ void TraceReader::read_csv_header(std::map<std::string, std::string>& kv,
 }
 
 TraceReader::TraceReader(std::istream& in) : in_(in.rdbuf()) {
-  Header h;
+  HeaderKeys h;
   if (!next_line()) malformed(1, "header", "is missing (empty trace)");
   if (!line_.empty() && line_[0] == '{') {
     header_.json = true;
@@ -442,8 +353,7 @@ TraceReader::TraceReader(std::istream& in) : in_(in.rdbuf()) {
     read_csv_header(h.kv, h.key_line);
   }
   h.line = header_.line;
-  header_.declared = declared_scenario(h, header_.seed);
-  header_.runs = runs_in_header(h);
+  declare(h, header_);
 }
 
 // One body line: a row, a run's end, or nothing (a blank line, another comment). False at the end.
@@ -453,19 +363,26 @@ bool TraceReader::parse_record(std::optional<Row>& row, std::optional<RunEnd>& s
   if (!header_.json) {
     if (line_[0] != '#') {
       row = parse_csv_row(line_, n_, header_.columns);
-      return true;
+    } else {
+      const auto pairs = comment_pairs(line_);
+      if (!pairs.empty() && pairs[0].first == "run_end") stop = csv_run_end(pairs, n_);
+      // other comments are ignored
     }
-    const auto pairs = comment_pairs(line_);
-    if (!pairs.empty() && pairs[0].first == "run_end") stop = csv_run_end(pairs, n_);
-    return true;  // other comments are ignored
+  } else {
+    check_nesting(line_, n_, "row");
+    const auto j = nlohmann::json::parse(line_, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) malformed(n_, "row", "must be a JSON object");
+    if (j.contains("run_end"))
+      stop = json_run_end(j, n_);
+    else
+      row = parse_json_row(j, n_);
   }
-  check_nesting(line_, n_, "row");
-  const auto j = nlohmann::json::parse(line_, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) malformed(n_, "row", "must be a JSON object");
-  if (j.contains("run_end"))
-    stop = json_run_end(j, n_);
-  else
-    row = parse_json_row(j, n_);
+  const double d = header_.attempt_duration;
+  if (row) {
+    rescale(*row, d);
+    if (!row->burst_given) row->burst = header_.declared.traffic.rate == 0;  // a pure burst: every client is in it
+  }
+  if (stop) stop->stop_time /= d;
   return true;
 }
 
@@ -481,6 +398,75 @@ ReadCounts TraceReader::read(RecordSink& sink) {
       order.row(*row, n_, line_);
   }
   return order.finish(header_.line);
+}
+
+namespace {
+
+// Row i of in-memory columns, checked as a CSV row is (integers >= 0, finite times, a sleep exactly
+// on retries), in attempt-durations.
+Row column_row(const TraceHeader& h, const TraceColumns& c, std::size_t i) {
+  const auto n = static_cast<std::int64_t>(i);
+  Row r;
+  const auto count = [&](std::span<const std::int64_t> v, const char* field) {
+    if (v[i] < 0) malformed(n, field, fmt::format("must be an integer >= 0 (got {})", v[i]));
+    return v[i];
+  };
+  const auto time = [&](std::span<const double> v, const char* field) {
+    if (!std::isfinite(v[i])) malformed(n, field, "must be a finite number");
+    return v[i];
+  };
+  r.run = count(c.run, "run");
+  r.client = count(c.client, "client");
+  r.retry = count(c.retry, "retry");
+  if (r.retry > max_retry) malformed(n, "retry", fmt::format("must be at most {} (got {})", max_retry, r.retry));
+  r.arrival = time(c.arrival, "arrival");
+  r.start = time(c.start, "start");
+  r.end = time(c.end, "end");
+  if (c.success[i] > 1) malformed(n, "outcome", "must be 1 (success) or 0 (failure)");
+  r.success = c.success[i] == 1;
+  r.has_sleep = !std::isnan(c.sleep[i]);
+  if (r.has_sleep) r.sleep = time(c.sleep, "sleep");
+  check_sleep_given(r, n);
+  r.burst_given = !c.burst.empty();
+  if (r.burst_given && c.burst[i] > 1) malformed(n, "burst", "must be 0 or 1");
+  r.burst = r.burst_given ? c.burst[i] == 1 : h.declared.traffic.rate == 0;
+  return r;
+}
+
+void check_lengths(const TraceColumns& c) {
+  const std::size_t n = c.run.size();
+  const std::pair<const char*, std::size_t> sizes[] = {
+      {"client", c.client.size()}, {"retry", c.retry.size()}, {"arrival", c.arrival.size()}, {"start", c.start.size()},
+      {"end", c.end.size()},       {"sleep", c.sleep.size()}, {"outcome", c.success.size()}};
+  for (const auto& [name, size] : sizes)
+    if (size != n) malformed(-1, name, fmt::format("must have one entry per row: {} (got {})", n, size));
+  if (!c.burst.empty() && c.burst.size() != n)
+    malformed(-1, "burst", fmt::format("must have one entry per row: {}, or none (got {})", n, c.burst.size()));
+}
+
+}  // namespace
+
+ReadCounts feed_rows(const TraceHeader& h, const TraceColumns& rows, std::span<const TraceRunEnd> ends,
+                     RecordSink& sink) {
+  check_lengths(rows);
+  RunOrder order(sink, h.runs);
+  std::size_t k = 0;
+  const auto stop = [&](std::int64_t n) {
+    RunEnd e{ends[k].run, ends[k].stop, ends[k].stop_time / h.attempt_duration};
+    if (!std::isfinite(ends[k].stop_time)) malformed(n, "stop_time", "must be a finite number");
+    ++k;
+    order.stop(e, n);
+  };
+  for (std::size_t i = 0; i < rows.run.size(); ++i) {
+    Row r = column_row(h, rows, i);
+    while (k < ends.size() && ends[k].run < r.run) stop(static_cast<std::int64_t>(i));
+    const std::string text = row_text({r.run, r.client, r.retry, rows.arrival[i], rows.start[i], rows.end[i],
+                                       r.has_sleep ? rows.sleep[i] : 0.0, r.success, r.has_sleep, r.burst});
+    rescale(r, h.attempt_duration);
+    order.row(r, static_cast<std::int64_t>(i), text);
+  }
+  while (k < ends.size()) stop(static_cast<std::int64_t>(rows.run.size()));
+  return order.finish(-1);
 }
 
 }  // namespace retrylab::validation::trace

@@ -5,16 +5,24 @@
 // RecordSink. Invariants it enforces before a sink sees a record: lines are at most 64 KiB; runs
 // never decrease and no row follows its run's end; within a run rows come in order of `end`; a
 // run index stays below the header's runs=R. Anything else throws InputError("line N: field", ...).
+// Times in the user's unit (time_unit=ms|s, attempt_duration=D) are divided by D as they are read,
+// and rates multiplied by it: sinks see attempt-durations. Rows without a burst column are burst
+// rows in a pure burst (no steady traffic), steady rows otherwise (Row::burst_given says so).
+// In-memory rows (feed_rows) go through the same checks of syntax and order; "line" is then the
+// row's index.
 // The reader knows nothing of the rules: what a trace must satisfy is the sinks' business.
 #include <cstdint>
 #include <istream>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "montecarlo/scenario.hpp"
 #include "validation/trace/record.hpp"
+#include "validation/trace_check.hpp"
 
 namespace retrylab::validation::trace {
 
@@ -31,15 +39,25 @@ class RecordSink {
 struct TraceHeader {
   montecarlo::Scenario declared;
   std::uint64_t seed = 0;
-  bool json = false;                 // JSON lines, else CSV
-  std::size_t columns = 9;           // CSV: 9 under the full column line, 8 without burst
-  std::optional<std::int64_t> runs;  // the header's runs=R
-  std::int64_t line = 1;             // the header's last line
+  bool json = false;                      // JSON lines, else CSV
+  std::size_t columns = 9;                // CSV: 9 under the full column line, 8 without burst
+  std::optional<std::int64_t> runs;       // the header's runs=R
+  std::int64_t line = 1;                  // the header's last line
+  std::string unit = "attempt-duration";  // time_unit: attempt-duration, ms or s
+  double attempt_duration = 1.0;          // one attempt-duration in `unit` (times are divided by it)
 };
 
 struct ReadCounts {
   std::int64_t rows = 0, runs = 0;
 };
+
+// The header of in-memory rows from its keys (the CSV header's: version, model, strategy, ...).
+// Throws InputError("line -1: <key>", ...) on a bad key.
+TraceHeader header_from_keys(const std::map<std::string, std::string>& keys);
+// Hands in-memory rows and run_end records (times in the header's unit) to sink in the order a file
+// gives them (each run_end after its run's rows): the checks of read(), with the row index as line.
+ReadCounts feed_rows(const TraceHeader& h, const TraceColumns& rows, std::span<const TraceRunEnd> ends,
+                     RecordSink& sink);
 
 class TraceReader {
  public:
@@ -53,7 +71,12 @@ class TraceReader {
   void read_json_header(std::map<std::string, std::string>& kv);
   bool parse_record(std::optional<Row>& row, std::optional<RunEnd>& stop);
 
+  bool refill();
+
+  static constexpr std::size_t buffer_size = 1 << 20;
   std::streambuf* in_;
+  std::vector<char> buf_ = std::vector<char>(buffer_size);
+  std::size_t pos_ = 0, end_ = 0;  // the unread part of buf_
   std::string line_;
   std::int64_t n_ = 0;
   TraceHeader header_;

@@ -29,6 +29,7 @@ struct Row {
   std::int64_t run = 0, client = 0, retry = 0;
   double arrival = 0, start = 0, end = 0, sleep = 0;
   bool success = false, has_sleep = false, burst = false;
+  bool burst_given = true;  // false: no burst column; `burst` is then inferred from pure traffic
 };
 
 struct RunEnd {
@@ -36,5 +37,13 @@ struct RunEnd {
   std::string stop;
   double stop_time = 0;
 };
+
+// A row as a CSV line (times in attempt-durations): how a rule that judges a row after it has
+// streamed past shows it.
+inline std::string row_text(const Row& r) {
+  return fmt::format("{},{},{},{},{},{},{},{},{}", r.run, r.client, r.arrival, r.start, r.end,
+                     r.success ? "success" : "failure", r.retry, r.has_sleep ? fmt::format("{}", r.sleep) : "",
+                     r.burst ? 1 : 0);
+}
 
 }  // namespace retrylab::validation::trace

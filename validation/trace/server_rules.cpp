@@ -14,6 +14,12 @@ namespace {
 
 montecarlo::Scenario without_server(const montecarlo::Scenario& s) { return montecarlo::without_server_options(s); }
 
+// The server options as canonical() writes them: "rows=4 lock=on".
+std::string fields_of(const montecarlo::Scenario& s) {
+  const std::string all = montecarlo::canonical(s), plain = montecarlo::canonical(without_server(s));
+  return all.size() > plain.size() + 1 ? all.substr(plain.size() + 1) : std::string();
+}
+
 }  // namespace
 
 ServerRules::ServerRules(const montecarlo::Scenario& s) {
@@ -94,6 +100,36 @@ void ServerRules::model_rules(const montecarlo::Scenario& s) {
     idle_na = "an attempt its client stopped waiting for (timeout) fails with no commit";
   else if (o.resource.delay > 0)
     idle_na = "with network delay the commit that dooms an attempt is not inside its row's interval";
+  // collision: a failed attempt overlapped another. Injected failures and timeouts fail attempts
+  // that overlap nothing; with random service a failure's partner can end arbitrarily late.
+  if (!overlap_na.empty())
+    lonely_na = overlap_na;
+  else if (injects)
+    lonely_na = "injected failures (failure_prob, outage) fail attempts that overlap nothing";
+  else if (std::isfinite(timeout))
+    lonely_na = "an attempt its client stopped waiting for (timeout) fails without an overlap";
+  else if (!exact)
+    lonely_na = fmt::format("{} service: the attempt a failure overlapped can end at any later time",
+                            to_string(o.resource.service));
+  // free/shared: a success saw no commit during its service; the row must be the service interval.
+  if (o.resource.rows > 1)
+    commit_na = spacing_na;
+  else if (o.resource.delay > 0)
+    commit_na = "with network delay a row's interval (send to receipt) is not its service interval";
+  else if (o.resource.lock)
+    commit_na = "with the lock an attempt waits inside its row's interval, then runs alone";
+  else if (limited && o.admission.overflow == montecarlo::Overflow::queue)
+    commit_na = "a queued attempt's interval is not its service interval";
+  // shared/ps: n attempts in flight each served at rate 1/n, and FIFO. Rows only keep that (one
+  // server for all rows); any other option changes the service or the row's interval.
+  montecarlo::Scenario rows_only = s;
+  rows_only.resource.rows = 1;
+  if (any && montecarlo::has_server_features(rows_only))
+    service_na = fmt::format("server options ({}) change a row's interval or its service", fields_of(rows_only));
+  // The arrival statistics need every arrival before a known time to have its row: attempts of
+  // exact length (collision/free) or processor sharing's FIFO order; no server options.
+  if (any)
+    arrivals_na = fmt::format("server options ({}): an arrival's first row can come arbitrarily late", fields_of(s));
   // The lock: an admitted attempt waits, then runs alone on its row, so it cannot fail; only a
   // rejection or a timeout can.
   lock = o.resource.lock;

@@ -23,6 +23,9 @@ struct ServerRules {
   double success_min = 1, failure_min = 1, success_value = 1, max_duration = inf, retry_after_max = 0;
   std::vector<double> failure_values;
   std::string duration_na, overlap_na, spacing_na, idle_na, lock_na, ks_na, sequence_na, vanish_na;
+  // lonely_na: collision's "a failure overlaps another"; commit_na: free/shared's "a success saw no
+  // commit"; service_na: shared/ps's processor-sharing rules; arrivals_na: the arrival statistics.
+  std::string lonely_na, commit_na, service_na, arrivals_na;
   std::string fields;  // the server options as canonical() writes them, "rows=4 lock=on"
 
  private:

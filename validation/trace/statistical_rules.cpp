@@ -19,12 +19,13 @@ namespace retrylab::validation::trace {
 namespace {
 
 TraceCheck not_applicable(const std::string& name, const std::string& form, const std::string& why) {
-  return {name, "statistic", form, "not applicable: " + why, CheckVerdict::not_applicable, 0, {}, {}};
+  return make_check(name, "statistic", form, "not applicable: " + why, CheckVerdict::not_applicable);
 }
 
 }  // namespace
 
 void StatisticalRules::row(const Row& r) {
+  if (r.success) last_u_.erase(r.client);  // its sleeps are over
   ++run_attempts_;
   if (r.success) {
     ++run_successes_;
@@ -82,9 +83,13 @@ void StatisticalRules::sleep(const SleepSample& x) {
   // Censoring: a retry is written only if it ends before the stop, so long sleeps near the stop
   // would be missing. A sleep enters the KS sample only if its retry would have been written
   // whatever sleep was drawn (decided at the run's end, when the stop is known).
+  u = std::clamp(u, 0.0, 1.0);
+  const auto last = last_u_.find(x.client);
+  const double pair = last == last_u_.end() ? std::nan("") : (last->second - 0.5) * (u - 0.5);
+  last_u_[x.client] = u;
   if (pending_ks_.size() < static_cast<std::size_t>(max_pending))
-    pending_ks_.push_back({std::clamp(u, 0.0, 1.0), x.start - x.sleep + sleeps_.max_sleep(x.retry, prev),
-                           static_cast<int>(std::min<std::int64_t>(x.retry, 9) - 1)});
+    pending_ks_.push_back({u, x.start - x.sleep + sleeps_.max_sleep(x.retry, prev),
+                           static_cast<int>(std::min<std::int64_t>(x.retry, 9) - 1), pair});
 }
 
 double StatisticalRules::stop_time(const std::optional<RunEnd>& stop) const {
@@ -114,8 +119,14 @@ void StatisticalRules::flush_ks(bool finished, double stop_time) {
     auto& bucket = ks_[static_cast<std::size_t>(p.bucket)];
     if (bucket.size() < static_cast<std::size_t>(ks_sample_cap)) bucket.push_back(p.u);
     if (ks_all_.size() < static_cast<std::size_t>(ks_sample_cap)) ks_all_.push_back(p.u);
+    if (!std::isnan(p.pair)) {
+      pair_sum_ += p.pair;
+      pair_squares_ += p.pair * p.pair;
+      ++pairs_;
+    }
   }
   pending_ks_.clear();
+  last_u_.clear();
 }
 
 // The exact CDF of the sleep before retry k (analytic/sleep.hpp), one law per k (cached).
@@ -146,23 +157,20 @@ StatisticalRules::Stat StatisticalRules::mean_check(const std::string& name, con
   } else {
     p = std::fabs(m.mean - expect) <= tol(expect) ? 1.0 : 0.0;
   }
-  TraceCheck c{name,
-               "statistic",
-               fmt::format("{} = {:.6g}", form, expect),
-               fmt::format("{:.6g} +- {:.3g} (sd/sqrt(n), n = {} runs), p = {:.3g}", m.mean, se, m.n, p),
-               CheckVerdict::pass,
-               0,
-               {},
-               {}};
-  return {c, p};
+  TraceCheck c = make_check(name, "statistic", fmt::format("{} = {:.6g}", form, expect),
+                            fmt::format("{:.6g} +- {:.3g} (sd/sqrt(n), n = {} runs), p = {:.3g}", m.mean, se, m.n, p));
+  return {c, p, {PowerBasis::Kind::mean, m.n, se, expect}};
 }
 
-void StatisticalRules::finish(std::vector<TraceCheck>& out) const {
-  std::vector<Stat> stats;
+void StatisticalRules::finish(std::vector<Stat>& stats) const {
   ks_checks(stats);
+  independence_check(stats);
   goodput_checks(stats);
   sojourn_checks(stats);
   classic_checks(stats);
+}
+
+void settle_statistics(std::vector<StatCheck>& stats, std::vector<TraceCheck>& out) {
   std::int64_t tests = 0;
   for (const auto& s : stats) tests += std::isfinite(s.p);
   const double alpha = tests > 0 ? bonferroni_alpha(trace_alpha_total, tests) : trace_alpha_total;
@@ -170,6 +178,8 @@ void StatisticalRules::finish(std::vector<TraceCheck>& out) const {
     if (std::isfinite(s.p)) {
       s.check.verdict = s.p < alpha ? CheckVerdict::fail : CheckVerdict::pass;
       s.check.observed += fmt::format(" (fail if p < {:.2g})", alpha);
+      s.check.detectable = detectable(s.power, alpha);
+      s.check.power = power_text(s.power, s.check.detectable, alpha);
     }
     out.push_back(s.check);
   }
@@ -189,29 +199,36 @@ void StatisticalRules::ks_checks(std::vector<Stat>& stats) const {
       if (ks_[k].size() < 20) continue;
       const KsResult r = ks_test(ks_[k], uniform);
       stats.push_back(
-          {{fmt::format("sleep distribution, retry {}", k < 8 ? std::to_string(k + 1) : "9+"),
-            "statistic",
-            "KS against the exact sleep CDF (analytic/sleep.hpp; decorrelated: conditional on the previous sleep)",
-            fmt::format("D = {:.4g}, n = {}, p = {:.3g}", r.statistic, r.n, r.pvalue),
-            CheckVerdict::pass,
-            0,
-            {},
-            {}},
-           r.pvalue});
+          {make_check(
+               fmt::format("sleep distribution, retry {}", k < 8 ? std::to_string(k + 1) : "9+"), "statistic",
+               "KS against the exact sleep CDF (analytic/sleep.hpp; decorrelated: conditional on the previous sleep)",
+               fmt::format("D = {:.4g}, n = {}, p = {:.3g}", r.statistic, r.n, r.pvalue)),
+           r.pvalue,
+           {PowerBasis::Kind::ks, r.n}});
     }
     if (ks_all_.size() >= 20) {
       const KsResult r = ks_test(ks_all_, uniform);
-      stats.push_back({{"sleep distribution, all retries",
-                        "statistic",
-                        "KS of F_k(sleep) pooled over retries against U(0,1)",
-                        fmt::format("D = {:.4g}, n = {}, p = {:.3g}", r.statistic, r.n, r.pvalue),
-                        CheckVerdict::pass,
-                        0,
-                        {},
-                        {}},
-                       r.pvalue});
+      stats.push_back({make_check("sleep distribution, all retries", "statistic",
+                                  "KS of F_k(sleep) pooled over retries against U(0,1)",
+                                  fmt::format("D = {:.4g}, n = {}, p = {:.3g}", r.statistic, r.n, r.pvalue)),
+                       r.pvalue,
+                       {PowerBasis::Kind::ks, r.n}});
     }
   }
+}
+
+void StatisticalRules::independence_check(std::vector<Stat>& stats) const {
+  if (pairs_ < 50 || !(pair_squares_ > 0)) return;
+  const double z = pair_sum_ / std::sqrt(pair_squares_);
+  const double p = std::erfc(std::fabs(z) / std::sqrt(2.0));          // two-sided normal
+  const double rho = 12.0 * pair_sum_ / static_cast<double>(pairs_);  // the correlation's estimate
+  stats.push_back(
+      {make_check("sleep independence", "statistic",
+                  "a client's successive sleeps are independent: F(sleep) of retries k and k+1 "
+                  "uncorrelated (self-normalised sum of (u_k - 1/2)(u_(k+1) - 1/2) ~ N(0, 1))",
+                  fmt::format("correlation {:.3g}, z = {:.3g}, n = {} pairs, p = {:.3g}", rho, z, pairs_, p)),
+       p,
+       {PowerBasis::Kind::correlation, pairs_}});
 }
 
 void StatisticalRules::goodput_checks(std::vector<Stat>& stats) const {
@@ -248,20 +265,19 @@ void StatisticalRules::sojourn_checks(std::vector<Stat>& stats) const {
   // The FIFO lock with retries off: M/G/1 FIFO per row (each row sees λ/M by thinning; `shared`
   // and `ps` share one server between rows, so one row only there); mean time in system by
   // Pollaczek–Khinchine. No delay, no limit (it would add to or cut the queue).
-  const montecarlo::Scenario& so = s_;
-  if (steady_only && !s_.client.retries && so.resource.lock && so.resource.delay == 0 && so.admission.limit == 0 &&
-      !so.admission.aimd && (so.resource.rows == 1 || s_.model == Model::collision || s_.model == Model::free) &&
-      s_.traffic.rate / static_cast<double>(so.resource.rows) < 1 && sojourn_.size() >= 2) {
-    const double m2 = so.resource.service == montecarlo::ServiceDist::exponential ? service_second_moment_exponential()
-                      : so.resource.service == montecarlo::ServiceDist::lognormal
-                          ? service_second_moment_lognormal(so.resource.service_cv)
+  const montecarlo::Resource& so = s_.resource;
+  if (steady_only && !s_.client.retries && so.lock && so.delay == 0 && s_.admission.limit == 0 && !s_.admission.aimd &&
+      (so.rows == 1 || s_.model == Model::collision || s_.model == Model::free) &&
+      s_.traffic.rate / static_cast<double>(so.rows) < 1 && sojourn_.size() >= 2) {
+    const double m2 = so.service == montecarlo::ServiceDist::exponential ? service_second_moment_exponential()
+                      : so.service == montecarlo::ServiceDist::lognormal
+                          ? service_second_moment_lognormal(so.service_cv)
                           : 1.0;
     stats.push_back(mean_check("time in system (lock)",
                                fmt::format("1 + lambda*E[S^2]/(2(1-lambda)), lambda = {} per row, E[S^2] = {} "
                                            "(proofs/Rows.v: pk_mean_time)",
-                                           s_.traffic.rate / static_cast<double>(so.resource.rows), m2),
-                               sojourn_,
-                               mean_time(FifoQueue{s_.traffic.rate / static_cast<double>(so.resource.rows), m2})));
+                                           s_.traffic.rate / static_cast<double>(so.rows), m2),
+                               sojourn_, mean_time(FifoQueue{s_.traffic.rate / static_cast<double>(so.rows), m2})));
   }
   if (steady_only && s_.model == Model::ps && s_.traffic.rate < 1 && sojourn_.size() >= 2) {
     if (!sv_.any)
@@ -295,7 +311,7 @@ void StatisticalRules::classic_checks(std::vector<Stat>& stats) const {
 }
 
 TraceCheck StatisticalRules::classic_runs_check(const ClassicResult& c) const {
-  TraceCheck t{"classic test (exact)", "statistic", "", "", CheckVerdict::pass, 0, {}, {}};
+  TraceCheck t = make_check("classic test (exact)", "statistic", "", "", CheckVerdict::pass);
   const double n = static_cast<double>(s_.traffic.clients);
   std::int64_t checked = 0;
   if (c.finishes) {
