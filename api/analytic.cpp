@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "analytic/error.hpp"
+#include "analytic/markov.hpp"
 #include "analytic/sleep.hpp"
 #include "analytic/units.hpp"
 #include "api/analytic_parts.hpp"
@@ -83,9 +84,11 @@ constexpr P markov_params[] = {
     {"model", K::text, "collision|free", "", "collision"},
     {"strategy", K::text, "memoryless (the chain needs memoryless sleeps)", "", "memoryless"},
     {"base", K::real, "Base b > 0", attempts, "1"},
-    {"cap", K::text, "Cap c >= base (finite)", attempts, "8"},
+    {"cap", K::text, "Cap c >= base (finite; on collision at most base·2^(S−1), S from 6 at N = 8 to 40 at N <= 3)",
+     attempts, "8"},
     {"window", K::real, "Window W > 0 (window strategy only)", attempts, "0"},
-    {"clients", K::integer, "N in [1, 8] (required)", "", "", true}};
+    {"clients", K::integer, "N in [1, 8] (required; on collision more clients allow fewer stages: docs/cli.md)", "", "",
+     true}};
 constexpr P steady_params[] = {
     {"model", K::text, "collision|free|shared", "", "collision"},
     {"strategy", K::text, "Backoff strategy", "", "full"},
@@ -93,7 +96,7 @@ constexpr P steady_params[] = {
     {"cap", K::text, "Cap c >= base (finite)", attempts, "1000"},
     {"window", K::real, "Window W > 0 (window strategy only)", attempts, "0"},
     {"rate", K::real, "Load λ in [0, 1): prints the fixed points of the backlog at this load", per_attempt, ""},
-    {"collapse", K::real, "Collapse threshold K >= 1", "", "3000"},
+    {"collapse", K::real, "Collapse threshold K in [1, 1e7]", "", "3000"},
     {"horizon", K::real, "Horizon T > 0 of the runs", attempts, "20000"}};
 constexpr P burst_params[] = {
     {"model", K::text, "collision|free|shared", "", "collision"},
@@ -104,7 +107,7 @@ constexpr P burst_params[] = {
     {"clients", K::integer, "Burst size B in [2, 1e9] (required)", "", "", true},
     {"rate", K::real, "Steady load λ in [0, 1) (default 0.05)", per_attempt, ""},
     {"collapse", K::real, "Collapse threshold K >= 1", "", "3000"},
-    {"horizon", K::real, "Horizon T > 0", attempts, "60000"},
+    {"horizon", K::real, "Horizon T > 0, at most 1e6 times the first stage's mean sleep", attempts, "60000"},
     {"find_cap", K::flag, "Also search the smallest cap base·2^(i/8) that drains (--cap is then ignored for it)", "",
      ""}};
 
@@ -134,6 +137,8 @@ constexpr AnalyticCommand commands[] = {
     {"burst", "ESTIMATE (stage ODEs) of a burst on steady load: drain, drain time, smallest draining cap", burst_params,
      detail::burst, units::attempt_duration},
 };
+
+static_assert(std::size(markov_collision_limits) == markov_max_clients + 1);
 
 // ---- the documents as text ------------------------------------------------------------------
 

@@ -6,7 +6,9 @@
 // command from it. Neither computes nor formats anything itself, so the same values give the same
 // document, byte for byte.
 // Invariants: a parameter is named as its field (`find_cap`: --find-cap, find_cap=); a value is given
-// in its parameter's kind; every range check is the library's, naming the field.
+// in its parameter's kind; analytic_document() refuses, before any work, a value it could not finish
+// (InputError naming the field and the largest value that would run: the limits below), then every
+// range check is the library's, naming the field.
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -47,8 +49,23 @@ struct AnalyticCommand {
 std::span<const AnalyticCommand> analytic_commands() noexcept;
 const AnalyticCommand* find_analytic(std::string_view name) noexcept;
 
-// The command's document (model, inputs, value, ...): fills in the fallbacks, then computes. Throws InputError naming
-// the field (a value of the wrong kind, a required one missing, an unknown name, a value out of range).
+// The limits analytic_document() checks before any work (docs/cli.md "analytic": measured costs).
+// markov on collision: the most stages (cap <= base·2^(stages−1)) per client count, index N, and the
+// states of that chain; past it the sparse LU solve takes minutes and gigabytes.
+struct MarkovLimit {
+  int stages;
+  std::int64_t states;
+};
+inline constexpr MarkovLimit markov_collision_limits[] = {
+    {0, 0}, {40, 2}, {40, 5002}, {40, 129562}, {16, 80906}, {10, 73726}, {7, 55897}, {7, 167010}, {6, 186612}};
+// burst: the horizon in units of the first stage's mean sleep (the ODE's steps grow with it).
+inline constexpr double burst_max_sleeps = 1e6;
+// steady: --collapse (its passage sums go over every backlog level up to it).
+inline constexpr double steady_max_collapse = 1e7;
+
+// The command's document (model, inputs, value, ...): fills in the fallbacks, checks the up-front
+// limits, then computes. Throws InputError naming the field (a value of the wrong kind, a required
+// one missing, an unknown name, a value out of range).
 Document analytic_document(const AnalyticCommand& command, AnalyticValues values);
 // As `retrylab analytic NAME --json` prints it: {"retrylab", "unit"}, then the document.
 Document analytic_json(const AnalyticCommand& command, const Document& doc);

@@ -1,6 +1,6 @@
 // The models of analytic/ that predict what the engine finds, as documents (api/analytic.hpp):
 // markov (exact), steady and burst (estimates). Every range check is the library's, which names the
-// field.
+// field; the limits on work (a chain too large, a horizon or threshold too far) are checked before.
 #include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
@@ -10,6 +10,7 @@
 #include "analytic/error.hpp"
 #include "analytic/markov.hpp"
 #include "analytic/steady.hpp"
+#include "analytic/strategy.hpp"
 #include "api/analytic_parts.hpp"
 
 namespace retrylab::api::detail {
@@ -27,11 +28,46 @@ Document inputs_of(const Options& o, const Backoff& b) {
   return in;
 }
 
+// ---- the limits on work, checked before any (api/analytic.hpp) ------------------------------
+
+// The chain's stages: the first k with w_k = min(cap, base·2^(k−1)) = cap (analytic/markov.cpp).
+int stages(const Backoff& b) {
+  int k = 1;
+  while (window_width(b, k) < b.cap && k <= 40) ++k;
+  return k;
+}
+
+// On collision the chain of N clients outgrows a solve of seconds past these many stages; on free
+// it stays under 4,100 states at any N and stage (docs/cli.md "analytic markov").
+void check_markov_work(const MarkovBurst& m) {
+  if (m.model != Model::collision || m.clients < 1 || m.clients > markov_max_clients) return;
+  const MarkovLimit& l = markov_collision_limits[static_cast<std::size_t>(m.clients)];
+  if (stages(m.backoff) <= l.stages) return;
+  throw InputError(
+      "cap", fmt::format("must be <= {} for analytic markov on collision with {} clients (base {}: {} "
+                         "stages, a chain of {} states; each stage more multiplies the states and "
+                         "the solve's time and memory)",
+                         m.backoff.base * std::exp2(l.stages - 1), m.clients, m.backoff.base, l.stages, l.states));
+}
+
+// The ODE's step is at most about the shortest mean sleep (the first stage's; its phases are
+// faster still), so a horizon of many of them cannot finish.
+void check_burst_work(const BurstModel& m) {
+  const double shortest = stage_means(m.backoff).front();
+  if (m.horizon <= burst_max_sleeps * shortest) return;
+  throw InputError("horizon", fmt::format("must be <= {} for analytic burst with this backoff (the first stage's "
+                                          "mean sleep is {}: {:g} of them at most, the ODE's steps grow with "
+                                          "horizon / sleep) (got {})",
+                                          burst_max_sleeps * shortest, shortest, burst_max_sleeps, m.horizon));
+}
+
 }  // namespace
 
 Document markov(const AnalyticValues& v) {
   const Options o = options_of(v);
   const MarkovBurst m{model_of(o.model), backoff_of(o), o.clients};
+  check_markov(m);
+  check_markov_work(m);
   const MarkovSolution s = solve_markov(m);
   Document in = inputs_of(o, m.backoff);
   in["clients"] = m.clients;
@@ -58,6 +94,11 @@ Document steady(const AnalyticValues& v) {
   const Options o = options_of(v);
   if (o.rate && !(*o.rate >= 0.0 && *o.rate < 1.0))
     throw InputError("rate", fmt::format("must be in [0, 1) (got {})", *o.rate));
+  // Its passage sums run over every backlog level up to K, 8 bytes a level (1e8: 11 s and 0.8 GB).
+  if (o.collapse > steady_max_collapse)
+    throw InputError("collapse", fmt::format("must be <= {:g} for analytic steady (the passage times sum over every "
+                                             "backlog level up to it) (got {})",
+                                             steady_max_collapse, o.collapse));
   const SteadyModel sm{model_of(o.model), backoff_of(o)};
   const MeanField f(sm);
   Document in = inputs_of(o, sm.backoff);
@@ -104,6 +145,8 @@ Document steady(const AnalyticValues& v) {
 Document burst(const AnalyticValues& v) {
   const Options o = options_of(v);
   BurstModel m{model_of(o.model), backoff_of(o), o.clients, o.rate.value_or(0.05), o.horizon, o.collapse};
+  check_burst_model(m);
+  check_burst_work(m);
   const BurstPrediction p = predict_burst(m);
   Document in = inputs_of(o, m.backoff);
   in["clients"] = m.clients;

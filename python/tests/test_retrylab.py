@@ -197,7 +197,10 @@ def test_analytic_covers_every_command():
 def test_analytic_errors_are_the_clis():
     for name, kwargs in [("aloha", dict(rate=-1.0)), ("aloha", dict(rate=0.1, goodput=0.1)),
                          ("sleep", dict(strategy="jitter", retry=2)), ("budget", dict(preset="custom")),
-                         ("markov", dict(model="free", clients=9))]:
+                         ("markov", dict(model="free", clients=9)),
+                         # the refusals of work that could not finish (tests/cli/analytic_limits_test.cpp)
+                         ("markov", dict(model="collision", clients=8, cap=2.0**39)), ("steady", dict(collapse=1e12)),
+                         ("burst", dict(clients=10**9, cap=1, collapse=1e300, horizon=1e300))]:
         with pytest.raises(ValueError) as e:
             getattr(retrylab.analytic, name)(**kwargs)
         assert "--" + str(e.value) == cli_error("analytic", name, *analytic_flags(kwargs)), name
