@@ -258,12 +258,13 @@ AnalyticValue fallback_value(const AnalyticParam& p) {
 }
 
 Document analytic_document(const AnalyticCommand& command, AnalyticValues values) {
-  for (const auto& [name, value] : values) {
+  for (const auto& given : values) {
+    const std::string& name = given.first;
     const auto p = std::find_if(command.params.begin(), command.params.end(),
-                                [&](const AnalyticParam& q) { return q.name == name; });
+                                [&name](const AnalyticParam& q) { return q.name == name; });
     if (p == command.params.end())
       throw InputError(name, fmt::format("is not a parameter of analytic {}", command.name));
-    if (!of_kind(value, p->kind)) throw InputError(name, fmt::format("must be {}", kind_name(p->kind)));
+    if (!of_kind(given.second, p->kind)) throw InputError(name, fmt::format("must be {}", kind_name(p->kind)));
   }
   for (const AnalyticParam& p : command.params) {
     if (values.count(p.name) != 0) continue;
