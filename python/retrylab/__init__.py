@@ -15,6 +15,7 @@ argument as Python spells it and the value as given.
 """
 import json as _json
 import os as _os
+import typing as _t
 
 from . import _core
 from ._core import analytic  # noqa: F401  (retrylab.analytic.*: the closed forms)
@@ -36,12 +37,19 @@ def fields():
 
 
 @_takes_fields
-def simulate(*, runs=20, seed=1, threads=0, unit="attempt", attempt_duration=None, server_engine=False, series=None,
-             **fields):
+def simulate(*, runs: int = 20, seed: int = 1, threads: int = 0, unit: str = "attempt",
+             attempt_duration: _t.Optional[float] = None, server_engine: bool = False,
+             series: _t.Optional[float] = None, **fields):
     """Run one scenario `runs` times, as `retrylab simulate --json`.
 
     Returns the CLI's JSON document as a dict (plus "canonical", the scenario's canonical string)
     with "per_run": a dict of numpy arrays, one value per run, in the same unit.
+
+    runs: independent runs (>= 1); seed: as --seed (same seed, same numbers, whatever `threads`);
+    threads: 0 = every core. unit: "attempt" (times in attempt-durations), "ms" or "s" with
+    attempt_duration, the mean time of one attempt in that unit: every time given and returned is
+    then in the unit, every rate per unit. server_engine: as --server-engine, the server engine and
+    its metrics (docs/models.md) even without server options.
 
     series: a bin width in `unit` (as `--series`): the result's "series" holds "t" (bin starts) and,
     per quantity, numpy arrays "mean", "lo", "hi" (the 95% interval) and "n" (runs defined in the
@@ -78,8 +86,8 @@ def _duration(attempt_duration):
 
 
 @_takes_fields
-def sweep(grid, *, runs=20, seed=1, threads=0, unit="attempt", attempt_duration=None, server_engine=False,
-          **fields):
+def sweep(grid: _t.Mapping[str, _t.Sequence[_t.Any]], *, runs: int = 20, seed: int = 1, threads: int = 0,
+          unit: str = "attempt", attempt_duration: _t.Optional[float] = None, server_engine: bool = False, **fields):
     """Run every scenario of a grid, as `simulate` runs one, and return one table.
 
     grid: a dict of scenario field -> list of values, expanded as a cartesian product (the first key
@@ -120,8 +128,10 @@ def _series_arrays(series):
     return out, pd.DataFrame(columns)
 
 
-def advise(*, clients, failed_attempts, unit="attempt", attempt_duration=None, rate=0.0, base=None, drain_within=None,
-           probability=0.99, strategies=None, seed=1, threads=0):
+def advise(*, clients: _t.Union[int, str, _t.Tuple[int, int]], failed_attempts: str, unit: str = "attempt",
+           attempt_duration: _t.Optional[float] = None, rate: float = 0.0, base: _t.Optional[float] = None,
+           drain_within: _t.Optional[float] = None, probability: float = 0.99,
+           strategies: _t.Union[str, _t.Sequence[str], None] = None, seed: int = 1, threads: int = 0):
     """The strategy, base and cap that drain a pile-up of `clients`, as `retrylab advise --json`.
 
     clients: the pile-up, or a range (low, high) or "low:high" (as --clients LOW:HIGH).
@@ -157,7 +167,8 @@ def advise(*, clients, failed_attempts, unit="attempt", attempt_duration=None, r
     return _json.loads(text)
 
 
-def check(trace, *, run_ends=None, **header):
+def check(trace: _t.Any, *,
+          run_ends: _t.Optional[_t.Sequence[_t.Tuple[int, str, float]]] = None, **header):
     """Check an attempt trace (docs/traces.md), as `retrylab check --json`; "passed" says the verdict.
 
     trace: a file path (CSV or JSON Lines), or the trace as columns: a dict of arrays or a pandas
@@ -184,7 +195,8 @@ def check(trace, *, run_ends=None, **header):
         return check_columns(trace, run_ends, header)
 
 
-def validate(quick=True, seed=None, threads=0, only=None):
+def validate(quick: bool = True, seed: _t.Optional[int] = None, threads: int = 0,
+             only: _t.Union[str, _t.Sequence[str], None] = None):
     """Run the validation suite (quick or full scale), as `retrylab validate --json`; `only`: the
     cases whose name contains one of these strings (as --only)."""
     seed = _core.validation_seed if seed is None else _integer("seed", seed, 0, _U64)
