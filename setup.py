@@ -5,7 +5,8 @@ planted faults off, builds only the targets retrylab_python (the extension) and 
 installed as retrylab/bin/retrylab behind the `retrylab` command), and copies both into the wheel.
 RETRYLAB_CMAKE_BUILD_DIR=DIR reuses an existing build folder configured with
 RETRYLAB_WITH_PYTHON=ON (e.g. build/release: CI then compiles nothing again); it is built, never
-reconfigured. CMAKE_BUILD_PARALLEL_LEVEL sets the build's jobs (default 2).
+reconfigured. Otherwise the folder is build/wheel (kept: a second install compiles only what
+changed). CMAKE_BUILD_PARALLEL_LEVEL sets the build's jobs (default 2).
 """
 import glob
 import os
@@ -32,7 +33,9 @@ def version():
 class CMakeBuild(build_ext):
     def build_extension(self, ext):
         reuse = os.environ.get("RETRYLAB_CMAKE_BUILD_DIR")
-        build_dir = os.path.abspath(reuse) if reuse else os.path.abspath(os.path.join(self.build_temp, "cmake"))
+        # Its own folder beside the presets' (build/release): a compiler cache then hits for every
+        # file a release build already compiled (same flags, same paths relative to the folder).
+        build_dir = os.path.abspath(reuse) if reuse else os.path.join(ROOT, "build", "wheel")
         if reuse:
             cache = os.path.join(build_dir, "CMakeCache.txt")
             if not os.path.isfile(cache):
