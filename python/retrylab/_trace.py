@@ -77,6 +77,10 @@ def _header(header):
 
 def check_columns(trace, run_ends, header):
     """The check report (a dict) for a trace given as columns."""
+    missing = [c for c in COLUMNS[:-1] if _column(trace, c, required=False) is None]
+    if missing:
+        raise ValueError(f"trace needs the column{'s' if len(missing) > 1 else ''} {', '.join(missing)} (the "
+                         f"columns: {', '.join(COLUMNS)}; burst may be left out; docs/traces.md)")
     run = _integers("run", _column(trace, "run"))
     end = _column(trace, "end").astype(float)
     if len(end) != len(run):
@@ -101,7 +105,8 @@ def check_columns(trace, run_ends, header):
     try:
         report = json.loads(_core.check_columns(_header(header), run, *columns, ends))
     except ValueError as e:
-        raise ValueError(re.sub(r"\brow (\d+)", lambda m: f"row {given(int(m.group(1)))}", str(e), count=1)) from None
+        message = re.sub(r"\brow (\d+)", lambda m: f"row {given(int(m.group(1)))}", str(e), count=1)
+        raise ValueError(message.replace("time_unit=", "unit=")) from None  # the keyword check() takes
     for check in report.get("checks", []):
         check["lines"] = [given(i) for i in check.get("lines", [])]
     return report
