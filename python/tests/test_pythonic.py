@@ -172,3 +172,15 @@ def test_stubs_are_current():
         assert committed.read_text() == make(), (
             f"python/retrylab/{file} is stale: PYTHONPATH=build/release/python python3 -m retrylab._stub python/retrylab")
     assert (here / "py.typed").exists()
+
+
+def test_sweep_returns_a_dataframe_when_pandas_imports(monkeypatch):
+    # A stand-in pandas (Debian's python3-pandas is not a dependency): sweep hands it the same columns.
+    import sys
+    import types
+
+    fake = types.ModuleType("pandas")
+    fake.DataFrame = lambda columns: ("DataFrame", columns)
+    monkeypatch.setitem(sys.modules, "pandas", fake)
+    kind, columns = retrylab.sweep({"cap": [10, 100]}, model="collision", strategy="full", clients=10, runs=2)
+    assert kind == "DataFrame" and list(columns["cap"]) == [10, 100] and len(columns["drained"]) == 2
