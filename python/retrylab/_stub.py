@@ -1,7 +1,7 @@
 """Writes the package's type stubs (__init__.pyi, analytic.pyi) from what the package says at run
 time: the public functions' signatures (the scenario fields from the field table included) and the
-closed forms' pybind11 signatures. python/tests checks the committed stubs are current; after a
-change to a signature or to the field table, regenerate them:
+analytic registry's commands and parameters. python/tests checks the committed stubs are current;
+after a change to a signature, to the field table or to an analytic command, regenerate them:
 
     PYTHONPATH=build/release/python /usr/bin/python3 -m retrylab._stub python/retrylab
 """
@@ -57,13 +57,23 @@ def package_stub():
     return "".join(out)
 
 
+# "a str" parameters take numbers too (cap=100, as "100"; cap="none").
+_KINDS = {"a number": "float", "an int": "int", "a bool": "bool", "a str": "Union[str, float]"}
+
+
 def analytic_stub():
-    out = [HEADER, "from typing import Any, Dict, List, Optional, Tuple\n\n"]
-    for name in sorted(n for n in dir(retrylab.analytic) if not n.startswith("_")):
-        doc = getattr(retrylab.analytic, name).__doc__ or ""
-        first = doc.splitlines()[0] if doc else f"{name}(*args: Any, **kwargs: Any) -> Any"
-        first = re.sub(r"=\s*('[^']*'|[^,)]+)", "= ...", first).replace("-> object", "-> Any")
-        out.append(f"def {first}: ...\n")
+    """From the analytic registry (retrylab.analytic.commands(): api/analytic.hpp): one function per
+    command, keyword parameters, returning the command's JSON document as a dict."""
+    out = [HEADER, "from typing import Any, Optional, Union\n\n", "def commands() -> list[dict[str, Any]]: ...\n"]
+    for c in sorted(retrylab.analytic.commands(), key=lambda c: c["function"]):
+        params = []
+        for p in c["params"]:
+            kind = _KINDS.get(p["kind"], "Any")
+            if p["default"] == "none" or (not p["required"] and p["default"] is None):
+                kind = f"Optional[{kind}]"
+            params.append(f"{p['name']}: {kind}" + ("" if p["required"] else " = ..."))
+        out.append(f"def {c['function']}(*, {', '.join(params)}) -> dict[str, Any]: ...\n" if params else
+                   f"def {c['function']}() -> dict[str, Any]: ...\n")
     return "".join(out)
 
 
