@@ -18,13 +18,31 @@ import os as _os
 import typing as _t
 
 from . import _core
-from ._core import analytic  # noqa: F401  (retrylab.analytic.*: the closed forms)
 from ._errors import python_terms as _python_terms
 from ._fields import integer as _integer
 from ._fields import takes_fields as _takes_fields
 from ._fields import text as _text
 
 __version__ = _core.version
+
+
+def _analytic():
+    """retrylab.analytic: _core.analytic's closed forms, their errors in Python's terms."""
+    import sys
+    import types
+
+    from ._errors import in_python_terms
+
+    module = types.ModuleType(__name__ + ".analytic", _core.analytic.__doc__)
+    for name in dir(_core.analytic):
+        if not name.startswith("_"):
+            value = getattr(_core.analytic, name)
+            setattr(module, name, in_python_terms(value) if callable(value) else value)
+    sys.modules[module.__name__] = module  # `import retrylab.analytic` works too
+    return module
+
+
+analytic = _analytic()
 __all__ = ["simulate", "sweep", "advise", "check", "validate", "fields", "analytic", "__version__"]
 
 _U64 = 2**64 - 1

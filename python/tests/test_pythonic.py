@@ -184,3 +184,13 @@ def test_sweep_returns_a_dataframe_when_pandas_imports(monkeypatch):
     monkeypatch.setitem(sys.modules, "pandas", fake)
     kind, columns = retrylab.sweep({"cap": [10, 100]}, model="collision", strategy="full", clients=10, runs=2)
     assert kind == "DataFrame" and list(columns["cap"]) == [10, 100] and len(columns["drained"]) == 2
+
+
+@pytest.mark.parametrize("name,kwargs,start", [("aloha", {}, "rate or goodput is required"),
+                                               ("budget", dict(preset="custom"), 'capacity is required with preset="custom"')])
+def test_closed_form_errors_name_python_arguments(name, kwargs, start):
+    import retrylab.analytic  # importable as a module too
+
+    with pytest.raises(ValueError) as e:
+        getattr(retrylab.analytic, name)(**kwargs)
+    assert str(e.value).startswith(start) and "--" not in str(e.value), str(e.value)
