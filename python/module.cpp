@@ -18,7 +18,9 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "advise/advise.hpp"
@@ -144,6 +146,13 @@ py::list fields() {
     py::list choices;
     for (auto c : f.choices) choices.append(std::string(c));
     d["choices"] = choices;
+    // How Python spells its values (python/retrylab/_fields.py: annotations and defaults).
+    using K = montecarlo::FieldKind;
+    d["kind"] = f.kind == K::integer  ? "integer"
+                : f.kind == K::choice ? "choice"
+                : f.kind == K::on_off ? "on_off"
+                : f.kind == K::number ? "number"
+                                      : "number_or_none";
     out.append(d);
   }
   return out;
@@ -213,6 +222,31 @@ std::string check(const std::string& path) {
   if (r.rows == 0)
     throw py::value_error(fmt::format("check: {} has a header but no attempt rows: nothing to check", path));
   return validation::trace_report_json(r, path).dump();
+}
+
+// retrylab.check on columns (arrays, a DataFrame): the in-memory entry point of the checker, the
+// columns already converted to its types and put in trace order by python/retrylab/_trace.py. Errors
+// name the row by its index in the columns given ("row 3: outcome ...").
+using Ints = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>;
+using Reals = py::array_t<double, py::array::c_style | py::array::forcecast>;
+using Flags = py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast>;
+
+std::string check_columns(const std::map<std::string, std::string>& header, const Ints& run, const Ints& client,
+                          const Ints& retry, const Reals& arrival, const Reals& start, const Reals& end,
+                          const Reals& sleep, const Flags& success, const Flags& burst,
+                          const std::vector<std::tuple<std::int64_t, std::string, double>>& run_ends) {
+  const auto span = [](const auto& a) { return std::span(a.data(), static_cast<std::size_t>(a.size())); };
+  const validation::TraceColumns columns{span(run), span(client), span(retry),   span(arrival), span(start),
+                                         span(end), span(sleep),  span(success), span(burst)};
+  std::vector<validation::TraceRunEnd> ends;
+  for (const auto& [r, stop, time] : run_ends) ends.push_back({r, stop, time});
+  validation::TraceReport report;
+  try {
+    report = validation::check_trace(header, columns, ends);
+  } catch (const InputError& e) {
+    throw py::value_error(fmt::format("trace {}", e.what()));
+  }
+  return validation::trace_report_json(report, "(columns)").dump();
 }
 
 std::string validate(bool quick, std::uint64_t seed, int threads, const std::vector<std::string>& only) {
@@ -369,6 +403,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("simulate", &simulate);
   m.def("advise", &advise);
   m.def("check", &check);
+  m.def("check_columns", &check_columns);
   m.def("validate", &validate);
   py::module_ analytic = m.def_submodule("analytic", "Closed forms and estimates (analytic/)");
   bind_analytic(analytic);
