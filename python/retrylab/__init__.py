@@ -13,6 +13,7 @@ one-line message.
 """
 import json as _json
 import math as _math
+import os as _os
 
 from . import _core
 from ._core import analytic  # noqa: F401  (retrylab.analytic.*: the closed forms)
@@ -44,7 +45,7 @@ def _text(name, value):
 
 
 def simulate(*, runs=20, seed=1, threads=0, unit="attempt", attempt_duration=None, server_engine=False, series=None,
-             **fields):
+             policy=None, policy_select=None, strict=False, **fields):
     """Run one scenario `runs` times, as `retrylab simulate --json`.
 
     Returns the CLI's JSON document as a dict (plus "canonical", the scenario's canonical string)
@@ -54,12 +55,18 @@ def simulate(*, runs=20, seed=1, threads=0, unit="attempt", attempt_duration=Non
     per quantity, numpy arrays "mean", "lo", "hi" (the 95% interval) and "n" (runs defined in the
     bin; NaN where none); "series_frame" is the same as a pandas DataFrame (columns t, KEY, KEY_lo,
     KEY_hi) when pandas can be imported.
+
+    policy: a client policy file (as `--policy`, docs/policies.md): retrylab TOML, a gRPC service
+    config, an Envoy route, resilience4j YAML or AWS SDK settings; its fields apply unless given as
+    keywords. policy_select names its gRPC method, resilience4j instance or AWS profile. What the
+    file sets that retrylab does not model is a UserWarning each, or with strict=True a ValueError.
     """
     values = {name: _text(name, v) for name, v in fields.items()}
     if series is not None and (isinstance(series, bool) or not isinstance(series, (int, float))):
         raise TypeError(f"series: expected a number (a bin width in {unit}), got {type(series).__name__}")
     text, per_run = _core.simulate(values, unit, float(attempt_duration or 0.0), int(runs), int(seed), int(threads),
-                                   bool(server_engine), None if series is None else float(series))
+                                   bool(server_engine), None if series is None else float(series),
+                                   None if policy is None else _os.fspath(policy), policy_select or "", bool(strict))
     out = _json.loads(text)
     out["per_run"] = per_run
     if "series" in out:
