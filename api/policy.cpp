@@ -12,9 +12,9 @@ namespace {
 
 [[noreturn]] void fail(const policy::Policy& p, int line, const std::string& key, const std::string& message,
                        Spelling how) {
-  throw InputError(spelled("policy", how), fmt::format("{}{}: {} {}", p.path,
-                                                       line > 0 ? fmt::format(":{}", line) : std::string(), key,
-                                                       message));
+  throw InputError(
+      spelled("policy", how),
+      fmt::format("{}{}: {} {}", p.path, line > 0 ? fmt::format(":{}", line) : std::string(), key, message));
 }
 
 // Milliseconds per unit of `unit`, for a request whose attempt-duration is D in its own unit
@@ -29,13 +29,12 @@ double ms_per(const std::string& unit, const ScenarioRequest& r) {
 // The entry's value in the request's unit (times only).
 std::string in_request_unit(const policy::Policy& p, const policy::Entry& e, const montecarlo::Field& f,
                             const ScenarioRequest& r, Spelling how) {
-  if (f.unit != montecarlo::FieldUnit::time || e.unit.empty() || e.unit == r.unit || e.value == "none")
-    return e.value;
+  if (f.unit != montecarlo::FieldUnit::time || e.unit.empty() || e.unit == r.unit || e.value == "none") return e.value;
   const double from = ms_per(e.unit, r), to = ms_per(r.unit, r);
   if (from == 0.0 || to == 0.0)
     fail(p, e.line, e.source,
-         fmt::format("gives {} in {}: give {} ms or s with {} so it can be stated in attempt-durations",
-                     e.field, e.unit == "attempt" ? "attempt-durations" : e.unit, spelled("unit", how),
+         fmt::format("gives {} in {}: give {} ms or s with {} so it can be stated in attempt-durations", e.field,
+                     e.unit == "attempt" ? "attempt-durations" : e.unit, spelled("unit", how),
                      spelled("attempt_duration", how)),
          how);
   const double v = montecarlo::parse_field(f, e.value);
@@ -79,8 +78,8 @@ std::vector<std::string> apply_policy(ScenarioRequest& r, const policy::Policy& 
     if (it == r.fields.end()) {
       r.fields[field] = text;
     } else if (it->second != text) {
-      warnings.push_back(fmt::format("{}: {} {} overrides the policy's {}", p.path, spelled(field, how), it->second,
-                                     text));
+      warnings.push_back(
+          fmt::format("{}: {} {} overrides the policy's {}", p.path, spelled(field, how), it->second, text));
     }
   }
   return warnings;

@@ -71,8 +71,8 @@ std::string as_table(const policy::Policy& p) {
     for (const policy::Note& n : p.notes)
       if (n.effect == effect) lines += "  " + policy::note_line(p, n) + "\n";
     if (!lines.empty())
-      out += fmt::format("\n{}\n{}", effect ? "not modelled (a warning; an error with --strict):" : "no effect here:",
-                         lines);
+      out += fmt::format("\n{}\n{}",
+                         effect ? "not modelled (a warning; an error with --strict):" : "no effect here:", lines);
   }
   return out;
 }
@@ -98,8 +98,9 @@ void add_policy_command(CLI::App& app, Action& action) {
   cmd->require_subcommand(1);
   CLI::App* show = cmd->add_subcommand(
       "show", "Print every field a policy file sets (value, unit, source) and what retrylab does not model");
-  show->add_option("FILE", opts->file, "retrylab TOML, gRPC service config (.json), Envoy or resilience4j (.yaml), "
-                                       "AWS SDK settings")
+  show->add_option("FILE", opts->file,
+                   "retrylab TOML, gRPC service config (.json), Envoy or resilience4j (.yaml), "
+                   "AWS SDK settings")
       ->required();
   show->add_option("--select", opts->select, "The gRPC method, resilience4j instance or AWS profile");
   show->add_flag("--strict", opts->strict, "Exit 2 if the file sets what retrylab does not model");

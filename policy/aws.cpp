@@ -88,11 +88,11 @@ const Section& pick(Policy& p, const std::vector<Section>& all, std::string_view
 }
 
 void mode_entries(Policy& p, const std::string& mode, const Setting* m, const Setting* attempts) {
-  const std::string src = m ? "retry_mode" : fmt::format("retry_mode not set: standard, the mode of the {}", guide);
   const int at = m ? m->line : 0;
   const bool legacy = mode == "legacy";
   if (attempts) {
-    p.entries.push_back({"max_attempts", attempts->value, "", "max_attempts (the first attempt included)", attempts->line});
+    p.entries.push_back(
+        {"max_attempts", attempts->value, "", "max_attempts (the first attempt included)", attempts->line});
   } else {
     p.entries.push_back({"max_attempts", legacy ? "5" : "3", "",
                          legacy ? "legacy mode's default in botocore: 5 attempts (botocore/data/_retry.json, "
@@ -105,11 +105,13 @@ void mode_entries(Policy& p, const std::string& mode, const Setting* m, const Se
                                 "delay_exponential with base \"rand\", growth_factor 2)"
                               : fmt::format("{}: ExponentialBackoff, rand() * min(2^(attempt - 1), 20) s", standard_py),
                        at});
-  p.entries.push_back({"base", "1", "s", legacy ? "botocore legacy: base \"rand\" times 2^0" : std::string(standard_py) + ": 2^0 s", at});
-  p.entries.push_back({"cap", legacy ? "none" : "20", legacy ? "" : "s",
-                       legacy ? "botocore legacy: no cap on the delay" : std::string(standard_py) + ": _MAX_BACKOFF = 20 s",
-                       at});
-  p.entries.push_back({"multiplier", "2", "", legacy ? "botocore legacy: growth_factor 2" : std::string(standard_py) + ": _BASE = 2", at});
+  p.entries.push_back({"base", "1", "s",
+                       legacy ? "botocore legacy: base \"rand\" times 2^0" : std::string(standard_py) + ": 2^0 s", at});
+  p.entries.push_back(
+      {"cap", legacy ? "none" : "20", legacy ? "" : "s",
+       legacy ? "botocore legacy: no cap on the delay" : std::string(standard_py) + ": _MAX_BACKOFF = 20 s", at});
+  p.entries.push_back({"multiplier", "2", "",
+                       legacy ? "botocore legacy: growth_factor 2" : std::string(standard_py) + ": _BASE = 2", at});
   if (legacy) {
     p.entries.push_back({"budget", "none", "", "botocore legacy mode keeps no retry quota", at});
     return;
@@ -148,11 +150,11 @@ Policy parse_aws(const std::string& text, const std::string& path, std::string_v
       p.notes.push_back({x.key, x.line, "is not a retry setting", false});
     }
   }
-  const std::string m = mode ? mode->value : "standard";
-  if (!mode)
-    p.notes.push_back({"retry_mode", 0,
-                       "is not set: its default is SDK-specific (botocore: legacy; the Reference Guide's modes: "
-                       "standard); standard is simulated",
+  const std::string m = mode ? mode->value : "legacy";
+  if (m == "legacy")
+    p.notes.push_back({"retry_mode", mode ? mode->line : 0,
+                       fmt::format("{}legacy mode is specific to each SDK ({}): botocore's legacy mode is simulated",
+                                   mode ? "" : "is not set, so legacy, the default: ", guide),
                        true});
   mode_entries(p, m, mode, attempts);
   p.notes.push_back({"retry_mode", mode ? mode->line : 0,

@@ -69,8 +69,8 @@ struct Reader {
 
 void back_off(Reader& r, const YAML::Node& rp, const std::string& at) {
   double base = 0.025, most = 0.25;
-  std::string base_src = fmt::format("{}: default base interval 25 ms (runtime upstream.base_retry_backoff_ms)",
-                                     router_doc),
+  std::string base_src =
+                  fmt::format("{}: default base interval 25 ms (runtime upstream.base_retry_backoff_ms)", router_doc),
               max_src = fmt::format("{}: max_interval defaults to 10 times base_interval", route_doc);
   int base_line = 0, max_line = 0;
   if (rp["retry_back_off"]) {
@@ -163,17 +163,21 @@ void budgets(Reader& r, const YAML::Node& root) {
     std::vector<Found> rb;
     find_all(f.node, f.path, "retry_budget", rb);
     for (const Found& b : rb) {
-      const double pct = b.node["budget_percent"] ? r.count(b.node["budget_percent"]["value"] ? b.node["budget_percent"]["value"] : b.node["budget_percent"], b.path + ".budget_percent", 0, 100) : 20.0;
-      const double conc =
-          b.node["min_retry_concurrency"] ? r.count(b.node["min_retry_concurrency"], b.path + ".min_retry_concurrency", 0, 1e9) : 3.0;
+      const double pct = b.node["budget_percent"]
+                             ? r.count(b.node["budget_percent"]["value"] ? b.node["budget_percent"]["value"]
+                                                                         : b.node["budget_percent"],
+                                       b.path + ".budget_percent", 0, 100)
+                             : 20.0;
+      const double conc = b.node["min_retry_concurrency"]
+                              ? r.count(b.node["min_retry_concurrency"], b.path + ".min_retry_concurrency", 0, 1e9)
+                              : 3.0;
       r.note(b.path, b.node,
              fmt::format("retries in flight at most max({}, {}% of the requests in flight) is not modelled: "
                          "retrylab's budgets count retries over time, not retries in flight",
                          num(conc), num(pct)));
     }
     if (rb.empty())
-      r.note(f.path, f.node,
-             "the circuit breaker's max_retries (default 3 retries in flight at once) is not modelled");
+      r.note(f.path, f.node, "the circuit breaker's max_retries (default 3 retries in flight at once) is not modelled");
   }
 }
 

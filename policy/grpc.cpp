@@ -37,7 +37,8 @@ double number(const Doc& d, const json& j, const std::string& key) {
 double seconds(const Doc& d, const json& j, const std::string& key) {
   if (!j.is_string()) d.fail(key, "must be a duration string such as \"0.5s\"");
   const auto s = proto_duration(j.get<std::string>());
-  if (!s || !(*s > 0.0)) d.fail(key, fmt::format("must be a duration > 0 such as \"0.5s\" (got \"{}\")", j.get<std::string>()));
+  if (!s || !(*s > 0.0))
+    d.fail(key, fmt::format("must be a duration > 0 such as \"0.5s\" (got \"{}\")", j.get<std::string>()));
   return *s;
 }
 
@@ -83,16 +84,18 @@ void retry_policy(Policy& p, const Doc& d, const json& rp, const std::string& at
   const double used = std::min(attempts, 5.0);
   add(p, d, "max_attempts", num(used), "", ma);
   if (attempts > 5)
-    note(p, d, ma, fmt::format("{} is treated as 5 by gRPC clients ({}: values above 5 are treated as 5; a channel "
-                               "argument can raise the limit, which a service config cannot)",
-                               num(attempts), a6));
+    note(p, d, ma,
+         fmt::format("{} is treated as 5 by gRPC clients ({}: values above 5 are treated as 5; a channel "
+                     "argument can raise the limit, which a service config cannot)",
+                     num(attempts), a6));
   const std::string ib = at + ".initialBackoff", mb = at + ".maxBackoff", bm = at + ".backoffMultiplier";
   const double initial = seconds(d, rp["initialBackoff"], ib), most = seconds(d, rp["maxBackoff"], mb);
   const double mult = number(d, rp["backoffMultiplier"], bm);
   if (!(mult > 0)) d.fail(bm, fmt::format("must be > 0 ({}; got {})", a6, num(mult)));
   if (mult < 1 || mult > 100)
-    d.fail(bm, fmt::format("must be in [1, 100] for retrylab's multiplier (a shrinking backoff is not modelled; got {})",
-                           num(mult)));
+    d.fail(bm,
+           fmt::format("must be in [1, 100] for retrylab's multiplier (a shrinking backoff is not modelled; got {})",
+                       num(mult)));
   p.entries.push_back({"strategy", "full", "",
                        fmt::format("gRPC's jitter: attempt n+1 waits random(0, min(initialBackoff * "
                                    "backoffMultiplier^(n-1), maxBackoff)) ({}, \"Exponential backoff\")",
@@ -152,7 +155,8 @@ void throttling(Policy& p, const Doc& d, const json& rt) {
   add(p, d, "bucket_charge", "per-failure", "", at);
   add(p, d, "bucket_capacity", num(max_tokens), "", at + ".maxTokens");
   p.entries.push_back({"bucket_cost", "1", "", fmt::format("{}: every failed RPC attempt takes 1 token", a6), 0});
-  p.entries.push_back({"bucket_timeout_cost", "1", "", fmt::format("{}: a timeout is a failure like any other", a6), 0});
+  p.entries.push_back(
+      {"bucket_timeout_cost", "1", "", fmt::format("{}: a timeout is a failure like any other", a6), 0});
   add(p, d, "bucket_refund", num(ratio), "", at + ".tokenRatio");
   p.entries.push_back({"bucket_threshold", num(max_tokens / 2), "",
                        fmt::format("{}: retries are throttled while the count is <= maxTokens / 2", a6),
@@ -272,8 +276,10 @@ Policy parse_grpc(const std::string& text, const std::string& path, std::string_
   for (const auto& [k, v] : root.items()) {
     if (k == "methodConfig" || k == "retryThrottling") continue;
     const bool lb = k == "loadBalancingPolicy" || k == "loadBalancingConfig" || k == "healthCheckConfig";
-    note(p, d, k, lb ? "load balancing and health checking (retrylab has one server)" : "is not a service config key "
-                                                                                         "retrylab knows",
+    note(p, d, k,
+         lb ? "load balancing and health checking (retrylab has one server)"
+            : "is not a service config key "
+              "retrylab knows",
          !lb);
   }
   if (root.contains("methodConfig")) {

@@ -89,8 +89,8 @@ std::string note_line(const Policy& p, const Note& n) {
 namespace detail {
 
 void fail(const std::string& path, int line, std::string_view key, const std::string& message) {
-  throw InputError("policy", fmt::format("{}{}: {} {}", path, line > 0 ? fmt::format(":{}", line) : std::string(),
-                                         key, message));
+  throw InputError("policy",
+                   fmt::format("{}{}: {} {}", path, line > 0 ? fmt::format(":{}", line) : std::string(), key, message));
 }
 
 std::string num(double v) { return fmt::format("{}", v); }
@@ -127,10 +127,14 @@ std::optional<double> spring_duration(std::string_view t) {
       if (!v || t.empty()) return std::nullopt;
       const char u = static_cast<char>(std::toupper(static_cast<unsigned char>(t.front())));
       t.remove_prefix(1);
-      if (u == 'H') ms += *v * 3.6e6;
-      else if (u == 'M') ms += *v * 6e4;
-      else if (u == 'S') ms += *v * 1e3;
-      else return std::nullopt;
+      if (u == 'H')
+        ms += *v * 3.6e6;
+      else if (u == 'M')
+        ms += *v * 6e4;
+      else if (u == 'S')
+        ms += *v * 1e3;
+      else
+        return std::nullopt;
     }
     return ms;
   }

@@ -66,8 +66,8 @@ struct Reader {
     }
   }
   void add(std::string field, std::string value, std::string unit, const Key* k, std::string rule) {
-    p.entries.push_back({std::move(field), std::move(value), std::move(unit), k ? k->path : std::move(rule),
-                         k ? line(k->node) : 0});
+    p.entries.push_back(
+        {std::move(field), std::move(value), std::move(unit), k ? k->path : std::move(rule), k ? line(k->node) : 0});
   }
   void note(const Key& k, std::string text, bool effect = true) {
     p.notes.push_back({k.path, line(k.node), std::move(text), effect});
@@ -190,7 +190,8 @@ Policy parse_resilience4j(const std::string& text, const std::string& path, std:
     p.entries.push_back({"max_attempts", "1", "", fmt::format("no retry instance \"{}\": one attempt", name), 0});
     p.entries.push_back({"strategy", "none", "", "no retry, so no backoff", 0});
   }
-  if (!any && !select.empty()) fail(path, 0, std::string(select), "is not an instance of the file's retry or circuitbreaker");
+  if (!any && !select.empty())
+    fail(path, 0, std::string(select), "is not an instance of the file's retry or circuitbreaker");
   if (!any) fail(path, 0, "resilience4j.retry", "is not in the file, nor a circuitbreaker: nothing to simulate");
   other_instances(r, secs, name);
   return p;
@@ -208,7 +209,8 @@ void retry(Reader& r, const Settings& s) {
   if (attempts)
     r.add("max_attempts", num(r.integer(*attempts, 1, 1e9)), "", attempts, "");
   else
-    r.add("max_attempts", "3", "", nullptr, "resilience4j RetryConfig: maxAttempts defaults to 3 (the first call included)");
+    r.add("max_attempts", "3", "", nullptr,
+          "resilience4j RetryConfig: maxAttempts defaults to 3 (the first call included)");
   const Key* wait = get(s, "waitduration");
   double w = wait ? r.ms(*wait) : 500.0;
   if (!wait && get(s, "waitdurationmillis")) {
@@ -230,9 +232,9 @@ void retry(Reader& r, const Settings& s) {
   // (both exact); otherwise the nearer of the two, at the same mean w.
   const bool full = randomized && f > 2.0 / 3.0, equal = randomized && f > 0 && !full;
   const double scale = full ? 2.0 : equal ? 4.0 / 3.0 : 1.0;
-  const std::string rule = fmt::format("{}: wait w = waitDuration{}{}", interval_doc,
-                                       exponential ? " * multiplier^(k-1), capped" : "",
-                                       randomized ? ", uniform in [w(1-f), w(1+f)]" : "");
+  const std::string rule =
+      fmt::format("{}: wait w = waitDuration{}{}", interval_doc, exponential ? " * multiplier^(k-1), capped" : "",
+                  randomized ? ", uniform in [w(1-f), w(1+f)]" : "");
   r.add("strategy", full ? "full" : equal ? "equal" : "nojitter", "", exp ? exp : rnd, rule);
   r.add("base", num(w * scale), "ms", wait, "resilience4j RetryConfig: waitDuration defaults to 500 ms");
   r.add("cap", std::isinf(cap) ? "none" : num(cap * scale), std::isinf(cap) ? "" : "ms", ck,
@@ -244,8 +246,8 @@ void retry(Reader& r, const Settings& s) {
                        "uniform in [{4}w, {3}w] (the same mean w)",
                        num(1 - f), num(1 + f), full ? "full" : "equal", num(scale), full ? "0" : num(scale / 2)));
   for (const auto& [k, key] : s) {
-    if (k == "retryexceptions" || k == "ignoreexceptions" || k == "retryexceptionpredicate" ||
-        k == "resultpredicate" || k == "retryonresultpredicate" || k == "intervalbifunction")
+    if (k == "retryexceptions" || k == "ignoreexceptions" || k == "retryexceptionpredicate" || k == "resultpredicate" ||
+        k == "retryonresultpredicate" || k == "intervalbifunction")
       r.note(key, "retrylab's failures have no kind: every failure is retried");
     else if (k == "eventconsumerbuffersize" || k == "registerhealthindicator" || k == "failaftermaxattempts" ||
              k == "writablestacktraceenabled")
@@ -282,7 +284,8 @@ void breaker_numbers(Reader& r, const Settings& s) {
   if (!open) open = get(s, "waitinterval");  // before resilience4j 1.0
   const double open_ms = open ? r.ms(*open) : 60000.0;
   if (!(open_ms > 0)) r.fail(*open, "must be > 0");
-  r.add("breaker_open_duration", num(open_ms), "ms", open, fmt::format("{}: waitDurationInOpenState defaults to 60 s", cb_doc));
+  r.add("breaker_open_duration", num(open_ms), "ms", open,
+        fmt::format("{}: waitDurationInOpenState defaults to 60 s", cb_doc));
   const Key* half = get(s, "permittednumberofcallsinhalfopenstate");
   if (!half) half = get(s, "ringbuffersizeinhalfopenstate");  // before resilience4j 1.0
   r.add("breaker_half_open_calls", half ? num(r.integer(*half, 1, 1e9)) : "10", "", half,
@@ -294,15 +297,21 @@ void breaker(Reader& r, const Settings& s) {
   r.add("breaker_scope", "shared", "", nullptr,
         "a resilience4j instance lives in its registry: one per name, shared by every thread of the process");
   breaker_numbers(r, s);
-  static constexpr std::string_view mapped[] = {
-      "slidingwindowtype",     "slidingwindowsize", "ringbuffersizeinclosedstate",          "minimumnumberofcalls",
-      "failureratethreshold",  "waitdurationinopenstate", "waitinterval", "permittednumberofcallsinhalfopenstate",
-      "ringbuffersizeinhalfopenstate"};
+  static constexpr std::string_view mapped[] = {"slidingwindowtype",
+                                                "slidingwindowsize",
+                                                "ringbuffersizeinclosedstate",
+                                                "minimumnumberofcalls",
+                                                "failureratethreshold",
+                                                "waitdurationinopenstate",
+                                                "waitinterval",
+                                                "permittednumberofcallsinhalfopenstate",
+                                                "ringbuffersizeinhalfopenstate"};
   for (const auto& [k, key] : s) {
     if (std::find(std::begin(mapped), std::end(mapped), k) != std::end(mapped)) continue;
     if (k == "automatictransitionfromopentohalfopenenabled")
-      r.note(key, "retrylab's breaker turns half-open at the first call after the wait; a timer doing it sooner "
-                  "admits the same calls",
+      r.note(key,
+             "retrylab's breaker turns half-open at the first call after the wait; a timer doing it sooner "
+             "admits the same calls",
              false);
     else if (k == "eventconsumerbuffersize" || k == "registerhealthindicator" || k == "allowhealthindicatortofail" ||
              k == "writablestacktraceenabled")

@@ -91,9 +91,8 @@ py::array_t<double> column(const std::vector<montecarlo::RunResult>& runs, auto 
 // Returns (summary JSON text, per-run arrays): the CLI's document (api/simulate.hpp) plus the
 // canonical string, and one array per shown metric and per core count.
 py::tuple simulate(const std::map<std::string, std::string>& values, const std::string& unit, double attempt_duration,
-                   std::int64_t runs, std::uint64_t seed, int threads, bool server_engine,
-                   std::optional<double> series, std::optional<std::string> policy_file, const std::string& select,
-                   bool strict) {
+                   std::int64_t runs, std::uint64_t seed, int threads, bool server_engine, std::optional<double> series,
+                   std::optional<std::string> policy_file, const std::string& select, bool strict) {
   for (const auto& [name, text] : values)
     if (!montecarlo::find_field(name))
       throw py::type_error(

@@ -52,7 +52,8 @@ class Breaker : public Component {
             .rank = 640,
             .kind = FieldKind::integer,
             .hi = 1e9,
-            .meaning = "breaker: a sliding window of the last this many calls (0 = the preset's window; not with breaker_window)",
+            .meaning = "breaker: a sliding window of the last this many calls (0 = the preset's window; not with "
+                       "breaker_window)",
             .access = member<&Scenario::client, &ClientPolicy::breaker_calls>()},
       Field{.name = "breaker_minimum_calls",
             .group = FieldGroup::client,

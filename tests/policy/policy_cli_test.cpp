@@ -7,8 +7,8 @@
 // exact; with p < 1 the mean of A over R requests lies within 5 sd/sqrt(R) of E[A] and the lost
 // count within 5 sd of R p^K (normal approximation to the sum and the binomial; two-sided 5-sigma:
 // false-failure rate about 6e-7 per check, fixed seeds). About 10 s.
-#include <gtest/gtest.h>
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -121,12 +121,14 @@ TEST(PolicyCli, RetrylabTomlRunsAsWritten) {
 }
 
 TEST(PolicyCli, FlagsGivenWinWithAWarning) {
-  const Child c = run("simulate --model none --unit ms --attempt-duration 10 --quiet --format json --clients 100 "
-                      "--runs 2 --failure-prob 1 --max-attempts 2 --policy " +
-                      dir + "/grpc/retrying_service_config.json");
+  const Child c =
+      run("simulate --model none --unit ms --attempt-duration 10 --quiet --format json --clients 100 "
+          "--runs 2 --failure-prob 1 --max-attempts 2 --policy " +
+          dir + "/grpc/retrying_service_config.json");
   ASSERT_EQ(c.status, 0) << c.err;
   EXPECT_EQ(nlohmann::json::parse(c.out)["metrics"]["attempts_per_client"]["mean"].get<double>(), 2.0);
-  EXPECT_NE(c.err.find("retrylab: warning: " + dir + "/grpc/retrying_service_config.json: --max-attempts 2 overrides "
+  EXPECT_NE(c.err.find("retrylab: warning: " + dir +
+                       "/grpc/retrying_service_config.json: --max-attempts 2 overrides "
                        "the policy's 5"),
             std::string::npos)
       << c.err;
@@ -142,8 +144,9 @@ TEST(PolicyCli, RefusalsAreOneLineExitTwo) {
   const std::string grpc = dir + "/grpc/retrying_service_config.json";
   refused("simulate --model none --unit ms --attempt-duration 10 --clients 5 --strict --policy " + grpc,
           "retrylab: --policy " + grpc + ":16: methodConfig[0].retryPolicy.retryableStatusCodes not modelled");
-  refused("simulate --model none --clients 5 --policy " + grpc,
-          "retrylab: --policy " + grpc + ":13: methodConfig[0].retryPolicy.initialBackoff gives base in s: give --unit");
+  refused(
+      "simulate --model none --clients 5 --policy " + grpc,
+      "retrylab: --policy " + grpc + ":13: methodConfig[0].retryPolicy.initialBackoff gives base in s: give --unit");
   refused("simulate --model none --clients 5 --strict", "retrylab: --strict needs --policy FILE");
   refused("simulate --model none --clients 5 --policy /nonexistent.json", "retrylab: --policy /nonexistent.json: file");
   refused("policy show --strict " + grpc, "retrylab: --policy " + grpc + ":16:");

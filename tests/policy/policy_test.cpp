@@ -96,16 +96,24 @@ TEST(Policy, GrpcThrottlingOtherThanThePresetIsAPerFailureBucket) {
                                       "retryThrottling": {"maxTokens": 100, "tokenRatio": 0.25}})",
                                    "x.json");
   // maxAttempts above 5 is 5; maxBackoff below initialBackoff makes every window 1 s.
-  const std::map<std::string, std::string> want{
-      {"max_attempts", "5"},         {"strategy", "full"},         {"base", "1 s"},          {"cap", "1 s"},
-      {"multiplier", "1.5"},         {"deadline", "2 s"},          {"budget", "token-bucket"},
-      {"bucket_charge", "per-failure"}, {"bucket_capacity", "100"}, {"bucket_cost", "1"},
-      {"bucket_timeout_cost", "1"},  {"bucket_refund", "0.25"},    {"bucket_threshold", "50"},
-      {"budget_scope", "shared"}};
+  const std::map<std::string, std::string> want{{"max_attempts", "5"},
+                                                {"strategy", "full"},
+                                                {"base", "1 s"},
+                                                {"cap", "1 s"},
+                                                {"multiplier", "1.5"},
+                                                {"deadline", "2 s"},
+                                                {"budget", "token-bucket"},
+                                                {"bucket_charge", "per-failure"},
+                                                {"bucket_capacity", "100"},
+                                                {"bucket_cost", "1"},
+                                                {"bucket_timeout_cost", "1"},
+                                                {"bucket_refund", "0.25"},
+                                                {"bucket_threshold", "50"},
+                                                {"budget_scope", "shared"}};
   EXPECT_EQ(fields(p), want);
   const auto n = notes(p);
   EXPECT_TRUE(n.at("methodConfig[0].retryPolicy.maxAttempts"));  // 7 treated as 5
-  EXPECT_FALSE(n.at("methodConfig[1]"));                          // another method, not simulated
+  EXPECT_FALSE(n.at("methodConfig[1]"));                         // another method, not simulated
   EXPECT_EQ(pol::parse(pol::Format::grpc, R"({"methodConfig": [{"name": [{"service": "a.B"}]},
       {"name": [{"service": "c.D", "method": "M"}], "retryPolicy": {"maxAttempts": 2, "initialBackoff": "1s",
       "maxBackoff": "1s", "backoffMultiplier": 1, "retryableStatusCodes": ["UNAVAILABLE"]}}]})",
@@ -118,12 +126,12 @@ TEST(Policy, EnvoyDocsExampleTakesEnvoysDefaults) {
   const pol::Policy p = pol::load(dir + "/envoy/retry-previous-hosts.yaml");
   EXPECT_EQ(p.format, pol::Format::envoy);
   // num_retries defaults to 1; base_interval 25 ms, max_interval 10 x base; the route timeout 15 s.
-  const std::map<std::string, std::string> want{{"max_attempts", "2"}, {"strategy", "full"},
-                                                {"base", "25 ms"},     {"cap", "250 ms"},
-                                                {"multiplier", "2"},   {"deadline", "15000 ms"}};
+  const std::map<std::string, std::string> want{{"max_attempts", "2"}, {"strategy", "full"}, {"base", "25 ms"},
+                                                {"cap", "250 ms"},     {"multiplier", "2"},  {"deadline", "15000 ms"}};
   EXPECT_EQ(fields(p), want);
-  const std::string at = "static_resources.listeners[0].filter_chains[0].filters[0].typed_config.route_config."
-                         "virtual_hosts[0].routes[0].route.retry_policy";
+  const std::string at =
+      "static_resources.listeners[0].filter_chains[0].filters[0].typed_config.route_config."
+      "virtual_hosts[0].routes[0].route.retry_policy";
   const std::map<std::string, bool> n{{at, true},  // no retry_on
                                       {at + ".retry_host_predicate", false},
                                       {at + ".host_selection_retry_max_attempts", false},
@@ -133,9 +141,9 @@ TEST(Policy, EnvoyDocsExampleTakesEnvoysDefaults) {
 
 TEST(Policy, EnvoyRouteWithBackOffTimeoutsAndRetryBudget) {
   const pol::Policy p = pol::load(dir + "/envoy/route-retry-budget.yaml");
-  const std::map<std::string, std::string> want{
-      {"max_attempts", "4"}, {"timeout", "250 ms"}, {"strategy", "full"},     {"base", "100 ms"},
-      {"cap", "1000 ms"},    {"multiplier", "2"},   {"deadline", "2000 ms"}};
+  const std::map<std::string, std::string> want{{"max_attempts", "4"},  {"timeout", "250 ms"}, {"strategy", "full"},
+                                                {"base", "100 ms"},     {"cap", "1000 ms"},    {"multiplier", "2"},
+                                                {"deadline", "2000 ms"}};
   EXPECT_EQ(fields(p), want);
   int budget_notes = 0;
   for (const pol::Note& n : p.notes)
@@ -151,7 +159,7 @@ TEST(Policy, AwsModesFollowBotocore) {
   const pol::Policy standard = pol::load(dir + "/aws/config");
   EXPECT_EQ(standard.selected, "default");
   const std::map<std::string, std::string> want{
-      {"max_attempts", "3"}, {"strategy", "full"},         {"base", "1 s"},           {"cap", "20 s"},
+      {"max_attempts", "3"}, {"strategy", "full"},       {"base", "1 s"},           {"cap", "20 s"},
       {"multiplier", "2"},   {"budget", "aws-standard"}, {"budget_scope", "shared"}};
   EXPECT_EQ(fields(standard), want);
   const auto n = notes(standard);
@@ -159,7 +167,7 @@ TEST(Policy, AwsModesFollowBotocore) {
   EXPECT_FALSE(n.at("[legacy]"));
   EXPECT_TRUE(n.at("retry_mode"));  // only transient errors are retried by the SDKs
   const std::map<std::string, std::string> legacy{{"max_attempts", "5"}, {"strategy", "full"}, {"base", "1 s"},
-                                                   {"cap", "none"},       {"multiplier", "2"},  {"budget", "none"}};
+                                                  {"cap", "none"},       {"multiplier", "2"},  {"budget", "none"}};
   EXPECT_EQ(fields(pol::load(dir + "/aws/config", "legacy")), legacy);
   const pol::Policy adaptive = pol::load(dir + "/aws/config", "adaptive");
   EXPECT_EQ(fields(adaptive).at("max_attempts"), "5");
@@ -167,8 +175,9 @@ TEST(Policy, AwsModesFollowBotocore) {
   int limiter = 0;
   for (const pol::Note& x : adaptive.notes) limiter += x.text.find("rate limiter") != std::string::npos;
   EXPECT_EQ(limiter, 1);
-  EXPECT_EQ(fields(pol::parse(pol::Format::aws, "AWS_RETRY_MODE=legacy\nAWS_MAX_ATTEMPTS=2\n", "env")).at("max_attempts"),
-            "2");
+  EXPECT_EQ(
+      fields(pol::parse(pol::Format::aws, "AWS_RETRY_MODE=legacy\nAWS_MAX_ATTEMPTS=2\n", "env")).at("max_attempts"),
+      "2");
 }
 
 TEST(Policy, Resilience4jDocumentedExample) {
@@ -250,11 +259,14 @@ TEST(Policy, RetrylabToml) {
 }
 
 TEST(Policy, MalformedFilesNameFileLineAndKey) {
-  EXPECT_EQ(refusal(pol::Format::grpc, "{\n  \"methodConfig\": [\n    {\"name\": }\n  ]\n}").rfind("policy bad:3: (syntax) is not valid JSON", 0), 0u);
-  EXPECT_EQ(refusal(pol::Format::grpc,
-                    "{\"methodConfig\": [{\n\"retryPolicy\": {\n\"maxAttempts\": \"five\",\n\"initialBackoff\": \"1s\","
-                    "\"maxBackoff\": \"1s\", \"backoffMultiplier\": 2, \"retryableStatusCodes\": [\"UNAVAILABLE\"]}}]}"),
-            "policy bad:3: methodConfig[0].retryPolicy.maxAttempts must be a number");
+  EXPECT_EQ(refusal(pol::Format::grpc, "{\n  \"methodConfig\": [\n    {\"name\": }\n  ]\n}")
+                .rfind("policy bad:3: (syntax) is not valid JSON", 0),
+            0u);
+  EXPECT_EQ(
+      refusal(pol::Format::grpc,
+              "{\"methodConfig\": [{\n\"retryPolicy\": {\n\"maxAttempts\": \"five\",\n\"initialBackoff\": \"1s\","
+              "\"maxBackoff\": \"1s\", \"backoffMultiplier\": 2, \"retryableStatusCodes\": [\"UNAVAILABLE\"]}}]}"),
+      "policy bad:3: methodConfig[0].retryPolicy.maxAttempts must be a number");
   EXPECT_EQ(refusal(pol::Format::grpc, "{\"methodConfig\": [{\"retryPolicy\": {\"maxAttempts\": 3}}]}"),
             "policy bad:1: methodConfig[0].retryPolicy needs initialBackoff (required by gRFC A6 (grpc/proposal "
             "A6-client-retries.md))");
