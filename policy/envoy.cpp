@@ -163,11 +163,11 @@ void budgets(Reader& r, const YAML::Node& root) {
     std::vector<Found> rb;
     find_all(f.node, f.path, "retry_budget", rb);
     for (const Found& b : rb) {
-      const double pct = b.node["budget_percent"]
-                             ? r.count(b.node["budget_percent"]["value"] ? b.node["budget_percent"]["value"]
-                                                                         : b.node["budget_percent"],
-                                       b.path + ".budget_percent", 0, 100)
-                             : 20.0;
+      if (!b.node.IsMap()) r.fail(b.node, b.path, "must be a map (RetryBudget)");
+      // budget_percent is a DoubleValue: a number, or {value: number}.
+      YAML::Node bp = b.node["budget_percent"];
+      if (bp && bp.IsMap()) bp = bp["value"];
+      const double pct = bp ? r.count(bp, b.path + ".budget_percent", 0, 100) : 20.0;
       const double conc = b.node["min_retry_concurrency"]
                               ? r.count(b.node["min_retry_concurrency"], b.path + ".min_retry_concurrency", 0, 1e9)
                               : 3.0;

@@ -4,6 +4,7 @@
 // checks that when it merges the entries (naming this file, the line and the key).
 #include <fmt/format.h>
 #include <toml++/toml.h>
+#include <cmath>
 
 #include "policy/detail.hpp"
 
@@ -55,7 +56,8 @@ Policy parse_toml(const std::string& text, const std::string& path) {
     if (!t) fail(path, line(node), group, "must be a table of fields");
     for (const auto& [fk, fv] : *t) {
       const std::string key = group + "." + std::string(fk.str());
-      p.entries.push_back({std::string(fk.str()), text_of(fv, path, key), unit, key, line(fv)});
+      const bool number = fv.is_integer() || fv.is_floating_point();
+      p.entries.push_back({std::string(fk.str()), text_of(fv, path, key), number ? unit : "", key, line(fv)});
     }
   }
   return p;

@@ -253,6 +253,7 @@ TEST(Policy, RetrylabToml) {
   EXPECT_EQ(fields(p).at("base"), "100 ms");
   EXPECT_EQ(fields(p).at("budget"), "token-bucket");
   EXPECT_EQ(fields(p).at("max_attempts"), "4 ms");  // every number carries the file's unit; api/ applies it to times
+  EXPECT_EQ(entry(p, "budget").unit, "");
   EXPECT_EQ(entry(p, "strategy").source, "backoff.strategy");
   EXPECT_EQ(entry(p, "strategy").line, 6);
   EXPECT_TRUE(p.notes.empty());
@@ -271,7 +272,7 @@ TEST(Policy, MalformedFilesNameFileLineAndKey) {
             "policy bad:1: methodConfig[0].retryPolicy needs initialBackoff (required by gRFC A6 (grpc/proposal "
             "A6-client-retries.md))");
   EXPECT_EQ(refusal(pol::Format::envoy, "route:\n  retry_policy:\n    num_retries: -1\n"),
-            "policy bad:3: retry_policy.num_retries must be in [0, 999999999] (got -1)");
+            "policy bad:3: route.retry_policy.num_retries must be in [0, 999999999] (got -1)");
   EXPECT_EQ(refusal(pol::Format::envoy, "a: [b\n").rfind("policy bad:2: (syntax) is not valid YAML", 0), 0u);
   EXPECT_EQ(refusal(pol::Format::aws, "[default]\nretry_mode = fast\n"),
             "policy bad:2: retry_mode must be legacy, standard or adaptive (got \"fast\")");
