@@ -172,3 +172,43 @@ TEST(PolicyCli, ShowPrintsEveryFieldWithUnitAndSource) {
     }
   EXPECT_TRUE(window);
 }
+
+// The fields the importers set beyond the presets, on cases worked by hand (every attempt fails, a
+// burst of 10 clients, so every outcome and refusal is counted exactly).
+TEST(PolicyCli, BucketChargeAndBreakerNumbersActAsWorkedByHand) {
+  const auto metrics = [](const std::string& args) {
+    const Child c =
+        run("simulate --model none --strategy full --clients 10 --failure-prob 1 --runs 3 --quiet "
+            "--format json " +
+            args);
+    EXPECT_EQ(c.status, 0) << args << ": " << c.err;
+    return c.status == 0 ? nlohmann::json::parse(c.out)["metrics"] : nlohmann::json::object();
+  };
+  // Per failure, 4 tokens, retries while > 2: client 1's failure leaves 3 (its retry allowed), the
+  // next leaves 2 (refused), then 1, 0, 0, ...; the one retry fails too and is refused: 11 attempts,
+  // 10 refusals. (Per retry, the same bucket would allow 2 retries: 4 - 1 - 1 >= 2.)
+  const nlohmann::json b = metrics(
+      "--max-attempts 5 --budget token-bucket --bucket-charge per-failure "
+      "--bucket-capacity 4 --bucket-cost 1 --bucket-timeout-cost 1 --bucket-refund 0.1 "
+      "--bucket-threshold 2");
+  EXPECT_EQ(b["attempts_per_client"]["mean"].get<double>(), 1.1);
+  EXPECT_EQ(b["retries_denied"]["mean"].get<double>(), 10.0);
+  // 10 failed calls: Hystrix needs 20 in its window to open; with 5 it opens once (at the 5th).
+  const std::string one = "--max-attempts 1 --unit ms --attempt-duration 10 ";
+  EXPECT_EQ(metrics(one + "--breaker hystrix")["breaker_opened"]["mean"].get<double>(), 0.0);
+  EXPECT_EQ(metrics(one + "--breaker hystrix --breaker-minimum-calls 5")["breaker_opened"]["mean"].get<double>(), 1.0);
+  EXPECT_EQ(metrics(one + "--breaker resilience4j")["breaker_opened"]["mean"].get<double>(), 0.0);
+  EXPECT_EQ(
+      metrics(one + "--breaker resilience4j --breaker-calls 4 --breaker-minimum-calls 4")["breaker_opened"]["mean"]
+          .get<double>(),
+      1.0);
+  for (const auto& [args, flag] :
+       {std::pair{"--breaker-calls 4", "--breaker-calls"},
+        std::pair{"--breaker hystrix --breaker-window 5 --breaker-calls 4", "--breaker-calls"},
+        std::pair{"--bucket-charge per-failure", "--budget"}}) {
+    const Child c =
+        run("simulate --model none --strategy full --clients 10 --unit ms --attempt-duration 10 " + std::string(args));
+    EXPECT_EQ(c.status, 2) << args;
+    EXPECT_EQ(c.err.rfind("retrylab: " + std::string(flag) + " ", 0), 0u) << args << " -> " << c.err;
+  }
+}
