@@ -16,7 +16,7 @@ namespace retrylab::policy::detail {
 
 namespace {
 
-constexpr std::string_view standard_py = "botocore/retries/standard.py (botocore >= 1.15)";
+constexpr std::string_view standard_py = "botocore/retries/standard.py (the retry modes of boto/botocore#1972, 2020)";
 constexpr std::string_view guide = "AWS SDKs and Tools Reference Guide, \"Retry behavior\"";
 
 struct Setting {
@@ -82,7 +82,8 @@ const Section& pick(Policy& p, const std::vector<Section>& all, std::string_view
   if (!chosen) chosen = &all.front();
   for (const Section& s : all)
     if (&s != chosen && s.name != "sso-session" && s.name.rfind("sso-session", 0) != 0)
-      p.notes.push_back({"[" + s.name + "]", s.line, "not simulated: one profile runs at a time (select it)", false});
+      p.notes.push_back({"[" + s.name + "]", s.line,
+                         "another profile, not simulated: one runs at a time (select it by name)", false});
   p.selected = chosen->name;
   return *chosen;
 }
@@ -147,7 +148,7 @@ Policy parse_aws(const std::string& text, const std::string& path, std::string_v
       if (ec != std::errc() || ptr != x.value.data() + x.value.size() || v < 1 || v > 1'000'000'000)
         fail(path, x.line, "max_attempts", fmt::format("must be an integer >= 1 (got \"{}\")", x.value));
     } else {
-      p.notes.push_back({x.key, x.line, "is not a retry setting", false});
+      p.notes.push_back({x.key, x.line, "not a retry setting", false});
     }
   }
   const std::string m = mode ? mode->value : "legacy";

@@ -178,7 +178,7 @@ std::size_t pick(Policy& p, const Doc& d, const json& mcs, std::string_view sele
   for (std::size_t i = 0; i < mcs.size(); ++i)
     if (i != chosen)
       note(p, d, fmt::format("methodConfig[{}]", i),
-           fmt::format("({}) not simulated: one method's policy runs at a time (select it by name)", names_of(mcs[i])),
+           fmt::format("another method ({}), not simulated: one runs at a time (select it by name)", names_of(mcs[i])),
            false);
   p.selected = names_of(mcs[chosen]);
   return chosen;

@@ -144,7 +144,7 @@ void other_instances(Reader& r, const std::map<std::string, Key>& secs, const st
         for (const auto& kv : key.node[k])
           if (kv.first.Scalar() != name)
             r.note({key.path + "." + k + "." + kv.first.Scalar(), kv.second},
-                   "not simulated: one instance runs at a time (select it by name)", false);
+                   "another instance, not simulated: one runs at a time (select it by name)", false);
 }
 
 }  // namespace
@@ -182,7 +182,7 @@ Policy parse_resilience4j(const std::string& text, const std::string& path, std:
       else if (found)
         r.add("timeout", "1000", "ms", nullptr, "resilience4j TimeLimiterConfig: timeoutDuration defaults to 1 s");
     } else {
-      r.note(key, "(bulkheads, rate limiters, caches) is not modelled");
+      r.note(key, "bulkheads, rate limiters and caches are not modelled");
     }
     any = any || found;
   }
