@@ -73,13 +73,26 @@ std::vector<std::string> apply_policy(ScenarioRequest& r, const policy::Policy& 
     const montecarlo::Field& f = policy_field(p, e, how);
     from_file[e.field] = in_request_unit(p, e, f, r, how);
   }
+  // A budget or breaker given explicitly replaces the policy's whole control: its numbers and scope
+  // go with it (they would not apply to another preset).
+  const auto replaced = [&](const std::string& field) {
+    const auto other = [&](const char* control) {
+      auto f = from_file.find(control);
+      auto e = r.fields.find(control);
+      return f != from_file.end() && e != r.fields.end() && f->second != e->second;
+    };
+    if (field.rfind("bucket_", 0) == 0 || field == "budget_scope") return other("budget");
+    if (field.rfind("breaker_", 0) == 0) return other("breaker");
+    return false;
+  };
   for (auto& [field, text] : from_file) {
     auto it = r.fields.find(field);
     if (it == r.fields.end()) {
-      r.fields[field] = text;
+      if (!replaced(field)) r.fields[field] = text;
     } else if (it->second != text) {
-      warnings.push_back(
-          fmt::format("{}: {} {} overrides the policy's {}", p.path, spelled(field, how), it->second, text));
+      const bool control = field == "budget" || field == "breaker";
+      warnings.push_back(fmt::format("{}: {} {} overrides the policy's {}{}", p.path, spelled(field, how), it->second,
+                                     text, control ? fmt::format(" (and its {} settings with it)", field) : ""));
     }
   }
   return warnings;

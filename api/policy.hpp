@@ -4,6 +4,7 @@
 // - only the client-policy fields (the backoff and client groups of the field table) may come from
 //   a policy; any other is refused, naming the file, line and key;
 // - a field the front end also gives explicitly keeps the explicit value (a warning names both);
+//   a budget or breaker given explicitly replaces the policy's with its numbers and scope;
 // - every note of what retrylab does not model is a warning, or, with `strict`, an error when it
 //   changes what a real client does;
 // - a time stated in ms or s needs the request's unit to be ms or s (with its attempt duration), so

@@ -212,3 +212,20 @@ TEST(PolicyCli, BucketChargeAndBreakerNumbersActAsWorkedByHand) {
     EXPECT_EQ(c.err.rfind("retrylab: " + std::string(flag) + " ", 0), 0u) << args << " -> " << c.err;
   }
 }
+
+TEST(PolicyCli, AnotherBudgetOrBreakerReplacesTheFilesWhole) {
+  // The file's resilience4j breaker with its six numbers, then --breaker hystrix: Hystrix's own
+  // numbers, none of the file's (a 100-call window would otherwise be refused with a time window).
+  const Child c =
+      run("simulate --model none --unit ms --attempt-duration 10 --quiet --format json --clients 10 "
+          "--runs 1 --breaker hystrix --policy " +
+          dir + "/resilience4j/application.yml");
+  ASSERT_EQ(c.status, 0) << c.err;
+  const nlohmann::json sc = nlohmann::json::parse(c.out)["scenario"];
+  EXPECT_EQ(sc["breaker"], "hystrix");
+  EXPECT_FALSE(sc.contains("breaker_calls"));
+  EXPECT_FALSE(sc.contains("breaker_open_duration"));
+  EXPECT_NE(c.err.find("--breaker hystrix overrides the policy's resilience4j (and its breaker settings with it)"),
+            std::string::npos)
+      << c.err;
+}
