@@ -240,7 +240,7 @@ std::map<std::string, int> json_key_lines(const std::string& text) {
         if (text[i] == '\\') ++i;
         if (i < text.size()) s += text[i];
       }
-      if (expect_key) {
+      if (expect_key && !stack.empty()) {
         key_path = stack.back().path.empty() ? s : stack.back().path + "." + s;
         out.emplace(key_path, line);
         expect_key = false;
@@ -250,6 +250,7 @@ std::map<std::string, int> json_key_lines(const std::string& text) {
       expect_key = c == '{';
     } else if (c == '}' || c == ']') {
       if (!stack.empty()) stack.pop_back();
+      expect_key = false;
     } else if (c == ',' && !stack.empty()) {
       if (stack.back().array)
         ++stack.back().index;
@@ -260,17 +261,10 @@ std::map<std::string, int> json_key_lines(const std::string& text) {
   return out;
 }
 
-Policy parse_grpc(const std::string& text, const std::string& path, std::string_view select) {
-  json root;
-  try {
-    root = json::parse(text);
-  } catch (const json::parse_error& e) {
-    fail(path, line_of_offset(text, e.byte == 0 ? 0 : e.byte - 1), "(syntax)",
-         fmt::format("is not valid JSON: {}", std::string(e.what()).substr(std::string(e.what()).find(':') + 2)));
-  }
-  Policy p;
-  p.path = path;
-  p.format = Format::grpc;
+namespace {
+
+void read_config(Policy& p, const json& root, const std::string& text, const std::string& path,
+                 std::string_view select) {
   const Doc d{path, json_key_lines(text)};
   if (!root.is_object()) d.fail("(top level)", "must be a JSON object (a gRPC service config)");
   for (const auto& [k, v] : root.items()) {
@@ -293,6 +287,29 @@ Policy parse_grpc(const std::string& text, const std::string& path, std::string_
     p.entries.push_back({"strategy", "none", "", "no methodConfig (no retry, so no backoff)", 0});
   }
   if (root.contains("retryThrottling")) throttling(p, d, root["retryThrottling"]);
+}
+
+}  // namespace
+
+Policy parse_grpc(const std::string& text, const std::string& path, std::string_view select) {
+  json root;
+  try {
+    root = json::parse(text);
+  } catch (const json::parse_error& e) {
+    fail(path, line_of_offset(text, e.byte == 0 ? 0 : e.byte - 1), "(syntax)",
+         fmt::format("is not valid JSON: {}", std::string(e.what()).substr(std::string(e.what()).find(':') + 2)));
+  } catch (const json::exception& e) {  // a number out of range, ...
+    fail(path, 0, "(syntax)", fmt::format("is not valid JSON: {}", e.what()));
+  }
+  Policy p;
+  p.path = path;
+  p.format = Format::grpc;
+  try {
+    read_config(p, root, text, path, select);
+  } catch (const json::exception& e) {
+    // A value of a type the format does not allow where it is read (a number for a name, ...).
+    fail(path, 0, "(structure)", fmt::format("is malformed: {}", e.what()));
+  }
   return p;
 }
 

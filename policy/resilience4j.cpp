@@ -149,16 +149,10 @@ void other_instances(Reader& r, const std::map<std::string, Key>& secs, const st
 
 }  // namespace
 
-Policy parse_resilience4j(const std::string& text, const std::string& path, std::string_view select) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    fail(path, e.mark.line < 0 ? 0 : e.mark.line + 1, "(syntax)", "is not valid YAML: " + e.msg);
-  }
-  Policy p;
-  p.path = path;
-  p.format = Format::resilience4j;
+namespace {
+
+// The instance `select` names (else the first) of every section, as entries and notes of p.
+void read_instance(Policy& p, const YAML::Node& root, const std::string& path, std::string_view select) {
   Reader r{p, path};
   const std::map<std::string, Key> secs = sections(root, r);
   const std::string name = select.empty() ? first_instance(secs) : std::string(select);
@@ -194,6 +188,26 @@ Policy parse_resilience4j(const std::string& text, const std::string& path, std:
     fail(path, 0, std::string(select), "is not an instance of the file's retry or circuitbreaker");
   if (!any) fail(path, 0, "resilience4j.retry", "is not in the file, nor a circuitbreaker: nothing to simulate");
   other_instances(r, secs, name);
+}
+
+}  // namespace
+
+Policy parse_resilience4j(const std::string& text, const std::string& path, std::string_view select) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    fail(path, e.mark.line < 0 ? 0 : e.mark.line + 1, "(syntax)", "is not valid YAML: " + e.msg);
+  }
+  Policy p;
+  p.path = path;
+  p.format = Format::resilience4j;
+  try {
+    read_instance(p, root, path, select);
+  } catch (const YAML::Exception& e) {
+    // A node of the wrong kind (a scalar where a map belongs): yaml-cpp names its place.
+    fail(path, e.mark.line < 0 ? 0 : e.mark.line + 1, "(structure)", "is malformed: " + e.msg);
+  }
   return p;
 }
 

@@ -300,3 +300,16 @@ TEST(Policy, Durations) {
   EXPECT_FALSE(d::spring_duration("10 s"));
   EXPECT_FALSE(d::spring_duration("ten"));
 }
+
+// What fuzz_policy found: a scalar where a map belongs, a name of the wrong type, a number JSON
+// cannot hold, a key scan past a closed object; each is now one InputError, not an escape.
+TEST(Policy, FuzzFindingsAreRefusals) {
+  EXPECT_EQ(
+      refusal(pol::Format::resilience4j, "resilience4j.retry: 5\n").rfind("policy bad:1: (structure) is malformed", 0),
+      0u);
+  EXPECT_EQ(refusal(pol::Format::grpc, R"({"methodConfig": [{"name": [{"service": 5}], "retryPolicy": {}}]})")
+                .rfind("policy bad: (structure) is malformed", 0),
+            0u);
+  EXPECT_EQ(refusal(pol::Format::grpc, "[11111E1110]").rfind("policy bad: (syntax) is not valid JSON", 0), 0u);
+  EXPECT_TRUE(retrylab::policy::detail::json_key_lines("{}, \"a\" {\"b\": 1}").count("b"));
+}
