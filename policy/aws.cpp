@@ -65,7 +65,7 @@ std::vector<Section> sections(const std::string& text, const std::string& path) 
     if (out.empty()) out.push_back({"environment", n, {}});
     std::string key = lower(trim(line.substr(0, eq)));
     if (key.rfind("aws_", 0) == 0) key = key.substr(4);
-    if (indented && !out.back().settings.empty()) key = out.back().settings.back().key + "." + key;
+    if (indented && !out.back().settings.empty()) key = fmt::format("{}.{}", out.back().settings.back().key, key);
     std::string value = trim(line.substr(eq + 1));
     if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front())
       value = value.substr(1, value.size() - 2);
@@ -82,7 +82,7 @@ const Section& pick(Policy& p, const std::vector<Section>& all, std::string_view
   if (!chosen) chosen = &all.front();
   for (const Section& s : all)
     if (&s != chosen && s.name != "sso-session" && s.name.rfind("sso-session", 0) != 0)
-      p.notes.push_back({"[" + s.name + "]", s.line,
+      p.notes.push_back({fmt::format("[{}]", s.name), s.line,
                          "another profile, not simulated: one runs at a time (select it by name)", false});
   p.selected = chosen->name;
   return *chosen;

@@ -29,7 +29,7 @@ void find_all(const YAML::Node& n, const std::string& path, std::string_view nam
   if (n.IsMap()) {
     for (const auto& kv : n) {
       const std::string k = kv.first.Scalar();
-      const std::string p = path.empty() ? k : path + "." + k;
+      const std::string p = path.empty() ? k : fmt::format("{}.{}", path, k);
       if (k == name) out.push_back({kv.second, p, n});
       find_all(kv.second, p, name, out);
     }
@@ -90,7 +90,7 @@ void back_off(Reader& r, const YAML::Node& rp, const std::string& at) {
     }
     for (const auto& kv : bo)
       if (kv.first.Scalar() != "base_interval" && kv.first.Scalar() != "max_interval")
-        r.note(k + "." + kv.first.Scalar(), kv.second, "is not a RetryBackOff key");
+        r.note(fmt::format("{}.{}", k, kv.first.Scalar()), kv.second, "is not a RetryBackOff key");
   }
   r.add("strategy", "full", "",
         "Envoy's fully jittered exponential back-off: retry n waits random() % min(base_interval * 2^(n-1), "
@@ -122,7 +122,7 @@ void retry_policy(Reader& r, const Found& f) {
            "has no retry_on: Envoy then retries only requests that carry x-envoy-retry-on or x-envoy-retry-grpc-on; "
            "retrylab retries every failure");
   for (const auto& kv : rp) {
-    const std::string k = kv.first.Scalar(), key = at + "." + k;
+    const std::string k = kv.first.Scalar(), key = fmt::format("{}.{}", at, k);
     if (k == "num_retries" || k == "per_try_timeout" || k == "retry_back_off") continue;
     if (k == "retry_on")
       r.note(key, kv.second,

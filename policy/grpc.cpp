@@ -48,7 +48,7 @@ std::string names_of(const json& mc) {
   for (const json& n : mc["name"]) {
     if (!n.is_object()) continue;
     std::string one = n.value("service", std::string());
-    if (n.contains("method") && n["method"].is_string()) one += "/" + n["method"].get<std::string>();
+    if (n.contains("method") && n["method"].is_string()) one += fmt::format("/{}", n["method"].get<std::string>());
     out += (out.empty() ? "" : ", ") + (one.empty() ? std::string("(every service)") : one);
   }
   return out;
@@ -60,7 +60,7 @@ bool matches(const json& mc, std::string_view select) {
     if (!n.is_object()) continue;
     const std::string service = n.value("service", std::string());
     const std::string method = n.value("method", std::string());
-    if (select == service || (!method.empty() && select == service + "/" + method)) return true;
+    if (select == service || (!method.empty() && select == fmt::format("{}/{}", service, method))) return true;
   }
   return false;
 }
@@ -115,7 +115,7 @@ void retry_policy(Policy& p, const Doc& d, const json& rp, const std::string& at
     if (k == "maxAttempts" || k == "initialBackoff" || k == "maxBackoff" || k == "backoffMultiplier" ||
         k == "retryableStatusCodes")
       continue;
-    const std::string key = at + "." + k;
+    const std::string key = fmt::format("{}.{}", at, k);
     if (k == "perAttemptRecvTimeout")
       add(p, d, "timeout", num(seconds(d, v, key)), "s", key);
     else
@@ -143,7 +143,8 @@ void throttling(Policy& p, const Doc& d, const json& rt) {
     d.fail(at + ".maxTokens", fmt::format("must be in (0, 1000] ({}; got {})", a6, num(max_tokens)));
   if (!(ratio > 0)) d.fail(at + ".tokenRatio", fmt::format("must be > 0 ({}; got {})", a6, num(ratio)));
   for (const auto& [k, v] : rt.items())
-    if (k != "maxTokens" && k != "tokenRatio") note(p, d, at + "." + k, "is not a retryThrottling key of gRFC A6");
+    if (k != "maxTokens" && k != "tokenRatio")
+      note(p, d, fmt::format("{}.{}", at, k), "is not a retryThrottling key of gRFC A6");
   const std::string scope_source =
       fmt::format("{}: the token count is kept per server name and shared by every RPC of the client", a6);
   p.entries.push_back({"budget_scope", "shared", "", scope_source, 0});
@@ -189,7 +190,7 @@ void method_config(Policy& p, const Doc& d, const json& mc, const std::string& a
     d.fail(at, fmt::format("has both retryPolicy and hedgingPolicy ({}: only one may be set)", a6));
   bool retries = false;
   for (const auto& [k, v] : mc.items()) {
-    const std::string key = at + "." + k;
+    const std::string key = fmt::format("{}.{}", at, k);
     if (k == "name") continue;
     if (k == "retryPolicy") {
       retry_policy(p, d, v, key);
@@ -241,7 +242,7 @@ std::map<std::string, int> json_key_lines(const std::string& text) {
         if (i < text.size()) s += text[i];
       }
       if (expect_key && !stack.empty()) {
-        key_path = stack.back().path.empty() ? s : stack.back().path + "." + s;
+        key_path = stack.back().path.empty() ? s : fmt::format("{}.{}", stack.back().path, s);
         out.emplace(key_path, line);
         expect_key = false;
       }

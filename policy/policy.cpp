@@ -77,7 +77,7 @@ Policy load(const std::string& path, std::string_view select) {
   if (!in) detail::fail(path, 0, "file", "cannot be read (a policy file: .toml, .json, .yaml/.yml or an AWS config)");
   std::ostringstream text;
   text << in.rdbuf();
-  if (text.str().size() > 16 * 1024 * 1024) detail::fail(path, 0, "file", "is over 16 MiB: not a policy file");
+  if (text.str().size() > (std::size_t{16} << 20)) detail::fail(path, 0, "file", "is over 16 MiB: not a policy file");
   return parse(detect(path, text.str()), text.str(), path, select);
 }
 

@@ -20,6 +20,12 @@ namespace {
 struct Key {
   std::string path;  // as written, for messages
   YAML::Node node;
+  // Copied, never moved (a YAML::Node's move may throw).
+  Key() = default;
+  Key(std::string p, const YAML::Node& n) : path(std::move(p)), node(n) {}
+  Key(const Key&) = default;
+  Key& operator=(const Key&) = default;
+  ~Key() = default;
 };
 using Settings = std::map<std::string, Key>;  // relaxed key -> value
 
@@ -65,9 +71,9 @@ struct Reader {
       fail(k, "must be true or false");
     }
   }
-  void add(std::string field, std::string value, std::string unit, const Key* k, std::string rule) {
+  void add(std::string field, std::string value, std::string unit, const Key* k, const std::string& rule) {
     p.entries.push_back(
-        {std::move(field), std::move(value), std::move(unit), k ? k->path : std::move(rule), k ? line(k->node) : 0});
+        {std::move(field), std::move(value), std::move(unit), k ? k->path : rule, k ? line(k->node) : 0});
   }
   void note(const Key& k, std::string text, bool effect = true) {
     p.notes.push_back({k.path, line(k.node), std::move(text), effect});
@@ -82,7 +88,8 @@ std::map<std::string, Key> sections(const YAML::Node& root, Reader& r) {
   for (const auto& kv : root) {
     const std::string k = kv.first.Scalar();
     if (k == "resilience4j" && kv.second.IsMap()) {
-      for (const auto& s : kv.second) out[relaxed(s.first.Scalar())] = {k + "." + s.first.Scalar(), s.second};
+      for (const auto& s : kv.second)
+        out[relaxed(s.first.Scalar())] = {fmt::format("{}.{}", k, s.first.Scalar()), s.second};
     } else if (k.rfind("resilience4j.", 0) == 0) {
       out[relaxed(k.substr(13))] = {k, kv.second};
     } else {
@@ -104,17 +111,19 @@ Settings settings(Reader& r, const Key& section, const std::string& name, bool& 
   const YAML::Node configs = section.node["configs"];
   if (configs && configs.IsMap() && configs[base] && configs[base].IsMap())
     for (const auto& kv : configs[base])
-      out[relaxed(kv.first.Scalar())] = {section.path + ".configs." + base + "." + kv.first.Scalar(), kv.second};
+      out[relaxed(kv.first.Scalar())] = {fmt::format("{}.configs.{}.{}", section.path, base, kv.first.Scalar()),
+                                         kv.second};
   else if (found && own["baseConfig"])
-    detail::fail(r.path, line(own["baseConfig"]), inst_key + "." + name + ".baseConfig",
+    detail::fail(r.path, line(own["baseConfig"]), fmt::format("{}.{}.baseConfig", inst_key, name),
                  fmt::format("names a config \"{}\" that {}.configs does not have", base, section.path));
   if (found)
     for (const auto& kv : own)
       if (kv.first.Scalar() != "baseConfig")
-        out[relaxed(kv.first.Scalar())] = {inst_key + "." + name + "." + kv.first.Scalar(), kv.second};
+        out[relaxed(kv.first.Scalar())] = {fmt::format("{}.{}.{}", inst_key, name, kv.first.Scalar()), kv.second};
   for (const auto& kv : section.node)
     if (kv.first.Scalar() != "instances" && kv.first.Scalar() != "backends" && kv.first.Scalar() != "configs")
-      r.note({section.path + "." + kv.first.Scalar(), kv.second}, "aspect order and registry settings", false);
+      r.note({fmt::format("{}.{}", section.path, kv.first.Scalar()), kv.second}, "aspect order and registry settings",
+             false);
   return out;
 }
 
@@ -143,7 +152,7 @@ void other_instances(Reader& r, const std::map<std::string, Key>& secs, const st
       if (key.node[k] && key.node[k].IsMap())
         for (const auto& kv : key.node[k])
           if (kv.first.Scalar() != name)
-            r.note({key.path + "." + k + "." + kv.first.Scalar(), kv.second},
+            r.note({fmt::format("{}.{}.{}", key.path, k, kv.first.Scalar()), kv.second},
                    "another instance, not simulated: one runs at a time (select it by name)", false);
 }
 

@@ -55,7 +55,7 @@ Policy parse_toml(const std::string& text, const std::string& path) {
     auto t = node.as_table();
     if (!t) fail(path, line(node), group, "must be a table of fields");
     for (const auto& [fk, fv] : *t) {
-      const std::string key = group + "." + std::string(fk.str());
+      const std::string key = fmt::format("{}.{}", group, fk.str());
       const bool number = fv.is_integer() || fv.is_floating_point();
       p.entries.push_back({std::string(fk.str()), text_of(fv, path, key), number ? unit : "", key, line(fv)});
     }
