@@ -264,9 +264,74 @@ std::map<std::string, int> json_key_lines(const std::string& text) {
 
 namespace {
 
-void read_config(Policy& p, const json& root, const std::string& text, const std::string& path,
+// The keys of the service config schema (grpc/doc/service_config.md, gRFC A6).
+constexpr std::string_view schema_keys[] = {"methodConfig",
+                                            "name",
+                                            "service",
+                                            "method",
+                                            "retryPolicy",
+                                            "hedgingPolicy",
+                                            "timeout",
+                                            "waitForReady",
+                                            "maxAttempts",
+                                            "initialBackoff",
+                                            "maxBackoff",
+                                            "backoffMultiplier",
+                                            "retryableStatusCodes",
+                                            "perAttemptRecvTimeout",
+                                            "hedgingDelay",
+                                            "nonFatalStatusCodes",
+                                            "retryThrottling",
+                                            "maxTokens",
+                                            "tokenRatio",
+                                            "loadBalancingPolicy",
+                                            "loadBalancingConfig",
+                                            "healthCheckConfig",
+                                            "maxRequestMessageBytes",
+                                            "maxResponseMessageBytes"};
+
+bool same_ignoring_case(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// A schema key spelled in another case ("MaxAttempts", as grpc-go's own example writes it) is read
+// as grpc-go reads it (Go's JSON matches field names ignoring case), with a note: the C++ and Java
+// implementations match case exactly and would not find the key.
+void schema_case(json& j, const std::string& at, Doc& d, Policy& p) {
+  if (j.is_array()) {
+    for (std::size_t i = 0; i < j.size(); ++i) schema_case(j[i], fmt::format("{}[{}]", at, i), d, p);
+    return;
+  }
+  if (!j.is_object()) return;
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : j.items()) keys.push_back(k);
+  for (const std::string& k : keys) {
+    const std::string old_path = at.empty() ? k : fmt::format("{}.{}", at, k);
+    std::string key = k;
+    for (std::string_view s : schema_keys)
+      if (s != k && same_ignoring_case(s, k) && !j.contains(std::string(s))) key = std::string(s);
+    const std::string path = at.empty() ? key : fmt::format("{}.{}", at, key);
+    if (key != k) {
+      j[key] = std::move(j[k]);
+      j.erase(k);
+      d.lines[path] = d.line(old_path);
+      p.notes.push_back({old_path, d.line(old_path),
+                         fmt::format("read as {}, as grpc-go reads it; gRPC C++ and Java match keys exactly and would "
+                                     "not find {}",
+                                     key, key),
+                         true});
+    }
+    schema_case(j[key], path, d, p);
+  }
+}
+
+void read_config(Policy& p, const json& given, const std::string& text, const std::string& path,
                  std::string_view select) {
-  const Doc d{path, json_key_lines(text)};
+  Doc d{path, json_key_lines(text)};
+  json root = given;
+  schema_case(root, "", d, p);
   if (!root.is_object()) d.fail("(top level)", "must be a JSON object (a gRPC service config)");
   for (const auto& [k, v] : root.items()) {
     if (k == "methodConfig" || k == "retryThrottling") continue;

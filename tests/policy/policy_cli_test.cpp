@@ -69,6 +69,8 @@ TEST(PolicyCli, GrpcRetryingExampleRunsItsFiveAttempts) {
   EXPECT_EQ(j["scenario"]["strategy"], "full");
   EXPECT_EQ(j["scenario"]["base"].get<double>(), 500.0);  // 0.5 s, printed back in ms
   EXPECT_EQ(j["scenario"]["cap"].get<double>(), 30000.0);
+  // grpc-go's example, its keys in capitals: MaxAttempts 4.
+  expect_exact_when_every_attempt_fails("--policy " + dir + "/grpc/grpc-go-retry-example.json", 4);
 }
 
 TEST(PolicyCli, GrpcHedgingExampleIsOneAttemptPerRequest) {

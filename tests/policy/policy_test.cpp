@@ -313,3 +313,20 @@ TEST(Policy, FuzzFindingsAreRefusals) {
   EXPECT_EQ(refusal(pol::Format::grpc, "[11111E1110]").rfind("policy bad: (syntax) is not valid JSON", 0), 0u);
   EXPECT_TRUE(retrylab::policy::detail::json_key_lines("{}, \"a\" {\"b\": 1}").count("b"));
 }
+
+TEST(Policy, GrpcGoExampleSpellsKeysInCapitals) {
+  const pol::Policy p = pol::load(dir + "/grpc/grpc-go-retry-example.json");
+  // MaxAttempts 4, InitialBackoff = MaxBackoff = .01 s, BackoffMultiplier 1: a constant 10 ms window.
+  const std::map<std::string, std::string> want{
+      {"max_attempts", "4"}, {"strategy", "full"}, {"base", "0.01 s"}, {"cap", "0.01 s"}, {"multiplier", "1"}};
+  EXPECT_EQ(fields(p), want);
+  EXPECT_EQ(entry(p, "max_attempts").line, 6);
+  const std::map<std::string, bool> n{{"methodConfig[0].retryPolicy.MaxAttempts", true},
+                                      {"methodConfig[0].retryPolicy.InitialBackoff", true},
+                                      {"methodConfig[0].retryPolicy.MaxBackoff", true},
+                                      {"methodConfig[0].retryPolicy.BackoffMultiplier", true},
+                                      {"methodConfig[0].retryPolicy.RetryableStatusCodes", true},
+                                      {"methodConfig[0].retryPolicy.retryableStatusCodes", true},
+                                      {"methodConfig[0].waitForReady", true}};
+  EXPECT_EQ(notes(p), n);
+}
