@@ -14,26 +14,14 @@
 #include <regex>
 
 #include "analytic/error.hpp"
+#include "api/analytic.hpp"  // decimal_real
 #include "montecarlo/atomic_file.hpp"
 
 namespace retrylab::cli {
 
 namespace {
 
-// Plain decimal text only: no hex, no "inf"/"nan", no spaces, nothing after the number.
-bool decimal_real_text(const std::string& t) {
-  static const std::regex re(R"([+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?)");
-  return t.size() <= 400 && std::regex_match(t, re);
-}
-
-std::optional<double> real_value(const std::string& t) {
-  if (!decimal_real_text(t)) return std::nullopt;
-  errno = 0;
-  const double v = std::strtod(t.c_str(), nullptr);
-  if (errno == ERANGE && std::fabs(v) > 1.0) return std::nullopt;  // overflow; underflow to 0 is fine
-  if (!std::isfinite(v)) return std::nullopt;
-  return v;
-}
+std::optional<double> real_value(const std::string& t) { return api::decimal_real(t); }
 
 template <typename T>
 std::optional<T> integer_value(const std::string& t) {
@@ -202,13 +190,6 @@ nlohmann::ordered_json provenance(std::string_view unit) {
   j["retrylab"] = std::string(version);
   j["unit"] = std::string(unit);
   return j;
-}
-
-double parse_cap(const std::string& text) {
-  if (text == "none") return HUGE_VAL;
-  const auto v = real_value(text);
-  if (!v || !(*v > 0)) throw InputError("--cap", fmt::format("must be a number > 0 or \"none\" (got \"{}\")", text));
-  return *v;
 }
 
 void require_finite(const std::string& flag, double x) {

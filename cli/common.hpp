@@ -1,6 +1,6 @@
 #pragma once
 // Shared pieces of the thin CLI: how a subcommand registers, the --format option, and the parsing of
-// values the library cannot take from CLI11 directly (cap "none"). No domain logic lives here.
+// values the library cannot take from CLI11 directly. No domain logic lives here.
 // Strict numbers: CLI11 alone reads "" as 0, "0x10" as 16, "-1" and "1e23" as a 64-bit seed of
 // 2^64-1 and "nan" as a number. The parsers and validators below accept only plain decimal text
 // whose value the target type holds exactly; harden_options() attaches them to every option of
@@ -30,9 +30,6 @@ nlohmann::ordered_json provenance(std::string_view unit);
 
 // Adds --format table|json|csv and --json (short for --format json) to a subcommand.
 void add_format_options(CLI::App* cmd, OutputFormat& format);
-
-// "none" (or "inf") -> +inf, else a finite number; throws InputError("cap", ...) otherwise.
-double parse_cap(const std::string& text);
 
 // Throws InputError(flag) unless x is a finite number (CLI11 lets "nan" and "inf" through).
 void require_finite(const std::string& flag, double x);

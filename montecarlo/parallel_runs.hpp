@@ -20,6 +20,27 @@
 
 namespace retrylab::montecarlo::detail {
 
+// How many worker threads serve `runs` runs when `requested` are asked for (0 = all cores, at least
+// one): never more than there are runs.
+inline std::int64_t worker_threads(std::int64_t runs, int requested) {
+  const std::int64_t threads = requested > 0 ? requested : std::max(1u, std::thread::hardware_concurrency());
+  return std::min(threads, runs);
+}
+
+// Runs worker() on `threads` threads and waits for them all; on the calling thread alone when
+// threads <= 1. worker takes its runs from state it shares with the caller and catches its own errors.
+template <typename Worker>
+void run_workers(std::int64_t threads, Worker& worker) {
+  if (threads <= 1) {
+    worker();
+    return;
+  }
+  std::vector<std::thread> pool;
+  pool.reserve(static_cast<std::size_t>(threads));
+  for (std::int64_t t = 0; t < threads; ++t) pool.emplace_back(worker);
+  for (auto& t : pool) t.join();
+}
+
 // The same for `count` runs indexed 0 … count−1 (count >= 0), without a RunPlan: one(i, scratch) for
 // each, where every worker thread owns one default-constructed Scratch, handed to each run it does
 // (storage a run may reuse from the previous one; a run's result must not depend on what it holds).
@@ -28,8 +49,7 @@ std::vector<Result> run_in_order_with(std::int64_t count, int requested_threads,
                                       const std::function<void(std::int64_t, std::int64_t)>& progress) {
   const std::int64_t runs = count;
   std::vector<Result> results(static_cast<std::size_t>(runs));
-  std::int64_t threads = requested_threads > 0 ? requested_threads : std::max(1u, std::thread::hardware_concurrency());
-  threads = std::min(threads, runs);
+  const std::int64_t threads = worker_threads(runs, requested_threads);
 
   std::atomic<std::int64_t> next{0}, done{0};
   std::exception_ptr error;
@@ -50,14 +70,7 @@ std::vector<Result> run_in_order_with(std::int64_t count, int requested_threads,
       next.store(runs);
     }
   };
-  if (threads <= 1) {
-    worker();
-  } else {
-    std::vector<std::thread> pool;
-    pool.reserve(static_cast<std::size_t>(threads));
-    for (std::int64_t t = 0; t < threads; ++t) pool.emplace_back(worker);
-    for (auto& t : pool) t.join();
-  }
+  run_workers(threads, worker);
   if (error) std::rethrow_exception(error);
   return results;
 }
@@ -82,8 +95,7 @@ std::vector<Result> run_in_order_reduce(const RunPlan& plan, Fn&& one, Reduce&& 
   check_run_plan(plan);
   const std::int64_t runs = plan.runs;
   std::vector<Result> results(static_cast<std::size_t>(runs));
-  std::int64_t threads = plan.threads > 0 ? plan.threads : std::max(1u, std::thread::hardware_concurrency());
-  threads = std::min(threads, runs);
+  const std::int64_t threads = worker_threads(runs, plan.threads);
   const std::int64_t ahead = 2 * threads;
   std::mutex m;
   std::condition_variable cv;
@@ -126,14 +138,7 @@ std::vector<Result> run_in_order_reduce(const RunPlan& plan, Fn&& one, Reduce&& 
       }
     }
   };
-  if (threads <= 1) {
-    worker();
-  } else {
-    std::vector<std::thread> pool;
-    pool.reserve(static_cast<std::size_t>(threads));
-    for (std::int64_t t = 0; t < threads; ++t) pool.emplace_back(worker);
-    for (auto& t : pool) t.join();
-  }
+  run_workers(threads, worker);
   if (error) std::rethrow_exception(error);
   return results;
 }

@@ -11,8 +11,10 @@
 #include <pybind11/stl.h>
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -21,20 +23,9 @@
 
 #include "advise/advise.hpp"
 #include "advise/report.hpp"
-#include "analytic/aloha.hpp"
-#include "analytic/amplification.hpp"
-#include "analytic/budget.hpp"
-#include "analytic/burst.hpp"
-#include "analytic/classic.hpp"
-#include "analytic/decorrelated.hpp"
 #include "analytic/error.hpp"
-#include "analytic/fluid_cap.hpp"
-#include "analytic/markov.hpp"
-#include "analytic/occ.hpp"
-#include "analytic/ps.hpp"
-#include "analytic/sleep.hpp"
-#include "analytic/steady.hpp"
 #include "analytic/version.hpp"
+#include "api/analytic.hpp"
 #include "api/policy.hpp"
 #include "api/scenario.hpp"
 #include "api/series.hpp"
@@ -247,190 +238,123 @@ std::string validate(bool quick, std::uint64_t seed, int threads, const std::vec
   return validation::format_json(result, std::string(version));
 }
 
-// Closed forms: thin calls of analytic/; each checks its input (InputError -> ValueError by the
-// translator registered in the module).
-Backoff backoff_of(const std::string& strategy, double base, double cap, double window) {
-  const auto s = parse_strategy(strategy);
-  if (!s)
-    throw InputError(
-        "strategy",
-        fmt::format("must be one of none, nojitter, full, equal, decorrelated, window, memoryless (got {})", strategy));
-  return Backoff{*s, base, cap, window};
+// The analytic registry (api/analytic.hpp): one function per command, NAME(**params) returning the
+// document `retrylab analytic NAME --json` prints, as a dict. A value of the wrong type raises
+// TypeError naming the parameter; the registry's InputError, ValueError with the CLI's line.
+std::string_view python_kind(api::ParamKind k) {
+  switch (k) {
+    case api::ParamKind::real: return "a number";
+    case api::ParamKind::integer: return "an int";
+    case api::ParamKind::text: return "a str";
+    case api::ParamKind::flag: return "a bool";
+  }
+  return "";
 }
 
-Model model_of(const std::string& name) {
-  const auto m = parse_model(name);
-  if (!m) throw InputError("model", fmt::format("must be one of collision, free, shared, ps (got {})", name));
-  return *m;
+api::AnalyticValue analytic_value(const std::string& command, const api::AnalyticParam& p, const py::handle& x) {
+  const bool boolean = py::isinstance<py::bool_>(x), text = py::isinstance<py::str>(x);
+  const bool integral = !boolean && (py::isinstance<py::int_>(x) || PyIndex_Check(x.ptr()));
+  const bool real = !boolean && !text && (integral || py::isinstance<py::float_>(x) || py::hasattr(x, "__float__"));
+  switch (p.kind) {
+    case api::ParamKind::real:
+      if (real) return x.cast<double>();
+      break;
+    case api::ParamKind::integer:
+      if (integral) {
+        try {
+          return py::int_(py::reinterpret_borrow<py::object>(x)).cast<std::int64_t>();
+        } catch (const py::cast_error&) {
+          throw py::value_error(fmt::format("{} must be an integer in [{}, {}] (got {})", p.name,
+                                            std::numeric_limits<std::int64_t>::min(),
+                                            std::numeric_limits<std::int64_t>::max(), std::string(py::str(x))));
+        }
+      }
+      break;
+    case api::ParamKind::text:  // a cap may also be a number, or None (or inf) for "none"
+      if (text) return x.cast<std::string>();
+      if (x.is_none()) return std::string("none");
+      if (real) {
+        const double v = x.cast<double>();
+        return std::isinf(v) && v > 0 ? std::string("none") : fmt::format("{}", v);
+      }
+      break;
+    case api::ParamKind::flag:
+      if (boolean) return x.cast<bool>();
+      break;
+  }
+  throw py::type_error(fmt::format("{}() argument '{}': expected {} (got {})", command, p.name, python_kind(p.kind),
+                                   std::string(py::str(x.get_type().attr("__name__")))));
+}
+
+std::string python_name(std::string_view name) {
+  std::string s(name);
+  std::replace(s.begin(), s.end(), '-', '_');
+  return s;
+}
+
+std::string analytic_doc(const api::AnalyticCommand& c) {
+  std::string doc =
+      fmt::format("{}\n\nAs `retrylab analytic {} --json`, returned as a dict. Parameters:\n", c.meaning, c.name);
+  for (const api::AnalyticParam& p : c.params)
+    doc += fmt::format("  {}: {}{}\n", p.name, p.help,
+                       p.fallback.empty() ? std::string() : fmt::format(" (default {})", p.fallback));
+  return doc;
+}
+
+py::list analytic_commands() {
+  py::list out;
+  for (const api::AnalyticCommand& c : api::analytic_commands()) {
+    py::list params;
+    for (const api::AnalyticParam& p : c.params) {
+      py::dict d;
+      d["name"] = std::string(p.name);
+      d["kind"] = std::string(python_kind(p.kind));
+      d["help"] = std::string(p.help);
+      d["unit"] = std::string(p.unit);
+      d["default"] = p.fallback.empty() ? py::object(py::none()) : py::object(py::str(std::string(p.fallback)));
+      d["required"] = p.required;
+      params.append(d);
+    }
+    py::dict d;
+    d["name"] = std::string(c.name);
+    d["function"] = python_name(c.name);
+    d["meaning"] = std::string(c.meaning);
+    d["unit"] = std::string(c.unit);
+    d["params"] = params;
+    out.append(d);
+  }
+  return out;
 }
 
 void bind_analytic(py::module_& m) {
-  constexpr double inf = unbounded_cap;
-  m.def(
-      "aloha_goodput",
-      [](double rate) {
-        PureAloha a{rate};
-        check_aloha(a);
-        return goodput(a);
-      },
-      py::arg("rate"), "Pure ALOHA goodput rate·e^(−2·rate) (proofs/Aloha.v)");
-  m.def(
-      "aloha_inverse",
-      [](double g) {
-        const AlohaInverse r = aloha_inverse(g);
-        return py::make_tuple(r.low, r.high);
-      },
-      py::arg("goodput"), "The two loads with goodput g: (low <= 1/2, high >= 1/2), Lambert W");
-  m.def(
-      "occ_goodput",
-      [](double rate) {
-        OccFree o{rate};
-        check_occ(o);
-        return goodput(o);
-      },
-      py::arg("rate"), "First-commit-wins, failures free (M/D/1/1 loss): rate/(1+rate)");
-  m.def(
-      "ps_mean_time",
-      [](double load, double service) {
-        ProcessorSharing p{load, service};
-        check_ps(p);
-        return mean_time(p);
-      },
-      py::arg("load"), py::arg("service") = 1.0, "Processor sharing: mean time in system service/(1−load)");
-  m.def(
-      "sleep_mean",
-      [](const std::string& strategy, int retry, double base, double cap, double window) {
-        return SleepDistribution(backoff_of(strategy, base, cap, window), retry).mean();
-      },
-      py::arg("strategy"), py::arg("retry"), py::arg("base") = 1.0, py::arg("cap") = 1000.0, py::arg("window") = 0.0,
-      "Mean of the sleep before retry k");
-  m.def(
-      "sleep_quantile",
-      [](const std::string& strategy, int retry, double q, double base, double cap, double window) {
-        return SleepDistribution(backoff_of(strategy, base, cap, window), retry).quantile(q);
-      },
-      py::arg("strategy"), py::arg("retry"), py::arg("q"), py::arg("base") = 1.0, py::arg("cap") = 1000.0,
-      py::arg("window") = 0.0, "Quantile q of the sleep before retry k");
-  m.def(
-      "classic",
-      [](const std::string& model, const std::string& strategy, std::int64_t clients, double base, double cap) {
-        ClassicTest t{model_of(model), backoff_of(strategy, base, cap, 0.0), clients};
-        check_classic(t);
-        const ClassicResult r = classic(t);
-        py::dict d;
-        d["finishes"] = r.finishes;
-        d["attempts_per_client"] = r.attempts_per_client ? py::cast(*r.attempts_per_client) : py::none();
-        d["makespan"] = r.makespan ? py::cast(*r.makespan) : py::none();
-        return d;
-      },
-      py::arg("model"), py::arg("strategy"), py::arg("clients"), py::arg("base") = 1.0, py::arg("cap") = 1000.0,
-      "Classic test (N clients together), exact: attempts per client and makespan");
-  m.def(
-      "markov",
-      [](const std::string& model, std::int64_t clients, double base, double cap) {
-        MarkovBurst b{model_of(model), Backoff{Strategy::memoryless, base, cap, 0.0}, clients};
-        check_markov(b);
-        const MarkovSolution s = solve_markov(b);
-        return py::make_tuple(s.attempts_per_client, s.makespan);
-      },
-      py::arg("model"), py::arg("clients"), py::arg("base") = 1.0, py::arg("cap") = 8.0,
-      "EXACT classic test of N <= 8 memoryless clients (Markov chain): (attempts per client, makespan)");
-  m.def(
-      "amplification",
-      [](int layers, int attempts, double failure) {
-        RetryAmplification a{layers, attempts, failure};
-        check_amplification(a);
-        return expected_bottom_calls(a);
-      },
-      py::arg("layers"), py::arg("attempts"), py::arg("failure"), "Expected bottom calls per top request");
-  m.def(
-      "growth",
-      [](std::optional<double> sleep, double base, double cap) {
-        return sleep ? decorrelated_step_growth(*sleep, base, cap) : decorrelated_growth_limit();
-      },
-      py::arg("sleep") = py::none(), py::arg("base") = 1.0, py::arg("cap") = inf,
-      "Decorrelated jitter: E[ln(s_k/s_(k-1)) | s_(k-1) = sleep], or its limit ln 3 - 1 without a sleep");
-  m.def(
-      "budget",
-      [](const std::string& preset, std::optional<double> capacity, std::optional<double> cost,
-         std::optional<double> refund, std::optional<double> threshold, double successes, double requests) {
-        if (preset == "finagle") {
-          const FinagleBudget f{};
-          check_finagle_budget(f);
-          return finagle_max_retries(f, requests);
-        }
-        TokenBucket t;
-        if (preset == "aws-standard")
-          t = aws_standard();
-        else if (preset == "aws-standard-timeout")
-          t = aws_standard_timeout();
-        else if (preset == "grpc")
-          t = grpc_throttling();
-        else if (preset == "custom") {
-          if (!capacity || !cost || !refund)
-            throw InputError("preset", "custom needs capacity, cost and refund (a custom bucket has no preset values)");
-          t.threshold = 0.0;
-        } else
-          throw InputError(
-              "preset",
-              fmt::format("must be aws-standard, aws-standard-timeout, grpc, finagle or custom (got {})", preset));
-        if (capacity) t.capacity = *capacity;
-        if (cost) t.retry_cost = *cost;
-        if (refund) t.refund = *refund;
-        if (threshold) t.threshold = *threshold;
-        check_token_bucket(t);
-        return max_retries(t, successes);
-      },
-      py::arg("preset") = "aws-standard", py::arg("capacity") = py::none(), py::arg("cost") = py::none(),
-      py::arg("refund") = py::none(), py::arg("threshold") = py::none(), py::arg("successes") = 0.0,
-      py::arg("requests") = 0.0, "Retry budget: the most retries allowed (as `retrylab analytic budget`)");
-  m.def(
-      "fluid_cap",
-      [](std::int64_t clients, double rate, const std::string& strategy, double base) {
-        const FluidCapEstimate e = fluid_cap(FluidCap{clients, rate, backoff_of(strategy, base, inf, 0.0)});
-        return e.cap;
-      },
-      py::arg("clients"), py::arg("rate") = 0.0, py::arg("strategy") = "full", py::arg("base") = 1.0,
-      "ESTIMATE of the least cap that drains a burst on collision (fluid argument)");
-  m.def(
-      "burst",
-      [](const std::string& model, const std::string& strategy, std::int64_t clients, double base, double cap,
-         double rate, double horizon, double collapse) {
-        BurstModel b{model_of(model), backoff_of(strategy, base, cap, 0.0), clients, rate, horizon, collapse};
-        check_burst_model(b);
-        const BurstPrediction p = predict_burst(b);
-        py::dict d;
-        d["drained"] = p.drained;
-        d["collapsed"] = p.collapsed;
-        d["drain_time"] = p.drain_time;
-        d["drain_time_p99"] = p.drain_time_p99;
-        d["peak_backlog"] = p.peak_backlog;
-        return d;
-      },
-      py::arg("model"), py::arg("strategy"), py::arg("clients"), py::arg("base") = 1.0, py::arg("cap") = 1000.0,
-      py::arg("rate") = 0.05, py::arg("horizon") = 60000.0, py::arg("collapse") = 3000.0,
-      "ESTIMATE (stage ODEs) of a burst on steady load: drained, drain times");
-  m.def(
-      "burst_cap",
-      [](const std::string& model, const std::string& strategy, std::int64_t clients, double base, double rate,
-         double horizon, double collapse) {
-        BurstModel b{model_of(model), backoff_of(strategy, base, base, 0.0), clients, rate, horizon, collapse};
-        const auto c = burst_cap_threshold(b);
-        return c ? py::cast(*c) : py::none();
-      },
-      py::arg("model"), py::arg("strategy"), py::arg("clients"), py::arg("base") = 1.0, py::arg("rate") = 0.05,
-      py::arg("horizon") = 60000.0, py::arg("collapse") = 3000.0,
-      "ESTIMATE: the smallest cap base·2^(i/8) at which the stage model drains the burst (None if none), as burst "
-      "--find-cap");
-  m.def(
-      "steady_fold_load",
-      [](const std::string& model, const std::string& strategy, double base, double cap) {
-        const MeanField f(SteadyModel{model_of(model), backoff_of(strategy, base, cap, 0.0)});
-        const auto fold = f.fold_load(1e6);
-        return fold ? py::cast(*fold) : py::none();
-      },
-      py::arg("model"), py::arg("strategy"), py::arg("base") = 1.0, py::arg("cap") = 1000.0,
-      "ESTIMATE (mean field): the steady load at which the stable low backlog disappears (None: no fold)");
+  m.def("commands", &analytic_commands,
+        "The analytic commands: name, function, meaning, unit and parameters (name, kind, help with the allowed "
+        "range, unit, default, required)");
+  for (const api::AnalyticCommand& c : api::analytic_commands()) {
+    const std::string name = python_name(c.name);
+    m.def(
+        name.c_str(),
+        [&c, name](const py::kwargs& kwargs) {
+          api::AnalyticValues values;
+          for (const auto& [key, value] : kwargs) {
+            const std::string k = py::str(key);
+            const auto p = std::find_if(c.params.begin(), c.params.end(),
+                                        [&](const api::AnalyticParam& q) { return q.name == k; });
+            if (p == c.params.end())
+              throw py::type_error(fmt::format("{}() got an unexpected keyword argument '{}'", name, k));
+            values.emplace(k, analytic_value(name, *p, value));
+          }
+          std::string text;
+          try {
+            py::gil_scoped_release release;
+            text = api::analytic_json(c, api::analytic_document(c, std::move(values))).dump();
+          } catch (const InputError& e) {
+            raise(e);
+          }
+          return py::module_::import("json").attr("loads")(text);
+        },
+        analytic_doc(c).c_str());
+  }
 }
 
 }  // namespace

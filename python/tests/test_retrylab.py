@@ -143,26 +143,75 @@ def test_check_passes_the_engines_own_trace(tmp_path):
         retrylab.check(tmp_path / "missing.csv")
 
 
-def test_analytic_against_the_cli():
-    doc = cli_json("analytic", "aloha", "--rate", "0.3")
-    assert retrylab.analytic.aloha_goodput(0.3) == doc["value"]
-    doc = cli_json("analytic", "fluid-cap", "--clients", "300", "--rate", "0.05")
-    assert retrylab.analytic.fluid_cap(300, 0.05) == doc["value"]
-    doc = cli_json("analytic", "growth")
-    assert retrylab.analytic.growth() == doc["value"]
-    doc = cli_json("analytic", "growth", "--sleep", "5", "--base", "1", "--cap", "100")
-    assert retrylab.analytic.growth(5.0, 1.0, 100.0) == doc["value"]
-    for preset in ("aws-standard", "grpc"):
-        doc = cli_json("analytic", "budget", "--preset", preset, "--successes", "7")
-        assert retrylab.analytic.budget(preset, successes=7) == doc["value"], preset
-    doc = cli_json("analytic", "budget", "--preset", "finagle", "--requests", "30")
-    assert retrylab.analytic.budget("finagle", requests=30) == doc["value"]
-    doc = cli_json("analytic", "sleep", "--strategy", "equal", "--retry", "4", "--cap", "10")
-    assert retrylab.analytic.sleep_mean("equal", 4, cap=10.0) == doc["value"]
-    doc = cli_json("analytic", "burst", "--clients", "100", "--find-cap")
-    assert retrylab.analytic.burst_cap("collision", "full", 100) == doc["cap_threshold"]
-    with pytest.raises(ValueError):
-        retrylab.analytic.aloha_goodput(-1.0)
+# Every analytic command (several cases where it has branches), as keywords and as the CLI's flags
+# (the same parameters, api/analytic.hpp): the two documents must be equal, key for key and bit for
+# bit. A command added to the registry without a case here fails the coverage check.
+ANALYTIC = [
+    ("aloha", dict(rate=0.3)),
+    ("aloha", dict(goodput=0.1)),
+    ("occ", dict(rate=3)),
+    ("ps", dict(load=0.75, service=2.0)),
+    ("sleep", dict(strategy="equal", retry=4, cap=10.0, quantile=0.25)),
+    ("sleep", dict(strategy="decorrelated", retry=3, cap=None)),
+    ("classic", dict(model="free", strategy="nojitter", clients=10, cap=100)),
+    ("classic", dict(model="collision", strategy="none", clients=3)),
+    ("growth", dict()),
+    ("growth", dict(sleep=5.0, base=1.0, cap=100.0)),
+    ("fluid_cap", dict(clients=300, rate=0.05, strategy="equal")),
+    ("amplification", dict(layers=4, attempts=3, failure=0.5)),
+    ("budget", dict(preset="grpc", successes=7)),
+    ("budget", dict(preset="custom", capacity=10, cost=1, refund=0.5)),
+    ("budget", dict(preset="finagle", requests=30)),
+    ("markov", dict(model="free", clients=2)),
+    ("steady", dict(rate=0.1, collapse=500)),
+    ("burst", dict(clients=100, cap=500, find_cap=True)),
+]
+
+
+def analytic_flags(kwargs):
+    args = []
+    for k, v in kwargs.items():
+        flag = "--" + k.replace("_", "-")
+        if v is True:
+            args.append(flag)
+        else:
+            args += [flag, "none" if v is None else repr(v) if isinstance(v, float) else str(v)]
+    return args
+
+
+@pytest.mark.parametrize("name,kwargs", ANALYTIC)
+def test_analytic_same_document_as_the_cli(name, kwargs):
+    py = getattr(retrylab.analytic, name)(**kwargs)
+    cli = cli_json("analytic", name.replace("_", "-"), *analytic_flags(kwargs))
+    assert py == cli  # floats compared exactly: both are the JSON of the same doubles
+
+
+def test_analytic_covers_every_command():
+    listed = retrylab.analytic.commands()
+    assert {c["function"] for c in listed} == {name for name, _ in ANALYTIC}
+    for c in listed:
+        assert callable(getattr(retrylab.analytic, c["function"])), c["name"]
+        assert all(p["kind"] in ("a number", "an int", "a str", "a bool") for p in c["params"]), c["name"]
+
+
+def test_analytic_errors_are_the_clis():
+    for name, kwargs in [("aloha", dict(rate=-1.0)), ("aloha", dict(rate=0.1, goodput=0.1)),
+                         ("sleep", dict(strategy="jitter", retry=2)), ("budget", dict(preset="custom")),
+                         ("markov", dict(model="free", clients=9)),
+                         # the refusals of work that could not finish (tests/cli/analytic_limits_test.cpp)
+                         ("markov", dict(model="collision", clients=8, cap=2.0**39)), ("steady", dict(collapse=1e12)),
+                         ("burst", dict(clients=10**9, cap=1, collapse=1e300, horizon=1e300))]:
+        with pytest.raises(ValueError) as e:
+            getattr(retrylab.analytic, name)(**kwargs)
+        assert "--" + str(e.value) == cli_error("analytic", name, *analytic_flags(kwargs)), name
+    with pytest.raises(ValueError, match="^strategy is required"):
+        retrylab.analytic.sleep(retry=2)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'"):
+        retrylab.analytic.aloha(rate=0.1, bogus=3)
+    with pytest.raises(TypeError, match="'retry': expected an int"):
+        retrylab.analytic.sleep(strategy="full", retry=1.5)
+    with pytest.raises(TypeError):
+        retrylab.analytic.aloha(0.3)  # keywords only, as the flags
 
 
 def test_validate_runs_the_suite_as_the_cli():

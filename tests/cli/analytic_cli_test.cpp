@@ -15,7 +15,7 @@
 #include "analytic/occ.hpp"
 #include "analytic/ps.hpp"
 #include "analytic/sleep.hpp"
-#include "cli/fluid_cap_band.hpp"
+#include "api/fluid_cap_band.hpp"
 #include "tests/support/cli.hpp"
 
 namespace {
@@ -215,12 +215,12 @@ TEST(AnalyticFluidCap, RateIsRequiredAndZeroIsAPureBurst) {
 }
 
 // The error band printed beside the estimate is the least and largest simulated / estimate over the
-// measurements of cli/fluid_cap_band.hpp for that strategy; nojitter (never drained) gets the reason.
+// measurements of api/fluid_cap_band.hpp for that strategy; nojitter (never drained) gets the reason.
 TEST(AnalyticFluidCap, PrintsTheMeasuredBand) {
   for (const char* name : {"full", "equal", "decorrelated"}) {
     const retrylab::Strategy s = *retrylab::parse_strategy(name);
     double low = 1e300, high = 0.0;
-    for (const auto& m : retrylab::cli::fluid_cap_measurements)
+    for (const auto& m : retrylab::api::fluid_cap_measurements)
       if (m.strategy == s)
         low = std::min(low, m.simulated / m.estimate), high = std::max(high, m.simulated / m.estimate);
     const auto j = run_json(std::string("fluid-cap --clients 300 --rate 0.05 --strategy ") + name);
@@ -247,7 +247,7 @@ std::vector<std::string> csv_fields(const std::string& line) {
 // The band's rows are the repository's committed measurements, not numbers typed in: each row's
 // estimate is what fluid_cap() computes now, and its (simulated, estimate) pair is the one in the
 // committed file it names (paper 1's burst_caps.csv / burst_long_caps.csv, or its validation.csv).
-// When paper 1 or the estimator changes, this fails until cli/fluid_cap_band.hpp is updated.
+// When paper 1 or the estimator changes, this fails until api/fluid_cap_band.hpp is updated.
 TEST(AnalyticFluidCap, BandRowsAreTheCommittedMeasurements) {
   const std::string paper = std::string(RETRYLAB_SOURCE_DIR) + "/papers/cap-is-doing-the-work/";
   auto lines_of = [](const std::string& path) {
@@ -260,7 +260,7 @@ TEST(AnalyticFluidCap, BandRowsAreTheCommittedMeasurements) {
   const auto burst = lines_of(paper + "burst_caps.csv"), longer = lines_of(paper + "burst_long_caps.csv"),
              checks = lines_of(paper + "validation/validation.csv");
   int paper_rows = 0, validation_rows = 0;
-  for (const auto& m : retrylab::cli::fluid_cap_measurements) {
+  for (const auto& m : retrylab::api::fluid_cap_measurements) {
     retrylab::FluidCap f;
     f.clients = m.clients;
     f.rate = 0.05;
@@ -278,7 +278,7 @@ TEST(AnalyticFluidCap, BandRowsAreTheCommittedMeasurements) {
         found = true, ++validation_rows;
     EXPECT_TRUE(found) << strategy << " B=" << b << " horizon " << m.horizon << ": not in the committed files";
   }
-  EXPECT_EQ(paper_rows + validation_rows, static_cast<int>(std::size(retrylab::cli::fluid_cap_measurements)));
+  EXPECT_EQ(paper_rows + validation_rows, static_cast<int>(std::size(retrylab::api::fluid_cap_measurements)));
   EXPECT_EQ(validation_rows, 2);
 }
 

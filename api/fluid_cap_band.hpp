@@ -19,7 +19,7 @@
 
 #include "analytic/strategy.hpp"
 
-namespace retrylab::cli {
+namespace retrylab::api {
 
 struct MeasuredThreshold {
   Strategy strategy;
@@ -75,4 +75,4 @@ inline std::optional<ErrorBand> fluid_cap_band(Strategy s,
   return band;
 }
 
-}  // namespace retrylab::cli
+}  // namespace retrylab::api

@@ -1,65 +1,77 @@
-// `retrylab analytic markov|steady|burst`: the models that predict what the engine finds
-// (analytic/markov.hpp exact; analytic/steady.hpp and analytic/burst.hpp estimates). Parses, calls
-// the library, formats; the library checks every range and names the field.
+// The models of analytic/ that predict what the engine finds, as documents (api/analytic.hpp):
+// markov (exact), steady and burst (estimates). Every range check is the library's, which names the
+// field; the limits on work (a chain too large, a horizon or threshold too far) are checked before.
 #include <fmt/format.h>
+#include <algorithm>
 #include <cmath>
-#include <memory>
-#include <optional>
 #include <string>
 
 #include "analytic/burst.hpp"
 #include "analytic/error.hpp"
 #include "analytic/markov.hpp"
 #include "analytic/steady.hpp"
-#include "cli/analytic_models.hpp"
+#include "analytic/strategy.hpp"
+#include "api/analytic_parts.hpp"
 
-namespace retrylab::cli {
+namespace retrylab::api::detail {
 
 namespace {
 
-using Json = nlohmann::ordered_json;
+Backoff backoff_of(const Options& o) { return Backoff{strategy_of(o.strategy), o.base, parse_cap(o.cap), o.window}; }
 
-Json number(double x) { return std::isfinite(x) ? Json(x) : Json(nullptr); }
-
-struct ModelOptions {
-  OutputFormat format = OutputFormat::table;
-  std::string model = "collision", strategy = "full", cap = "1000";
-  double base = 1.0, window = 0.0, collapse = 3000.0, horizon = 20000.0;
-  std::optional<double> rate;
-  std::int64_t clients = 0;
-  bool find_cap = false;
-};
-
-Model model_of(const std::string& name) {
-  if (auto m = parse_model(name)) return *m;
-  throw InputError("model", fmt::format("must be one of collision|free|shared|ps (got {})", name));
-}
-
-Strategy strategy_of(const std::string& name) {
-  if (auto s = parse_strategy(name)) return *s;
-  throw InputError(
-      "strategy", fmt::format("must be one of none|nojitter|full|equal|decorrelated|window|memoryless (got {})", name));
-}
-
-Backoff backoff_of(const ModelOptions& o) {
-  return Backoff{strategy_of(o.strategy), o.base, parse_cap(o.cap), o.window};
-}
-
-Json inputs(const ModelOptions& o, const Backoff& b) {
-  Json in{{"model", o.model},
-          {"strategy", std::string(to_string(b.strategy))},
-          {"base", b.base},
-          {"cap", std::isinf(b.cap) ? Json("none") : Json(b.cap)}};
+Document inputs_of(const Options& o, const Backoff& b) {
+  Document in{{"model", o.model},
+              {"strategy", std::string(to_string(b.strategy))},
+              {"base", b.base},
+              {"cap", std::isinf(b.cap) ? Document("none") : Document(b.cap)}};
   if (b.strategy == Strategy::window) in["window"] = b.window;
   return in;
 }
 
-int run_markov(const ModelOptions& o) {
+// ---- the limits on work, checked before any (api/analytic.hpp) ------------------------------
+
+// The chain's stages: the first k with w_k = min(cap, base·2^(k−1)) = cap (analytic/markov.cpp).
+int stages(const Backoff& b) {
+  int k = 1;
+  while (window_width(b, k) < b.cap && k <= 40) ++k;
+  return k;
+}
+
+// On collision the chain of N clients outgrows a solve of seconds past these many stages; on free
+// it stays under 4,100 states at any N and stage (docs/cli.md "analytic markov").
+void check_markov_work(const MarkovBurst& m) {
+  if (m.model != Model::collision || m.clients < 1 || m.clients > markov_max_clients) return;
+  const MarkovLimit& l = markov_collision_limits[static_cast<std::size_t>(m.clients)];
+  if (stages(m.backoff) <= l.stages) return;
+  throw InputError(
+      "cap", fmt::format("must be <= {} for analytic markov on collision with {} clients (base {}: {} "
+                         "stages, a chain of {} states; each stage more multiplies the states and "
+                         "the solve's time and memory)",
+                         m.backoff.base * std::exp2(l.stages - 1), m.clients, m.backoff.base, l.stages, l.states));
+}
+
+// The ODE's step is at most about the shortest mean sleep (the first stage's; its phases are
+// faster still), so a horizon of many of them cannot finish.
+void check_burst_work(const BurstModel& m) {
+  const double shortest = stage_means(m.backoff).front();
+  if (m.horizon <= burst_max_sleeps * shortest) return;
+  throw InputError("horizon", fmt::format("must be <= {} for analytic burst with this backoff (the first stage's "
+                                          "mean sleep is {}: {:g} of them at most, the ODE's steps grow with "
+                                          "horizon / sleep) (got {})",
+                                          burst_max_sleeps * shortest, shortest, burst_max_sleeps, m.horizon));
+}
+
+}  // namespace
+
+Document markov(const AnalyticValues& v) {
+  const Options o = options_of(v);
   const MarkovBurst m{model_of(o.model), backoff_of(o), o.clients};
+  check_markov(m);
+  check_markov_work(m);
   const MarkovSolution s = solve_markov(m);
-  Json in = inputs(o, m.backoff);
+  Document in = inputs_of(o, m.backoff);
   in["clients"] = m.clients;
-  Json doc{{"model", "markov"}, {"inputs", in}};
+  Document doc{{"model", "markov"}, {"inputs", in}};
   doc["attempts_per_client"] = s.attempts_per_client;
   doc["makespan"] = s.makespan;
   doc["states"] = s.states;
@@ -75,26 +87,32 @@ int run_markov(const ModelOptions& o) {
   doc["proof"] =
       "proofs/Markov.v: generator_rows_sum_zero, generator_assembled_rows_sum_zero (each generator row, as assembled "
       "from its triplets, sums to 0; row_sum_error checks it)";
-  return print_analytic(doc, o.format);
+  return doc;
 }
 
-int run_steady(const ModelOptions& o) {
+Document steady(const AnalyticValues& v) {
+  const Options o = options_of(v);
   if (o.rate && !(*o.rate >= 0.0 && *o.rate < 1.0))
     throw InputError("rate", fmt::format("must be in [0, 1) (got {})", *o.rate));
+  // Its passage sums run over every backlog level up to K, 8 bytes a level (1e8: 11 s and 0.8 GB).
+  if (o.collapse > steady_max_collapse)
+    throw InputError("collapse", fmt::format("must be <= {:g} for analytic steady (the passage times sum over every "
+                                             "backlog level up to it) (got {})",
+                                             steady_max_collapse, o.collapse));
   const SteadyModel sm{model_of(o.model), backoff_of(o)};
   const MeanField f(sm);
-  Json in = inputs(o, sm.backoff);
+  Document in = inputs_of(o, sm.backoff);
   if (o.rate) in["rate"] = *o.rate;
   in["collapse"] = o.collapse;
   in["horizon"] = o.horizon;
-  Json doc{{"model", "steady"}, {"inputs", in}};
+  Document doc{{"model", "steady"}, {"inputs", in}};
   doc["fold_load"] = number(f.fold_load(1e6).value_or(NAN));
   const CollapseLoads c = collapse_loads(f, o.collapse, o.horizon);
   doc["collapse_load_escape"] = number(c.escape);
   doc["collapse_load_no_escape"] = number(c.no_escape);
   doc["collapse_load_passage"] = number(c.passage);
   if (o.rate) {
-    Json points = Json::array();
+    Document points = Document::array();
     for (const FixedPoint& p : f.fixed_points(*o.rate, 1e6))
       points.push_back({{"backlog", p.backlog}, {"stable", p.stable}, {"attempt_rate", f.attempt_rate(p.backlog)}});
     doc["fixed_points"] = points;
@@ -121,18 +139,21 @@ int run_steady(const ModelOptions& o) {
       "of the model's equations, not of its accuracy: proofs/Steady.v: mean_field_attempt_rate, "
       "mean_field_collision_fixed_points, mean_field_free_fixed_point, mean_field_shared_fixed_points (one attempt "
       "rate per backlog; two fixed points below the peak, stable then unstable; one on free; none above)";
-  return print_analytic(doc, o.format);
+  return doc;
 }
 
-int run_burst(const ModelOptions& o) {
+Document burst(const AnalyticValues& v) {
+  const Options o = options_of(v);
   BurstModel m{model_of(o.model), backoff_of(o), o.clients, o.rate.value_or(0.05), o.horizon, o.collapse};
+  check_burst_model(m);
+  check_burst_work(m);
   const BurstPrediction p = predict_burst(m);
-  Json in = inputs(o, m.backoff);
+  Document in = inputs_of(o, m.backoff);
   in["clients"] = m.clients;
   in["rate"] = m.rate;
   in["horizon"] = m.horizon;
   in["collapse"] = m.collapse;
-  Json doc{{"model", "burst"}, {"inputs", in}};
+  Document doc{{"model", "burst"}, {"inputs", in}};
   doc["drained"] = p.drained;
   doc["collapsed"] = p.collapsed;
   doc["drain_time"] = number(p.drain_time);
@@ -152,56 +173,7 @@ int run_burst(const ModelOptions& o) {
   doc["proof"] =
       "of the model's equations, not of its accuracy: proofs/Stages.v: stage_model_conservation (no client is "
       "created or lost; conservation_error checks it)";
-  return print_analytic(doc, o.format);
+  return doc;
 }
 
-void common_options(CLI::App* sub, ModelOptions& o) {
-  sub->add_option("--model", o.model, "collision|free (markov), collision|free|shared (steady)")->capture_default_str();
-  sub->add_option("--strategy", o.strategy, "Backoff strategy")->capture_default_str();
-  sub->add_option("--base", o.base, "Base b > 0")->capture_default_str();
-  sub->add_option("--cap", o.cap, "Cap c >= base (finite)")->capture_default_str();
-  sub->add_option("--window", o.window, "Window W > 0 (window strategy only)")->capture_default_str();
-}
-
-}  // namespace
-
-void add_analytic_model_commands(CLI::App* analytic, Action& action) {
-  auto make = [&](const std::string& name, const std::string& help, int (*run)(const ModelOptions&)) {
-    auto opts = std::make_shared<ModelOptions>();
-    CLI::App* sub = analytic->add_subcommand(name, help);
-    add_format_options(sub, opts->format);
-    common_options(sub, *opts);
-    sub->callback([opts, run, &action] { action = [opts, run] { return run(*opts); }; });
-    return std::pair{sub, opts};
-  };
-  {
-    auto [sub, o] = make(
-        "markov", "EXACT classic test of N <= 8 clients as a Markov chain (memoryless sleeps, exponential service)",
-        run_markov);
-    o->strategy = "memoryless";
-    o->cap = "8";
-    sub->add_option("--clients", o->clients, "N in [1, 8] (required)")->required();
-  }
-  {
-    auto [sub, o] =
-        make("steady", "ESTIMATE (mean field) of steady traffic: fixed points of the backlog, fold and collapse loads",
-             run_steady);
-    sub->add_option("--rate", o->rate, "Load λ in [0, 1): prints the fixed points of the backlog at this load");
-    sub->add_option("--collapse", o->collapse, "Collapse threshold K >= 1")->capture_default_str();
-    sub->add_option("--horizon", o->horizon, "Horizon T > 0 of the runs")->capture_default_str();
-  }
-  {
-    auto [sub, o] =
-        make("burst", "ESTIMATE (stage ODEs) of a burst on steady load: drain, drain time, smallest draining cap",
-             run_burst);
-    o->horizon = 60000.0;
-    sub->add_option("--clients", o->clients, "Burst size B in [2, 1e9] (required)")->required();
-    sub->add_option("--rate", o->rate, "Steady load λ in [0, 1) (default 0.05)");
-    sub->add_option("--collapse", o->collapse, "Collapse threshold K >= 1")->capture_default_str();
-    sub->add_option("--horizon", o->horizon, "Horizon T > 0")->capture_default_str();
-    sub->add_flag("--find-cap", o->find_cap,
-                  "Also search the smallest cap base·2^(i/8) that drains (--cap is then ignored for it)");
-  }
-}
-
-}  // namespace retrylab::cli
+}  // namespace retrylab::api::detail
