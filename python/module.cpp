@@ -28,6 +28,7 @@
 #include "analytic/error.hpp"
 #include "analytic/version.hpp"
 #include "api/analytic.hpp"
+#include "api/policy.hpp"
 #include "api/scenario.hpp"
 #include "api/series.hpp"
 #include "api/simulate.hpp"
@@ -83,8 +84,8 @@ py::array_t<double> column(const std::vector<montecarlo::RunResult>& runs, auto 
 // Returns (summary JSON text, per-run arrays): the CLI's document (api/simulate.hpp) plus the
 // canonical string, and one array per shown metric and per core count.
 py::tuple simulate(const std::map<std::string, std::string>& values, const std::string& unit, double attempt_duration,
-                   std::int64_t runs, std::uint64_t seed, int threads, bool server_engine,
-                   std::optional<double> series) {
+                   std::int64_t runs, std::uint64_t seed, int threads, bool server_engine, std::optional<double> series,
+                   std::optional<std::string> policy_file, const std::string& select, bool strict) {
   for (const auto& [name, text] : values)
     if (!montecarlo::find_field(name))
       throw py::type_error(
@@ -99,6 +100,14 @@ py::tuple simulate(const std::map<std::string, std::string>& values, const std::
   montecarlo::RunPlan plan;
   std::optional<double> bin;
   try {
+    if (!policy_file && (!select.empty() || strict))
+      throw InputError(select.empty() ? "strict" : "policy_select", "needs policy=FILE");
+    if (policy_file) {
+      // The file's fields under the keywords given; each setting not modelled is a UserWarning.
+      const policy::Policy p = api::load_policy(*policy_file, select, api::Spelling::keyword);
+      for (const std::string& w : api::apply_policy(request, p, api::Spelling::keyword, strict))
+        if (PyErr_WarnEx(PyExc_UserWarning, w.c_str(), 1) != 0) throw py::error_already_set();
+    }
     sc = api::resolve(request, api::Spelling::keyword);
     plan.runs = runs;
     plan.seed = seed;

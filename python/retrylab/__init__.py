@@ -57,7 +57,8 @@ def fields():
 @_takes_fields
 def simulate(*, runs: int = 20, seed: int = 1, threads: int = 0, unit: str = "attempt",
              attempt_duration: _t.Optional[float] = None, server_engine: bool = False,
-             series: _t.Optional[float] = None, **fields):
+             series: _t.Optional[float] = None, policy: _t.Optional[_t.Union[str, "_os.PathLike[str]"]] = None,
+             policy_select: _t.Optional[str] = None, strict: bool = False, **fields):
     """Run one scenario `runs` times, as `retrylab simulate --json`.
 
     Returns the CLI's JSON document as a dict (plus "canonical", the scenario's canonical string)
@@ -73,14 +74,25 @@ def simulate(*, runs: int = 20, seed: int = 1, threads: int = 0, unit: str = "at
     per quantity, numpy arrays "mean", "lo", "hi" (the 95% interval) and "n" (runs defined in the
     bin; NaN where none); "series_frame" is the same as a pandas DataFrame (columns t, KEY, KEY_lo,
     KEY_hi) when pandas can be imported.
+
+    policy: a client policy file (as `--policy`, docs/policies.md): retrylab TOML, a gRPC service
+    config, an Envoy route, resilience4j YAML or AWS SDK settings; its fields apply unless given as
+    keywords. policy_select names its gRPC method, resilience4j instance or AWS profile. What the
+    file sets that retrylab does not model is a UserWarning each, or with strict=True a ValueError.
     """
     values = {name: _text(name, v) for name, v in fields.items()}
     if series is not None and (isinstance(series, bool) or not isinstance(series, (int, float))):
         raise TypeError(f"series must be a number, a bin width in {unit} (got {type(series).__name__} {series!r})")
+    if policy is not None and not isinstance(policy, (str, _os.PathLike)):
+        raise TypeError(f"policy must be a path (got {type(policy).__name__} {policy!r})")
+    if policy_select is not None and not isinstance(policy_select, str):
+        raise TypeError(f"policy_select must be a string (got {type(policy_select).__name__} {policy_select!r})")
     runs, seed, threads = _run_options(runs, seed, threads)
     with _python_terms():
         text, per_run = _core.simulate(values, unit, _duration(attempt_duration), runs, seed, threads,
-                                       bool(server_engine), None if series is None else float(series))
+                                       bool(server_engine), None if series is None else float(series),
+                                       None if policy is None else _os.fspath(policy), policy_select or "",
+                                       bool(strict))
     out = _json.loads(text)
     out["per_run"] = per_run
     if "series" in out:

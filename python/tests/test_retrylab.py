@@ -252,3 +252,31 @@ def test_series_refusals_name_the_keyword(series, needle):
     with pytest.raises(ValueError) as e:
         retrylab.simulate(model="collision", strategy="full", clients=5, horizon=2000, series=series)
     assert str(e.value).startswith(needle), str(e.value)
+
+
+POLICY_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "policy")
+
+
+def test_policy_file_same_numbers_as_the_cli_and_warnings():
+    path = os.path.join(POLICY_DIR, "grpc", "retrying_service_config.json")
+    kwargs = dict(model="none", clients=50, failure_prob=0.3, runs=4, unit="ms", attempt_duration=10)
+    with pytest.warns(UserWarning, match="retryableStatusCodes not modelled"):
+        py = retrylab.simulate(policy=path, **kwargs)
+    cli = cli_json("simulate", *flags(kwargs), "--policy", path)
+    for key in ("scenario", "metrics", "stop"):
+        assert py[key] == cli[key], key
+    assert py["scenario"]["max_attempts"] == 5
+    # A keyword given wins over the file.
+    with pytest.warns(UserWarning, match="max_attempts 2 overrides the policy's 5"):
+        assert retrylab.simulate(policy=path, max_attempts=2, **kwargs)["scenario"]["max_attempts"] == 2
+
+
+def test_policy_strict_and_errors_name_the_file():
+    path = os.path.join(POLICY_DIR, "grpc", "retrying_service_config.json")
+    with pytest.raises(ValueError, match=r"^policy .*:16: methodConfig\[0\]\.retryPolicy\.retryableStatusCodes .*strict"):
+        retrylab.simulate(model="none", clients=5, unit="ms", attempt_duration=10, policy=path, strict=True)
+    with pytest.raises(ValueError, match="^strict needs policy=FILE"):
+        retrylab.simulate(model="none", strategy="full", clients=5, strict=True)
+    with pytest.raises(ValueError, match=r"^policy .*resilience4j.*application.yml: nope is not an instance"):
+        retrylab.simulate(model="none", clients=5, unit="ms", attempt_duration=10,
+                          policy=os.path.join(POLICY_DIR, "resilience4j", "application.yml"), policy_select="nope")
