@@ -11,6 +11,7 @@
 #include "montecarlo/brooker_preset.hpp"
 #include "montecarlo/engine.hpp"
 #include "montecarlo/simulate.hpp"
+#include "tests/montecarlo/engine_instances.hpp"
 
 namespace mc = retrylab::montecarlo;
 using retrylab::Backoff;

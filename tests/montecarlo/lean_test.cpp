@@ -18,6 +18,7 @@
 
 #include "montecarlo/engine.hpp"
 #include "montecarlo/scenario.hpp"
+#include "tests/montecarlo/engine_instances.hpp"
 
 namespace mc = retrylab::montecarlo;
 using retrylab::Model;

@@ -16,6 +16,7 @@
 
 #include "montecarlo/brooker_preset.hpp"
 #include "montecarlo/engine.hpp"
+#include "tests/montecarlo/engine_instances.hpp"
 
 namespace mc = retrylab::montecarlo;
 using retrylab::Strategy;

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "montecarlo/engine.hpp"
+#include "tests/montecarlo/engine_instances.hpp"
 #include "trace.hpp"
 
 namespace mc = retrylab::montecarlo;

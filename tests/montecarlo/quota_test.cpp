@@ -10,6 +10,7 @@
 #include "analytic/error.hpp"
 #include "montecarlo/engine.hpp"
 #include "montecarlo/simulate.hpp"
+#include "tests/montecarlo/engine_instances.hpp"
 
 namespace mc = retrylab::montecarlo;
 using retrylab::InputError;

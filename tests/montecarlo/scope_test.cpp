@@ -12,6 +12,7 @@
 #include "montecarlo/controls.hpp"
 #include "montecarlo/engine.hpp"
 #include "montecarlo/simulate.hpp"
+#include "tests/montecarlo/engine_instances.hpp"
 
 namespace mc = retrylab::montecarlo;
 using retrylab::InputError;

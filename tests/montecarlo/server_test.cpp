@@ -18,6 +18,7 @@
 #include "analytic/error.hpp"
 #include "montecarlo/engine.hpp"
 #include "montecarlo/simulate.hpp"
+#include "tests/montecarlo/engine_instances.hpp"
 
 namespace mc = retrylab::montecarlo;
 using retrylab::Model;
@@ -635,7 +636,9 @@ RC_GTEST_PROP(Server, ConflictsOnlyWithinARow, ()) {
   for (const auto& [id, s] : served) by_row[s.row].emplace_back(id, s);
   for (const auto& [row, list] : by_row) {
     RC_ASSERT(row >= 0 && row < c.s.resource.rows);
-    for (const auto& [id, a] : list) {
+    for (const auto& entry : list) {
+      const auto& id = entry.first;  // not a structured binding: clang 14 cannot capture one in a lambda
+      const auto& a = entry.second;
       if (!a.ended) continue;
       if (c.s.resource.lock || c.s.model == Model::ps) {
         RC_ASSERT(a.success);
@@ -664,7 +667,8 @@ RC_GTEST_PROP(Server, ConflictsOnlyWithinARow, ()) {
     if (c.s.model == Model::free || c.s.model == Model::shared) {
       // Simultaneous ends on a row with an eligible attempt: exactly one success.
       std::map<double, std::pair<int, int>> groups;  // end -> (eligible, successes)
-      for (const auto& [id, a] : list) {
+      for (const auto& entry : list) {
+        const auto& a = entry.second;  // not a structured binding: clang 14 cannot capture one in a lambda
         if (!a.ended) continue;
         const bool eligible = !std::any_of(list.begin(), list.end(), [&](const auto& o) {
           return o.second.ended && o.second.success && o.second.end > a.start && o.second.end < a.end;
