@@ -85,6 +85,8 @@ def simulate(*, runs: int = 20, seed: int = 1, threads: int = 0, unit: str = "at
         raise TypeError(f"series must be a number, a bin width in {unit} (got {type(series).__name__} {series!r})")
     if policy is not None and not isinstance(policy, (str, _os.PathLike)):
         raise TypeError(f"policy must be a path (got {type(policy).__name__} {policy!r})")
+    if policy is not None and "\0" in _os.fsdecode(_os.fspath(policy)):
+        raise ValueError(f"policy must be a path without NUL characters (got {_os.fspath(policy)!r})")
     if policy_select is not None and not isinstance(policy_select, str):
         raise TypeError(f"policy_select must be a string (got {type(policy_select).__name__} {policy_select!r})")
     runs, seed, threads = _run_options(runs, seed, threads)

@@ -280,3 +280,9 @@ def test_policy_strict_and_errors_name_the_file():
     with pytest.raises(ValueError, match=r"^policy .*resilience4j.*application.yml: nope is not an instance"):
         retrylab.simulate(model="none", clients=5, unit="ms", attempt_duration=10,
                           policy=os.path.join(POLICY_DIR, "resilience4j", "application.yml"), policy_select="nope")
+
+
+def test_policy_path_with_a_nul_is_refused_whole():
+    # The C++ side would read the path only up to the NUL ("a" of "a\0b"); Python refuses it first.
+    with pytest.raises(ValueError, match=r"^policy must be a path without NUL characters \(got 'a\\x00b'\)"):
+        retrylab.simulate(model="none", strategy="full", clients=5, policy="a\0b")
