@@ -140,6 +140,7 @@ int finish_stdout(int rc) {
 void add_commands(CLI::App& app, Action& action) {
   add_analytic_command(app, action);
   add_simulate_command(app, action);
+  add_policy_command(app, action);
   add_validate_command(app, action);
   add_check_command(app, action);
 #ifndef RETRYLAB_FAULTY_CLI  // advise searches on the engine: never on the planted-fault build

@@ -72,6 +72,7 @@ void add_commands(CLI::App& app, Action& action);
 // Subcommands, one file each.
 void add_analytic_command(CLI::App& app, Action& action);
 void add_simulate_command(CLI::App& app, Action& action);
+void add_policy_command(CLI::App& app, Action& action);  // policy files (docs/policies.md)
 void add_validate_command(CLI::App& app, Action& action);
 void add_study_commands(CLI::App& app, Action& action);  // run and reproduce
 void add_check_command(CLI::App& app, Action& action);   // attempt traces (docs/traces.md)

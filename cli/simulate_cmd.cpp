@@ -14,6 +14,7 @@
 #include <string>
 
 #include "analytic/error.hpp"
+#include "api/policy.hpp"
 #include "api/scenario.hpp"
 #include "api/series.hpp"
 #include "api/simulate.hpp"
@@ -52,6 +53,9 @@ struct SimulateOptions {
   double leg_mean = montecarlo::BrookerTest{}.leg_mean;                 // --model brooker only (ms)
   double leg_sd = montecarlo::BrookerTest{}.leg_sd;
   bool server_engine = false;
+  std::string policy;         // a client policy file (docs/policies.md), when --policy is given
+  std::string policy_select;  // the method, instance or profile of it
+  bool strict = false;        // refuse a policy naming what retrylab does not model
   OutputFormat format = OutputFormat::table;
   std::vector<std::string> given;  // the flags given on the command line
 };
@@ -73,6 +77,15 @@ api::ScenarioRequest request_of(const SimulateOptions& o) {
   if (was_given(o, "--load-profile")) r.load_profile = o.load_profile;
   if (was_given(o, "--leg-mean")) r.leg_mean = o.leg_mean;
   if (was_given(o, "--leg-sd")) r.leg_sd = o.leg_sd;
+  if (!was_given(o, "--policy")) {
+    for (const char* flag : {"--policy-select", "--strict"})
+      if (was_given(o, flag)) throw InputError(flag, "needs --policy FILE");
+    return r;
+  }
+  // The file's fields, in the request's unit; the flags given keep their values (docs/policies.md).
+  const policy::Policy p = api::load_policy(o.policy, o.policy_select, api::Spelling::flag);
+  for (const std::string& w : api::apply_policy(r, p, api::Spelling::flag, o.strict))
+    std::fprintf(stderr, "retrylab: warning: %s\n", w.c_str());
   return r;
 }
 
@@ -219,6 +232,13 @@ void add_simulate_command(CLI::App& app, Action& action) {
          "--leg-sd", opts->leg_sd,
          "brooker: sd of each leg in ms (>= 0; 0 = without network delay variance: every leg exactly --leg-mean)")
       ->capture_default_str();
+  cmd->add_option("--policy", opts->policy,
+                  "Client policy from FILE (docs/policies.md): retrylab TOML, a gRPC service config (.json), an Envoy "
+                  "route or resilience4j (.yaml), AWS SDK settings (a config file); flags given keep their values");
+  cmd->add_option("--policy-select", opts->policy_select,
+                  "With --policy: the gRPC method (service or service/method), resilience4j instance or AWS profile");
+  cmd->add_flag("--strict", opts->strict,
+                "With --policy: refuse a file that sets what retrylab does not model (else a warning per setting)");
   cmd->add_flag("--server-engine", opts->server_engine,
                 "Run on the full tier even without server options (same results; adds latency percentiles)");
   add_format_options(cmd, opts->format);

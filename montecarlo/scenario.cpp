@@ -58,7 +58,26 @@ BudgetConfig budget_of(const ClientPolicy& c) {
   if (budget_preset_names[c.budget] == "token-bucket") {
     b.token_bucket.bucket = TokenBucket{c.bucket_capacity, c.bucket_cost, c.bucket_refund, c.bucket_threshold};
     b.token_bucket.timeout_cost = c.bucket_timeout_cost;
+    b.token_bucket.charge = c.bucket_charge == 1 ? Charge::per_failure : Charge::per_retry;
   }
+  return b;
+}
+
+BreakerConfig breaker_of(const ClientPolicy& c) {
+  BreakerConfig b = breaker_preset(breaker_preset_names[c.breaker]);
+  const double ms = c.attempt_ms > 0.0 ? c.attempt_ms : 1.0;
+  if (c.breaker_window > 0.0) {
+    b.window_kind = BreakerWindow::time;
+    b.window = c.breaker_window * ms;
+  }
+  if (c.breaker_calls > 0) {
+    b.window_kind = BreakerWindow::count;
+    b.window = static_cast<double>(c.breaker_calls);
+  }
+  if (c.breaker_minimum_calls > 0) b.minimum_calls = c.breaker_minimum_calls;
+  if (c.breaker_failure_threshold > 0.0) b.failure_threshold = c.breaker_failure_threshold;
+  if (c.breaker_open_duration > 0.0) b.open_duration = c.breaker_open_duration * ms;
+  if (c.breaker_half_open_calls > 0) b.half_open_calls = c.breaker_half_open_calls;
   return b;
 }
 

@@ -61,6 +61,7 @@ inline constexpr std::string_view overflow_names[] = {"reject", "queue"};
 inline constexpr std::string_view retry_after_names[] = {"fixed", "uniform"};
 inline constexpr std::string_view idempotency_names[] = {"none", "per-attempt", "fixed"};
 inline constexpr std::string_view scope_names[] = {"shared", "client"};
+inline constexpr std::string_view charge_names[] = {"per-retry", "per-failure"};
 inline constexpr std::string_view strategy_names[] = {"none",         "nojitter", "full",      "equal",
                                                       "decorrelated", "window",   "memoryless"};
 
@@ -162,6 +163,21 @@ struct ClientPolicy {
   // client together. 0 = none.
   std::int64_t quota = 0;
   double quota_window = 1.0;
+  // How the token bucket charges (budget = token-bucket; index into charge_names): per retry (AWS:
+  // a retry takes bucket_cost while the tokens stay >= bucket_threshold) or per failed attempt
+  // (gRPC's retryThrottling: every failure takes bucket_cost, bucket_timeout_cost after a timeout,
+  // floored at 0; a retry is allowed while the tokens are > bucket_threshold).
+  int bucket_charge = 0;
+  // The breaker's numbers (breaker other than none), each 0 = the preset's: a time window
+  // (attempt-durations) or a count window (calls), at most one of the two; the outcomes needed
+  // before it can open; the failure fraction that opens it, in (0, 1]; how long it stays open; the
+  // probes it admits when half-open.
+  double breaker_window = 0.0;
+  std::int64_t breaker_calls = 0;
+  std::int64_t breaker_minimum_calls = 0;
+  double breaker_failure_threshold = 0.0;
+  double breaker_open_duration = 0.0;
+  std::int64_t breaker_half_open_calls = 0;
 };
 
 // Injected failures: an attempt the server completes that would succeed fails instead, with
@@ -193,9 +209,13 @@ struct Measurement {
 bool needs_clock(const ClientPolicy& c) noexcept;
 
 // The retry budget the scenario's clients run (montecarlo/controls.hpp): the preset, with the
-// bucket_* numbers for token-bucket.
+// bucket_* numbers (and bucket_charge) for token-bucket.
 struct BudgetConfig;
 BudgetConfig budget_of(const ClientPolicy& c);
+// The circuit breaker they run: the preset with every breaker_* number that is set (its windows in
+// ms: the time fields times attempt_ms, or 1 when attempt_ms is 0).
+struct BreakerConfig;
+BreakerConfig breaker_of(const ClientPolicy& c);
 
 struct Scenario {
   Model model = Model::collision;

@@ -1,4 +1,5 @@
 #include "papers/spec.hpp"
+#include "papers/spec_policy.hpp"
 
 #include "montecarlo/resources.hpp"
 
@@ -7,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -190,6 +192,10 @@ struct Draft {
   std::string unit;
   double attempt_duration = 0.0;
   std::int64_t unit_line = 0;
+  // A client policy file (papers/spec_policy.hpp): its fields, unless the sweep gives them.
+  std::string policy, policy_select;
+  std::int64_t policy_line = 0;
+  std::optional<policy::Policy> policy_read;
 };
 
 bool is_field(std::string_view k, SweepKind kind) {
@@ -266,6 +272,14 @@ void apply(const Where& w, const std::string& prefix, const toml::table& t, Draf
         fail(w, key, node, "must be a finite number > 0 (in the sweep's unit)");
       d.attempt_duration = *x;
       d.unit_line = w.line(node);
+    } else if (name == "policy" || name == "policy_select") {
+      if (is_scale) fail(w, key, node, "cannot change with the scale");
+      if (is_ext(d.kind) || d.kind == SweepKind::sleep)
+        fail(w, key, node, "applies to sweeps of engine scenarios only");
+      auto str = node.as_string();
+      if (!str || str->get().empty()) fail(w, key, node, "must be a non-empty string");
+      (name == "policy" ? d.policy : d.policy_select) = str->get();
+      d.policy_line = w.line(node);
     } else if (name == "runs") {
       d.runs = get_int(w, key, node, 1, 10'000'000);
     } else if (name == "seed") {
@@ -553,8 +567,26 @@ void check_unit(const Where& w, const Draft& d) {
                     w.file, d.unit_line);
 }
 
-SweepSpec finish(const Where& w, const Draft& d, std::uint64_t study_seed) {
-  check_unit(w, d);
+// The sweep's policy file, read once (its notes printed once, as warnings: docs/policies.md).
+void read_policy(const Where& w, Draft& d) {
+  if (d.policy.empty()) {
+    if (!d.policy_select.empty())
+      throw SpecError("sweep." + d.name + ".policy_select", "needs policy = \"FILE\"", w.file, d.policy_line);
+    return;
+  }
+  d.policy_read = sweep_policy_file(w.file, "sweep." + d.name + ".policy", d.policy_line, d.policy, d.policy_select);
+  for (const policy::Note& n : d.policy_read->notes)
+    fmt::print(stderr, "retrylab: warning: sweep.{}.policy: {}\n", d.name, policy::note_line(*d.policy_read, n));
+}
+
+SweepSpec finish(const Where& w, const Draft& given, std::uint64_t study_seed) {
+  check_unit(w, given);
+  Draft d = given;
+  if (d.policy_read) {
+    const std::string key = "sweep." + d.name + ".policy";
+    for (const PolicyValue& v : sweep_policy(*d.policy_read, w.file, key, d.policy_line, d.unit, d.attempt_duration))
+      if (d.fields.find(v.field) == d.fields.end()) d.fields[v.field] = Axis{{v.value}, d.policy_line, key};
+  }
   SweepSpec s;
   s.name = d.name;
   s.kind = d.kind;
@@ -812,6 +844,7 @@ StudySpec parse_study_text(std::string_view text, const std::string& source_name
       base.kind = static_cast<SweepKind>(it - std::begin(kind_names));
     }
     apply(w, prefix, t, base, false);
+    read_policy(w, base);
     std::optional<SweepSpec> chosen;
     bool replicate = false;
     for (const char* sc : {"quick", "full"}) {

@@ -18,7 +18,9 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "advise/advise.hpp"
@@ -26,6 +28,7 @@
 #include "analytic/error.hpp"
 #include "analytic/version.hpp"
 #include "api/analytic.hpp"
+#include "api/policy.hpp"
 #include "api/scenario.hpp"
 #include "api/series.hpp"
 #include "api/simulate.hpp"
@@ -81,8 +84,8 @@ py::array_t<double> column(const std::vector<montecarlo::RunResult>& runs, auto 
 // Returns (summary JSON text, per-run arrays): the CLI's document (api/simulate.hpp) plus the
 // canonical string, and one array per shown metric and per core count.
 py::tuple simulate(const std::map<std::string, std::string>& values, const std::string& unit, double attempt_duration,
-                   std::int64_t runs, std::uint64_t seed, int threads, bool server_engine,
-                   std::optional<double> series) {
+                   std::int64_t runs, std::uint64_t seed, int threads, bool server_engine, std::optional<double> series,
+                   std::optional<std::string> policy_file, const std::string& select, bool strict) {
   for (const auto& [name, text] : values)
     if (!montecarlo::find_field(name))
       throw py::type_error(
@@ -97,6 +100,14 @@ py::tuple simulate(const std::map<std::string, std::string>& values, const std::
   montecarlo::RunPlan plan;
   std::optional<double> bin;
   try {
+    if (!policy_file && (!select.empty() || strict))
+      throw InputError(select.empty() ? "strict" : "policy_select", "needs policy=FILE");
+    if (policy_file) {
+      // The file's fields under the keywords given; each setting not modelled is a UserWarning.
+      const policy::Policy p = api::load_policy(*policy_file, select, api::Spelling::keyword);
+      for (const std::string& w : api::apply_policy(request, p, api::Spelling::keyword, strict))
+        if (PyErr_WarnEx(PyExc_UserWarning, w.c_str(), 1) != 0) throw py::error_already_set();
+    }
     sc = api::resolve(request, api::Spelling::keyword);
     plan.runs = runs;
     plan.seed = seed;
@@ -144,6 +155,13 @@ py::list fields() {
     py::list choices;
     for (auto c : f.choices) choices.append(std::string(c));
     d["choices"] = choices;
+    // How Python spells its values (python/retrylab/_fields.py: annotations and defaults).
+    using K = montecarlo::FieldKind;
+    d["kind"] = f.kind == K::integer  ? "integer"
+                : f.kind == K::choice ? "choice"
+                : f.kind == K::on_off ? "on_off"
+                : f.kind == K::number ? "number"
+                                      : "number_or_none";
     out.append(d);
   }
   return out;
@@ -213,6 +231,31 @@ std::string check(const std::string& path) {
   if (r.rows == 0)
     throw py::value_error(fmt::format("check: {} has a header but no attempt rows: nothing to check", path));
   return validation::trace_report_json(r, path).dump();
+}
+
+// retrylab.check on columns (arrays, a DataFrame): the in-memory entry point of the checker, the
+// columns already converted to its types and put in trace order by python/retrylab/_trace.py. Errors
+// name the row by its index in the columns given ("row 3: outcome ...").
+using Ints = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>;
+using Reals = py::array_t<double, py::array::c_style | py::array::forcecast>;
+using Flags = py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast>;
+
+std::string check_columns(const std::map<std::string, std::string>& header, const Ints& run, const Ints& client,
+                          const Ints& retry, const Reals& arrival, const Reals& start, const Reals& end,
+                          const Reals& sleep, const Flags& success, const Flags& burst,
+                          const std::vector<std::tuple<std::int64_t, std::string, double>>& run_ends) {
+  const auto span = [](const auto& a) { return std::span(a.data(), static_cast<std::size_t>(a.size())); };
+  const validation::TraceColumns columns{span(run), span(client), span(retry),   span(arrival), span(start),
+                                         span(end), span(sleep),  span(success), span(burst)};
+  std::vector<validation::TraceRunEnd> ends;
+  for (const auto& [r, stop, time] : run_ends) ends.push_back({r, stop, time});
+  validation::TraceReport report;
+  try {
+    report = validation::check_trace(header, columns, ends);
+  } catch (const InputError& e) {
+    throw py::value_error(fmt::format("trace {}", e.what()));
+  }
+  return validation::trace_report_json(report, "(columns)").dump();
 }
 
 std::string validate(bool quick, std::uint64_t seed, int threads, const std::vector<std::string>& only) {
@@ -369,6 +412,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("simulate", &simulate);
   m.def("advise", &advise);
   m.def("check", &check);
+  m.def("check_columns", &check_columns);
   m.def("validate", &validate);
   py::module_ analytic = m.def_submodule("analytic", "Closed forms and estimates (analytic/)");
   bind_analytic(analytic);

@@ -6,6 +6,7 @@
 // under the ticket it gave. Its clock is in ms. Metrics: breaker_rejected,
 // breaker_opened.
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "analytic/error.hpp"
@@ -36,7 +37,54 @@ class Breaker : public Component {
             .choices = scope_names,
             .meaning = "whose the breaker is: one shared by every client, or one per client (its own, closed when "
                        "the client arrives)",
-            .access = member<&Scenario::client, &ClientPolicy::breaker_scope>()}};
+            .access = member<&Scenario::client, &ClientPolicy::breaker_scope>()},
+      Field{.name = "breaker_window",
+            .group = FieldGroup::client,
+            .rank = 630,
+            .kind = FieldKind::number,
+            .unit = FieldUnit::time,
+            .hi = std::numeric_limits<double>::infinity(),
+            .hi_open = true,
+            .meaning = "breaker: a sliding time window of this length (0 = the preset's window)",
+            .access = member<&Scenario::client, &ClientPolicy::breaker_window>()},
+      Field{.name = "breaker_calls",
+            .group = FieldGroup::client,
+            .rank = 640,
+            .kind = FieldKind::integer,
+            .hi = 1e9,
+            .meaning = "breaker: a sliding window of the last this many calls (0 = the preset's window; not with "
+                       "breaker_window)",
+            .access = member<&Scenario::client, &ClientPolicy::breaker_calls>()},
+      Field{.name = "breaker_minimum_calls",
+            .group = FieldGroup::client,
+            .rank = 650,
+            .kind = FieldKind::integer,
+            .hi = 1e9,
+            .meaning = "breaker: outcomes the window must hold before it can open (0 = the preset's)",
+            .access = member<&Scenario::client, &ClientPolicy::breaker_minimum_calls>()},
+      Field{.name = "breaker_failure_threshold",
+            .group = FieldGroup::client,
+            .rank = 660,
+            .kind = FieldKind::number,
+            .hi = 1.0,
+            .meaning = "breaker: it opens when the window's failure fraction reaches this (0 = the preset's)",
+            .access = member<&Scenario::client, &ClientPolicy::breaker_failure_threshold>()},
+      Field{.name = "breaker_open_duration",
+            .group = FieldGroup::client,
+            .rank = 670,
+            .kind = FieldKind::number,
+            .unit = FieldUnit::time,
+            .hi = std::numeric_limits<double>::infinity(),
+            .hi_open = true,
+            .meaning = "breaker: how long it stays open before half-open (0 = the preset's)",
+            .access = member<&Scenario::client, &ClientPolicy::breaker_open_duration>()},
+      Field{.name = "breaker_half_open_calls",
+            .group = FieldGroup::client,
+            .rank = 680,
+            .kind = FieldKind::integer,
+            .hi = 1e9,
+            .meaning = "breaker: probes admitted when half-open (0 = the preset's)",
+            .access = member<&Scenario::client, &ClientPolicy::breaker_half_open_calls>()}};
   static bool active(const Scenario& s) noexcept { return s.client.breaker != 0; }
   // The rules between its parameters and the rest of the scenario (InputError naming the field).
   static void check(const Scenario& s) {
@@ -44,6 +92,16 @@ class Breaker : public Component {
       throw InputError("breaker", "needs retries on (with retries off every client makes exactly one attempt)");
     if (s.client.breaker == 0 && s.client.breaker_scope != Scope::shared)
       throw InputError("breaker_scope", "needs a breaker (breaker other than none)");
+    const ClientPolicy& o = s.client;
+    for (const auto& [name, set] :
+         {std::pair{"breaker_window", o.breaker_window != 0.0}, std::pair{"breaker_calls", o.breaker_calls != 0},
+          std::pair{"breaker_minimum_calls", o.breaker_minimum_calls != 0},
+          std::pair{"breaker_failure_threshold", o.breaker_failure_threshold != 0.0},
+          std::pair{"breaker_open_duration", o.breaker_open_duration != 0.0},
+          std::pair{"breaker_half_open_calls", o.breaker_half_open_calls != 0}})
+      if (set && o.breaker == 0) throw InputError(name, "needs a breaker (breaker other than none)");
+    if (o.breaker_window != 0.0 && o.breaker_calls != 0)
+      throw InputError("breaker_calls", "cannot be given with breaker_window (a window is of time or of calls)");
   }
   static constexpr std::array metrics{MetricDef{.key = "breaker_rejected",
                                                 .label = "calls the breaker rejected (per run)",
@@ -62,7 +120,7 @@ class Breaker : public Component {
   template <class Faults>
   Breaker(const Scenario& s, const Faults& /*faults*/)
       : on_(active(s)),
-        config_(breaker_preset(breaker_preset_names[s.client.breaker])),
+        config_(breaker_of(s.client)),
         breaker_(config_),
         per_client_(on_ && s.client.breaker_scope == Scope::client),
         ms_(s.client.attempt_ms > 0.0 ? s.client.attempt_ms : 1.0) {}

@@ -80,7 +80,16 @@ class Budget : public Component {
             .choices = scope_names,
             .meaning = "whose the budget is: one shared by every client, or one per client (its own instance, "
                        "starting full)",
-            .access = member<&Scenario::client, &ClientPolicy::budget_scope>()}};
+            .access = member<&Scenario::client, &ClientPolicy::budget_scope>()},
+      Field{.name = "bucket_charge",
+            .group = FieldGroup::client,
+            .rank = 620,
+            .kind = FieldKind::choice,
+            .choices = charge_names,
+            .meaning = "token-bucket budget: per-retry (a retry takes bucket_cost while the tokens stay >= "
+                       "bucket_threshold) or per-failure (gRPC: every failed attempt takes bucket_cost, a retry "
+                       "is allowed while the tokens are > bucket_threshold)",
+            .access = member<&Scenario::client, &ClientPolicy::bucket_charge>()}};
   static bool active(const Scenario& s) noexcept { return s.client.budget != 0; }
   // The rules between its parameters and the rest of the scenario (InputError naming the field).
   static void check(const Scenario& s) {
@@ -92,7 +101,7 @@ class Budget : public Component {
     const ClientPolicy d{};
     const bool bucket_set = o.bucket_capacity != d.bucket_capacity || o.bucket_cost != d.bucket_cost ||
                             o.bucket_timeout_cost != d.bucket_timeout_cost || o.bucket_refund != d.bucket_refund ||
-                            o.bucket_threshold != d.bucket_threshold;
+                            o.bucket_threshold != d.bucket_threshold || o.bucket_charge != d.bucket_charge;
     if (bucket_set && budget_preset_names[o.budget] != "token-bucket")
       throw InputError("budget", "must be token-bucket for the bucket_* fields to apply");
     try {

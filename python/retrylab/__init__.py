@@ -4,21 +4,49 @@
     r = retrylab.simulate(model="collision", strategy="full", clients=100, runs=20)
     r["metrics"]["attempts_per_client"]      # {"mean", "sd", "n", "ci95"}, as `retrylab simulate --json`
     r["per_run"]["drain_time"]               # numpy array, one value per run
+    retrylab.sweep({"cap": [100, 1000]}, model="collision", strategy="full", clients=100)  # one table
 
-Scenario fields are the CLI's, by the names of the field table (`retrylab.fields()`, `retrylab
+Scenario fields are keyword parameters named as in the field table (`retrylab.fields()`, `retrylab
 simulate --list-fields`), with the same units (unit="ms", attempt_duration=20 as --unit ms
---attempt-duration 20) and defaults. A value may be a number, a string as typed on the command line
-("none", "lognormal"), or True/False for on/off fields. Bad input raises ValueError with the CLI's
-one-line message.
+--attempt-duration 20) and defaults; `help(retrylab.simulate)` lists them. A value may be a number,
+a string as typed on the command line ("none", "lognormal"), or True/False for on/off fields. A
+misspelt name raises TypeError naming the nearest field; a bad value raises ValueError naming the
+argument as Python spells it and the value as given.
 """
 import json as _json
-import math as _math
+import os as _os
+import typing as _t
 
 from . import _core
-from ._core import analytic  # noqa: F401  (retrylab.analytic.*: the closed forms)
+from ._errors import python_terms as _python_terms
+from ._fields import integer as _integer
+from ._fields import takes_fields as _takes_fields
+from ._fields import text as _text
 
 __version__ = _core.version
-__all__ = ["simulate", "advise", "check", "validate", "fields", "analytic", "__version__"]
+
+
+def _analytic():
+    """retrylab.analytic: _core.analytic's closed forms, their errors in Python's terms."""
+    import sys
+    import types
+
+    from ._errors import in_python_terms
+
+    module = types.ModuleType(__name__ + ".analytic", _core.analytic.__doc__)
+    for name in dir(_core.analytic):
+        if not name.startswith("_"):
+            value = getattr(_core.analytic, name)
+            setattr(module, name, in_python_terms(value) if callable(value) else value)
+    sys.modules[module.__name__] = module  # `import retrylab.analytic` works too
+    return module
+
+
+analytic = _analytic()
+__all__ = ["simulate", "sweep", "advise", "check", "validate", "fields", "analytic", "__version__"]
+
+_U64 = 2**64 - 1
+_I64 = 2**63 - 1
 
 
 def fields():
@@ -26,45 +54,88 @@ def fields():
     return _core.fields()
 
 
-def _text(name, value):
-    """A field value as the command line would spell it."""
-    if isinstance(value, bool):
-        return "on" if value else "off"
-    if value is None:
-        return "none"
-    if isinstance(value, float):
-        if _math.isinf(value) and value > 0:
-            return "none"
-        return repr(value)  # the shortest text that round-trips, as the CLI prints
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, str):
-        return value
-    raise TypeError(f"field {name}: expected a number, a string or a bool (got {type(value).__name__})")
-
-
-def simulate(*, runs=20, seed=1, threads=0, unit="attempt", attempt_duration=None, server_engine=False, series=None,
-             **fields):
+@_takes_fields
+def simulate(*, runs: int = 20, seed: int = 1, threads: int = 0, unit: str = "attempt",
+             attempt_duration: _t.Optional[float] = None, server_engine: bool = False,
+             series: _t.Optional[float] = None, policy: _t.Optional[_t.Union[str, "_os.PathLike[str]"]] = None,
+             policy_select: _t.Optional[str] = None, strict: bool = False, **fields):
     """Run one scenario `runs` times, as `retrylab simulate --json`.
 
     Returns the CLI's JSON document as a dict (plus "canonical", the scenario's canonical string)
     with "per_run": a dict of numpy arrays, one value per run, in the same unit.
 
+    runs: independent runs (>= 1); seed: as --seed (same seed, same numbers, whatever `threads`);
+    threads: 0 = every core. unit: "attempt" (times in attempt-durations), "ms" or "s" with
+    attempt_duration, the mean time of one attempt in that unit: every time given and returned is
+    then in the unit, every rate per unit. server_engine: as --server-engine, the server engine and
+    its metrics (docs/models.md) even without server options.
+
     series: a bin width in `unit` (as `--series`): the result's "series" holds "t" (bin starts) and,
     per quantity, numpy arrays "mean", "lo", "hi" (the 95% interval) and "n" (runs defined in the
     bin; NaN where none); "series_frame" is the same as a pandas DataFrame (columns t, KEY, KEY_lo,
     KEY_hi) when pandas can be imported.
+
+    policy: a client policy file (as `--policy`, docs/policies.md): retrylab TOML, a gRPC service
+    config, an Envoy route, resilience4j YAML or AWS SDK settings; its fields apply unless given as
+    keywords. policy_select names its gRPC method, resilience4j instance or AWS profile. What the
+    file sets that retrylab does not model is a UserWarning each, or with strict=True a ValueError.
     """
     values = {name: _text(name, v) for name, v in fields.items()}
     if series is not None and (isinstance(series, bool) or not isinstance(series, (int, float))):
-        raise TypeError(f"series: expected a number (a bin width in {unit}), got {type(series).__name__}")
-    text, per_run = _core.simulate(values, unit, float(attempt_duration or 0.0), int(runs), int(seed), int(threads),
-                                   bool(server_engine), None if series is None else float(series))
+        raise TypeError(f"series must be a number, a bin width in {unit} (got {type(series).__name__} {series!r})")
+    if policy is not None and not isinstance(policy, (str, _os.PathLike)):
+        raise TypeError(f"policy must be a path (got {type(policy).__name__} {policy!r})")
+    if policy_select is not None and not isinstance(policy_select, str):
+        raise TypeError(f"policy_select must be a string (got {type(policy_select).__name__} {policy_select!r})")
+    runs, seed, threads = _run_options(runs, seed, threads)
+    with _python_terms():
+        text, per_run = _core.simulate(values, unit, _duration(attempt_duration), runs, seed, threads,
+                                       bool(server_engine), None if series is None else float(series),
+                                       None if policy is None else _os.fspath(policy), policy_select or "",
+                                       bool(strict))
     out = _json.loads(text)
     out["per_run"] = per_run
     if "series" in out:
         out["series"], out["series_frame"] = _series_arrays(out["series"])
     return out
+
+
+def _run_options(runs, seed, threads):
+    return _integer("runs", runs, 1, _I64), _integer("seed", seed, 0, _U64), _integer("threads", threads, 0, 2**31 - 1)
+
+
+def _duration(attempt_duration):
+    if attempt_duration is None:
+        return 0.0
+    if isinstance(attempt_duration, bool) or not isinstance(attempt_duration, (int, float)):
+        raise TypeError(f"attempt_duration must be a number (got {type(attempt_duration).__name__} "
+                        f"{attempt_duration!r})")
+    if attempt_duration == 0:  # the core reads 0 as "not given"
+        raise ValueError(f"attempt_duration must be a finite number > 0 (got {attempt_duration})")
+    return float(attempt_duration)
+
+
+@_takes_fields
+def sweep(grid: _t.Mapping[str, _t.Sequence[_t.Any]], *, runs: int = 20, seed: int = 1, threads: int = 0,
+          unit: str = "attempt", attempt_duration: _t.Optional[float] = None, server_engine: bool = False, **fields):
+    """Run every scenario of a grid, as `simulate` runs one, and return one table.
+
+    grid: a dict of scenario field -> list of values, expanded as a cartesian product (the first key
+    outermost), e.g. {"cap": [100, 1000], "clients": [50, 100]} is four scenarios; the other fields
+    and the run options are the same for every point. Every point runs with the same seed.
+
+    Returns a pandas DataFrame when pandas can be imported, else a dict of numpy arrays, with one
+    row per point: a column per grid key, "canonical" (the scenario), and per metric (as in
+    simulate's "metrics") its mean (a yes/no metric such as drained: its fraction) and the ends of
+    its 95% interval, KEY_lo and KEY_hi; NaN where a point does not have the metric.
+    """
+    from . import _sweep
+
+    allowed = list(sweep.__signature__.parameters)  # the wrapped sweep: its own keywords and the fields
+    keys, points = _sweep.expand(grid, fields, "sweep", allowed)
+    results = [simulate(runs=runs, seed=seed, threads=threads, unit=unit, attempt_duration=attempt_duration,
+                        server_engine=server_engine, **fields, **dict(zip(keys, point))) for point in points]
+    return _sweep.table(keys, points, results)
 
 
 def _series_arrays(series):
@@ -87,30 +158,78 @@ def _series_arrays(series):
     return out, pd.DataFrame(columns)
 
 
-def advise(*, clients, failed_attempts, unit="attempt", attempt_duration=None, rate=0.0, base=None, drain_within=None,
-           probability=0.99, strategies=None, seed=1, threads=0):
+def advise(*, clients: _t.Union[int, str, _t.Tuple[int, int]], failed_attempts: str, unit: str = "attempt",
+           attempt_duration: _t.Optional[float] = None, rate: float = 0.0, base: _t.Optional[float] = None,
+           drain_within: _t.Optional[float] = None, probability: float = 0.99,
+           strategies: _t.Union[str, _t.Sequence[str], None] = None, seed: int = 1, threads: int = 0):
     """The strategy, base and cap that drain a pile-up of `clients`, as `retrylab advise --json`.
-    `clients` may be a range (low, high) or "low:high", as --clients LOW:HIGH."""
+
+    clients: the pile-up, or a range (low, high) or "low:high" (as --clients LOW:HIGH).
+    failed_attempts: "free", "use-capacity" or "collide" (what a failed attempt costs the server).
+    unit, attempt_duration: as simulate's; rate (steady arrivals per unit), base, drain_within (a
+    time in unit) and probability (that the pile-up drains) as advise's flags (docs/advise.md);
+    strategies: a list (or "a,b") of the strategies to consider.
+    """
     low = 0
     if isinstance(clients, str) and ":" in clients:
-        low, clients = (int(x) for x in clients.split(":", 1))
+        try:
+            low, clients = (int(x) for x in clients.split(":", 1))
+        except ValueError:
+            raise ValueError(f"clients must be N, (LOW, HIGH) or \"LOW:HIGH\" (got {clients!r})") from None
     elif isinstance(clients, (tuple, list)):
-        low, clients = (int(x) for x in clients)
+        if len(clients) != 2:
+            raise ValueError(f"clients must be N, (LOW, HIGH) or \"LOW:HIGH\" (got {clients!r})")
+        low, clients = (_integer("clients", x, 0, _I64) for x in clients)
+    clients = _integer("clients", clients, 0, _I64)
     if isinstance(strategies, str):
         strategies = strategies.split(",")
-    text = _core.advise(int(low), int(clients), failed_attempts, unit, float(attempt_duration or 0.0), float(rate),
-                        float(base or 0.0), float(drain_within or 0.0), float(probability), list(strategies or []),
-                        int(seed), int(threads))
+    seed, threads = _integer("seed", seed, 0, _U64), _integer("threads", threads, 0, 2**31 - 1)
+    numbers = {"rate": rate, "base": base or 0.0, "drain_within": drain_within or 0.0, "probability": probability}
+    for name, value in numbers.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TypeError(f"{name} must be a number (got {type(value).__name__} {value!r})")
+    if not isinstance(failed_attempts, str):
+        raise TypeError(f"failed_attempts must be free, use-capacity or collide (got {failed_attempts!r})")
+    with _python_terms():
+        text = _core.advise(low, clients, failed_attempts, unit, _duration(attempt_duration), float(rate),
+                            float(base or 0.0), float(drain_within or 0.0), float(probability),
+                            list(strategies or []), seed, threads)
     return _json.loads(text)
 
 
-def check(path):
-    """Check an attempt trace (docs/traces.md), as `retrylab check --json`; "passed" says the verdict."""
-    return _json.loads(_core.check(str(path)))
+def check(trace: _t.Any, *,
+          run_ends: _t.Optional[_t.Sequence[_t.Tuple[int, str, float]]] = None, **header):
+    """Check an attempt trace (docs/traces.md), as `retrylab check --json`; "passed" says the verdict.
+
+    trace: a file path (CSV or JSON Lines), or the trace as columns: a dict of arrays or a pandas
+    DataFrame with columns run, client, arrival, start, end, outcome ("success"/"failure" or
+    True/False), retry, sleep (NaN or None on a first attempt) and optionally burst (0/1). Columns
+    need the header as keywords: model, strategy, retries (required), and base, cap, window,
+    clients, rate, horizon, warmup, collapse, seed, runs and any server field, with unit="ms" and
+    attempt_duration=D for times in ms, as the file's header (`# key=value`). The rows are checked in
+    trace order (sorted by run, then end; stable), and a row named in an error or in a check's
+    "lines" is its index in the columns given. run_ends: optional (run, stop, stop_time) triples,
+    the file's `# run_end` records.
+    """
+    if isinstance(trace, (str, bytes, _os.PathLike)):
+        if header or run_ends is not None:
+            raise TypeError("check(path) takes no header keywords: a file carries its own header")
+        path = _os.fsdecode(trace)
+        if not _os.path.isfile(path) or not _os.access(path, _os.R_OK):
+            raise ValueError(f"trace must be a readable file (got {path})")
+        with _python_terms():
+            return _json.loads(_core.check(path))
+    from ._trace import check_columns
+
+    with _python_terms():
+        return check_columns(trace, run_ends, header)
 
 
-def validate(quick=True, seed=None, threads=0, only=None):
+def validate(quick: bool = True, seed: _t.Optional[int] = None, threads: int = 0,
+             only: _t.Union[str, _t.Sequence[str], None] = None):
     """Run the validation suite (quick or full scale), as `retrylab validate --json`; `only`: the
     cases whose name contains one of these strings (as --only)."""
-    return _json.loads(_core.validate(bool(quick), _core.validation_seed if seed is None else int(seed), int(threads),
-                                      list(only or [])))
+    seed = _core.validation_seed if seed is None else _integer("seed", seed, 0, _U64)
+    if isinstance(only, str):
+        only = [only]
+    return _json.loads(_core.validate(bool(quick), seed, _integer("threads", threads, 0, 2**31 - 1), list(only or [])))

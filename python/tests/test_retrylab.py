@@ -3,6 +3,7 @@ error messages; the field table; per-run arrays; the closed forms. Exact tests o
 every comparison is of the same runs computed twice."""
 import json
 import os
+import re
 import subprocess
 
 import numpy as np
@@ -17,6 +18,13 @@ def cli_json(*args):
     quiet = ["--quiet"] if args[0] in ("simulate", "validate") else []
     out = subprocess.run([EXE, *args, "--json", *quiet], check=True, capture_output=True, text=True)
     return json.loads(out.stdout)
+
+
+def keywords(cli_message):
+    """The CLI's message with every flag spelled as Python's keyword: --reject-cost 2 -> reject_cost 2,
+    --unit ms -> unit="ms" (as --model and --preset)."""
+    valued = re.sub(r"--(unit|model|preset) (ms|s|attempt|brooker|free|custom)\b", r'\1="\2"', cli_message)
+    return re.sub(r"--(\w[\w-]*)", lambda m: m.group(1).replace("-", "_"), valued)
 
 
 def cli_error(*args):
@@ -93,13 +101,14 @@ def test_times_in_the_users_unit():
     (dict(model="collision", strategy="full", reject_cost=2), ["--model", "collision", "--strategy", "full", "--reject-cost", "2"]),
 ])
 def test_errors_carry_the_cli_message(kwargs, args):
-    # The same message, with the field it names spelled as the keyword (clients, not --clients).
+    # The same message, with every flag in it spelled as the keyword (clients, not --clients;
+    # unit="ms", not --unit ms).
     with pytest.raises(ValueError) as e:
         retrylab.simulate(**kwargs)
     cli = cli_error("simulate", *args)
     assert cli.startswith("--")
-    field, _, rest = cli[2:].partition(" ")
-    assert str(e.value) == field.replace("-", "_") + " " + rest
+    assert str(e.value) == keywords(cli)
+    assert "--" not in str(e.value)
 
 
 def test_unknown_field_is_a_type_error():
@@ -203,7 +212,7 @@ def test_analytic_errors_are_the_clis():
                          ("burst", dict(clients=10**9, cap=1, collapse=1e300, horizon=1e300))]:
         with pytest.raises(ValueError) as e:
             getattr(retrylab.analytic, name)(**kwargs)
-        assert "--" + str(e.value) == cli_error("analytic", name, *analytic_flags(kwargs)), name
+        assert str(e.value) == keywords(cli_error("analytic", name, *analytic_flags(kwargs))), name
     with pytest.raises(ValueError, match="^strategy is required"):
         retrylab.analytic.sleep(retry=2)
     with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'"):
@@ -243,3 +252,31 @@ def test_series_refusals_name_the_keyword(series, needle):
     with pytest.raises(ValueError) as e:
         retrylab.simulate(model="collision", strategy="full", clients=5, horizon=2000, series=series)
     assert str(e.value).startswith(needle), str(e.value)
+
+
+POLICY_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "policy")
+
+
+def test_policy_file_same_numbers_as_the_cli_and_warnings():
+    path = os.path.join(POLICY_DIR, "grpc", "retrying_service_config.json")
+    kwargs = dict(model="none", clients=50, failure_prob=0.3, runs=4, unit="ms", attempt_duration=10)
+    with pytest.warns(UserWarning, match="retryableStatusCodes not modelled"):
+        py = retrylab.simulate(policy=path, **kwargs)
+    cli = cli_json("simulate", *flags(kwargs), "--policy", path)
+    for key in ("scenario", "metrics", "stop"):
+        assert py[key] == cli[key], key
+    assert py["scenario"]["max_attempts"] == 5
+    # A keyword given wins over the file.
+    with pytest.warns(UserWarning, match="max_attempts 2 overrides the policy's 5"):
+        assert retrylab.simulate(policy=path, max_attempts=2, **kwargs)["scenario"]["max_attempts"] == 2
+
+
+def test_policy_strict_and_errors_name_the_file():
+    path = os.path.join(POLICY_DIR, "grpc", "retrying_service_config.json")
+    with pytest.raises(ValueError, match=r"^policy .*:16: methodConfig\[0\]\.retryPolicy\.retryableStatusCodes .*strict"):
+        retrylab.simulate(model="none", clients=5, unit="ms", attempt_duration=10, policy=path, strict=True)
+    with pytest.raises(ValueError, match="^strict needs policy=FILE"):
+        retrylab.simulate(model="none", strategy="full", clients=5, strict=True)
+    with pytest.raises(ValueError, match=r"^policy .*resilience4j.*application.yml: nope is not an instance"):
+        retrylab.simulate(model="none", clients=5, unit="ms", attempt_duration=10,
+                          policy=os.path.join(POLICY_DIR, "resilience4j", "application.yml"), policy_select="nope")

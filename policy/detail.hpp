@@ -1,0 +1,38 @@
+#pragma once
+// What the importers share (policy/*.cpp only): the error every malformed file throws, number and
+// duration texts, and the line of a key in a JSON text.
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "policy/policy.hpp"
+
+namespace retrylab::policy::detail {
+
+// Throws InputError("policy", "PATH:LINE: KEY MESSAGE") (no line part when line is 0).
+[[noreturn]] void fail(const std::string& path, int line, std::string_view key, const std::string& message);
+
+// Shortest decimal that reads back as v ("0.5", "20", "1e-05").
+std::string num(double v);
+
+// A protobuf JSON duration ("0.5s", "30s", ".01s", "1.5s"): seconds, or nullopt if malformed.
+std::optional<double> proto_duration(std::string_view text);
+// A Spring Boot duration as resilience4j reads it: a bare number is milliseconds; "100ms", "10s",
+// "2m", "1h", "1d", "500us", "10ns"; ISO-8601 "PT10S", "PT0.5S", "PT1M30S". Milliseconds, or nullopt.
+std::optional<double> spring_duration(std::string_view text);
+
+// For a JSON text nlohmann::json accepted: the line (1-based) of every key, by its path
+// ("methodConfig[0].retryPolicy.maxAttempts"). A key given twice keeps its first line.
+std::map<std::string, int> json_key_lines(const std::string& text);
+// The line of byte `offset` in text (1-based).
+int line_of_offset(const std::string& text, std::size_t offset);
+
+// The importers, each for text already read.
+Policy parse_toml(const std::string& text, const std::string& path);
+Policy parse_grpc(const std::string& text, const std::string& path, std::string_view select);
+Policy parse_envoy(const std::string& text, const std::string& path);
+Policy parse_aws(const std::string& text, const std::string& path, std::string_view select);
+Policy parse_resilience4j(const std::string& text, const std::string& path, std::string_view select);
+
+}  // namespace retrylab::policy::detail

@@ -1,0 +1,212 @@
+// The Envoy importer (api v3: config.route.v3.RetryPolicy and RouteAction.timeout,
+// config.cluster.v3.CircuitBreakers): the first retry_policy anywhere in the file, the timeout of
+// the route holding it, and the retry budget or max_retries of the clusters' circuit breakers.
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+#include <cmath>
+#include <functional>
+#include <vector>
+
+#include "policy/detail.hpp"
+
+namespace retrylab::policy::detail {
+
+namespace {
+
+constexpr std::string_view route_doc = "Envoy api v3 config.route.v3.RetryPolicy";
+constexpr std::string_view router_doc = "Envoy docs, HTTP router filter, \"x-envoy-max-retries\" and retry back-off";
+
+struct Found {
+  YAML::Node node;
+  std::string path;
+  YAML::Node parent;  // the map holding it (a RouteAction when it has `cluster`)
+};
+
+int line(const YAML::Node& n) { return n.Mark().line < 0 ? 0 : n.Mark().line + 1; }
+
+// Every node under key `name`, depth first in file order.
+void find_all(const YAML::Node& n, const std::string& path, std::string_view name, std::vector<Found>& out) {
+  if (n.IsMap()) {
+    for (const auto& kv : n) {
+      const std::string k = kv.first.Scalar();
+      const std::string p = path.empty() ? k : fmt::format("{}.{}", path, k);
+      if (k == name) out.push_back({kv.second, p, n});
+      find_all(kv.second, p, name, out);
+    }
+  } else if (n.IsSequence()) {
+    for (std::size_t i = 0; i < n.size(); ++i) find_all(n[i], fmt::format("{}[{}]", path, i), name, out);
+  }
+}
+
+struct Reader {
+  Policy& p;
+  const std::string& path;
+  [[noreturn]] void fail(const YAML::Node& n, const std::string& key, const std::string& message) const {
+    detail::fail(path, line(n), key, message);
+  }
+  double seconds(const YAML::Node& n, const std::string& key, bool zero_ok = false) const {
+    const auto s = n.IsScalar() ? proto_duration(n.Scalar()) : std::nullopt;
+    if (!s || (!zero_ok && !(*s > 0.0))) fail(n, key, "must be a duration such as \"0.25s\"");
+    return *s;
+  }
+  double count(const YAML::Node& n, const std::string& key, double lo, double hi) const {
+    double v = NAN;
+    try {
+      v = n.as<double>();
+    } catch (const YAML::Exception&) {
+      fail(n, key, "must be a number");
+    }
+    if (!(v >= lo && v <= hi)) fail(n, key, fmt::format("must be in [{}, {}] (got {})", num(lo), num(hi), num(v)));
+    return v;
+  }
+  void add(std::string field, std::string value, std::string unit, std::string source, int at) {
+    p.entries.push_back({std::move(field), std::move(value), std::move(unit), std::move(source), at});
+  }
+  void note(const std::string& key, const YAML::Node& n, std::string text, bool effect = true) {
+    p.notes.push_back({key, line(n), std::move(text), effect});
+  }
+};
+
+void back_off(Reader& r, const YAML::Node& rp, const std::string& at) {
+  double base = 0.025, most = 0.25;
+  std::string base_src =
+                  fmt::format("{}: default base interval 25 ms (runtime upstream.base_retry_backoff_ms)", router_doc),
+              max_src = fmt::format("{}: max_interval defaults to 10 times base_interval", route_doc);
+  int base_line = 0, max_line = 0;
+  if (rp["retry_back_off"]) {
+    const YAML::Node bo = rp["retry_back_off"];
+    const std::string k = at + ".retry_back_off";
+    if (!bo.IsMap() || !bo["base_interval"]) r.fail(bo, k, "must be a map with base_interval (RetryBackOff)");
+    base = r.seconds(bo["base_interval"], k + ".base_interval");
+    base = std::max(base, 0.001);  // Envoy rounds an interval under 1 ms up to 1 ms
+    base_src = k + ".base_interval";
+    base_line = line(bo["base_interval"]);
+    most = 10 * base;
+    if (bo["max_interval"]) {
+      most = r.seconds(bo["max_interval"], k + ".max_interval");
+      if (most < base) r.fail(bo["max_interval"], k + ".max_interval", "must be >= base_interval (RetryBackOff)");
+      max_src = k + ".max_interval";
+      max_line = line(bo["max_interval"]);
+    }
+    for (const auto& kv : bo)
+      if (kv.first.Scalar() != "base_interval" && kv.first.Scalar() != "max_interval")
+        r.note(fmt::format("{}.{}", k, kv.first.Scalar()), kv.second, "is not a RetryBackOff key");
+  }
+  r.add("strategy", "full", "",
+        "Envoy's fully jittered exponential back-off: retry n waits random() % min(base_interval * 2^(n-1), "
+        "max_interval) ms (source/common/common/backoff_strategy.cc, JitteredExponentialBackOffStrategy)",
+        0);
+  r.add("base", num(base * 1000), "ms", base_src, base_line);
+  r.add("cap", num(most * 1000), "ms", max_src, max_line);
+  r.add("multiplier", "2", "", "JitteredExponentialBackOffStrategy doubles the interval", 0);
+}
+
+void retry_policy(Reader& r, const Found& f) {
+  const YAML::Node& rp = f.node;
+  const std::string& at = f.path;
+  if (!rp.IsMap()) r.fail(rp, at, "must be a map (RetryPolicy)");
+  double retries = 1;
+  if (rp["num_retries"]) {
+    retries = r.count(rp["num_retries"], at + ".num_retries", 0, 1e9 - 1);
+    if (retries != std::floor(retries)) r.fail(rp["num_retries"], at + ".num_retries", "must be an integer");
+    r.add("max_attempts", num(retries + 1), "", at + ".num_retries (+ 1, the first attempt)", line(rp["num_retries"]));
+  } else {
+    r.add("max_attempts", "2", "", fmt::format("{}: num_retries defaults to 1 (+ 1, the first attempt)", route_doc), 0);
+  }
+  if (rp["per_try_timeout"])
+    r.add("timeout", num(r.seconds(rp["per_try_timeout"], at + ".per_try_timeout") * 1000), "ms",
+          at + ".per_try_timeout", line(rp["per_try_timeout"]));
+  back_off(r, rp, at);
+  if (!rp["retry_on"])
+    r.note(at, rp,
+           "has no retry_on: Envoy then retries only requests that carry x-envoy-retry-on or x-envoy-retry-grpc-on; "
+           "retrylab retries every failure");
+  for (const auto& kv : rp) {
+    const std::string k = kv.first.Scalar(), key = fmt::format("{}.{}", at, k);
+    if (k == "num_retries" || k == "per_try_timeout" || k == "retry_back_off") continue;
+    if (k == "retry_on")
+      r.note(key, kv.second,
+             fmt::format("retrylab's failures have no kind: every failure is retried, not only \"{}\"",
+                         kv.second.IsScalar() ? kv.second.Scalar() : std::string("the conditions listed")));
+    else if (k == "retry_host_predicate" || k == "host_selection_retry_max_attempts" || k == "retry_priority")
+      r.note(key, kv.second, "host selection for retries: retrylab has one server", false);
+    else
+      r.note(key, kv.second, "is not modelled (retriable codes and headers, rate-limited back-off, idle timeouts)");
+  }
+}
+
+void route_timeout(Reader& r, const Found& f) {
+  const std::string at = f.path.substr(0, f.path.size() - std::string_view(".retry_policy").size());
+  if (!f.parent.IsMap() || !f.parent["cluster"]) {
+    r.note(f.path, f.node, "is not inside a route action: the route's timeout (default 15 s) is not known", true);
+    return;
+  }
+  if (!f.parent["timeout"]) {
+    r.add("deadline", "15000", "ms",
+          "Envoy api v3 config.route.v3.RouteAction.timeout: defaults to 15 s, spanning every retry", 0);
+    return;
+  }
+  const double t = r.seconds(f.parent["timeout"], at + ".timeout", true);
+  if (t > 0) r.add("deadline", num(t * 1000), "ms", at + ".timeout (spans every retry)", line(f.parent["timeout"]));
+}
+
+void budgets(Reader& r, const YAML::Node& root) {
+  std::vector<Found> found;
+  find_all(root, "", "circuit_breakers", found);
+  if (found.empty()) {
+    r.note("clusters", root,
+           "the cluster's circuit breaker is not in the file: Envoy's default max_retries 3 (at most 3 retries in "
+           "flight to the cluster at once) is not modelled");
+    return;
+  }
+  for (const Found& f : found) {
+    std::vector<Found> rb;
+    find_all(f.node, f.path, "retry_budget", rb);
+    for (const Found& b : rb) {
+      if (!b.node.IsMap()) r.fail(b.node, b.path, "must be a map (RetryBudget)");
+      // budget_percent is a DoubleValue: a number, or {value: number}.
+      YAML::Node bp = b.node["budget_percent"];
+      if (bp && bp.IsMap()) bp = bp["value"];
+      const double pct = bp ? r.count(bp, b.path + ".budget_percent", 0, 100) : 20.0;
+      const double conc = b.node["min_retry_concurrency"]
+                              ? r.count(b.node["min_retry_concurrency"], b.path + ".min_retry_concurrency", 0, 1e9)
+                              : 3.0;
+      r.note(b.path, b.node,
+             fmt::format("retries in flight at most max({}, {}% of the requests in flight) is not modelled: "
+                         "retrylab's budgets count retries over time, not retries in flight",
+                         num(conc), num(pct)));
+    }
+    if (rb.empty())
+      r.note(f.path, f.node, "the circuit breaker's max_retries (default 3 retries in flight at once) is not modelled");
+  }
+}
+
+}  // namespace
+
+Policy parse_envoy(const std::string& text, const std::string& path) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    fail(path, e.mark.line < 0 ? 0 : e.mark.line + 1, "(syntax)", "is not valid YAML: " + e.msg);
+  }
+  Policy p;
+  p.path = path;
+  p.format = Format::envoy;
+  Reader r{p, path};
+  std::vector<Found> found;
+  find_all(root, "", "retry_policy", found);
+  if (found.empty()) fail(path, 0, "retry_policy", "is not in the file (an Envoy route with a retry_policy)");
+  try {
+    retry_policy(r, found.front());
+    route_timeout(r, found.front());
+    budgets(r, root);
+  } catch (const YAML::Exception& e) {
+    fail(path, e.mark.line < 0 ? 0 : e.mark.line + 1, found.front().path, "is malformed: " + e.msg);
+  }
+  for (std::size_t i = 1; i < found.size(); ++i)
+    r.note(found[i].path, found[i].node, "not simulated: the first retry_policy in the file is", false);
+  return p;
+}
+
+}  // namespace retrylab::policy::detail

@@ -1,0 +1,233 @@
+// `retrylab simulate --policy FILE` and `retrylab policy show FILE` on the example files of
+// tests/policy (README.md), one scenario per importer against a hand-worked expectation:
+// on --model none with injected failures of probability p and nothing else in the way (no
+// contention, timeouts and deadlines far above any sleep, budgets that cannot run out), a request
+// makes A = min(G, K) attempts, G geometric with success 1 - p and K the policy's max attempts, so
+// E[A] = (1 - p^K)/(1 - p) and a request is lost with probability p^K. With p = 1 the counts are
+// exact; with p < 1 the mean of A over R requests lies within 5 sd/sqrt(R) of E[A] and the lost
+// count within 5 sd of R p^K (normal approximation to the sum and the binomial; two-sided 5-sigma:
+// false-failure rate about 6e-7 per check, fixed seeds). About 10 s.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tests/support/cli.hpp"
+
+namespace {
+
+using retrylab::test::Child;
+const std::string dir = RETRYLAB_POLICY_DIR;
+
+Child run(const std::string& args) { return retrylab::test::run_cli(args); }
+
+nlohmann::json simulate(const std::string& args) {
+  const Child c = run("simulate --model none --unit ms --attempt-duration 10 --quiet --format json " + args);
+  EXPECT_EQ(c.status, 0) << args << ": " << c.err;
+  return c.status == 0 ? nlohmann::json::parse(c.out) : nlohmann::json::object();
+}
+
+double mean(const nlohmann::json& j, const std::string& metric) { return j["metrics"][metric]["mean"].get<double>(); }
+
+// E[A], Var[A] of A = min(G, K) for failure probability p.
+std::pair<double, double> attempts(double p, int k) {
+  double m = 0, m2 = 0;
+  for (int a = 1; a <= k; ++a) {
+    const double prob = a < k ? std::pow(p, a - 1) * (1 - p) : std::pow(p, k - 1);
+    m += a * prob;
+    m2 += double(a) * a * prob;
+  }
+  return {m, m2 - m * m};
+}
+
+// `clients` per run times `runs` requests at failure probability p, against K attempts.
+void expect_truncated_geometric(const std::string& policy_args, int k, double p, int clients, int runs) {
+  const nlohmann::json j =
+      simulate(fmt::format("{} --clients {} --runs {} --failure-prob {} --seed 7", policy_args, clients, runs, p));
+  const double r = double(clients) * runs;
+  const auto [ea, va] = attempts(p, k);
+  EXPECT_NEAR(mean(j, "attempts_per_client"), ea, 5 * std::sqrt(va / r)) << policy_args;
+  const double q = std::pow(p, k);
+  EXPECT_NEAR(mean(j, "lost") * runs, r * q, 5 * std::sqrt(r * q * (1 - q))) << policy_args;
+}
+
+void expect_exact_when_every_attempt_fails(const std::string& policy_args, int k) {
+  const nlohmann::json j = simulate(policy_args + " --clients 200 --runs 3 --failure-prob 1");
+  EXPECT_EQ(mean(j, "attempts_per_client"), k) << policy_args;
+  EXPECT_EQ(mean(j, "lost"), 200) << policy_args;
+}
+
+}  // namespace
+
+TEST(PolicyCli, GrpcRetryingExampleRunsItsFiveAttempts) {
+  const std::string f = "--policy " + dir + "/grpc/retrying_service_config.json";
+  expect_exact_when_every_attempt_fails(f, 5);
+  expect_truncated_geometric(f, 5, 0.3, 500, 40);
+  const nlohmann::json j = simulate(f + " --clients 10 --runs 1");
+  EXPECT_EQ(j["scenario"]["strategy"], "full");
+  EXPECT_EQ(j["scenario"]["base"].get<double>(), 500.0);  // 0.5 s, printed back in ms
+  EXPECT_EQ(j["scenario"]["cap"].get<double>(), 30000.0);
+  // grpc-go's example, its keys in capitals: MaxAttempts 4.
+  expect_exact_when_every_attempt_fails("--policy " + dir + "/grpc/grpc-go-retry-example.json", 4);
+}
+
+TEST(PolicyCli, GrpcHedgingExampleIsOneAttemptPerRequest) {
+  const std::string f = "--policy " + dir + "/grpc/hedging_service_config.json";
+  expect_exact_when_every_attempt_fails(f, 1);
+  expect_truncated_geometric(f, 1, 0.3, 500, 40);  // lost ~ Binomial(R, p); A = 1 exactly
+  const Child c = run("simulate --model none --unit ms --attempt-duration 10 --quiet --clients 5 " + f);
+  EXPECT_NE(c.err.find("hedgingPolicy not modelled"), std::string::npos) << c.err;
+}
+
+TEST(PolicyCli, EnvoyExamplesRunTheirRetries) {
+  const std::string docs = "--policy " + dir + "/envoy/retry-previous-hosts.yaml";
+  expect_exact_when_every_attempt_fails(docs, 2);  // num_retries 1 by default
+  expect_truncated_geometric(docs, 2, 0.3, 500, 40);
+  const std::string route = "--policy " + dir + "/envoy/route-retry-budget.yaml";
+  expect_exact_when_every_attempt_fails(route, 4);  // 2 s deadline > 4 attempts + 700 ms of sleeps
+  expect_truncated_geometric(route, 4, 0.3, 500, 40);
+}
+
+TEST(PolicyCli, AwsStandardQuotaBindsAsWorkedByHand) {
+  const std::string f = "--policy " + dir + "/aws/config";
+  // 50 clients make at most 100 retries, 500 tokens: the quota never refuses one.
+  expect_truncated_geometric(f, 3, 0.3, 50, 400);
+  const nlohmann::json few = simulate(f + " --clients 50 --runs 20 --failure-prob 0.3 --seed 2");
+  EXPECT_EQ(mean(few, "retries_denied"), 0.0);
+  // Every attempt failing, 1000 clients: 500 tokens pay exactly 100 retries (5 each, nothing
+  // refunded); the other 900 first retries and the 100 second retries are refused: 1100 attempts.
+  const nlohmann::json all = simulate(f + " --clients 1000 --runs 2 --failure-prob 1");
+  EXPECT_EQ(mean(all, "attempts_per_client"), 1.1);
+  EXPECT_EQ(mean(all, "retries_denied"), 1000.0);
+  EXPECT_EQ(mean(all, "lost"), 1000.0);
+  // legacy: 5 attempts, no quota.
+  expect_exact_when_every_attempt_fails(f + " --policy-select legacy", 5);
+}
+
+TEST(PolicyCli, Resilience4jExampleRetriesAndItsBreakerStaysClosed) {
+  const std::string f = "--policy " + dir + "/resilience4j/application.yml";
+  // p = 0.1: a window of 100 calls reaching 50% failures has probability below 1e-20 per check.
+  expect_truncated_geometric(f, 3, 0.1, 500, 40);
+  const nlohmann::json j = simulate(f + " --clients 500 --runs 5 --failure-prob 0.1 --seed 3");
+  EXPECT_EQ(mean(j, "breaker_opened"), 0.0);
+  EXPECT_EQ(j["scenario"]["breaker_calls"], 100);
+  EXPECT_EQ(j["scenario"]["timeout"].get<double>(), 2000.0);
+}
+
+TEST(PolicyCli, RetrylabTomlRunsAsWritten) {
+  const std::string f = "--policy " + dir + "/retrylab/policy.toml";
+  expect_exact_when_every_attempt_fails(f, 4);
+  expect_truncated_geometric(f, 4, 0.3, 500, 40);
+}
+
+TEST(PolicyCli, FlagsGivenWinWithAWarning) {
+  const Child c =
+      run("simulate --model none --unit ms --attempt-duration 10 --quiet --format json --clients 100 "
+          "--runs 2 --failure-prob 1 --max-attempts 2 --policy " +
+          dir + "/grpc/retrying_service_config.json");
+  ASSERT_EQ(c.status, 0) << c.err;
+  EXPECT_EQ(nlohmann::json::parse(c.out)["metrics"]["attempts_per_client"]["mean"].get<double>(), 2.0);
+  EXPECT_NE(c.err.find("retrylab: warning: " + dir +
+                       "/grpc/retrying_service_config.json: --max-attempts 2 overrides "
+                       "the policy's 5"),
+            std::string::npos)
+      << c.err;
+}
+
+TEST(PolicyCli, RefusalsAreOneLineExitTwo) {
+  const auto refused = [](const std::string& args, const std::string& start) {
+    const Child c = run(args);
+    EXPECT_EQ(c.status, 2) << args;
+    EXPECT_EQ(c.err.rfind(start, 0), 0u) << args << " -> " << c.err;
+    EXPECT_EQ(std::count(c.err.begin(), c.err.end(), '\n'), 1) << c.err;
+  };
+  const std::string grpc = dir + "/grpc/retrying_service_config.json";
+  refused("simulate --model none --unit ms --attempt-duration 10 --clients 5 --strict --policy " + grpc,
+          "retrylab: --policy " + grpc + ":16: methodConfig[0].retryPolicy.retryableStatusCodes not modelled");
+  refused(
+      "simulate --model none --clients 5 --policy " + grpc,
+      "retrylab: --policy " + grpc + ":13: methodConfig[0].retryPolicy.initialBackoff gives base in s: give --unit");
+  refused("simulate --model none --clients 5 --strict", "retrylab: --strict needs --policy FILE");
+  refused("simulate --model none --clients 5 --policy /nonexistent.json", "retrylab: --policy /nonexistent.json: file");
+  refused("policy show --strict " + grpc, "retrylab: --policy " + grpc + ":16:");
+}
+
+TEST(PolicyCli, ShowPrintsEveryFieldWithUnitAndSource) {
+  const std::string grpc = dir + "/grpc/retrying_service_config.json";
+  const Child t = run("policy show " + grpc);
+  ASSERT_EQ(t.status, 0) << t.err;
+  EXPECT_NE(t.out.find("gRPC service config; helloworld.Greeter/SayHello"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("methodConfig[0].retryPolicy.maxAttempts (line 12)"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("not modelled"), std::string::npos) << t.out;
+  const Child j = run("policy show --format json --select backendB " + dir + "/resilience4j/application.yml");
+  ASSERT_EQ(j.status, 0) << j.err;
+  const nlohmann::json doc = nlohmann::json::parse(j.out);
+  EXPECT_EQ(doc["selected"], "backendB");
+  bool window = false;
+  for (const auto& f : doc["fields"])
+    if (f["field"] == "breaker_window") {
+      window = true;
+      EXPECT_EQ(f["value"], "10");
+      EXPECT_EQ(f["unit"], "s");
+    }
+  EXPECT_TRUE(window);
+}
+
+// The fields the importers set beyond the presets, on cases worked by hand (every attempt fails, a
+// burst of 10 clients, so every outcome and refusal is counted exactly).
+TEST(PolicyCli, BucketChargeAndBreakerNumbersActAsWorkedByHand) {
+  const auto metrics = [](const std::string& args) {
+    const Child c =
+        run("simulate --model none --strategy full --clients 10 --failure-prob 1 --runs 3 --quiet "
+            "--format json " +
+            args);
+    EXPECT_EQ(c.status, 0) << args << ": " << c.err;
+    return c.status == 0 ? nlohmann::json::parse(c.out)["metrics"] : nlohmann::json::object();
+  };
+  // Per failure, 4 tokens, retries while > 2: client 1's failure leaves 3 (its retry allowed), the
+  // next leaves 2 (refused), then 1, 0, 0, ...; the one retry fails too and is refused: 11 attempts,
+  // 10 refusals. (Per retry, the same bucket would allow 2 retries: 4 - 1 - 1 >= 2.)
+  const nlohmann::json b = metrics(
+      "--max-attempts 5 --budget token-bucket --bucket-charge per-failure "
+      "--bucket-capacity 4 --bucket-cost 1 --bucket-timeout-cost 1 --bucket-refund 0.1 "
+      "--bucket-threshold 2");
+  EXPECT_EQ(b["attempts_per_client"]["mean"].get<double>(), 1.1);
+  EXPECT_EQ(b["retries_denied"]["mean"].get<double>(), 10.0);
+  // 10 failed calls: Hystrix needs 20 in its window to open; with 5 it opens once (at the 5th).
+  const std::string one = "--max-attempts 1 --unit ms --attempt-duration 10 ";
+  EXPECT_EQ(metrics(one + "--breaker hystrix")["breaker_opened"]["mean"].get<double>(), 0.0);
+  EXPECT_EQ(metrics(one + "--breaker hystrix --breaker-minimum-calls 5")["breaker_opened"]["mean"].get<double>(), 1.0);
+  EXPECT_EQ(metrics(one + "--breaker resilience4j")["breaker_opened"]["mean"].get<double>(), 0.0);
+  EXPECT_EQ(
+      metrics(one + "--breaker resilience4j --breaker-calls 4 --breaker-minimum-calls 4")["breaker_opened"]["mean"]
+          .get<double>(),
+      1.0);
+  for (const auto& [args, flag] :
+       {std::pair{"--breaker-calls 4", "--breaker-calls"},
+        std::pair{"--breaker hystrix --breaker-window 5 --breaker-calls 4", "--breaker-calls"},
+        std::pair{"--bucket-charge per-failure", "--budget"}}) {
+    const Child c =
+        run("simulate --model none --strategy full --clients 10 --unit ms --attempt-duration 10 " + std::string(args));
+    EXPECT_EQ(c.status, 2) << args;
+    EXPECT_EQ(c.err.rfind("retrylab: " + std::string(flag) + " ", 0), 0u) << args << " -> " << c.err;
+  }
+}
+
+TEST(PolicyCli, AnotherBudgetOrBreakerReplacesTheFilesWhole) {
+  // The file's resilience4j breaker with its six numbers, then --breaker hystrix: Hystrix's own
+  // numbers, none of the file's (a 100-call window would otherwise be refused with a time window).
+  const Child c =
+      run("simulate --model none --unit ms --attempt-duration 10 --quiet --format json --clients 10 "
+          "--runs 1 --breaker hystrix --policy " +
+          dir + "/resilience4j/application.yml");
+  ASSERT_EQ(c.status, 0) << c.err;
+  const nlohmann::json sc = nlohmann::json::parse(c.out)["scenario"];
+  EXPECT_EQ(sc["breaker"], "hystrix");
+  EXPECT_FALSE(sc.contains("breaker_calls"));
+  EXPECT_FALSE(sc.contains("breaker_open_duration"));
+  EXPECT_NE(c.err.find("--breaker hystrix overrides the policy's resilience4j (and its breaker settings with it)"),
+            std::string::npos)
+      << c.err;
+}

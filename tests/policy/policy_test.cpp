@@ -1,0 +1,332 @@
+// The importers (policy/policy.hpp) on the published example files of tests/policy (README.md):
+// every field each file sets, worked out by hand from the file and the format's documentation
+// (docs/policies.md states the rules), what each names as not modelled, and the one-line errors
+// of malformed files (file, line, key). Exact tests; no randomness.
+#include <gtest/gtest.h>
+#include <map>
+#include <string>
+
+#include "analytic/error.hpp"
+#include "policy/detail.hpp"
+#include "policy/policy.hpp"
+
+namespace pol = retrylab::policy;
+
+namespace {
+
+const std::string dir = RETRYLAB_POLICY_DIR;
+
+// field -> "value unit" (unit only when the entry has one), the last setting of each field.
+std::map<std::string, std::string> fields(const pol::Policy& p) {
+  std::map<std::string, std::string> out;
+  for (const pol::Entry& e : p.entries) out[e.field] = e.unit.empty() ? e.value : e.value + " " + e.unit;
+  return out;
+}
+
+// The notes' keys, with "!" for those that change what a real client does.
+std::map<std::string, bool> notes(const pol::Policy& p) {
+  std::map<std::string, bool> out;
+  for (const pol::Note& n : p.notes) out[n.key] = n.effect;
+  return out;
+}
+
+const pol::Entry& entry(const pol::Policy& p, const std::string& field) {
+  const pol::Entry* e = p.find(field);
+  EXPECT_NE(e, nullptr) << field;
+  static const pol::Entry none;
+  return e ? *e : none;
+}
+
+// The error's text for a policy file that must be refused.
+std::string refusal(pol::Format f, const std::string& text, const std::string& select = {}) {
+  try {
+    pol::parse(f, text, "bad", select);
+  } catch (const retrylab::InputError& e) {
+    EXPECT_EQ(e.field(), "policy");
+    return e.what();
+  }
+  ADD_FAILURE() << "accepted: " << text;
+  return {};
+}
+
+}  // namespace
+
+TEST(Policy, FormatFromNameAndContent) {
+  EXPECT_EQ(pol::detect("a.toml", ""), pol::Format::toml);
+  EXPECT_EQ(pol::detect("sc.JSON", ""), pol::Format::grpc);
+  EXPECT_EQ(pol::detect("envoy.yaml", "static_resources:\n"), pol::Format::envoy);
+  EXPECT_EQ(pol::detect("app.yml", "resilience4j.retry:\n  instances: {}\n"), pol::Format::resilience4j);
+  EXPECT_EQ(pol::detect("app.yml", "resilience4j:\n  retry: {}\n"), pol::Format::resilience4j);
+  EXPECT_EQ(pol::detect("/home/u/.aws/config", "[default]\n"), pol::Format::aws);
+}
+
+TEST(Policy, GrpcRetryingExample) {
+  const pol::Policy p = pol::load(dir + "/grpc/retrying_service_config.json");
+  EXPECT_EQ(p.format, pol::Format::grpc);
+  EXPECT_EQ(p.selected, "helloworld.Greeter/SayHello");
+  // maxAttempts 5; random(0, min(0.5 s * 2^(n-1), 30 s)): full jitter, base 0.5 s, cap 30 s, m 2.
+  const std::map<std::string, std::string> want{
+      {"max_attempts", "5"}, {"strategy", "full"}, {"base", "0.5 s"}, {"cap", "30 s"}, {"multiplier", "2"}};
+  EXPECT_EQ(fields(p), want);
+  EXPECT_EQ(entry(p, "max_attempts").line, 12);
+  EXPECT_EQ(entry(p, "max_attempts").source, "methodConfig[0].retryPolicy.maxAttempts");
+  EXPECT_EQ(entry(p, "cap").line, 14);
+  const std::map<std::string, bool> n{{"methodConfig[0].retryPolicy.retryableStatusCodes", true}};
+  EXPECT_EQ(notes(p), n);
+  EXPECT_EQ(p.notes.front().line, 16);
+}
+
+TEST(Policy, GrpcHedgingExampleIsNamedAndRunsAsOneAttempt) {
+  const pol::Policy p = pol::load(dir + "/grpc/hedging_service_config.json");
+  // retryThrottling maxTokens 10, tokenRatio 0.1: the grpc preset, one per channel (shared).
+  const std::map<std::string, std::string> want{
+      {"max_attempts", "1"}, {"strategy", "none"}, {"budget", "grpc"}, {"budget_scope", "shared"}};
+  EXPECT_EQ(fields(p), want);
+  const std::map<std::string, bool> n{{"methodConfig[0].hedgingPolicy", true}};
+  EXPECT_EQ(notes(p), n);
+  EXPECT_EQ(p.notes.front().line, 11);
+}
+
+TEST(Policy, GrpcThrottlingOtherThanThePresetIsAPerFailureBucket) {
+  const pol::Policy p = pol::parse(pol::Format::grpc,
+                                   R"({"methodConfig": [{"name": [{"service": "a.B"}], "timeout": "2s",
+                                      "retryPolicy": {"maxAttempts": 7, "initialBackoff": "2s", "maxBackoff": "1s",
+                                      "backoffMultiplier": 1.5, "retryableStatusCodes": ["UNAVAILABLE"]}},
+                                      {"name": [{"service": "c.D"}]}],
+                                      "retryThrottling": {"maxTokens": 100, "tokenRatio": 0.25}})",
+                                   "x.json");
+  // maxAttempts above 5 is 5; maxBackoff below initialBackoff makes every window 1 s.
+  const std::map<std::string, std::string> want{{"max_attempts", "5"},
+                                                {"strategy", "full"},
+                                                {"base", "1 s"},
+                                                {"cap", "1 s"},
+                                                {"multiplier", "1.5"},
+                                                {"deadline", "2 s"},
+                                                {"budget", "token-bucket"},
+                                                {"bucket_charge", "per-failure"},
+                                                {"bucket_capacity", "100"},
+                                                {"bucket_cost", "1"},
+                                                {"bucket_timeout_cost", "1"},
+                                                {"bucket_refund", "0.25"},
+                                                {"bucket_threshold", "50"},
+                                                {"budget_scope", "shared"}};
+  EXPECT_EQ(fields(p), want);
+  const auto n = notes(p);
+  EXPECT_TRUE(n.at("methodConfig[0].retryPolicy.maxAttempts"));  // 7 treated as 5
+  EXPECT_FALSE(n.at("methodConfig[1]"));                         // another method, not simulated
+  EXPECT_EQ(pol::parse(pol::Format::grpc, R"({"methodConfig": [{"name": [{"service": "a.B"}]},
+      {"name": [{"service": "c.D", "method": "M"}], "retryPolicy": {"maxAttempts": 2, "initialBackoff": "1s",
+      "maxBackoff": "1s", "backoffMultiplier": 1, "retryableStatusCodes": ["UNAVAILABLE"]}}]})",
+                       "x.json", "c.D/M")
+                .selected,
+            "c.D/M");
+}
+
+TEST(Policy, EnvoyDocsExampleTakesEnvoysDefaults) {
+  const pol::Policy p = pol::load(dir + "/envoy/retry-previous-hosts.yaml");
+  EXPECT_EQ(p.format, pol::Format::envoy);
+  // num_retries defaults to 1; base_interval 25 ms, max_interval 10 x base; the route timeout 15 s.
+  const std::map<std::string, std::string> want{{"max_attempts", "2"}, {"strategy", "full"}, {"base", "25 ms"},
+                                                {"cap", "250 ms"},     {"multiplier", "2"},  {"deadline", "15000 ms"}};
+  EXPECT_EQ(fields(p), want);
+  const std::string at =
+      "static_resources.listeners[0].filter_chains[0].filters[0].typed_config.route_config."
+      "virtual_hosts[0].routes[0].route.retry_policy";
+  const std::map<std::string, bool> n{{at, true},  // no retry_on
+                                      {at + ".retry_host_predicate", false},
+                                      {at + ".host_selection_retry_max_attempts", false},
+                                      {"clusters", true}};  // the default max_retries 3, not modelled
+  EXPECT_EQ(notes(p), n);
+}
+
+TEST(Policy, EnvoyRouteWithBackOffTimeoutsAndRetryBudget) {
+  const pol::Policy p = pol::load(dir + "/envoy/route-retry-budget.yaml");
+  const std::map<std::string, std::string> want{{"max_attempts", "4"},  {"timeout", "250 ms"}, {"strategy", "full"},
+                                                {"base", "100 ms"},     {"cap", "1000 ms"},    {"multiplier", "2"},
+                                                {"deadline", "2000 ms"}};
+  EXPECT_EQ(fields(p), want);
+  int budget_notes = 0;
+  for (const pol::Note& n : p.notes)
+    if (n.key.find("retry_budget") != std::string::npos) {
+      ++budget_notes;
+      EXPECT_TRUE(n.effect);
+      EXPECT_NE(n.text.find("max(5, 25% of the requests in flight)"), std::string::npos) << n.text;
+    }
+  EXPECT_EQ(budget_notes, 1);
+}
+
+TEST(Policy, AwsModesFollowBotocore) {
+  const pol::Policy standard = pol::load(dir + "/aws/config");
+  EXPECT_EQ(standard.selected, "default");
+  const std::map<std::string, std::string> want{
+      {"max_attempts", "3"}, {"strategy", "full"},       {"base", "1 s"},           {"cap", "20 s"},
+      {"multiplier", "2"},   {"budget", "aws-standard"}, {"budget_scope", "shared"}};
+  EXPECT_EQ(fields(standard), want);
+  const auto n = notes(standard);
+  EXPECT_FALSE(n.at("region"));
+  EXPECT_FALSE(n.at("[legacy]"));
+  EXPECT_TRUE(n.at("retry_mode"));  // only transient errors are retried by the SDKs
+  const std::map<std::string, std::string> legacy{{"max_attempts", "5"}, {"strategy", "full"}, {"base", "1 s"},
+                                                  {"cap", "none"},       {"multiplier", "2"},  {"budget", "none"}};
+  EXPECT_EQ(fields(pol::load(dir + "/aws/config", "legacy")), legacy);
+  const pol::Policy adaptive = pol::load(dir + "/aws/config", "adaptive");
+  EXPECT_EQ(fields(adaptive).at("max_attempts"), "5");
+  EXPECT_EQ(fields(adaptive).at("budget"), "aws-standard");
+  int limiter = 0;
+  for (const pol::Note& x : adaptive.notes) limiter += x.text.find("rate limiter") != std::string::npos;
+  EXPECT_EQ(limiter, 1);
+  EXPECT_EQ(
+      fields(pol::parse(pol::Format::aws, "AWS_RETRY_MODE=legacy\nAWS_MAX_ATTEMPTS=2\n", "env")).at("max_attempts"),
+      "2");
+}
+
+TEST(Policy, Resilience4jDocumentedExample) {
+  const pol::Policy a = pol::load(dir + "/resilience4j/application.yml");
+  EXPECT_EQ(a.format, pol::Format::resilience4j);
+  EXPECT_EQ(a.selected, "backendA");
+  // retry: 3 attempts, 10 s doubling, no jitter; breaker: every CircuitBreakerConfig default but
+  // slidingWindowSize 100; timelimiter backendA 2 s per attempt.
+  const std::map<std::string, std::string> want{{"max_attempts", "3"},
+                                                {"strategy", "nojitter"},
+                                                {"base", "10000 ms"},
+                                                {"cap", "none"},
+                                                {"multiplier", "2"},
+                                                {"breaker", "resilience4j"},
+                                                {"breaker_scope", "shared"},
+                                                {"breaker_calls", "100"},
+                                                {"breaker_minimum_calls", "100"},
+                                                {"breaker_failure_threshold", "0.5"},
+                                                {"breaker_open_duration", "60000 ms"},
+                                                {"breaker_half_open_calls", "10"},
+                                                {"timeout", "2000 ms"}};
+  EXPECT_EQ(fields(a), want);
+  const auto n = notes(a);
+  EXPECT_TRUE(n.at("resilience4j.retry.instances.backendA.retryExceptions"));
+  EXPECT_FALSE(n.at("resilience4j.circuitbreaker.instances.backendA.registerHealthIndicator"));
+  EXPECT_TRUE(n.at("resilience4j.bulkhead"));
+  EXPECT_FALSE(n.at("resilience4j.retry.instances.backendB"));
+  EXPECT_EQ(entry(a, "breaker_calls").line, 5);
+
+  const pol::Policy b = pol::load(dir + "/resilience4j/application.yml", "backendB");
+  const std::map<std::string, std::string> want_b{{"max_attempts", "3"},
+                                                  {"strategy", "nojitter"},
+                                                  {"base", "10000 ms"},
+                                                  {"cap", "none"},
+                                                  {"multiplier", "1"},
+                                                  {"breaker", "resilience4j"},
+                                                  {"breaker_scope", "shared"},
+                                                  {"breaker_window", "10 s"},
+                                                  {"breaker_minimum_calls", "20"},
+                                                  {"breaker_failure_threshold", "0.5"},
+                                                  {"breaker_open_duration", "50000 ms"},
+                                                  {"breaker_half_open_calls", "3"},
+                                                  {"timeout", "1000 ms"}};
+  EXPECT_EQ(fields(b), want_b);
+  EXPECT_TRUE(notes(b).at("resilience4j.circuitbreaker.instances.backendB.recordFailurePredicate"));
+}
+
+TEST(Policy, Resilience4jRandomizedWaitIsTheNearestJitterAtTheSameMean) {
+  const auto with = [](const std::string& factor) {
+    return pol::parse(pol::Format::resilience4j,
+                      "resilience4j:\n  retry:\n    configs:\n      default:\n        wait-duration: 300ms\n"
+                      "        enable-randomized-wait: true\n" +
+                          factor,
+                      "r.yml");
+  };
+  // f = 1: uniform [0, 2w], full jitter on 2w, exact (no note).
+  const pol::Policy full = with("        randomized-wait-factor: 1\n");
+  EXPECT_EQ(fields(full).at("strategy"), "full");
+  EXPECT_EQ(fields(full).at("base"), "600 ms");
+  EXPECT_TRUE(full.notes.empty());
+  // f = 0.5 (the default): uniform [150, 450] ms, simulated as equal jitter on 400 ms: [200, 400].
+  const pol::Policy half = with("");
+  EXPECT_EQ(fields(half).at("strategy"), "equal");
+  EXPECT_EQ(fields(half).at("base"), "400 ms");
+  EXPECT_EQ(fields(half).at("max_attempts"), "3");
+  ASSERT_EQ(half.notes.size(), 1u);
+  EXPECT_TRUE(half.notes.front().effect);
+}
+
+TEST(Policy, RetrylabToml) {
+  const pol::Policy p = pol::load(dir + "/retrylab/policy.toml");
+  EXPECT_EQ(p.format, pol::Format::toml);
+  EXPECT_EQ(fields(p).at("base"), "100 ms");
+  EXPECT_EQ(fields(p).at("budget"), "token-bucket");
+  EXPECT_EQ(fields(p).at("max_attempts"), "4 ms");  // every number carries the file's unit; api/ applies it to times
+  EXPECT_EQ(entry(p, "budget").unit, "");
+  EXPECT_EQ(entry(p, "strategy").source, "backoff.strategy");
+  EXPECT_EQ(entry(p, "strategy").line, 6);
+  EXPECT_TRUE(p.notes.empty());
+}
+
+TEST(Policy, MalformedFilesNameFileLineAndKey) {
+  EXPECT_EQ(refusal(pol::Format::grpc, "{\n  \"methodConfig\": [\n    {\"name\": }\n  ]\n}")
+                .rfind("policy bad:3: (syntax) is not valid JSON", 0),
+            0u);
+  EXPECT_EQ(
+      refusal(pol::Format::grpc,
+              "{\"methodConfig\": [{\n\"retryPolicy\": {\n\"maxAttempts\": \"five\",\n\"initialBackoff\": \"1s\","
+              "\"maxBackoff\": \"1s\", \"backoffMultiplier\": 2, \"retryableStatusCodes\": [\"UNAVAILABLE\"]}}]}"),
+      "policy bad:3: methodConfig[0].retryPolicy.maxAttempts must be a number");
+  EXPECT_EQ(refusal(pol::Format::grpc, "{\"methodConfig\": [{\"retryPolicy\": {\"maxAttempts\": 3}}]}"),
+            "policy bad:1: methodConfig[0].retryPolicy needs initialBackoff (required by gRFC A6 (grpc/proposal "
+            "A6-client-retries.md))");
+  EXPECT_EQ(refusal(pol::Format::envoy, "route:\n  retry_policy:\n    num_retries: -1\n"),
+            "policy bad:3: route.retry_policy.num_retries must be in [0, 999999999] (got -1)");
+  EXPECT_EQ(refusal(pol::Format::envoy, "a: [b\n").rfind("policy bad:2: (syntax) is not valid YAML", 0), 0u);
+  EXPECT_EQ(refusal(pol::Format::aws, "[default]\nretry_mode = fast\n"),
+            "policy bad:2: retry_mode must be legacy, standard or adaptive (got \"fast\")");
+  EXPECT_EQ(refusal(pol::Format::aws, "[default]\nmax_attempts = 0\n"),
+            "policy bad:2: max_attempts must be an integer >= 1 (got \"0\")");
+  EXPECT_EQ(refusal(pol::Format::resilience4j, "resilience4j.retry:\n  instances:\n    a:\n      maxAttempts: x\n"),
+            "policy bad:4: resilience4j.retry.instances.a.maxAttempts must be a number");
+  EXPECT_EQ(refusal(pol::Format::toml, "[server]\nlimit = 3\n").rfind("policy bad:1: server is not a key", 0), 0u);
+  EXPECT_EQ(refusal(pol::Format::toml, "unit = \"ms\"\n[client\n").rfind("policy bad:2: (syntax)", 0), 0u);
+  EXPECT_EQ(refusal(pol::Format::toml, "[client]\n", "x"),
+            "policy bad: select applies to gRPC service configs, resilience4j and AWS profiles only (got \"x\" for a "
+            "retrylab TOML file)");
+}
+
+TEST(Policy, Durations) {
+  namespace d = retrylab::policy::detail;
+  EXPECT_EQ(d::proto_duration("0.5s"), 0.5);
+  EXPECT_EQ(d::proto_duration(".01s"), 0.01);
+  EXPECT_FALSE(d::proto_duration("5"));
+  EXPECT_FALSE(d::proto_duration("1ms"));
+  EXPECT_EQ(d::spring_duration("500"), 500.0);
+  EXPECT_EQ(d::spring_duration("10s"), 10000.0);
+  EXPECT_EQ(d::spring_duration("2m"), 120000.0);
+  EXPECT_EQ(d::spring_duration("PT1M30S"), 90000.0);
+  EXPECT_FALSE(d::spring_duration("10 s"));
+  EXPECT_FALSE(d::spring_duration("ten"));
+}
+
+// What fuzz_policy found: a scalar where a map belongs, a name of the wrong type, a number JSON
+// cannot hold, a key scan past a closed object; each is now one InputError, not an escape.
+TEST(Policy, FuzzFindingsAreRefusals) {
+  EXPECT_EQ(
+      refusal(pol::Format::resilience4j, "resilience4j.retry: 5\n").rfind("policy bad:1: (structure) is malformed", 0),
+      0u);
+  EXPECT_EQ(refusal(pol::Format::grpc, R"({"methodConfig": [{"name": [{"service": 5}], "retryPolicy": {}}]})")
+                .rfind("policy bad: (structure) is malformed", 0),
+            0u);
+  EXPECT_EQ(refusal(pol::Format::grpc, "[11111E1110]").rfind("policy bad: (syntax) is not valid JSON", 0), 0u);
+  EXPECT_TRUE(retrylab::policy::detail::json_key_lines("{}, \"a\" {\"b\": 1}").count("b"));
+}
+
+TEST(Policy, GrpcGoExampleSpellsKeysInCapitals) {
+  const pol::Policy p = pol::load(dir + "/grpc/grpc-go-retry-example.json");
+  // MaxAttempts 4, InitialBackoff = MaxBackoff = .01 s, BackoffMultiplier 1: a constant 10 ms window.
+  const std::map<std::string, std::string> want{
+      {"max_attempts", "4"}, {"strategy", "full"}, {"base", "0.01 s"}, {"cap", "0.01 s"}, {"multiplier", "1"}};
+  EXPECT_EQ(fields(p), want);
+  EXPECT_EQ(entry(p, "max_attempts").line, 6);
+  const std::map<std::string, bool> n{{"methodConfig[0].retryPolicy.MaxAttempts", true},
+                                      {"methodConfig[0].retryPolicy.InitialBackoff", true},
+                                      {"methodConfig[0].retryPolicy.MaxBackoff", true},
+                                      {"methodConfig[0].retryPolicy.BackoffMultiplier", true},
+                                      {"methodConfig[0].retryPolicy.RetryableStatusCodes", true},
+                                      {"methodConfig[0].retryPolicy.retryableStatusCodes", true},
+                                      {"methodConfig[0].waitForReady", true}};
+  EXPECT_EQ(notes(p), n);
+}
