@@ -163,13 +163,9 @@ int run_simulate(const SimulateOptions& o) {
   return 0;
 }
 
-}  // namespace
-
-void add_simulate_command(CLI::App& app, Action& action) {
-  auto opts = std::make_shared<SimulateOptions>();
-  CLI::App* cmd = app.add_subcommand("simulate", "Simulate one scenario many times (Monte Carlo) and summarise");
-  // Every scenario field is a flag, from the field table (montecarlo/fields.hpp); values are
-  // parsed by the table once the command line is read. --model also takes brooker.
+// Every scenario field is a flag, from the field table (montecarlo/fields.hpp); values are parsed
+// by the table once the command line is read. --model also takes brooker.
+void add_field_flags(CLI::App& cmd, SimulateOptions& opts) {
   for (const montecarlo::Field& f : montecarlo::scenario_fields()) {
     std::string help(f.meaning);
     if (f.name == "model")
@@ -180,9 +176,17 @@ void add_simulate_command(CLI::App& app, Action& action) {
     help +=
         fmt::format(" [{}; default {}{}{}]", montecarlo::range_text(f), montecarlo::default_text(f),
                     unit.empty() ? "" : "; ", unit.empty() ? std::string() : "in --unit, else " + std::string(unit));
-    cmd->add_option(flag_of(f), opts->values[std::string(f.name)], help)
+    cmd.add_option(flag_of(f), opts.values[std::string(f.name)], help)
         ->type_name(f.kind == montecarlo::FieldKind::choice ? "NAME" : "VALUE");
   }
+}
+
+}  // namespace
+
+void add_simulate_command(CLI::App& app, Action& action) {
+  auto opts = std::make_shared<SimulateOptions>();
+  CLI::App* cmd = app.add_subcommand("simulate", "Simulate one scenario many times (Monte Carlo) and summarise");
+  add_field_flags(*cmd, *opts);
   cmd->add_option("--outage", opts->outage,
                   "Outage window START:END[:FRACTION] in --unit (fraction of attempts failed inside, default 1)");
   cmd->add_option("--load-profile", opts->load_profile,
