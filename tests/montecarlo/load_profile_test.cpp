@@ -147,7 +147,8 @@ TEST(LoadProfile, WorkEstimateUsesTheMeanRateOverTheHorizon) {
 }
 
 // Arrivals in each window, summed over R runs, are Poisson with mean R·∫λ over the window: each
-// |z| < 4.5 fails by chance with probability 6.8e-6, so the 10 windows below together 7e-5 (fixed
+// |z| < 4.5 fails by chance with probability 6.8e-6 (each window holds thousands of arrivals, so
+// the normal limit is close), and the 15 windows below (3 profiles x 5) together 1.0e-4 (fixed
 // seeds: the outcome is the same on every run of the test).
 TEST(LoadProfileEngine, ArrivalsInWindowsFollowTheIntegral) {
   for (const char* profile : {"0:0,50:4,100:1", "sine:40:1.5:2", "step:0:1,30:5,70:0.5"}) {
