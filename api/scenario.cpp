@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analytic/error.hpp"
+#include "api/profile_csv.hpp"
 #include "montecarlo/brooker_preset.hpp"
 #include "montecarlo/fields.hpp"
 
@@ -79,6 +80,31 @@ void apply_outage(const ScenarioRequest& r, Spelling how, Scenario& typed, Scena
   }
 }
 
+// --load-profile into both scenarios (the engine's in attempt-durations); a sine given without its
+// mean takes rate's, which it then replaces (so rate is 0 in both).
+std::string apply_load_profile(const ScenarioRequest& r, Spelling how, Scenario& typed, Scenario& sc,
+                               const TimeUnit& u) {
+  try {
+    montecarlo::LoadProfile p = load_profile_of(*r.load_profile);
+    if (p.needs_mean()) {
+      if (!given(r, "rate"))
+        throw InputError(
+            "load_profile",
+            fmt::format("sine:period:amplitude needs {} (its mean rate), or give sine:period:amplitude:mean",
+                        spelled("rate", how)));
+      p = p.with_mean(typed.traffic.rate);
+      typed.traffic.rate = 0.0;
+      sc.traffic.rate = 0.0;
+    }
+    p.check();
+    typed.traffic.load_profile = p;
+    sc.traffic.load_profile = p.scaled(u.attempt_duration);
+    return p.text();
+  } catch (const InputError& e) {
+    rethrow_spelled(e, how);
+  }
+}
+
 // The controls that keep time need the length of an attempt-duration in ms: from the unit, or from
 // attempt_ms. Both at once must agree (an attempt_ms that says otherwise would be silently overruled
 // by one or the other).
@@ -127,6 +153,7 @@ ResolvedScenario brooker(const ScenarioRequest& r, Spelling how) {
   if (r.unit != "attempt") foreign.push_back(spelled("unit", how));
   if (r.attempt_duration) foreign.push_back(spelled("attempt_duration", how));
   if (r.outage) foreign.push_back(spelled("outage", how));
+  if (r.load_profile) foreign.push_back(spelled("load_profile", how));
   if (!foreign.empty())
     throw InputError(foreign.front(),
                      how == Spelling::flag
@@ -220,6 +247,7 @@ ResolvedScenario resolve(const ScenarioRequest& r, Spelling how) {
     f.set(sc, to_attempts(f, v, out.unit));
   }
   if (r.outage) apply_outage(r, how, typed, sc, out.unit);
+  if (r.load_profile) out.load_profile = apply_load_profile(r, how, typed, sc, out.unit);
   apply_clock(r, how, typed, sc, out.unit);
   if (sc.client.retries && !given(r, "strategy"))
     throw InputError(spelled("strategy", how),

@@ -32,13 +32,17 @@ struct ScenarioRequest {
   std::string unit = "attempt";            // attempt | ms | s
   std::optional<double> attempt_duration;  // in `unit`; required with ms and s
   std::optional<std::string> outage;       // START:END[:FRACTION], shorthand for the outage_* fields
+  // A load that changes over time (api/profile_csv.hpp: an inline form or a CSV file's path), in
+  // `unit`; it replaces rate (a sine takes rate as its mean).
+  std::optional<std::string> load_profile;
   std::optional<double> leg_mean, leg_sd;  // the brooker preset's network legs (ms)
 };
 
 struct ResolvedScenario {
   montecarlo::Scenario scenario;  // in attempt-durations, checked
   montecarlo::TimeUnit unit;
-  bool brooker = false;  // built by the Brooker preset (its unit is ms; it takes only some fields)
+  bool brooker = false;      // built by the Brooker preset (its unit is ms; it takes only some fields)
+  std::string load_profile;  // the load profile's canonical text in `unit` (empty: none)
 };
 
 // Throws InputError naming the field in `how`'s spelling.

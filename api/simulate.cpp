@@ -89,6 +89,7 @@ Json scenario_json(const ResolvedScenario& s, const montecarlo::RunPlan& plan) {
   j["runs"] = plan.runs;
   j["seed"] = plan.seed;
   for (auto& [k, v] : extra.items()) j[k] = v;
+  if (!s.load_profile.empty()) j["load_profile"] = s.load_profile;  // in the output's unit
   if (plan.server_engine) j["server_engine"] = true;
   return j;
 }
@@ -104,6 +105,9 @@ std::string fields_in_unit(const ResolvedScenario& s, bool as_flags) {
     if (!out.empty()) out += ' ';
     out += as_flags ? fmt::format("{} {}", montecarlo::flag_of(f), value) : fmt::format("{}={}", f.name, value);
   }
+  if (!s.load_profile.empty())  // not a row of the table (a text)
+    out +=
+        as_flags ? fmt::format(" --load-profile {}", s.load_profile) : fmt::format(" load_profile={}", s.load_profile);
   return out;
 }
 

@@ -41,6 +41,7 @@ struct SimulateOptions {
   double attempt_duration = 0.0;  // mean attempt time in `unit` (0 = not given)
   std::string list_fields;        // text | markdown | json, when --list-fields is given
   std::string outage;             // START:END[:FRACTION], shorthand for the outage_* fields
+  std::string load_profile;       // a load that changes over time (api/profile_csv.hpp)
   std::int64_t runs = 20;
   std::uint64_t seed = 1;
   int threads = 0;
@@ -73,6 +74,7 @@ api::ScenarioRequest request_of(const SimulateOptions& o) {
   r.unit = o.unit;
   if (was_given(o, "--attempt-duration")) r.attempt_duration = o.attempt_duration;
   if (was_given(o, "--outage")) r.outage = o.outage;
+  if (was_given(o, "--load-profile")) r.load_profile = o.load_profile;
   if (was_given(o, "--leg-mean")) r.leg_mean = o.leg_mean;
   if (was_given(o, "--leg-sd")) r.leg_sd = o.leg_sd;
   if (!was_given(o, "--policy")) {
@@ -114,6 +116,8 @@ void check_simulate_limits(const SimulateOptions& o, const montecarlo::Scenario&
   if (!(o.max_memory > 0) || !std::isfinite(o.max_memory))
     throw InputError("--max-memory", fmt::format("must be a number of GiB > 0 (got {})", o.max_memory));
   montecarlo::check_resources(sc, plan, o.max_memory * (1ull << 30));
+  if (!o.trace.empty() && sc.traffic.load_profile.set())  // its header and `retrylab check` know no profile
+    throw InputError("--trace", "cannot be combined with --load-profile yet (give one of them)");
   if (!o.trace.empty()) require_writable_file("--trace", o.trace);
 }
 
@@ -159,13 +163,9 @@ int run_simulate(const SimulateOptions& o) {
   return 0;
 }
 
-}  // namespace
-
-void add_simulate_command(CLI::App& app, Action& action) {
-  auto opts = std::make_shared<SimulateOptions>();
-  CLI::App* cmd = app.add_subcommand("simulate", "Simulate one scenario many times (Monte Carlo) and summarise");
-  // Every scenario field is a flag, from the field table (montecarlo/fields.hpp); values are
-  // parsed by the table once the command line is read. --model also takes brooker.
+// Every scenario field is a flag, from the field table (montecarlo/fields.hpp); values are parsed
+// by the table once the command line is read. --model also takes brooker.
+void add_field_flags(CLI::App& cmd, SimulateOptions& opts) {
   for (const montecarlo::Field& f : montecarlo::scenario_fields()) {
     std::string help(f.meaning);
     if (f.name == "model")
@@ -176,11 +176,24 @@ void add_simulate_command(CLI::App& app, Action& action) {
     help +=
         fmt::format(" [{}; default {}{}{}]", montecarlo::range_text(f), montecarlo::default_text(f),
                     unit.empty() ? "" : "; ", unit.empty() ? std::string() : "in --unit, else " + std::string(unit));
-    cmd->add_option(flag_of(f), opts->values[std::string(f.name)], help)
+    cmd.add_option(flag_of(f), opts.values[std::string(f.name)], help)
         ->type_name(f.kind == montecarlo::FieldKind::choice ? "NAME" : "VALUE");
   }
+}
+
+}  // namespace
+
+void add_simulate_command(CLI::App& app, Action& action) {
+  auto opts = std::make_shared<SimulateOptions>();
+  CLI::App* cmd = app.add_subcommand("simulate", "Simulate one scenario many times (Monte Carlo) and summarise");
+  add_field_flags(*cmd, *opts);
   cmd->add_option("--outage", opts->outage,
                   "Outage window START:END[:FRACTION] in --unit (fraction of attempts failed inside, default 1)");
+  cmd->add_option("--load-profile", opts->load_profile,
+                  "Steady arrivals at a rate that changes over time, in --unit, instead of --rate: t:rate,t:rate,... "
+                  "(piecewise-linear), step:t:rate[,t:rate...], sine:period:amplitude (mean --rate), or a CSV "
+                  "file of time,rate rows; needs --horizon")
+      ->type_name("PROFILE");
   cmd->add_option("--unit", opts->unit,
                   "Unit of every time and rate given and printed: attempt (attempt-durations), ms or s")
       ->capture_default_str();

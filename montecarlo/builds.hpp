@@ -25,6 +25,7 @@
 #include "montecarlo/components/effects.hpp"
 #include "montecarlo/components/injection.hpp"
 #include "montecarlo/components/limit.hpp"
+#include "montecarlo/components/load_profile.hpp"
 #include "montecarlo/components/lock.hpp"
 #include "montecarlo/components/network.hpp"
 #include "montecarlo/components/population.hpp"
@@ -44,7 +45,7 @@ namespace retrylab::montecarlo::detail {
 using PlainParts = Parts<>;
 using LeanParts = Parts<ServerView, Rows, Service, Timeout, Effects, RetryLimit, Deadline>;
 using FullParts = Parts<ServerView, Rows, Service, Network, Population, Lock, Limit, Timeout, Effects, Breaker,
-                        RetryLimit, Deadline, Budget, Quota, Injection, Recovery, Settle>;
+                        RetryLimit, Deadline, Budget, Quota, Injection, Recovery, Settle, LoadThinning>;
 
 // The per-attempt and per-client records of the full tier: every component's state (one layout for
 // both full builds, so a worker's lent storage serves either).

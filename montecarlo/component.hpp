@@ -18,7 +18,7 @@
 //  - decides_service: it draws each attempt's service requirement (then: double service_time(E&)).
 // Hooks (all no-ops here; E is the engine, whose public part is the components' view of the core).
 // Every hook of an inactive component returns at once; a hook returning bool is folded in list order
-// with short-circuit (&& for allow_call, holds_back..., || for gives_up_*). Randomness: a component
+// with short-circuit (&& for accepts_arrival, allow_call, holds_back..., || for gives_up_*). Randomness: a component
 // draws only from the streams the core owns for its purpose (E::stream<id>()), and only when it is on.
 #include <array>
 #include <cstdint>
@@ -73,6 +73,12 @@ struct Component {
   template <class E>
   void on_arrival(E& /*e*/, std::int32_t /*c*/, double /*t*/) {}
 
+  // A steady arrival's candidate at t (not a burst client): false drops it before any client
+  // exists (a load profile's thinning).
+  template <class E>
+  bool accepts_arrival(E& /*e*/, double /*t*/) {
+    return true;
+  }
   // Client c is about to send: false rejects the call locally (unsent; the client backs off).
   template <class E>
   bool allow_call(E& /*e*/, std::int32_t /*c*/) {

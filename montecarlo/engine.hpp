@@ -88,8 +88,8 @@ class Engine {
         ties_(key_, StreamId::ties, run_index),
         horizon_(effective_horizon(s)),
         warmup_(s.measurement.warmup),
-        pure_burst_(s.traffic.rate == 0.0),
-        drains_(s.traffic.rate > 0.0 && s.traffic.clients > 0),
+        pure_burst_(candidate_rate(s) == 0.0),
+        drains_(candidate_rate(s) > 0.0 && s.traffic.clients > 0),
         pulse_(options.pulse),
         lent_(scratch),
         jobs_(make_jobs(s)),
@@ -102,6 +102,7 @@ class Engine {
         retry_after_(key_, StreamId::retry_after, run_index),
         failures_(key_, StreamId::failures, run_index),
         throttle_(key_, StreamId::throttle, run_index),
+        load_(key_, StreamId::load, run_index),
         parts_(s, faults) {
     if (lent_) swap_storage();  // the lent storage in (the engine's own, empty, out); emptied below
     apply_bias(arrivals_, faults_);
@@ -121,7 +122,7 @@ class Engine {
     if constexpr (full && M == Model::free && one_event_observer && P::template has<Network>) {
       if (one_event_applies()) return one_event();
     }
-    if (s_.traffic.rate > 0.0) schedule_next_arrival(0.0);
+    if (candidate_rate(s_) > 0.0) schedule_next_arrival(0.0);
     for (std::int64_t i = 0; i < s_.traffic.clients; ++i) {
       send(new_client(0.0, true));
       if (tally_.waiting >= s_.measurement.collapse) return finish(StopReason::collapsed, 0.0);
@@ -164,6 +165,7 @@ class Engine {
     if constexpr (id == StreamId::retry_after) return retry_after_;
     if constexpr (id == StreamId::failures) return failures_;
     if constexpr (id == StreamId::throttle) return throttle_;
+    if constexpr (id == StreamId::load) return load_;
   }
   // What the plain tier does not store: the send time is the service start (and without a
   // component that delays the start, send, reach and start are one instant), the row is 0.
@@ -282,9 +284,16 @@ class Engine {
     return std::nullopt;
   }
 
-  // At t: the next Poisson arrival (arrivals before wake-ups at equal times), else the next wake-up.
+  // At t: the next Poisson arrival (arrivals before wake-ups at equal times; a candidate a component
+  // drops, a load profile's thinning, only schedules the next), else the next wake-up.
   RL_HOT void start_next(double t, double tw) {
     if (next_arrival_ <= tw) {
+      if constexpr (full) {
+        if (!parts_.all([&](auto& p) RL_HOOK { return p.accepts_arrival(*this, t); })) {
+          schedule_next_arrival(t);
+          return;
+        }
+      }
       const std::int32_t c = new_client(t, false);
       schedule_next_arrival(t);
       send(c);
@@ -374,8 +383,8 @@ class Engine {
   double horizon_, warmup_;
   bool pure_burst_;  // no steady arrivals: the run finishes when nobody waits
   bool drains_;      // a burst on steady traffic: the run stops when the burst has drained
-  // 1 / rate: the mean time between steady arrivals
-  double mean_gap_ = s_.traffic.rate > 0.0 ? 1.0 / s_.traffic.rate : 0.0;
+  // 1 / rate: the mean time between steady arrivals (candidates, with a load profile)
+  double mean_gap_ = candidate_rate(s_) > 0.0 ? 1.0 / candidate_rate(s_) : 0.0;
   double t_ = 0.0, v_ = 0.0, next_arrival_ = inf;
   double v_warmup_ = 0.0;  // virtual time at the warmup instant (plain tier's work meter)
   std::int64_t in_service_ = 0;
@@ -393,7 +402,7 @@ class Engine {
   EngineOptions options_;
   double cut_ = nan;  // planted fault shared_doomed_leave_at_commit: where a doomed attempt's service was cut
   // The components' streams (each drawn only when its component is on).
-  Stream service_, delay_, population_, rows_, retry_after_, failures_, throttle_;
+  Stream service_, delay_, population_, rows_, retry_after_, failures_, throttle_, load_;
   P parts_;
   std::vector<ClientExtra> client_extra_;  // beside clients_ (full tier)
   std::int64_t admitted_ = 0, lost_ = 0;

@@ -71,8 +71,17 @@ double expected_attempts_per_client(const Scenario& s) {
   return std::isfinite(a) ? std::max(1.0, a) : std::numeric_limits<double>::max();
 }
 
+// Steady arrivals expected per run: rate x horizon, or a load profile's integral over [0, horizon)
+// (its mean rate over the horizon, times the horizon).
+namespace {
+double steady_arrivals(const Scenario& s) {
+  const double h = effective_horizon(s);
+  return s.traffic.load_profile.set() ? s.traffic.load_profile.integral(0.0, h) : s.traffic.rate * h;
+}
+}  // namespace
+
 ResourceEstimate estimate_resources(const Scenario& s, const RunPlan& plan) {
-  const double arrivals = s.traffic.rate * effective_horizon(s);
+  const double arrivals = steady_arrivals(s);
   const double per_run_clients = static_cast<double>(s.traffic.clients) + arrivals;
   const double waiting = std::min(static_cast<double>(s.measurement.collapse), per_run_clients) + 64.0;
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
@@ -96,7 +105,7 @@ void check_resources(const Scenario& s, const RunPlan& plan, double max_memory) 
   const ResourceEstimate e = estimate_resources(s, plan);
   if (e.attempts > max_attempts_simulated) {
     // The horizon when it makes the work: steady arrivals over it, or retries that go on through it.
-    const bool steady = s.traffic.rate * effective_horizon(s) > static_cast<double>(s.traffic.clients);
+    const bool steady = steady_arrivals(s) > static_cast<double>(s.traffic.clients);
     const Scenario& o = s;
     throw InputError(
         steady || e.attempts_per_client > 100 ? "horizon" : "runs",
@@ -105,8 +114,8 @@ void check_resources(const Scenario& s, const RunPlan& plan, double max_memory) 
                     "failure_prob={}, max_attempts={}, deadline={}; lower runs or horizon, or bound the retries "
                     "with max_attempts or deadline)",
                     e.clients, e.attempts_per_client, e.attempts, max_attempts_simulated, plan.runs, s.traffic.clients,
-                    s.traffic.rate, effective_horizon(s), o.failures.failure_prob, o.client.max_attempts,
-                    o.client.deadline));
+                    s.traffic.load_profile.set() ? steady_arrivals(s) / effective_horizon(s) : s.traffic.rate,
+                    effective_horizon(s), o.failures.failure_prob, o.client.max_attempts, o.client.deadline));
   }
   if (e.bytes > max_memory)
     throw InputError("max-memory",

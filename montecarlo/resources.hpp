@@ -5,7 +5,8 @@
 // - memory: every run result is kept (sizeof(RunResult) plus per_run_summary_bytes for the summary),
 //   and each worker thread holds one run whose clients waiting at once can reach
 //   min(collapse, burst + expected arrivals) at bytes_per_waiting_client each;
-// - work: the attempts made in all runs, runs x (burst + rate x horizon) x attempts per client, at
+// - work: the attempts made in all runs, runs x (burst + rate x horizon) x attempts per client (a
+//   load profile: its integral over [0, horizon), i.e. its mean rate over the horizon), at
 //   most max_attempts_simulated. Attempts per client (expected_attempts_per_client) is what injected
 //   failures alone cause: 1/(1 − failure_prob), plus the retries through an outage window, each
 //   bounded by max_attempts and by the attempt cycles (one attempt, then the mean sleep of its retry

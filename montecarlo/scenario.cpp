@@ -49,7 +49,8 @@ bool has_server_features(const Scenario& s) noexcept {
   // Any field beyond the base ones, set, that the original loop does not implement (fields.hpp).
   for (const Field& f : scenario_fields())
     if (f.presence != Presence::always && !f.plain_loop && field_shown(f, s)) return true;
-  return s.model == Model::none;  // only the full tier has injected failures
+  // Only the full tier has injected failures and the load profile's thinning.
+  return s.model == Model::none || s.traffic.load_profile.set();
 }
 
 BudgetConfig budget_of(const ClientPolicy& c) {
@@ -95,10 +96,13 @@ void check_scenario(const Scenario& s) {
       continue;  // unset: see effective_horizon
     check_field(f, f.get(s));
   }
-  if (s.traffic.clients == 0 && s.traffic.rate == 0.0)
+  s.traffic.load_profile.check();  // not a row of the table: its own ranges
+  if (s.traffic.clients == 0 && candidate_rate(s) == 0.0)
     throw InputError("clients", "must be > 0 when --rate is 0 (no traffic: give a burst, steady traffic or both)");
   if (std::isnan(s.measurement.horizon) || s.measurement.horizon < 0.0 || std::isinf(s.measurement.horizon))
     throw InputError("horizon", fmt::format("must be a finite number > 0 (got {})", s.measurement.horizon));
+  if (s.traffic.load_profile.set() && s.measurement.horizon == 0.0)
+    throw InputError("horizon", "is required with a load_profile: give a finite time > 0");
   if (s.traffic.rate > 0.0 && s.measurement.horizon == 0.0)
     throw InputError("horizon",
                      fmt::format("is required with steady traffic (rate={}): give a finite time > 0", s.traffic.rate));
@@ -131,7 +135,7 @@ void check_scenario(const Scenario& s) {
 }
 
 double effective_horizon(const Scenario& s) {
-  return s.measurement.horizon == 0.0 && s.traffic.rate == 0.0 ? default_burst_horizon : s.measurement.horizon;
+  return s.measurement.horizon == 0.0 && candidate_rate(s) == 0.0 ? default_burst_horizon : s.measurement.horizon;
 }
 
 std::string canonical(const Scenario& s) {
@@ -143,6 +147,8 @@ std::string canonical(const Scenario& s) {
     if (!out.empty()) out += ' ';
     out += fmt::format("{}={}", f.name, format_field(f, field_value(f, s)));
   }
+  // Not a row of the table (a text): last, and only when set, so no earlier scenario changes.
+  if (s.traffic.load_profile.set()) out += " load_profile=" + s.traffic.load_profile.text();
   return out;
 }
 

@@ -21,6 +21,7 @@
 #include "analytic/model.hpp"
 #include "analytic/strategy.hpp"
 #include "montecarlo/hash.hpp"
+#include "montecarlo/profile.hpp"
 
 namespace retrylab::montecarlo {
 
@@ -98,6 +99,9 @@ struct Aimd {
 struct Traffic {
   std::int64_t clients = 0;  // burst of N clients at t = 0
   double rate = 0.0;         // steady Poisson arrivals on [0, horizon)
+  // Steady arrivals whose rate changes over time (montecarlo/profile.hpp): it replaces rate (then
+  // 0), needs a horizon, and is not a row of the field table (its value is a text, not a number).
+  LoadProfile load_profile{};
 };
 
 // The resource: its rows, its service times, the network between it and the clients.
@@ -223,6 +227,12 @@ struct Scenario {
   Failures failures{};
   Measurement measurement{};
 };
+
+// The rate steady arrivals are drawn at: rate, or a load profile's maximum (its candidates,
+// thinned by the profile's component, components/load_profile.hpp).
+inline double candidate_rate(const Scenario& s) noexcept {
+  return s.traffic.load_profile.set() ? s.traffic.load_profile.max_rate() : s.traffic.rate;
+}
 
 // s with every server option at its default: what the original event loop has (the model, the
 // backoff with its multiplier, the traffic, horizon, warmup and collapse, retries) kept, every other
