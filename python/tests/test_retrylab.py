@@ -286,3 +286,43 @@ def test_policy_path_with_a_nul_is_refused_whole():
     # The C++ side would read the path only up to the NUL ("a" of "a\0b"); Python refuses it first.
     with pytest.raises(ValueError, match=r"^policy must be a path without NUL characters \(got 'a\\x00b'\)"):
         retrylab.simulate(model="none", strategy="full", clients=5, policy="a\0b")
+
+
+def random_scenarios(n, seed):
+    """n scenarios drawn from the field table's models and strategies and from ranges that keep each run
+    small (a fixed seed: the same scenarios every time). Some are refused by design (rules between
+    fields); the test holds both front ends to the same verdict."""
+    rng = np.random.default_rng(seed)
+    table = {f["name"]: f for f in retrylab.fields()}
+    models, strategies = table["model"]["choices"], table["strategy"]["choices"]
+    out = []
+    for _ in range(n):
+        base = float(rng.choice([0.5, 1.0, 2.0]))
+        kw = dict(model=str(rng.choice(models)), strategy=str(rng.choice(strategies)), base=base,
+                  cap=base * float(rng.choice([4, 16, 64])), runs=int(rng.integers(1, 4)),
+                  seed=int(rng.integers(1, 10**6)))
+        if rng.random() < 0.5:
+            kw["clients"] = int(rng.integers(1, 60))
+        else:
+            kw.update(rate=round(float(rng.uniform(0.02, 0.3)), 3), horizon=float(rng.choice([100, 300])))
+        if kw["model"] == "none":
+            kw["failure_prob"] = round(float(rng.uniform(0.0, 0.5)), 3)
+            kw["max_attempts"] = int(rng.integers(1, 6))
+        if rng.random() < 0.3:
+            kw["max_attempts"] = int(rng.integers(1, 6))
+        out.append(kw)
+    return out
+
+
+@pytest.mark.parametrize("kwargs", random_scenarios(24, 2026))
+def test_random_scenarios_same_numbers_or_same_refusal_as_the_cli(kwargs):
+    cli = subprocess.run([EXE, "simulate", *flags(kwargs), "--json", "--quiet"], capture_output=True, text=True)
+    assert cli.returncode in (0, 2), cli.stderr
+    if cli.returncode == 2:
+        with pytest.raises(ValueError) as refused:
+            retrylab.simulate(**kwargs)
+        assert str(refused.value) == keywords(cli.stderr.strip()[len("retrylab: "):])
+        return
+    py, doc = retrylab.simulate(**kwargs), json.loads(cli.stdout)
+    for key in ("scenario", "runs", "metrics", "stop"):
+        assert py[key] == doc[key], key
