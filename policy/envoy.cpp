@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "policy/detail.hpp"
+#include "policy/yaml.hpp"
 
 namespace retrylab::policy::detail {
 
@@ -184,12 +185,7 @@ void budgets(Reader& r, const YAML::Node& root) {
 }  // namespace
 
 Policy parse_envoy(const std::string& text, const std::string& path) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    fail(path, e.mark.line < 0 ? 0 : e.mark.line + 1, "(syntax)", "is not valid YAML: " + e.msg);
-  }
+  YAML::Node root = load_yaml(text, path);
   Policy p;
   p.path = path;
   p.format = Format::envoy;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "policy/detail.hpp"
+#include "policy/yaml.hpp"
 
 namespace retrylab::policy::detail {
 
@@ -202,12 +203,7 @@ void read_instance(Policy& p, const YAML::Node& root, const std::string& path, s
 }  // namespace
 
 Policy parse_resilience4j(const std::string& text, const std::string& path, std::string_view select) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    fail(path, e.mark.line < 0 ? 0 : e.mark.line + 1, "(syntax)", "is not valid YAML: " + e.msg);
-  }
+  YAML::Node root = load_yaml(text, path);
   Policy p;
   p.path = path;
   p.format = Format::resilience4j;
