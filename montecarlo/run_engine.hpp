@@ -63,4 +63,27 @@ RunResult run_engine(const Scenario& s, std::uint64_t seed, std::uint64_t run_in
                            scratch, faults);
 }
 
+// The event loops without an observer are compiled once, in the library (simulate.cpp defines
+// them): every other file that runs the engine with NullObserver (advise, the tests, the benchmarks)
+// links to that copy instead of compiling the whole loop again (each is about a minute of compiler
+// time, several under the sanitizers). Same code, same numbers.
+#define RETRYLAB_NULL_OBSERVER_ENGINES(SPEC, FAULTS)                                                                  \
+  SPEC template RunResult run_engine<NullObserver, FAULTS>(const Scenario&, std::uint64_t, std::uint64_t,             \
+                                                           const EngineOptions&, NullObserver&, EngineScratch*,       \
+                                                           const FAULTS&);                                            \
+  SPEC template RunResult run_engine_chosen<NullObserver, FAULTS>(bool, bool, const Scenario&, std::uint64_t,         \
+                                                                  std::uint64_t, const EngineOptions&, NullObserver&, \
+                                                                  EngineScratch*, const FAULTS&);                     \
+  SPEC template RunResult run_engine_build<PlainParts, NullObserver, FAULTS>(                                         \
+      const Scenario&, std::uint64_t, std::uint64_t, const EngineOptions&, NullObserver&, EngineScratch*,             \
+      const FAULTS&);                                                                                                 \
+  SPEC template RunResult run_engine_build<LeanParts, NullObserver, FAULTS>(                                          \
+      const Scenario&, std::uint64_t, std::uint64_t, const EngineOptions&, NullObserver&, EngineScratch*,             \
+      const FAULTS&);                                                                                                 \
+  SPEC template RunResult run_engine_build<FullParts, NullObserver, FAULTS>(                                          \
+      const Scenario&, std::uint64_t, std::uint64_t, const EngineOptions&, NullObserver&, EngineScratch*,             \
+      const FAULTS&);
+
+RETRYLAB_NULL_OBSERVER_ENGINES(extern, NoFaults)
+
 }  // namespace retrylab::montecarlo::detail

@@ -7,6 +7,12 @@
 #include "montecarlo/entry.hpp"
 #include "montecarlo/parallel_runs.hpp"
 
+// The one copy of the event loops without an observer (run_engine.hpp); the planted-fault library
+// compiles this file with its own Faults policy, so it defines those instead.
+namespace retrylab::montecarlo::detail {
+RETRYLAB_NULL_OBSERVER_ENGINES(, EntryFaults)
+}  // namespace retrylab::montecarlo::detail
+
 namespace retrylab::montecarlo {
 
 RunResult simulate_run(const Scenario& s, std::uint64_t seed, std::uint64_t run_index) {

@@ -2,6 +2,5 @@
 #include "tests/montecarlo/engine_instances.hpp"
 
 namespace retrylab::montecarlo::detail {
-RETRYLAB_TEST_ENGINE(, NullObserver)
 RETRYLAB_TEST_ENGINE(, testing::TraceObserver)
 }  // namespace retrylab::montecarlo::detail

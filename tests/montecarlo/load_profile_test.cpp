@@ -15,6 +15,7 @@
 #include "montecarlo/profile.hpp"
 #include "montecarlo/resources.hpp"
 #include "montecarlo/simulate.hpp"
+#include "tests/montecarlo/engine_instances.hpp"
 
 namespace mc = retrylab::montecarlo;
 using mc::LoadProfile;
@@ -33,13 +34,14 @@ std::string refusal(const std::string& text) {
   return "(accepted)";
 }
 
-// Records the steady arrivals' times (burst clients left out).
-struct ArrivalTimes : mc::detail::NullObserver {
+// The steady arrivals' times of a traced run (burst clients left out). The trace observer is the
+// tests' shared one (engine_instances.hpp), so this file compiles no event loop of its own.
+std::vector<double> steady_arrivals(const mc::testing::TraceObserver& trace) {
   std::vector<double> t;
-  void on_arrival(std::int64_t /*client*/, double at, bool burst) {
-    if (!burst) t.push_back(at);
-  }
-};
+  for (std::size_t i = 0; i < trace.arrival_time.size(); ++i)
+    if (!trace.arrival_burst[i]) t.push_back(trace.arrival_time[i]);
+  return t;
+}
 
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
@@ -157,9 +159,9 @@ TEST(LoadProfileEngine, ArrivalsInWindowsFollowTheIntegral) {
     constexpr int runs = 200, windows = 5;
     std::vector<double> count(windows, 0.0);
     for (int r = 0; r < runs; ++r) {
-      ArrivalTimes seen;
+      mc::testing::TraceObserver seen;
       mc::detail::run_engine(s, 42, static_cast<std::uint64_t>(r), mc::detail::EngineOptions{}, seen);
-      for (const double t : seen.t) {
+      for (const double t : steady_arrivals(seen)) {
         ASSERT_TRUE(t >= 0.0 && t < 100.0) << t;
         count[static_cast<std::size_t>(t / 20.0)] += 1.0;
       }
@@ -193,12 +195,13 @@ TEST(LoadProfileEngine, ConstantProfileIsThePlainRateBitForBit) {
       o.scenario_hash = mc::stable_hash(plain);
       o.full_tier = true;
       o.lean = false;
-      ArrivalTimes a, b;
-      const mc::RunResult x = mc::detail::run_engine(plain, 7, run, o, a);
-      const mc::RunResult y = mc::detail::run_engine(profiled, 7, run, o, b);
-      ASSERT_GT(a.t.size(), 100u);
-      ASSERT_EQ(a.t.size(), b.t.size());
-      for (std::size_t i = 0; i < a.t.size(); ++i) ASSERT_TRUE(same_bits(a.t[i], b.t[i])) << i;
+      mc::testing::TraceObserver ta, tb;
+      const mc::RunResult x = mc::detail::run_engine(plain, 7, run, o, ta);
+      const mc::RunResult y = mc::detail::run_engine(profiled, 7, run, o, tb);
+      const std::vector<double> a = steady_arrivals(ta), b = steady_arrivals(tb);
+      ASSERT_GT(a.size(), 100u);
+      ASSERT_EQ(a.size(), b.size());
+      for (std::size_t i = 0; i < a.size(); ++i) ASSERT_TRUE(same_bits(a[i], b[i])) << i;
       EXPECT_EQ(x.attempts, y.attempts);
       EXPECT_EQ(x.successes, y.successes);
       EXPECT_TRUE(same_bits(x.stop_time, y.stop_time));
@@ -215,13 +218,14 @@ TEST(LoadProfileEngine, ThinningKeepsASubsetOfTheCandidates) {
   mc::Scenario half = one_attempt_each("0:2,100:2,100.5:1", 200.0);
   mc::detail::EngineOptions o;
   o.scenario_hash = mc::stable_hash(full);
-  ArrivalTimes a, b;
-  mc::detail::run_engine(full, 3, 0, o, a);
-  mc::detail::run_engine(half, 3, 0, o, b);
-  ASSERT_LT(b.t.size(), a.t.size());
+  mc::testing::TraceObserver ta, tb;
+  mc::detail::run_engine(full, 3, 0, o, ta);
+  mc::detail::run_engine(half, 3, 0, o, tb);
+  const std::vector<double> a = steady_arrivals(ta), b = steady_arrivals(tb);
+  ASSERT_LT(b.size(), a.size());
   std::size_t i = 0;
-  for (const double t : b.t) {
-    while (i < a.t.size() && !same_bits(a.t[i], t)) ++i;
-    ASSERT_LT(i, a.t.size()) << "a kept arrival that was not a candidate: " << t;
+  for (const double t : b) {
+    while (i < a.size() && !same_bits(a[i], t)) ++i;
+    ASSERT_LT(i, a.size()) << "a kept arrival that was not a candidate: " << t;
   }
 }
