@@ -25,6 +25,10 @@ endif()
 file(WRITE ${WORK_DIR}/bad.toml "[study]\nname = \"b\"\n[sweep.s]\nkind = \"grid\"\nrunz = 3\n")
 expect_exit(2 "bad.toml:5: sweep.s.runz is not a known key" run ${WORK_DIR}/bad.toml --quiet)
 expect_exit(2 "--scale" run ${WORK_DIR}/bad.toml --scale huge)
+file(WRITE ${WORK_DIR}/bad_series.toml "[study]\nname = \"b\"\n[sweep.s]\nkind = \"series\"\nunit = \"s\"\nattempt_duration = 0.01\nrate = 100\nhorizon = 60\nbin = 1\nevent = [10, 20]\n  [[sweep.s.policies]]\n  name = \"a\"\n  retry_limit = 3\n")
+expect_exit(2 "bad_series.toml:13: sweep.s.policies\\[0\\].retry_limit is not a key of a policy" run ${WORK_DIR}/bad_series.toml --quiet)
+file(WRITE ${WORK_DIR}/bad_profile.toml "[study]\nname = \"b\"\n[sweep.s]\nkind = \"grid\"\nhorizon = 60\nload_profile = \"../../etc/trace.csv\"\n")
+expect_exit(2 "bad_profile.toml:6: sweep.s.load_profile must name a file inside the spec's folder" run ${WORK_DIR}/bad_profile.toml --quiet)
 expect_exit(2 "PAPER must be a paper folder" reproduce ${WORK_DIR}/nowhere --quiet)
 
 # A study reusing a certificate gets that certificate's validation table (kept beside it by
