@@ -38,7 +38,7 @@ void policy_panels(const SweepSpec& sw, const std::vector<json>& recs, const std
   gp(layout(recs.size(), 2,
             fmt::format("{}: {} per policy (mean over {} runs, 95% band; {} shaded)", sw.title, what, sw.runs,
                         event_note(sw))));
-  gp("set grid lc rgb '#dddddd'; set key off; set xrange [0:*]; set yrange [0:*]");
+  gp("set grid lc rgb '#dddddd'; set key off; set xrange [0:*]; set yrange [0:*]; set lmargin 11");
   const double D = sw.attempt_duration;
   gp(fmt::format("set object 1 rect from {},graph 0 to {},graph 1 behind fc rgb '#f4cccc' fs solid 0.5 noborder",
                  sw.series.event_start * D, sw.series.event_end * D));
@@ -123,7 +123,7 @@ void render_series(const StudyData& d, std::size_t si, Out& out) {
   out.csv(s);
   const double bin = sw.series.bin * D;
   policy_panels(sw, recs, "successes", bin, "goodput", fmt::format("successes per {}", u), out, sw.name + "_goodput");
-  policy_panels(sw, recs, "backlog", 1.0, "backlog", "clients waiting (mean over the bin)", out, sw.name + "_backlog");
+  policy_panels(sw, recs, "backlog", 1.0, "backlog", "clients waiting (bin mean)", out, sw.name + "_backlog");
 }
 
 }  // namespace retrylab::papers::report
