@@ -48,6 +48,16 @@ file(READ ${WORK_DIR}/certificates/${cert_id}/validation.md kept)
 if(NOT copied STREQUAL kept OR copied MATCHES "stale")
   message(FATAL_ERROR "OUT/validation/validation.md is not the table of certificate ${cert_id}")
 endif()
+
+# The incident study at quick scale (papers/incident: about 10 s on 2 cores): the committed spec runs
+# and writes its tables, series and figures.
+expect_exit(0 "14 points run" run ${TEST_DIR}/../../papers/incident/study.toml --scale quick --out ${WORK_DIR}/incident
+            --threads 2)
+foreach(f outage.md spike.csv spike_series.csv outage_goodput.svg spike_backlog.png)
+  if(NOT EXISTS ${WORK_DIR}/incident/${f})
+    message(FATAL_ERROR "the incident study at quick scale did not write ${f}")
+  endif()
+endforeach()
 # A certificate without stored tables (an older retrylab): OUT/validation is left alone, and said so.
 file(REMOVE_RECURSE ${WORK_DIR}/certificates/${cert_id})
 expect_exit(0 "is not stored" run ${TEST_DIR}/tiny_study.toml --out ${WORK_DIR}/out3 --quiet)
