@@ -97,6 +97,29 @@ TEST(SeriesSpec, LoadProfileIsSetOnEveryPointInTheSweepsUnit) {
   }
 }
 
+StudyOptions options(const fs::path& out, int threads, bool resume = false) {
+  StudyOptions o;
+  o.out = out;
+  o.threads = threads;
+  o.quiet = true;
+  o.resume = resume;
+  o.certificate_id = "test-certificate";
+  return o;
+}
+
+// The record's scenario object is in the sweep's unit, its load profile too (the canonical string,
+// the RNG key, stays in attempt-durations).
+TEST(SeriesSpec, TheRecordShowsTheLoadProfileInTheSweepsUnit) {
+  std::string text = head + policies;
+  text.replace(text.find("rate = 200\n"), 11, "load_profile = \"step:0:200,8:400,12:200\"\n");
+  const StudySpec spec = parse_study_text(text, "good.toml", "quick");
+  const nlohmann::json rec =
+      run_whole_point(spec.sweeps[0], 1, options(retrylab::test::fresh_dir("series-record"), 2), {});
+  EXPECT_EQ(rec.at("scenario").at("load_profile"), "step:0:200,8:400,12:200");
+  EXPECT_NE(rec.at("canonical").get<std::string>().find("load_profile=step:0:2,800:4,1200:2"), std::string::npos);
+  EXPECT_EQ(rec.at("policy"), "3 attempts");
+}
+
 TEST(SeriesSpec, BadKeysAreErrorsNamingTheKey) {
   expect_error(head + policies + "  retries_max = 3\n", "sweep.s.policies[2].retries_max", 33);
   expect_error(head + "  [[sweep.s.policies]]\n  name = \"a\"\n", "sweep.s.bin", 5);
@@ -139,16 +162,6 @@ TEST(SeriesSpec, ALoadProfileFileStaysInsideTheSpecsFolder) {
   }
 }
 
-StudyOptions options(const fs::path& out, int threads, bool resume = false) {
-  StudyOptions o;
-  o.out = out;
-  o.threads = threads;
-  o.quiet = true;
-  o.resume = resume;
-  o.certificate_id = "test-certificate";
-  return o;
-}
-
 TEST(SeriesStudy, RecordsArePureFunctionsOfSweepAndIndex) {
   const StudySpec spec = parse_study_text(head + policies, "t.toml", "quick");
   const fs::path one = retrylab::test::fresh_dir("series-1"), two = retrylab::test::fresh_dir("series-2"),
@@ -177,6 +190,25 @@ TEST(SeriesStudy, RecordsArePureFunctionsOfSweepAndIndex) {
     EXPECT_TRUE(a.count(f)) << f << " was not written";
   // The policy's name reaches gnuplot only quoted ('' for ').
   EXPECT_NE(a.at("s_goodput.gp").find("'budget, ''quoted'' | <b>'"), std::string::npos);
+}
+
+// A policy's name is any text: it reaches Markdown, CSV and gnuplot only escaped (docs/study-spec.md
+// "Names and text"), and no file is named after it.
+TEST(SeriesStudy, HostilePolicyNamesAreEscapedInEveryOutput) {
+  std::string text = head + "bin = 1\n";
+  text += "  [[sweep.s.policies]]\n  name = \"=1+2\"\n";
+  text += "  [[sweep.s.policies]]\n  name = \"a|b`c`\\nset output '/tmp/x' @m\"\n";
+  const StudySpec spec = parse_study_text(text, "t.toml", "quick");
+  const fs::path out = retrylab::test::fresh_dir("series-hostile");
+  run_study(spec, options(out, 2));
+  const auto files = retrylab::test::all_files(out);
+  EXPECT_NE(files.at("s.csv").find("\n'=1+2,"), std::string::npos);  // no formula for a spreadsheet
+  EXPECT_NE(files.at("s_series.csv").find(",'=1+2,"), std::string::npos);
+  EXPECT_NE(files.at("s.md").find("a\\|b\\`c\\` set output"), std::string::npos);  // one cell, one line
+  const std::string& gp = files.at("s_goodput.gp");
+  EXPECT_NE(gp.find("set title 'a|b`c` set output ''/tmp/x'' @m'"), std::string::npos);
+  EXPECT_EQ(gp.find("\nset output"), std::string::npos);
+  for (const auto& [name, bytes] : files) EXPECT_EQ(name.find("=1+2"), std::string::npos) << name;
 }
 
 TEST(SeriesStudy, SeriesSummedOverBinsGivesTheRunsTotals) {
