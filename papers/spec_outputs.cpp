@@ -20,6 +20,7 @@ std::vector<std::string> output_stems(const SweepSpec& sw) {
     default: break;
   }
   std::vector<std::string> out;
+  out.reserve(suffixes.size());
   for (const char* s : suffixes) out.push_back(sw.name + s);
   return out;
 }

@@ -107,7 +107,7 @@ void render_series(const StudyData& d, std::size_t si, Out& out) {
                         num(sw.series.bin * D), u);
   s.columns = {fmt::format("t ({})", u), "policy"};
   for (const auto q : series_record_quantities)
-    s.columns.push_back(std::string(montecarlo::series_quantity_defs()[static_cast<std::size_t>(q)].key));
+    s.columns.emplace_back(montecarlo::series_quantity_defs()[static_cast<std::size_t>(q)].key);
   for (const json& r : recs) {
     const auto t_bins = numbers(r.at("t"));
     for (std::size_t k = 0; k < t_bins.size(); ++k) {
@@ -115,7 +115,7 @@ void render_series(const StudyData& d, std::size_t si, Out& out) {
       for (const auto q : series_record_quantities) {
         const json& v =
             r.at("series").at(std::string(montecarlo::series_quantity_defs()[static_cast<std::size_t>(q)].key));
-        row.push_back(Estimate{jnum(v.at("mean").at(k)), jnum(v.at("lo").at(k)), jnum(v.at("hi").at(k))});
+        row.emplace_back(Estimate{jnum(v.at("mean").at(k)), jnum(v.at("lo").at(k)), jnum(v.at("hi").at(k))});
       }
       s.rows.push_back(std::move(row));
     }
