@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analytic/stats.hpp"
+#include "papers/intervals.hpp"
 #include "papers/summary_json.hpp"
 
 namespace retrylab::papers {
@@ -107,10 +108,14 @@ json run_series_point(const SweepSpec& sw, std::int64_t index, int threads, cons
   for (std::int64_t k = 0; k < sim.series.bins; ++k) t.push_back(number(static_cast<double>(k) * set.bin * D));
   for (const auto q : series_record_quantities) {
     json mean = json::array(), lo = json::array(), hi = json::array();
+    // Intervals that respect the quantity (papers/intervals.hpp): a count per bin is a per-run count,
+    // clients waiting a non-negative mean.
+    const char* kind = q == montecarlo::SeriesQuantity::backlog ? "backlog" : "attempts";
     for (const MeanSummary& m : sim.series.values[static_cast<std::size_t>(q)]) {
+      const Estimate e = intervals::for_metric(kind, to_json(m));
       mean.push_back(number(m.mean));
-      lo.push_back(number(m.ci95.lo));
-      hi.push_back(number(m.ci95.hi));
+      lo.push_back(number(e.lo));
+      hi.push_back(number(e.hi));
     }
     series[std::string(montecarlo::series_quantity_defs()[static_cast<std::size_t>(q)].key)] = {
         {"mean", mean}, {"lo", lo}, {"hi", hi}};

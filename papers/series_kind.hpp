@@ -10,7 +10,8 @@
 //     the horizon, and `recovered` counts the runs where one did;
 //   peak_backlog (most clients waiting at once), attempts_per_request, lost (requests given up),
 //   lost_fraction (lost / requests), requests.
-// The record keeps the series' bins of series_record_quantities as {"mean", "lo", "hi"} arrays.
+// The record keeps the series' bins of series_record_quantities as {"mean", "lo", "hi"} arrays, the
+// 95% interval of papers/intervals.hpp (a count's Poisson or log-scale one: never below 0).
 // Invariant: the record is a pure function of (sweep, index): runs are reduced in run-index order.
 #include <array>
 #include <cstdint>
