@@ -172,7 +172,8 @@ std::int64_t series_bins(double bin, double end) {
 }
 
 SimulatedSeries simulate_series(const Scenario& s, const RunPlan& plan, double bin,
-                                const std::function<void(std::int64_t, std::int64_t)>& progress) {
+                                const std::function<void(std::int64_t, std::int64_t)>& progress,
+                                const std::function<void(std::uint64_t, const RunSeries&)>& each_run) {
   check_scenario(s);
   check_run_plan(plan);
   const std::int64_t bins = series_bins(bin, effective_horizon(s));
@@ -198,7 +199,8 @@ SimulatedSeries simulate_series(const Scenario& s, const RunPlan& plan, double b
         observer.finish(r);
         return r;
       },
-      [&](std::uint64_t /*i*/, const RunSeries& series) {
+      [&](std::uint64_t i, const RunSeries& series) {
+        if (each_run) each_run(i, series);
         for (int q = 0; q < series_quantities; ++q)
           for (std::size_t k = 0; k < static_cast<std::size_t>(bins); ++k) {
             const double x = series.values[static_cast<std::size_t>(q)][k];

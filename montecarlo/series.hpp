@@ -65,12 +65,14 @@ struct Series {
 // not a finite number > 0, or the count exceeds max_series_bins (naming the largest bin that would do).
 std::int64_t series_bins(double bin, double end);
 
-// Runs s as simulate() does (the same results, bit for bit) while recording its series.
+// Runs s as simulate() does (the same results, bit for bit) while recording its series. each_run,
+// when given, sees every run's own series once, in run-index order, from one thread at a time.
 struct SimulatedSeries {
   std::vector<RunResult> runs;
   Series series;
 };
 SimulatedSeries simulate_series(const Scenario& s, const RunPlan& plan, double bin,
-                                const std::function<void(std::int64_t, std::int64_t)>& progress = {});
+                                const std::function<void(std::int64_t, std::int64_t)>& progress = {},
+                                const std::function<void(std::uint64_t, const RunSeries&)>& each_run = {});
 
 }  // namespace retrylab::montecarlo

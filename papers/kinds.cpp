@@ -7,6 +7,7 @@
 #include "analytic/stats.hpp"
 #include "analytic/units.hpp"
 #include "montecarlo/amplification.hpp"
+#include "papers/series_kind.hpp"
 #include "papers/summary_json.hpp"
 
 namespace retrylab::papers {
@@ -101,7 +102,8 @@ std::string_view time_unit(const SweepSpec& sw) noexcept {
 }
 
 bool is_extension_kind(SweepKind kind) noexcept {
-  return kind == SweepKind::brooker || kind == SweepKind::amplification || is_dependency_kind(kind);
+  return kind == SweepKind::brooker || kind == SweepKind::amplification || kind == SweepKind::series ||
+         is_dependency_kind(kind);
 }
 
 nlohmann::json run_extension_point(const SweepSpec& sw, std::int64_t index, int threads,
@@ -111,6 +113,7 @@ nlohmann::json run_extension_point(const SweepSpec& sw, std::int64_t index, int 
                            " is not an extension kind");
   if (index < 0 || index >= static_cast<std::int64_t>(sw.points.size()))
     throw std::logic_error("sweep " + sw.name + ": no point " + std::to_string(index));
+  if (sw.kind == SweepKind::series) return run_series_point(sw, index, threads, run_done);
   const SweepPoint& p = sw.points[static_cast<std::size_t>(index)];
   const montecarlo::RunPlan plan{sw.runs, sw.seed, threads};
   const auto progress = [&run_done](std::int64_t, std::int64_t) {

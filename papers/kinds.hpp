@@ -17,8 +17,8 @@
 
 namespace retrylab::papers {
 
-// True for the kinds handled here: brooker, amplification, budget, idempotency and breaker; none of
-// the paper 1 kinds.
+// True for the kinds handled here: brooker, amplification, budget, idempotency, breaker and series
+// (papers/series_kind.hpp); none of the paper 1 kinds.
 bool is_extension_kind(SweepKind kind) noexcept;
 
 // The unit of time of a sweep's records (analytic/units.hpp): the sweep's unit when it is written in

@@ -196,6 +196,12 @@ std::vector<fs::path> write_table(const Table& t, const fs::path& dir, const std
   return out;
 }
 
+std::vector<fs::path> write_table_csv(const Table& t, const fs::path& dir, const std::vector<std::string>& certs) {
+  const fs::path out = dir / (t.name + ".csv");
+  write_file_atomic(out, csv_table(t, join_certs(certs)));
+  return {out};
+}
+
 std::string datablock(const std::string& name, const std::vector<std::vector<double>>& rows) {
   std::string s = "$" + name + " << EOD\n";
   for (const auto& r : rows) {

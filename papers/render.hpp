@@ -33,6 +33,10 @@ std::string format_number(double x);
 std::vector<std::filesystem::path> write_table(const Table& t, const std::filesystem::path& dir,
                                                const std::vector<std::string>& certificates);
 
+// NAME.csv alone (a long table, such as a series per bin, that is data rather than reading).
+std::vector<std::filesystem::path> write_table_csv(const Table& t, const std::filesystem::path& dir,
+                                                   const std::vector<std::string>& certs);
+
 struct Figure {
   std::string name;    // file stem
   std::string script;  // gnuplot commands (datablocks, settings, plot); no terminal/output

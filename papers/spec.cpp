@@ -1,5 +1,6 @@
 #include "papers/spec.hpp"
 #include "papers/spec_policy.hpp"
+#include "papers/spec_series.hpp"
 
 #include "montecarlo/resources.hpp"
 
@@ -18,7 +19,6 @@
 
 #include "montecarlo/fields.hpp"
 #include "montecarlo/hash.hpp"
-#include "montecarlo/metrics.hpp"
 
 namespace retrylab::papers {
 
@@ -30,12 +30,12 @@ SpecError::SpecError(std::string key, const std::string& message, std::string fi
 
 namespace {
 
-constexpr std::string_view kind_names[] = {"grid",   "checks",      "sleep",  "classic", "frontier",
-                                           "steady", "burst",       "drain",  "brooker", "amplification",
-                                           "budget", "idempotency", "breaker"};
+constexpr std::string_view kind_names[] = {"grid",   "checks",      "sleep",   "classic", "frontier",
+                                           "steady", "burst",       "drain",   "brooker", "amplification",
+                                           "budget", "idempotency", "breaker", "series"};
 constexpr std::string_view kind_list =
     "grid, checks, sleep, classic, frontier, steady, burst, drain, brooker, amplification, budget, idempotency, "
-    "breaker";
+    "breaker, series";
 
 // The amplification kind's points are not engine Scenarios (papers/kinds.hpp runs them): it has
 // fields of its own. Every other kind's fields are the engine's.
@@ -196,6 +196,7 @@ struct Draft {
   std::string policy, policy_select;
   std::int64_t policy_line = 0;
   std::optional<policy::Policy> policy_read;
+  SeriesDraft series;  // load_profile, and the series kind's keys (papers/spec_series.hpp)
 };
 
 bool is_field(std::string_view k, SweepKind kind) {
@@ -248,6 +249,7 @@ void apply(const Where& w, const std::string& prefix, const toml::table& t, Draf
                        "full, {})",
                        to_string(d.kind), is_ext(d.kind) ? fields.substr(2) : std::string("or a scenario field")));
     }
+    if (apply_series_key(w.file, key, name, node, d.kind, is_scale, d.series)) continue;
     if (name == "kind") {
       if (is_scale) fail(w, key, node, "cannot change with the scale");
       auto s = node.as_string();
@@ -402,6 +404,7 @@ std::vector<SweepPoint> expand(const Where& w, const Draft& d) {
       montecarlo::Scenario s = make_scenario(v);
       if (d.unit == "ms" || d.unit == "s") s.client.attempt_ms = d.unit == "s" ? 1000.0 * D : D;
       try {
+        set_load_profile(s, d.series.profile);
         if (d.kind == SweepKind::sleep) {
           check_backoff(s.backoff);
         } else {
@@ -432,6 +435,23 @@ std::vector<SweepPoint> expand(const Where& w, const Draft& d) {
     }
   }
   return points;
+}
+
+// A series sweep: one point per policy, its fields over the sweep's (one value each).
+std::vector<SweepPoint> expand_series(const Where& w, const Draft& d) {
+  std::vector<SweepPoint> out;
+  for (const auto& p : d.series.policies) {
+    Draft one = d;
+    for (const auto& [field, node] : p.fields)
+      one.fields[field] = parse_axis(w, p.key + "." + field, field, *node, d.kind);
+    std::vector<SweepPoint> pts = expand(w, one);
+    if (pts.size() != 1 || !d.grids.empty())
+      throw SpecError(p.key, "must be one scenario: a series sweep takes one value per field, and no grid", w.file,
+                      p.line);
+    out.push_back(std::move(pts.front()));
+    out.back().label = p.name;
+  }
+  return out;
 }
 
 // Sets field `name` of the layered scenario in p.
@@ -553,7 +573,8 @@ void check_unit(const Where& w, const Draft& d) {
   auto fail_unit = [&](const std::string& rule) {
     throw SpecError(key, rule, w.file, d.unit_line ? d.unit_line : d.line);
   };
-  if (own_summary(d.kind) && d.kind != SweepKind::amplification && d.unit != "ms")
+  if (own_summary(d.kind) && d.kind != SweepKind::amplification && d.unit != "ms" &&
+      !(d.kind == SweepKind::series && d.unit == "s"))
     fail_unit(
         fmt::format("must be \"ms\" for a {} sweep, with attempt_duration (its tables are in ms)", to_string(d.kind)));
   if (d.unit.empty() && d.attempt_duration == 0.0) return;
@@ -597,7 +618,10 @@ SweepSpec finish(const Where& w, const Draft& given, std::uint64_t study_seed) {
   s.metrics = d.metrics;
   s.per_run = d.per_run;
   s.thresholds = d.thresholds;
-  s.points = is_ext(d.kind) ? expand_ext(w, d) : expand(w, d);
+  resolve_load_profile(w.file, d.name, d.attempt_duration, d.series);
+  s.points = is_ext(d.kind) ? expand_ext(w, d) : d.kind == SweepKind::series ? expand_series(w, d) : expand(w, d);
+  if (d.kind == SweepKind::series)
+    s.series = series_settings(w.file, d.name, d.line, d.attempt_duration, d.series, s.points);
   if (d.unit == "ms" || d.unit == "s") {
     s.unit = d.unit;
     s.attempt_duration = d.attempt_duration;
@@ -690,65 +714,6 @@ void check_outputs_distinct(const Where& w, const std::vector<SweepSpec>& sweeps
 }  // namespace
 
 std::string_view to_string(SweepKind k) noexcept { return kind_names[static_cast<int>(k)]; }
-
-std::vector<std::string> output_stems(const SweepSpec& sw) {
-  std::vector<const char*> suffixes = {""};
-  switch (sw.kind) {
-    case SweepKind::steady:
-      suffixes = {"", "_ceiling", "_cost", "_thresholds", "_latency", "_by_server", "_collapsed", "_thresholds_vs_k"};
-      break;
-    case SweepKind::burst: suffixes = {"", "_caps", "_drain", "_drained", "_drain_time"}; break;
-    case SweepKind::brooker: suffixes = {"", "_models", "_exponents", "_fits"}; break;
-    case SweepKind::budget: suffixes = {"", "_warning"}; break;
-    default: break;
-  }
-  std::vector<std::string> out;
-  for (const char* s : suffixes) out.push_back(sw.name + s);
-  return out;
-}
-
-const std::vector<const char*>& reserved_output_names() {
-  static const std::vector<const char*> names = {
-      "README", "results", "figure1", "published", "published_summary", "published_numbers", "validation", "study"};
-  return names;
-}
-
-const std::vector<std::string>& metric_names() {
-  static const std::vector<std::string> names = [] {  // the registry's keys, in output order
-    std::vector<std::string> out;
-    for (const montecarlo::Metric& m : montecarlo::metric_registry()) out.emplace_back(m.key);
-    return out;
-  }();
-  return names;
-}
-
-bool is_dependency_kind(SweepKind k) noexcept {
-  return k == SweepKind::budget || k == SweepKind::idempotency || k == SweepKind::breaker;
-}
-
-std::string canonical(const SweepPoint& p, SweepKind kind) {
-  if (kind == SweepKind::amplification) return montecarlo::canonical(p.layered);
-  if (kind == SweepKind::sleep)
-    return fmt::format("strategy={} base={} cap={} window={} retry={}", to_string(p.scenario.backoff.strategy),
-                       p.scenario.backoff.base, format_cap(p.scenario.backoff.cap), p.scenario.backoff.window, p.retry);
-  return montecarlo::canonical(p.scenario);
-}
-
-const SweepSpec* replica_of(const StudySpec& spec, const std::string& name) {
-  for (const auto& s : spec.sweeps)
-    if (s.replica_of == name) return &s;
-  return nullptr;
-}
-
-void reseed(StudySpec& spec, std::uint64_t seed) {
-  for (auto& s : spec.sweeps) s.seed = s.replica_of.empty() ? seed : seed + 1;
-}
-
-std::int64_t StudySpec::total_points() const {
-  std::int64_t n = 0;
-  for (const auto& s : sweeps) n += static_cast<std::int64_t>(s.points.size());
-  return n;
-}
 
 namespace {
 

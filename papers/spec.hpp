@@ -35,6 +35,10 @@
 //     differ only in their summaries, tables and figures (papers/report.hpp).
 //   amplification (LayeredScenario, montecarlo/amplification.hpp): layers, attempts, failure,
 //     outage_fraction, requests (no time).
+// series (papers/spec_series.hpp): one point per [[sweep.NAME.policies]] table (name + scenario
+//   fields over the sweep's), each run with its time series (montecarlo/series.hpp); unit ms or s.
+// Engine kinds also take load_profile = "TEXT" (montecarlo/profile.hpp's forms in the sweep's unit,
+// or a CSV file inside the spec's folder), set on every point.
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -76,7 +80,8 @@ enum class SweepKind {
   amplification,
   budget,
   idempotency,
-  breaker
+  breaker,
+  series
 };
 std::string_view to_string(SweepKind k) noexcept;
 
@@ -84,6 +89,18 @@ struct SweepPoint {
   montecarlo::Scenario scenario;          // sleep sweeps: only scenario.backoff is meaningful
   int retry = 0;                          // sleep sweeps: the retry k (>= 1)
   montecarlo::LayeredScenario layered{};  // amplification sweeps only (checked by check_layered)
+  std::string label{};                    // series sweeps: the client policy's name (any text)
+};
+
+// A series sweep's own settings (papers/spec_series.hpp), times in attempt-durations: the bin width,
+// the event window [event_start, event_end) (an outage or a load spike) the tables measure around,
+// and recovery: goodput back to within recover_within (a fraction) of its level before the event,
+// averaged over recover_over.
+struct SeriesSettings {
+  double bin = 0.0;
+  double event_start = 0.0, event_end = 0.0;
+  double recover_within = 0.1;
+  double recover_over = 0.0;
 };
 
 // True for the failing-dependency kinds (budget, idempotency, breaker).
@@ -112,6 +129,7 @@ struct SweepSpec {
   // NAME@2 (a name no spec can give: '@' is not allowed), come after every primary sweep, and
   // write no tables or figures of their own. Empty for a primary sweep.
   std::string replica_of;
+  SeriesSettings series;  // series sweeps only
 };
 
 struct StudySpec {

@@ -127,6 +127,8 @@ json record_head(const SweepSpec& sw, std::int64_t index, const std::string& cer
   if (!sw.unit.empty()) {  // written in ms or s: the scenario in that unit, and the length of an attempt-duration
     head["scenario"] = scenario_in_unit(head["scenario"], unit_of(sw));
     head["attempt_duration"] = sw.attempt_duration;
+    if (p.scenario.traffic.load_profile.set())  // its text too, back from attempt-durations
+      head["scenario"]["load_profile"] = p.scenario.traffic.load_profile.scaled(1.0 / sw.attempt_duration).text();
   }
   return head;
 }

@@ -85,7 +85,8 @@ py::array_t<double> column(const std::vector<montecarlo::RunResult>& runs, auto 
 // canonical string, and one array per shown metric and per core count.
 py::tuple simulate(const std::map<std::string, std::string>& values, const std::string& unit, double attempt_duration,
                    std::int64_t runs, std::uint64_t seed, int threads, bool server_engine, std::optional<double> series,
-                   std::optional<std::string> policy_file, const std::string& select, bool strict) {
+                   std::optional<std::string> policy_file, const std::string& select, bool strict,
+                   std::optional<std::string> load_profile) {
   for (const auto& [name, text] : values)
     if (!montecarlo::find_field(name))
       throw py::type_error(
@@ -96,6 +97,7 @@ py::tuple simulate(const std::map<std::string, std::string>& values, const std::
   request.fields.insert(values.begin(), values.end());
   request.unit = unit;
   if (attempt_duration != 0.0) request.attempt_duration = attempt_duration;
+  request.load_profile = std::move(load_profile);  // as --load-profile: an inline form or a CSV file's path
   api::ResolvedScenario sc;
   montecarlo::RunPlan plan;
   std::optional<double> bin;

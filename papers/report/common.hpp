@@ -94,6 +94,10 @@ struct Out {
     auto f = write_table(t, dir, certs);
     files.insert(files.end(), f.begin(), f.end());
   }
+  void csv(const Table& t) {
+    auto f = write_table_csv(t, dir, certs);
+    files.insert(files.end(), f.begin(), f.end());
+  }
   void figure(const std::string& n, const Gp& gp, int w, int h) {
     auto f = render_figure(Figure{.name = n, .script = gp.script(), .width = w, .height = h}, dir, certs);
     files.insert(files.end(), f.begin(), f.end());

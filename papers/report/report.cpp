@@ -42,6 +42,7 @@ std::vector<fs::path> render_reports(const StudyData& data, const fs::path& out_
       case SweepKind::budget: render_budget(data, i, out); break;
       case SweepKind::idempotency: render_idempotency(data, i, out); break;
       case SweepKind::breaker: render_breaker(data, i, out); break;
+      case SweepKind::series: render_series(data, i, out); break;
     }
   }
   render_figure1(data, out);

@@ -26,6 +26,7 @@ void render_amplification(const StudyData& d, std::size_t si, Out& out);
 void render_budget(const StudyData& d, std::size_t si, Out& out);
 void render_idempotency(const StudyData& d, std::size_t si, Out& out);
 void render_breaker(const StudyData& d, std::size_t si, Out& out);
+void render_series(const StudyData& d, std::size_t si, Out& out);
 // Paper 1's three-panel figure, when the study has a sleep, a steady and a burst sweep.
 void render_figure1(const StudyData& d, Out& out);
 

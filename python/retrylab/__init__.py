@@ -58,7 +58,8 @@ def fields():
 def simulate(*, runs: int = 20, seed: int = 1, threads: int = 0, unit: str = "attempt",
              attempt_duration: _t.Optional[float] = None, server_engine: bool = False,
              series: _t.Optional[float] = None, policy: _t.Optional[_t.Union[str, "_os.PathLike[str]"]] = None,
-             policy_select: _t.Optional[str] = None, strict: bool = False, **fields):
+             policy_select: _t.Optional[str] = None, strict: bool = False,
+             load_profile: _t.Optional[_t.Union[str, "_os.PathLike[str]"]] = None, **fields):
     """Run one scenario `runs` times, as `retrylab simulate --json`.
 
     Returns the CLI's JSON document as a dict (plus "canonical", the scenario's canonical string)
@@ -79,8 +80,16 @@ def simulate(*, runs: int = 20, seed: int = 1, threads: int = 0, unit: str = "at
     config, an Envoy route, resilience4j YAML or AWS SDK settings; its fields apply unless given as
     keywords. policy_select names its gRPC method, resilience4j instance or AWS profile. What the
     file sets that retrylab does not model is a UserWarning each, or with strict=True a ValueError.
+
+    load_profile: a load that changes over time, in `unit` (as `--load-profile`): "t:rate,t:rate,..."
+    (piecewise-linear), "step:t:rate[,t:rate...]", "sine:period:amplitude" (mean: rate), or the
+    path of a CSV file of time,rate rows; it replaces rate and needs horizon.
     """
     values = {name: _text(name, v) for name, v in fields.items()}
+    if load_profile is not None and not isinstance(load_profile, (str, _os.PathLike)):
+        raise TypeError(f"load_profile must be a string or a path (got {type(load_profile).__name__} {load_profile!r})")
+    if load_profile is not None and "\0" in _os.fsdecode(_os.fspath(load_profile)):
+        raise ValueError(f"load_profile must be a text without NUL characters (got {_os.fspath(load_profile)!r})")
     if series is not None and (isinstance(series, bool) or not isinstance(series, (int, float))):
         raise TypeError(f"series must be a number, a bin width in {unit} (got {type(series).__name__} {series!r})")
     if policy is not None and not isinstance(policy, (str, _os.PathLike)):
@@ -94,7 +103,8 @@ def simulate(*, runs: int = 20, seed: int = 1, threads: int = 0, unit: str = "at
         text, per_run = _core.simulate(values, unit, _duration(attempt_duration), runs, seed, threads,
                                        bool(server_engine), None if series is None else float(series),
                                        None if policy is None else _os.fspath(policy), policy_select or "",
-                                       bool(strict))
+                                       bool(strict),
+                                       None if load_profile is None else _os.fsdecode(_os.fspath(load_profile)))
     out = _json.loads(text)
     out["per_run"] = per_run
     if "series" in out:

@@ -84,6 +84,7 @@ def simulate(
     policy: Union[str, ForwardRef('_os.PathLike[str]'), None] = ...,
     policy_select: Optional[str] = ...,
     strict: bool = ...,
+    load_profile: Union[str, ForwardRef('_os.PathLike[str]'), None] = ...,
 ) -> dict[str, Any]: ...
 def sweep(
     grid: Mapping[str, Sequence[Any]],

@@ -247,6 +247,23 @@ def test_series_is_numpy_and_sums_to_the_totals():
         assert list(r["series_frame"].columns[:4]) == ["t", "offered", "offered_lo", "offered_hi"]
 
 
+def test_load_profile_same_numbers_as_the_cli(tmp_path):
+    # The same profile inline and as a CSV trace, and the CLI's --load-profile: the same runs.
+    args = dict(model="none", strategy="full", horizon=60, runs=2, seed=4, unit="ms", attempt_duration=1)
+    inline = retrylab.simulate(load_profile="0:0.5,30:1,60:0.5", series=10, **args)
+    trace = tmp_path / "trace.csv"
+    trace.write_text("time,rate\n0,0.5\n30,1\n60,0.5\n")
+    from_file = retrylab.simulate(load_profile=trace, series=10, **args)
+    assert inline["canonical"] == from_file["canonical"] and "load_profile=" in inline["canonical"]
+    assert inline["per_run"]["attempts"].tolist() == from_file["per_run"]["attempts"].tolist()
+    cli = cli_json("simulate", "--model", "none", "--strategy", "full", "--horizon", "60", "--runs", "2", "--seed",
+                   "4", "--unit", "ms", "--attempt-duration", "1", "--load-profile", "0:0.5,30:1,60:0.5")
+    assert cli["metrics"]["attempts_per_client"] == inline["metrics"]["attempts_per_client"]
+    with pytest.raises(ValueError) as e:
+        retrylab.simulate(load_profile="step:", **args)
+    assert str(e.value).startswith("load_profile"), str(e.value)
+
+
 @pytest.mark.parametrize("series,needle", [(0, "series must be a bin width"), (0.001, "series makes 2000000 bins")])
 def test_series_refusals_name_the_keyword(series, needle):
     with pytest.raises(ValueError) as e:

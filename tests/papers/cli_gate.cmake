@@ -25,6 +25,10 @@ endif()
 file(WRITE ${WORK_DIR}/bad.toml "[study]\nname = \"b\"\n[sweep.s]\nkind = \"grid\"\nrunz = 3\n")
 expect_exit(2 "bad.toml:5: sweep.s.runz is not a known key" run ${WORK_DIR}/bad.toml --quiet)
 expect_exit(2 "--scale" run ${WORK_DIR}/bad.toml --scale huge)
+file(WRITE ${WORK_DIR}/bad_series.toml "[study]\nname = \"b\"\n[sweep.s]\nkind = \"series\"\nunit = \"s\"\nattempt_duration = 0.01\nrate = 100\nhorizon = 60\nbin = 1\nevent = [10, 20]\n  [[sweep.s.policies]]\n  name = \"a\"\n  retry_limit = 3\n")
+expect_exit(2 "bad_series.toml:13: sweep.s.policies\\[0\\].retry_limit is not a key of a policy" run ${WORK_DIR}/bad_series.toml --quiet)
+file(WRITE ${WORK_DIR}/bad_profile.toml "[study]\nname = \"b\"\n[sweep.s]\nkind = \"grid\"\nhorizon = 60\nload_profile = \"../../etc/trace.csv\"\n")
+expect_exit(2 "bad_profile.toml:6: sweep.s.load_profile must name a file inside the spec's folder" run ${WORK_DIR}/bad_profile.toml --quiet)
 expect_exit(2 "PAPER must be a paper folder" reproduce ${WORK_DIR}/nowhere --quiet)
 
 # A study reusing a certificate gets that certificate's validation table (kept beside it by
@@ -44,6 +48,16 @@ file(READ ${WORK_DIR}/certificates/${cert_id}/validation.md kept)
 if(NOT copied STREQUAL kept OR copied MATCHES "stale")
   message(FATAL_ERROR "OUT/validation/validation.md is not the table of certificate ${cert_id}")
 endif()
+
+# The incident study at quick scale (papers/incident: about 10 s on 2 cores): the committed spec runs
+# and writes its tables, series and figures.
+expect_exit(0 "14 points run" run ${TEST_DIR}/../../papers/incident/study.toml --scale quick --out ${WORK_DIR}/incident
+            --threads 2)
+foreach(f outage.md spike.csv spike_series.csv outage_goodput.svg spike_backlog.png)
+  if(NOT EXISTS ${WORK_DIR}/incident/${f})
+    message(FATAL_ERROR "the incident study at quick scale did not write ${f}")
+  endif()
+endforeach()
 # A certificate without stored tables (an older retrylab): OUT/validation is left alone, and said so.
 file(REMOVE_RECURSE ${WORK_DIR}/certificates/${cert_id})
 expect_exit(0 "is not stored" run ${TEST_DIR}/tiny_study.toml --out ${WORK_DIR}/out3 --quiet)

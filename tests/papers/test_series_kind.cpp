@@ -1,0 +1,244 @@
+// The series sweep kind (papers/spec_series.hpp, papers/series_kind.hpp) and load_profile in study
+// specs: a spec expands to one point per policy, bad keys are SpecErrors naming key and line, a
+// profile's CSV file stays inside the spec's folder; a point's record is a pure function of (sweep,
+// index) (1 and 2 threads, a resumed run: the same bytes), and its series summed over the bins gives
+// the runs' totals. Deterministic (fixed seeds), about 3 s.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "montecarlo/series.hpp"
+#include "papers/kinds.hpp"
+#include "papers/spec.hpp"
+#include "papers/study.hpp"
+#include "tests/support/golden.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace retrylab::papers {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Lines 1-23 (the sweep), then bin (24) and three policies (25-32); "retry forever" is point 0.
+const std::string head = R"([study]
+name = "t"
+seed = 7
+
+[sweep.s]
+kind = "series"
+unit = "s"
+attempt_duration = 0.01
+runs = 3
+model = "none"
+strategy = "full"
+base = 0.01
+cap = 1
+rate = 200
+horizon = 20
+warmup = 1
+service = "exponential"
+limit = 10
+overflow = "queue"
+timeout = 0.1
+max_attempts = 3
+outage_start = 5
+outage_end = 10
+)";
+const std::string policies = R"(bin = 1
+  [[sweep.s.policies]]
+  name = "retry forever"
+  max_attempts = 0
+  [[sweep.s.policies]]
+  name = "3 attempts"
+  [[sweep.s.policies]]
+  name = "budget, 'quoted' | <b>"
+  budget = "aws-standard"
+)";
+
+void expect_error(const std::string& text, const std::string& key, int line) {
+  try {
+    parse_study_text(text, "bad.toml", "quick");
+    ADD_FAILURE() << "no error for key " << key;
+  } catch (const SpecError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(key), std::string::npos) << what;
+    EXPECT_EQ(e.line(), line) << what;
+  }
+}
+
+TEST(SeriesSpec, OnePointPerPolicyInFileOrder) {
+  const StudySpec spec = parse_study_text(head + policies, "good.toml", "full");
+  ASSERT_EQ(spec.sweeps.size(), 1u);
+  const SweepSpec& sw = spec.sweeps[0];
+  EXPECT_EQ(sw.kind, SweepKind::series);
+  ASSERT_EQ(sw.points.size(), 3u);
+  EXPECT_EQ(sw.points[0].label, "retry forever");
+  EXPECT_EQ(sw.points[0].scenario.client.max_attempts, 0);
+  EXPECT_EQ(sw.points[1].scenario.client.max_attempts, 3);  // the sweep's value
+  EXPECT_EQ(sw.points[2].label, "budget, 'quoted' | <b>");
+  EXPECT_EQ(sw.points[2].scenario.traffic.rate, 2.0);  // 200 per s, 0.01 s per attempt-duration
+  EXPECT_DOUBLE_EQ(sw.series.bin, 100.0);              // 1 s in attempt-durations
+  EXPECT_DOUBLE_EQ(sw.series.event_start, 500.0);      // the outage window, as no event is given
+  EXPECT_DOUBLE_EQ(sw.series.event_end, 1000.0);
+  EXPECT_DOUBLE_EQ(sw.series.recover_over, 500.0);  // 5 bins by default
+  EXPECT_EQ(output_stems(sw), (std::vector<std::string>{"s", "s_series", "s_goodput", "s_backlog"}));
+}
+
+TEST(SeriesSpec, LoadProfileIsSetOnEveryPointInTheSweepsUnit) {
+  std::string text = head + policies;
+  text.replace(text.find("rate = 200\n"), 11, "load_profile = \"step:0:200,8:400,12:200\"\n");
+  const StudySpec spec = parse_study_text(text, "good.toml", "quick");
+  for (const auto& p : spec.sweeps[0].points) {
+    EXPECT_EQ(p.scenario.traffic.load_profile, montecarlo::LoadProfile::parse("step:0:2,800:4,1200:2"));
+    EXPECT_NE(canonical(p, SweepKind::series).find("load_profile=step:"), std::string::npos);
+  }
+}
+
+StudyOptions options(const fs::path& out, int threads, bool resume = false) {
+  StudyOptions o;
+  o.out = out;
+  o.threads = threads;
+  o.quiet = true;
+  o.resume = resume;
+  o.certificate_id = "test-certificate";
+  return o;
+}
+
+// The record's scenario object is in the sweep's unit, its load profile too (the canonical string,
+// the RNG key, stays in attempt-durations).
+TEST(SeriesSpec, TheRecordShowsTheLoadProfileInTheSweepsUnit) {
+  std::string text = head + policies;
+  text.replace(text.find("rate = 200\n"), 11, "load_profile = \"step:0:200,8:400,12:200\"\n");
+  const StudySpec spec = parse_study_text(text, "good.toml", "quick");
+  const nlohmann::json rec =
+      run_whole_point(spec.sweeps[0], 1, options(retrylab::test::fresh_dir("series-record"), 2), {});
+  EXPECT_EQ(rec.at("scenario").at("load_profile"), "step:0:200,8:400,12:200");
+  EXPECT_NE(rec.at("canonical").get<std::string>().find("load_profile=step:0:2,800:4,1200:2"), std::string::npos);
+  EXPECT_EQ(rec.at("policy"), "3 attempts");
+}
+
+TEST(SeriesSpec, BadKeysAreErrorsNamingTheKey) {
+  expect_error(head + policies + "  retries_max = 3\n", "sweep.s.policies[2].retries_max", 33);
+  expect_error(head + "  [[sweep.s.policies]]\n  name = \"a\"\n", "sweep.s.bin", 5);
+  expect_error(head + "bin = 1\n  [[sweep.s.policies]]\n  max_attempts = 1\n", "sweep.s.policies[0].name", 25);
+  expect_error(head + "bin = 1\n  [[sweep.s.policies]]\n  name = \"a\"\n  [[sweep.s.policies]]\n  name = \"a\"\n",
+               "sweep.s.policies[1].name", 27);
+  expect_error(head + "bin = 1\n", "sweep.s.policies", 5);
+  expect_error(head + "bin = 0\n", "sweep.s.bin", 24);
+  expect_error(head + "bin = 1\nevent = [15, 30]\n" + policies.substr(8), "sweep.s.event", 25);
+  expect_error(head + "bin = 1\n  [[sweep.s.policies]]\n  name = \"a\"\n  max_attempts = [1, 2]\n",
+               "sweep.s.policies[0].max_attempts", 27);
+  std::string bad_budget = head + policies;
+  bad_budget.replace(bad_budget.find("\"aws-standard\""), 14, "\"aws\"");
+  expect_error(bad_budget, "sweep.s.policies[2].budget", 32);
+  std::string attempt_unit = head + policies;
+  attempt_unit.replace(attempt_unit.find("unit = \"s\""), 10, "unit = \"attempt\"");
+  expect_error(attempt_unit, "sweep.s.unit", 7);
+}
+
+TEST(SeriesSpec, ALoadProfileFileStaysInsideTheSpecsFolder) {
+  const fs::path dir = retrylab::test::fresh_dir("series-profile");
+  std::string text = head + policies;
+  text.replace(text.find("rate = 200\n"), 11, "load_profile = \"trace.csv\"\n");
+  std::ofstream(dir / "study.toml") << text;
+  std::ofstream(dir / "trace.csv") << "time,rate\n0,200\n10,400\n20,200\n";
+  const StudySpec spec = parse_study_file(dir / "study.toml", "quick");
+  EXPECT_EQ(spec.sweeps[0].points[0].scenario.traffic.load_profile,
+            montecarlo::LoadProfile::linear({{0, 2}, {1000, 4}, {2000, 2}}));
+  for (const char* bad : {"../trace.csv", "/etc/trace.csv", "sub/../../trace.csv"}) {
+    std::string t = head + policies;
+    t.replace(t.find("rate = 200\n"), 11, std::string("load_profile = \"") + bad + "\"\n");
+    std::ofstream(dir / "bad.toml") << t;
+    try {
+      parse_study_file(dir / "bad.toml", "quick");
+      ADD_FAILURE() << "no error for " << bad;
+    } catch (const SpecError& e) {
+      EXPECT_NE(std::string(e.what()).find("sweep.s.load_profile"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("inside the spec's folder"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(SeriesStudy, RecordsArePureFunctionsOfSweepAndIndex) {
+  const StudySpec spec = parse_study_text(head + policies, "t.toml", "quick");
+  const fs::path one = retrylab::test::fresh_dir("series-1"), two = retrylab::test::fresh_dir("series-2"),
+                 resumed = retrylab::test::fresh_dir("series-resumed");
+  run_study(spec, options(one, 1));
+  run_study(spec, options(two, 2));
+  // A run killed after its first point: the header and one record, then --resume.
+  {
+    std::ifstream in(one / "results.jsonl");
+    std::string header, first;
+    std::getline(in, header);
+    std::getline(in, first);
+    std::ofstream(resumed / "results.jsonl") << header << "\n" << first << "\n";
+  }
+  const auto outcome = run_study(spec, options(resumed, 2, true));
+  EXPECT_EQ(outcome.points_resumed, 1);
+  const auto a = retrylab::test::all_files(one), b = retrylab::test::all_files(two),
+             c = retrylab::test::all_files(resumed);
+  ASSERT_EQ(a.size(), b.size());
+  ASSERT_EQ(a.size(), c.size());
+  for (const auto& [name, bytes] : a) {
+    EXPECT_EQ(bytes, b.at(name)) << name << " differs between 1 and 2 threads";
+    EXPECT_EQ(bytes, c.at(name)) << name << " differs after a resume";
+  }
+  for (const char* f : {"s.md", "s.csv", "s.tex", "s_series.csv", "s_goodput.svg", "s_backlog.png"})
+    EXPECT_TRUE(a.count(f)) << f << " was not written";
+  // The policy's name reaches gnuplot only quoted ('' for ').
+  EXPECT_NE(a.at("s_goodput.gp").find("'budget, ''quoted'' | <b>'"), std::string::npos);
+}
+
+// A policy's name is any text: it reaches Markdown, CSV and gnuplot only escaped (docs/study-spec.md
+// "Names and text"), and no file is named after it.
+TEST(SeriesStudy, HostilePolicyNamesAreEscapedInEveryOutput) {
+  std::string text = head + "bin = 1\n";
+  text += "  [[sweep.s.policies]]\n  name = \"=1+2\"\n";
+  text += "  [[sweep.s.policies]]\n  name = \"a|b`c`\\nset output '/tmp/x' @m\"\n";
+  const StudySpec spec = parse_study_text(text, "t.toml", "quick");
+  const fs::path out = retrylab::test::fresh_dir("series-hostile");
+  run_study(spec, options(out, 2));
+  const auto files = retrylab::test::all_files(out);
+  EXPECT_NE(files.at("s.csv").find("\n'=1+2,"), std::string::npos);  // no formula for a spreadsheet
+  EXPECT_NE(files.at("s_series.csv").find(",'=1+2,"), std::string::npos);
+  EXPECT_NE(files.at("s.md").find("a\\|b\\`c\\` set output"), std::string::npos);  // one cell, one line
+  const std::string& gp = files.at("s_goodput.gp");
+  EXPECT_NE(gp.find("set title 'a|b`c` set output ''/tmp/x'' @m'"), std::string::npos);
+  EXPECT_EQ(gp.find("\nset output"), std::string::npos);
+  for (const auto& [name, bytes] : files) EXPECT_EQ(name.find("=1+2"), std::string::npos) << name;
+}
+
+TEST(SeriesStudy, SeriesSummedOverBinsGivesTheRunsTotals) {
+  const StudySpec spec = parse_study_text(head + policies, "t.toml", "quick");
+  const SweepSpec& sw = spec.sweeps[0];
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(sw.points.size()); ++i) {
+    const nlohmann::json r = run_extension_point(sw, i, 2, {});
+    EXPECT_EQ(r, run_extension_point(sw, i, 1, {})) << "point " << i;
+    double offered = 0, lost = 0;
+    for (const auto& x : r.at("series").at("offered").at("mean")) offered += x.get<double>();
+    for (const auto& x : r.at("series").at("lost").at("mean")) lost += x.get<double>();
+    const double requests = r.at("summary").at("requests").at("mean").get<double>();
+    EXPECT_GT(requests, 1000.0);
+    EXPECT_NEAR(offered, requests, 1e-9 * requests) << "point " << i;
+    EXPECT_NEAR(lost, r.at("summary").at("lost").at("mean").get<double>(), 1e-9 * requests) << "point " << i;
+    EXPECT_EQ(r.at("t").size(), 20u);  // 20 s in bins of 1 s
+  }
+}
+
+// During a total outage nothing succeeds; before it, goodput is the offered rate (200 per s, within
+// 20% over 3 runs of 4 s: a Poisson count of 2,400 is 4 sd away at 20%, a false failure far below
+// 1e-4).
+TEST(SeriesStudy, GoodputBeforeAndDuringTheOutage) {
+  const StudySpec spec = parse_study_text(head + policies, "t.toml", "quick");
+  const nlohmann::json r = run_extension_point(spec.sweeps[0], 1, 2, {});
+  const auto& s = r.at("summary");
+  EXPECT_NEAR(s.at("goodput_before").at("mean").get<double>(), 200.0, 40.0);
+  EXPECT_EQ(s.at("goodput_during").at("mean").get<double>(), 0.0);
+  EXPECT_EQ(r.at("policy"), "3 attempts");
+}
+
+}  // namespace
+}  // namespace retrylab::papers
