@@ -332,10 +332,11 @@ class Engine {
   }
   // Pops the ends of cancelled attempts at the front of the end queue, freeing their slots.
   void drop_cancelled() noexcept {
-    while (!jobs_.ends_empty() && jobs_[jobs_.top_job()].cancelled) {
+    while (cancelled_ > 0 && !jobs_.ends_empty() && jobs_[jobs_.top_job()].cancelled) {
       const std::int32_t j = jobs_.top_job();
       jobs_.pop_end();
       jobs_.free_job(j);
+      --cancelled_;
     }
   }
   RL_HOT void advance(double t) noexcept;
@@ -426,6 +427,7 @@ class Engine {
   P parts_;
   std::vector<ClientExtra> client_extra_;  // beside clients_ (full tier)
   std::int64_t admitted_ = 0, lost_ = 0;
+  std::int64_t cancelled_ = 0;  // cancelled attempts whose ends are still queued (drop_cancelled)
   // The one-event shortcut's.
   std::vector<EngineFlight> flights_;
   IntervalUnion busy_union_;

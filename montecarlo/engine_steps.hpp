@@ -349,6 +349,7 @@ inline void Engine<M, P, Observer, Faults>::cancel(std::int32_t j) {
   Job& job = jobs_[j];
   job.cancelled = job.orphaned = true;
   job.success = false;
+  ++cancelled_;
   --in_service_;
   if (!job.rejected) {
     model_.on_leave(*this, j);
@@ -421,6 +422,7 @@ inline void Engine<M, P, Observer, Faults>::doomed_leave_now() {
     if constexpr (P::cancels) {
       if (job.cancelled) {
         jobs_.free_job(j);
+        --cancelled_;
         continue;
       }
     }
