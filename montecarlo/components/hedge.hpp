@@ -7,11 +7,15 @@
 // policy chain runs: retry limit, backoff, budget) when every attempt sent has failed and no more may
 // be sent. Hedges are throttled by the gRPC token bucket (budget grpc, or token-bucket charged
 // per-failure; the budget answers allows_hedge): a hedge it refuses is not sent, and that request
-// sends no more. Source of lane_send: the requests' next hedge times in a heap by (time, push
-// order); an entry is stale once its request is another (generation) or its next time moved.
-// State per client slot in its own vectors (runs without hedging allocate nothing). Invariants: a
-// request is answered at most once; it has at most hedge_attempts attempts; with hedge_attempts 1
-// the component is off. Metrics: hedges, hedge_wins, hedges_cancelled, hedges_throttled.
+// sends no more. With hedge_percentile p > 0 (the tail-at-scale backup request) the delay before a
+// request's hedges is the running estimate of the p-th percentile of the latencies of the requests
+// answered so far in the run, each from its first attempt's send to its answer (P² online estimate,
+// montecarlo/p_square.hpp: deterministic; exact while fewer than five are answered; hedge_delay
+// until the first is), fixed when the request's first attempt is sent. Source of lane_send: the requests' next hedge
+// times in a heap by (time, push order); an entry is stale once its request is another (generation) or its next time
+// moved. State per client slot in its own vectors (runs without hedging allocate nothing). Invariants: a request is
+// answered at most once; it has at most hedge_attempts attempts; with hedge_attempts 1 the component is off. Metrics:
+// hedges, hedge_wins, hedges_cancelled, hedges_throttled.
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -20,6 +24,7 @@
 #include "analytic/error.hpp"
 #include "montecarlo/component.hpp"
 #include "montecarlo/controls.hpp"
+#include "montecarlo/p_square.hpp"
 
 namespace retrylab::montecarlo::detail {
 
@@ -56,7 +61,17 @@ class Hedge : public Component {
             .hi = 1,
             .meaning = "hedging: on, the first success cancels the request's other attempts (they leave the server); "
                        "off, they run to their end (needs hedge_attempts > 1)",
-            .access = member<&Scenario::client, &ClientPolicy::hedge_cancel>()}};
+            .access = member<&Scenario::client, &ClientPolicy::hedge_cancel>()},
+      Field{.name = "hedge_percentile",
+            .group = FieldGroup::client,
+            .rank = 730,
+            .kind = FieldKind::number,
+            .hi = 100,
+            .hi_open = true,
+            .meaning = "hedging, tail-at-scale: the delay is this percentile of the latencies of the requests "
+                       "answered so far in the run (P² estimate; hedge_delay until the first answer); 0 = off "
+                       "(needs hedge_attempts > 1)",
+            .access = member<&Scenario::client, &ClientPolicy::hedge_percentile>()}};
   static constexpr std::array metrics{
       MetricDef{.key = "hedges",
                 .label = "hedges sent (per run)",
@@ -94,6 +109,7 @@ class Hedge : public Component {
     if (c.hedge_attempts == 1) {
       if (c.hedge_delay != d.hedge_delay) throw InputError("hedge_delay", "needs hedge_attempts > 1");
       if (c.hedge_cancel != d.hedge_cancel) throw InputError("hedge_cancel", "needs hedge_attempts > 1");
+      if (c.hedge_percentile != d.hedge_percentile) throw InputError("hedge_percentile", "needs hedge_attempts > 1");
       return;
     }
     const char* alone = nullptr;
@@ -121,7 +137,9 @@ class Hedge : public Component {
       : on_(active(s)),
         attempts_(static_cast<std::int32_t>(s.client.hedge_attempts)),
         delay_(s.client.hedge_delay),
-        cancel_(s.client.hedge_cancel) {}
+        cancel_(s.client.hedge_cancel),
+        percentile_(s.client.hedge_percentile > 0.0),
+        tail_(s.client.hedge_percentile / 100.0) {}
 
   template <class E>
   void on_new_client(E& /*e*/, std::int32_t c, double& /*base*/) {
@@ -135,7 +153,11 @@ class Hedge : public Component {
   void on_send(E& e, std::int32_t c, std::int32_t j) {
     if (!on_) return;
     Call& k = calls_[static_cast<std::size_t>(c)];
-    if (!sending_) k = Call{.generation = k.generation + 1};
+    if (!sending_) {
+      k = Call{.generation = k.generation + 1};
+      k.first_sent = e.now();
+      k.delay = percentile_ && tail_.count() > 0 ? tail_.estimate() : delay_;
+    }
     const auto i = static_cast<std::size_t>(k.sent++);
     k.slot[i] = j;
     k.id[i] = e.job(j).id;
@@ -144,7 +166,7 @@ class Hedge : public Component {
     index_[static_cast<std::size_t>(j)] = static_cast<std::int8_t>(i);
     if (sending_) ++hedges_;
     k.next = inf;
-    if (k.sent < attempts_ && !k.stopped) schedule(c, e.now() + delay_);
+    if (k.sent < attempts_ && !k.stopped) schedule(c, e.now() + k.delay);
   }
   // An attempt's outcome reached its client: taken over unless it answers the request (a success)
   // or ends it (the last failure, none more to send).
@@ -172,8 +194,10 @@ class Hedge : public Component {
   }
   template <class E>
   void on_succeeded(E& e, std::int32_t c, double /*latency*/) {
-    if (!on_ || !cancel_) return;
+    if (!on_) return;
     Call& k = calls_[static_cast<std::size_t>(c)];
+    if (percentile_) tail_.add(e.now() - k.first_sent);
+    if (!cancel_) return;
     for (std::size_t i = 0; i < static_cast<std::size_t>(k.sent); ++i) {
       if (e.job(k.slot[i]).id != k.id[i]) continue;  // ended (its slot freed, perhaps reused)
       e.cancel(k.slot[i]);
@@ -232,6 +256,7 @@ class Hedge : public Component {
   struct Call {
     std::uint64_t generation = 0;
     double next = inf;
+    double first_sent = 0.0, delay = 0.0;  // its first attempt's send; the delay before its hedges
     std::int32_t sent = 0, live = 0;
     bool answered = false, stopped = false, left = false;
     std::array<std::int32_t, max_hedge_attempts> slot{};
@@ -260,6 +285,8 @@ class Hedge : public Component {
   std::int32_t attempts_;
   double delay_;
   bool cancel_;
+  bool percentile_;
+  PSquare tail_;                    // the answered requests' latencies (hedge_percentile > 0)
   bool sending_ = false;            // fire is sending a hedge (on_send: it joins the request)
   std::vector<Call> calls_;         // by client slot
   std::vector<std::int8_t> index_;  // by job slot: the attempt's place in its request (0: the first)

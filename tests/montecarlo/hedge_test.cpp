@@ -6,12 +6,14 @@
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <vector>
 
 #include "analytic/error.hpp"
 #include "montecarlo/engine.hpp"
+#include "montecarlo/p_square.hpp"
 #include "montecarlo/simulate.hpp"
 #include "tests/montecarlo/engine_instances.hpp"
 
@@ -260,6 +262,47 @@ RC_GTEST_PROP(Hedge, OneAttemptIsTheUnhedgedEngineBitForBit, ()) {
   RC_ASSERT(same_bits(a.work_done, b.work_done));
 }
 
+TEST(Hedge, ThePercentileDelayIsWhatTheAnsweredRequestsTook) {
+  // Every request on `none` with service 1 takes exactly 1 unless hedged first, so once one is
+  // answered (at 1) the estimate is 1 and a hedge due at send + 1 comes after its request's end (ends
+  // before sends at one instant): only the requests sent before 1, on hedge_delay 0.5, are hedged.
+  mc::Scenario s = one_client(2, 0.5);
+  s.traffic.clients = 3;
+  s.traffic.rate = 0.3;
+  s.measurement.horizon = 400.0;
+  s.measurement.settle = true;  // no stop when the burst has drained: the steady arrivals go on
+  s.client.retries = false;
+  s.client.hedge_percentile = 95.0;
+  HedgeObserver o;
+  const mc::RunResult r = run_full(s, o);
+  std::int64_t early = 0;
+  for (const auto& [client, times] : o.sends)
+    if (times.front() < 1.0) ++early;
+  EXPECT_GE(early, 3);
+  EXPECT_GT(r.successes, 50);
+  EXPECT_EQ(r.metric("hedges"), early);
+  s.client.hedge_percentile = 0.0;  // off: every request is hedged at 0.5, so every answered one was
+  HedgeObserver off;
+  const mc::RunResult all = run_full(s, off);
+  EXPECT_GE(all.metric("hedges"), static_cast<double>(all.successes));
+}
+
+TEST(Hedge, PSquareIsExactForFewValuesAndCloseForMany) {
+  mc::PSquare few(0.5);
+  EXPECT_TRUE(std::isnan(few.estimate()));
+  for (double x : {3.0, 1.0, 2.0}) few.add(x);
+  EXPECT_EQ(few.estimate(), 2.0);  // nearest rank: the 2nd of 3
+  // Exponential quantiles of a Weyl sequence (no library distribution: the same numbers everywhere).
+  for (double p : {0.5, 0.9, 0.99}) {
+    mc::PSquare q(p);
+    for (int i = 1; i <= 100000; ++i) {
+      const double u = std::fmod(i * 0.6180339887498949, 1.0);
+      q.add(-std::log1p(-u));
+    }
+    EXPECT_NEAR(q.estimate(), -std::log1p(-p), 0.02 * -std::log1p(-p)) << p;
+  }
+}
+
 TEST(Hedge, RulesNameTheirField) {
   mc::Scenario s = one_client(1, 0.0);
   s.client.hedge_delay = 2.0;
@@ -267,6 +310,12 @@ TEST(Hedge, RulesNameTheirField) {
   s = one_client(1, 0.0);
   s.client.hedge_cancel = false;
   EXPECT_EQ(refused_field(s), "hedge_cancel");
+  s = one_client(1, 0.0);
+  s.client.hedge_percentile = 90.0;
+  EXPECT_EQ(refused_field(s), "hedge_percentile");
+  s = one_client(2, 0.0);
+  s.client.hedge_percentile = 100.0;
+  EXPECT_EQ(refused_field(s), "hedge_percentile");
   s = one_client(6, 1.0);
   EXPECT_EQ(refused_field(s), "hedge_attempts");  // gRPC's cap is 5
   s = one_client(0, 1.0);
