@@ -36,6 +36,10 @@ constexpr P aloha_params[] = {
 constexpr P occ_params[] = {{"rate", K::real, "Arrival rate λ >= 0 (required)", per_attempt, ""}};
 constexpr P ps_params[] = {{"load", K::real, "Load ρ in [0, 1) (required)", "", ""},
                            {"service", K::real, "Mean service requirement x > 0", attempts, "1"}};
+constexpr P hedge_params[] = {
+    {"delay", K::real, "Hedge delay d >= 0: the second attempt goes at d unless the first has answered", attempts, "1"},
+    {"service", K::real, "Mean service time x > 0 of each attempt (exponential)", attempts, "1"},
+    {"quantile", K::real, "Also the latency quantile at q in [0, 1)", "", ""}};
 // The help of --retry states the library's own limit (tests/cli checks it against max_sleep_retry).
 static_assert(max_sleep_retry == 1'000'000);
 constexpr P sleep_params[] = {
@@ -118,6 +122,8 @@ constexpr AnalyticCommand commands[] = {
      units::attempt_duration},
     {"ps", "Processor sharing: mean time in system service/(1−load), mean number load/(1−load)", ps_params, detail::ps,
      units::attempt_duration},
+    {"hedge", "One hedge without contention: latency min(S1, d + S2) of exponential services, mean x − x·e^(−d/x)/2",
+     hedge_params, detail::hedge, units::attempt_duration},
     {"sleep", "Exact distribution of the sleep before retry k (decorrelated: numerical, accuracy stated)", sleep_params,
      detail::sleep, units::attempt_duration},
     {"classic", "Classic test (N clients together): exact attempts per client and makespan", classic_params,
@@ -325,7 +331,8 @@ Options options_of(const AnalyticValues& v) {
                              {"successes", &o.successes},
                              {"requests", &o.requests},
                              {"collapse", &o.collapse},
-                             {"horizon", &o.horizon}})
+                             {"horizon", &o.horizon},
+                             {"delay", &o.delay}})
     take(v, name, *field);
   for (auto [name, field] :
        {std::pair{"cap", &o.cap}, {"strategy", &o.strategy}, {"model", &o.model}, {"preset", &o.preset}})

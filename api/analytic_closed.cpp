@@ -12,6 +12,7 @@
 #include "analytic/decorrelated.hpp"
 #include "analytic/error.hpp"
 #include "analytic/fluid_cap.hpp"
+#include "analytic/hedge.hpp"
 #include "analytic/occ.hpp"
 #include "analytic/ps.hpp"
 #include "analytic/sleep.hpp"
@@ -122,6 +123,22 @@ Document occ(const AnalyticValues& v) {
        "first-commit-wins, failures free (free model = M/D/1/1 loss), Poisson arrivals, attempt duration 1, "
        "retries off",
        "proofs/Occ.v: occ_throughput, occ_success_probability (also occ_bounds, occ_increasing)");
+  return doc;
+}
+
+Document hedge(const AnalyticValues& v) {
+  const Options o = options_of(v);
+  const HedgedOnce h{o.delay, o.service};
+  Document doc = opening("hedge", Document{{"delay", h.delay}, {"service", h.service}}, hedge_mean_latency(h));
+  doc["mean_latency"] = hedge_mean_latency(h);
+  doc["survival_at_delay"] = hedge_survival(h, h.delay);
+  if (o.quantile) doc["latency_quantile"] = Document{{"q", *o.quantile}, {"t", hedge_quantile(h, *o.quantile)}};
+  cite(doc,
+       "latency L = min(S1, delay + S2); P(L > t) = e^(−t/x) for t < delay, e^(−(2t − delay)/x) after; "
+       "mean x − x·e^(−delay/x)/2",
+       "services independent exponentials of mean x, no contention (model none), no failure or network delay, "
+       "hedge_attempts 2; E[L] = ∫ P(L > t) dt cited",
+       "proofs/Hedge.v: hedge_survival_product, hedge_head_integral, hedge_tail_integral, hedge_mean");
   return doc;
 }
 

@@ -17,7 +17,7 @@ namespace retrylab::api::detail {
 struct Options {
   std::optional<double> rate, goodput, load, quantile, sleep, capacity, cost, refund, threshold;
   double service = 0.0, base = 0.0, window = 0.0, failure = 0.0, successes = 0.0, requests = 0.0;
-  double collapse = 0.0, horizon = 0.0;
+  double collapse = 0.0, horizon = 0.0, delay = 0.0;
   std::string cap, strategy, model, preset;
   int retry = 0, layers = 0, attempts = 0;  // InputError naming the field outside int's range
   std::int64_t clients = 0;
@@ -40,6 +40,7 @@ void cite(Document& doc, const std::string& formula, const std::string& assumpti
 Document aloha(const AnalyticValues& v);
 Document occ(const AnalyticValues& v);
 Document ps(const AnalyticValues& v);
+Document hedge(const AnalyticValues& v);
 Document sleep(const AnalyticValues& v);
 Document classic(const AnalyticValues& v);
 Document growth(const AnalyticValues& v);

@@ -12,7 +12,9 @@
 // safe by default, since any scenario that turns it on takes the full build.
 // Hook order is the list's: the client policy chain runs breaker, then budget (allow_call,
 // on_outcome); deadline, then budget (gives_up_after_sleep); the lock passes a row on before the
-// limit's queue moves (on_release). The results of every golden depend on it.
+// limit's queue moves (on_release). The results of every golden depend on it. Hedge is last: its
+// metrics take the last slots, and its cancellations (on_succeeded) follow every other component's
+// hook for the answering attempt.
 #include <algorithm>
 #include <array>
 #include <utility>
@@ -23,6 +25,7 @@
 #include "montecarlo/components/budget.hpp"
 #include "montecarlo/components/deadline.hpp"
 #include "montecarlo/components/effects.hpp"
+#include "montecarlo/components/hedge.hpp"
 #include "montecarlo/components/injection.hpp"
 #include "montecarlo/components/limit.hpp"
 #include "montecarlo/components/load_profile.hpp"
@@ -45,7 +48,7 @@ namespace retrylab::montecarlo::detail {
 using PlainParts = Parts<>;
 using LeanParts = Parts<ServerView, Rows, Service, Timeout, Effects, RetryLimit, Deadline>;
 using FullParts = Parts<ServerView, Rows, Service, Network, Population, Lock, Limit, Timeout, Effects, Breaker,
-                        RetryLimit, Deadline, Budget, Quota, Injection, Recovery, Settle, LoadThinning>;
+                        RetryLimit, Deadline, Budget, Quota, Injection, Recovery, Settle, LoadThinning, Hedge>;
 
 // The per-attempt and per-client records of the full tier: every component's state (one layout for
 // both full builds, so a worker's lent storage serves either).

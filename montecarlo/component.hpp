@@ -16,6 +16,7 @@
 //  - lanes: the event kinds it is the source of (Lane), each stepped by exactly one component
 //    (then: double next_time<L>(E&), the earliest, and void fire<L>(E&), which steps it);
 //  - decides_service: it draws each attempt's service requirement (then: double service_time(E&)).
+//  - cancels: it may cancel an attempt in service (E::cancel), so the core skips cancelled ends.
 // Hooks (all no-ops here; E is the engine, whose public part is the components' view of the core).
 // Every hook of an inactive component returns at once; a hook returning bool is folded in list order
 // with short-circuit (&& for accepts_arrival, allow_call, holds_back..., || for gives_up_*). Randomness: a component
@@ -45,8 +46,10 @@ namespace retrylab::montecarlo::detail {
 struct EngineScratch;
 
 // The event kinds a component can be the source of (besides the core's own: service ends,
-// arrivals, wake-ups). At one instant the core steps them in this order (engine.hpp's invariants).
-enum Lane : unsigned { lane_response = 1, lane_timeout = 2, lane_reach = 4 };
+// arrivals, wake-ups). At one instant the core steps them in this order (engine.hpp's invariants);
+// lane_send (a component's own sends of more attempts for a waiting client: hedges) comes after
+// the reaches, before arrivals.
+enum Lane : unsigned { lane_response = 1, lane_timeout = 2, lane_reach = 4, lane_send = 8 };
 
 struct Component {
   static bool allows_one_event(const Scenario& /*s*/) noexcept { return false; }
@@ -56,6 +59,7 @@ struct Component {
   static constexpr bool delays_start = false;
   static constexpr unsigned lanes = 0;
   static constexpr bool decides_service = false;  // then: double service_time(E&)
+  static constexpr bool cancels = false;          // it may call E::cancel(j)
   // Its parameters: rows of the field table (montecarlo/fields.hpp), each reading its member of Scenario.
   static constexpr std::array<Field, 0> fields{};
   // Its metrics (montecarlo/metric.hpp), which report() writes in this order.
@@ -82,6 +86,12 @@ struct Component {
   // Client c is about to send: false rejects the call locally (unsent; the client backs off).
   template <class E>
   bool allow_call(E& /*e*/, std::int32_t /*c*/) {
+    return true;
+  }
+  // Client c, still waiting for its request, may send one more attempt of it now (a hedge): false
+  // refuses it (a retry budget's throttle). Asked by the component that sends hedges, not the core.
+  template <class E>
+  bool allows_hedge(E& /*e*/, std::int32_t /*c*/) {
     return true;
   }
   // Attempt j of client c was sent now (its id and client are set).
@@ -139,6 +149,13 @@ struct Component {
   }
   template <class E>
   void on_outcome(E& /*e*/, std::int32_t /*j*/) {}
+  // After the outcome of attempt j is tallied: true when the component takes it over for its
+  // client, which then neither succeeds nor fails now (one of several attempts of a request in
+  // flight: a hedge's failure while others may still answer, a reply to a request already answered).
+  template <class E>
+  bool absorbs(E& /*e*/, std::int32_t /*j*/) {
+    return false;
+  }
   // A rejection's Retry-After for its client, and whether client c heeds it.
   template <class E>
   double retry_after_of(E& /*e*/, std::int32_t /*j*/) {
@@ -237,11 +254,13 @@ class Parts {
   template <class C>
   static constexpr bool has = (std::is_same_v<C, Cs> || ...);
   static constexpr bool delays_start = (Cs::delays_start || ...);
+  static constexpr bool cancels = (Cs::cancels || ...);
   template <unsigned L>
   static constexpr bool has_lane = (((Cs::lanes & L) != 0) || ...);
   template <unsigned L>
   static constexpr int lane_sources = (int{(Cs::lanes & L) != 0} + ... + 0);
-  static_assert(lane_sources<lane_response> <= 1 && lane_sources<lane_timeout> <= 1 && lane_sources<lane_reach> <= 1,
+  static_assert(lane_sources<lane_response> <= 1 && lane_sources<lane_timeout> <= 1 && lane_sources<lane_reach> <= 1 &&
+                    lane_sources<lane_send> <= 1,
                 "each event lane has one source");
 
   template <class Faults>

@@ -17,7 +17,8 @@
 // Invariants (each tested in tests/montecarlo):
 //  - simultaneous events at one instant: service ends, then responses reaching clients, then client
 //    timeouts, then attempts reaching the server, then arrivals, then wake-ups; each queue in (time,
-//    push order); ends before starts gives half-open intervals;
+//    push order); ends before starts gives half-open intervals; a component's own sends (lane_send:
+//    hedges) come after the reaches, before arrivals;
 //  - with deterministic service, attempts end in the order they started (proofs/Engine.v:
 //    ps_fifo_order), so the end queue is a FIFO ring; wake-ups are pushed at now + sleep, so their
 //    queue is monotone (wake_queue.hpp);
@@ -33,7 +34,8 @@
 // (client, retry, sleep) and the full tier's server-view hooks: on_admit(t, admitted, limit),
 // on_reject(attempt, client, t, retry_after), on_service_start(attempt, row, t), on_service(attempt,
 // row, start, end, success), on_timeout(attempt, client, t), on_give_up(client, t), on_retry_denied
-// (client, t) when its budget refuses a retry (just before its on_give_up); and the hooks a time
+// (client, t) when its budget refuses a retry (just before its on_give_up), on_cancel(attempt, client,
+// t) when a component cancels an attempt in service (hedging; then no on_end); and the hooks a time
 // series reads (montecarlo/series.hpp), in any tier: on_refused(client, t) when a call is refused
 // locally, on_leave(client, t) when a client leaves, on_succeeded(client, t, latency), on_rejection(t)
 // from the limit and on_breaker(t, open) from a shared breaker. NullObserver compiles to
@@ -246,6 +248,15 @@ class Engine {
   }
   void deliver(std::int32_t j);
   void time_out(std::int32_t j);
+  // Client c, still waiting, sends one more attempt of its request now (a hedge; no allow_call).
+  RL_HOT void send_attempt(std::int32_t c);
+  // Attempt j, in service now, is cancelled: it leaves the server at once (the model, the limit and
+  // the lock hear it leave; no outcome), it ends for the tally, and its queued end is skipped
+  // (drop_cancelled). Only for a component that declares `cancels`.
+  void cancel(std::int32_t j);
+  // Client c's request failed now, no attempt of it in flight (a component absorbed the failures):
+  // the client policy chain runs as after a failed attempt.
+  void fail_request(std::int32_t c) { fail(c, 0.0, false); }
   RL_HOT void free_client(std::int32_t c) {
     if (free_count_ == free_clients_.size()) {
       free_clients_.push_back(c);
@@ -311,11 +322,21 @@ class Engine {
   RL_HOT void send(std::int32_t c);
 
   RL_HOT double next_end_time() noexcept {
+    if constexpr (P::cancels) drop_cancelled();
     if (jobs_.ends_empty()) return inf;
     if constexpr (virtual_time) {
       return std::max(t_ + (jobs_.top_time() - v_) * static_cast<double>(in_service_), t_);
     } else {
       return jobs_.top_time();
+    }
+  }
+  // Pops the ends of cancelled attempts at the front of the end queue, freeing their slots.
+  void drop_cancelled() noexcept {
+    while (cancelled_ > 0 && !jobs_.ends_empty() && jobs_[jobs_.top_job()].cancelled) {
+      const std::int32_t j = jobs_.top_job();
+      jobs_.pop_end();
+      jobs_.free_job(j);
+      --cancelled_;
     }
   }
   RL_HOT void advance(double t) noexcept;
@@ -406,6 +427,7 @@ class Engine {
   P parts_;
   std::vector<ClientExtra> client_extra_;  // beside clients_ (full tier)
   std::int64_t admitted_ = 0, lost_ = 0;
+  std::int64_t cancelled_ = 0;  // cancelled attempts whose ends are still queued (drop_cancelled)
   // The one-event shortcut's.
   std::vector<EngineFlight> flights_;
   IntervalUnion busy_union_;

@@ -16,7 +16,8 @@ inline RunResult Engine<M, P, Observer, Faults>::run_full() {
     const double tr = parts_.template next_time<lane_response>(*this);
     const double tt = parts_.template next_time<lane_timeout>(*this);
     const double th = parts_.template next_time<lane_reach>(*this);
-    const double t = std::min(std::min(te, std::min(tw, next_arrival_)), std::min(tr, std::min(tt, th)));
+    const double ts = parts_.template next_time<lane_send>(*this);
+    const double t = std::min(std::min(te, std::min(tw, next_arrival_)), std::min(std::min(tr, ts), std::min(tt, th)));
     if (settle() ? t == inf : !(t < horizon_)) break;
     advance(t);
     if (te == t) {
@@ -27,6 +28,8 @@ inline RunResult Engine<M, P, Observer, Faults>::run_full() {
       parts_.template fire<lane_timeout>(*this);
     } else if (th == t) {
       parts_.template fire<lane_reach>(*this);
+    } else if (ts == t) {
+      parts_.template fire<lane_send>(*this);
     } else {
       start_next(t, tw);
       if (tally_.waiting >= s_.measurement.collapse) return finish(StopReason::collapsed, t);
@@ -126,6 +129,12 @@ RL_HOT void Engine<M, P, Observer, Faults>::send(std::int32_t c) {
       return;
     }
   }
+  send_attempt(c);
+}
+
+// The attempt itself: a job slot, its id, on_send, then the network or the server.
+template <Model M, class P, class Observer, class Faults>
+RL_HOT void Engine<M, P, Observer, Faults>::send_attempt(std::int32_t c) {
   const std::int32_t j = jobs_.add();
   Job& job = jobs_[j];
   job.id = tally_.attempts++;
@@ -190,6 +199,7 @@ RL_HOT void Engine<M, P, Observer, Faults>::end_group() {
   if constexpr (virtual_time) v_ = key;  // snap: the group has received exactly its service
   const std::int32_t first = jobs_.top_job();
   jobs_.pop_end();
+  if constexpr (P::cancels) drop_cancelled();
   if constexpr (!full) prefetch_client_ahead();
   if (jobs_.ends_empty() || jobs_.top_time() != key) {
     end_one(first);  // the common case: no other service ends now
@@ -223,6 +233,7 @@ void Engine<M, P, Observer, Faults>::end_many(std::int32_t first, double key) {
   while (!jobs_.ends_empty() && jobs_.top_time() == key) {
     group_.push_back(jobs_.top_job());
     jobs_.pop_end();
+    if constexpr (P::cancels) drop_cancelled();
   }
   model_.decide(*this, group_);
   if constexpr (full) {
@@ -303,6 +314,9 @@ RL_HOT void Engine<M, P, Observer, Faults>::deliver(std::int32_t j) {
       tally_.work += service_in_window(job, virtual_time ? job.end : t);
     }
   }
+  if constexpr (full) {
+    if (parts_.any([&](auto& p) RL_HOOK { return p.absorbs(*this, j); })) return;
+  }
   if (job.success) {
     if constexpr (full) parts_.each([&](auto& p) RL_HOOK { p.on_succeeded(*this, job.client, t - c.arrival); });
     if constexpr (requires { observer_.on_succeeded(std::int64_t{0}, 0.0, 0.0); })
@@ -326,6 +340,26 @@ inline void Engine<M, P, Observer, Faults>::time_out(std::int32_t j) {
   observer_.on_end(job.id, c.serial, sent_of(j), t_, false);
   tally_.attempt_ended(sent_of(j), t_, warmup_);
   fail(job.client, 0.0, true);
+}
+
+// Attempt j (in service) is cancelled: it leaves the server now without an outcome.
+template <Model M, class P, class Observer, class Faults>
+inline void Engine<M, P, Observer, Faults>::cancel(std::int32_t j) {
+  static_assert(P::cancels, "only a component that declares cancels may cancel");
+  Job& job = jobs_[j];
+  job.cancelled = job.orphaned = true;
+  job.success = false;
+  ++cancelled_;
+  --in_service_;
+  if (!job.rejected) {
+    model_.on_leave(*this, j);
+    release_server(j);
+  }
+  // No on_end: a cancelled attempt neither succeeded nor failed; observers that ask are told.
+  if constexpr (requires { observer_.on_cancel(std::int64_t{0}, std::int64_t{0}, 0.0); })
+    observer_.on_cancel(job.id, clients_[job.client].serial, t_);
+  tally_.attempt_ended(sent_of(j), t_, warmup_);
+  job.id = -1;  // dead: no longer an attempt of its client
 }
 
 // Client ci's attempt failed (or timed out, or was rejected locally) now: it leaves (retries off),
@@ -385,6 +419,13 @@ inline void Engine<M, P, Observer, Faults>::doomed_leave_now() {
     const std::int32_t j = jobs_.top_job();
     jobs_.pop_end();
     Job& job = jobs_[j];
+    if constexpr (P::cancels) {
+      if (job.cancelled) {
+        jobs_.free_job(j);
+        --cancelled_;
+        continue;
+      }
+    }
     job.success = false;
     --in_service_;
     if constexpr (full) {

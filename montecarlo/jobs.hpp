@@ -30,7 +30,8 @@ struct Job {
   std::int64_t id = 0;  // attempt id (send order; the plain tier's service order too)
   std::int32_t client = 0;
   bool rejected = false, success = false;
-  bool orphaned = false;  // its client timed out: the outcome is discarded
+  bool orphaned = false;   // its client timed out: the outcome is discarded
+  bool cancelled = false;  // cancelled in service (Engine::cancel): its end, still queued, is skipped
 };
 
 class JobRing {
@@ -48,7 +49,7 @@ class JobRing {
     } else if (mask_ >= shrink_above && live < (mask_ + 1) / 16) [[unlikely]] {
       resize(std::max<std::size_t>(shrink_above, std::bit_ceil(4 * std::size_t{live})));
     }
-    return static_cast<std::int32_t>(tail_++);  // rejected and orphaned stay false in this tier
+    return static_cast<std::int32_t>(tail_++);  // rejected, orphaned, cancelled stay false in this tier
   }
   Job& operator[](std::int32_t h) noexcept { return data_[static_cast<std::uint32_t>(h) & mask_]; }
   void free_job(std::int32_t /*h*/) noexcept {}  // its slot was released when its end was popped
@@ -100,7 +101,7 @@ class JobSlab {
       const std::int32_t j = free_;
       free_ = extra_[j].next;
       // Only what may be read before it is written again (the loop and the components set the rest).
-      jobs_[j].rejected = jobs_[j].success = jobs_[j].orphaned = false;
+      jobs_[j].rejected = jobs_[j].success = jobs_[j].orphaned = jobs_[j].cancelled = false;
       return j;
     }
     jobs_.push_back(Job{});

@@ -178,6 +178,15 @@ struct ClientPolicy {
   double breaker_failure_threshold = 0.0;
   double breaker_open_duration = 0.0;
   std::int64_t breaker_half_open_calls = 0;
+  // Hedged requests (components/hedge.hpp, gRPC's hedgingPolicy): at most hedge_attempts attempts of
+  // a request in flight, the first included ([1, 5]; 1 = no hedging), one more every hedge_delay
+  // (>= 0, finite) while none has succeeded; hedge_cancel: the first success cancels the others.
+  // hedge_percentile in [0, 100): the tail-at-scale backup request, its delay the running estimate of
+  // that percentile of the answered requests' latencies (0 = off: hedge_delay throughout).
+  std::int64_t hedge_attempts = 1;
+  double hedge_delay = 0.0;
+  bool hedge_cancel = true;
+  double hedge_percentile = 0.0;
 };
 
 // Injected failures: an attempt the server completes that would succeed fails instead, with

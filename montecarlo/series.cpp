@@ -42,6 +42,12 @@ class SeriesObserver {
     count(success ? Q::successes : Q::failures, end);
     --in_flight_;
   }
+  // A hedge cancelled when its request was answered (components/hedge.hpp): no longer in flight,
+  // neither a success nor a failure.
+  void on_cancel(std::int64_t /*attempt*/, std::int64_t /*client*/, double t) {
+    advance(t);
+    --in_flight_;
+  }
   void on_give_up(std::int64_t /*client*/, double t) {
     advance(t);
     count(Q::lost, t);

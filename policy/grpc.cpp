@@ -123,14 +123,43 @@ void retry_policy(Policy& p, const Doc& d, const json& rp, const std::string& at
   }
 }
 
+// A6's hedging: maxAttempts (required, > 1; above 5 it is 5) attempts at most, one every
+// hedgingDelay (default 0s) while none has succeeded; the first success cancels the others; a hedged
+// RPC is not retried once every attempt has failed.
 void hedging_policy(Policy& p, const Doc& d, const json& hp, const std::string& at) {
   if (!hp.is_object()) d.fail(at, "must be an object");
-  note(p, d, at,
-       fmt::format("hedging ({}) is not modelled: the engine holds one attempt in flight per client; the method "
-                   "runs as one attempt, unhedged",
-                   hp.dump()));
-  p.entries.push_back({"max_attempts", "1", "", at + " (hedging not modelled: one attempt)", d.line(at)});
+  if (!hp.contains("maxAttempts")) d.fail(at, fmt::format("needs maxAttempts (required by {})", a6));
+  const std::string ma = at + ".maxAttempts";
+  const double attempts = number(d, hp["maxAttempts"], ma);
+  if (attempts < 2 || attempts != std::floor(attempts) || attempts > 1e9)
+    d.fail(ma, fmt::format("must be an integer >= 2 ({}; got {})", a6, num(attempts)));
+  add(p, d, "hedge_attempts", num(std::min(attempts, 5.0)), "", ma);
+  if (attempts > 5)
+    note(p, d, ma,
+         fmt::format("{} is treated as 5 by gRPC clients ({}: values above 5 are treated as 5)", num(attempts), a6));
+  const std::string hd = at + ".hedgingDelay";
+  if (hp.contains("hedgingDelay")) {
+    add(p, d, "hedge_delay", num(seconds(d, hp["hedgingDelay"], hd)), "s", hd);
+  } else {
+    p.entries.push_back({"hedge_delay", "0", "s", fmt::format("{}: hedgingDelay defaults to 0s", a6), d.line(at)});
+  }
+  p.entries.push_back({"hedge_cancel", "on", "",
+                       fmt::format("{}: the first success commits the RPC and cancels the other attempts", a6),
+                       d.line(at)});
+  p.entries.push_back(
+      {"max_attempts", "1", "", at + " (a hedged RPC is not retried once its attempts failed)", d.line(at)});
   p.entries.push_back({"strategy", "none", "", at + " (no retry, so no backoff)", d.line(at)});
+  for (const auto& [k, v] : hp.items()) {
+    const std::string key = fmt::format("{}.{}", at, k);
+    if (k == "maxAttempts" || k == "hedgingDelay") continue;
+    if (k == "nonFatalStatusCodes")
+      note(
+          p, d, key,
+          fmt::format("retrylab's failures carry no status code: every failure is non-fatal, as if its code were in {}",
+                      v.dump()));
+    else
+      note(p, d, key, "is not a hedgingPolicy key of gRFC A6");
+  }
 }
 
 void throttling(Policy& p, const Doc& d, const json& rt) {

@@ -822,6 +822,8 @@ std::vector<ValidationCase> catalogue(Scale scale) {
                                  {256, 384, 512, 768, 1024, 2048}));
   // 12. the burst and mean-field estimates (info).
   for (auto& c : estimate_cases(scale)) cat.push_back(std::move(c));
+  // 13. one hedge without contention.
+  for (auto& c : hedge_cases(scale)) cat.push_back(std::move(c));
   return cat;
 }
 

@@ -128,6 +128,11 @@ ValidationCase steady_collapse_estimate_case(const SteadyModel& s, double collap
 // The estimate cases of each scale (quick: the cheap ones; full: also the cap searches and equal jitter).
 std::vector<ValidationCase> estimate_cases(Scale scale);
 
+// 13. One hedge without contention (analytic/hedge.hpp; hedge_cases.cpp): model none, exponential
+// service, hedge_attempts 2, against L = min(S1, d + S2): the mean latency, the fractions hedged and
+// answered by the hedge, and the CDF at the runs' p50 and p99 (Beta order statistics). "hedge-…".
+std::vector<ValidationCase> hedge_cases(Scale scale);
+
 // The standard suites.
 std::vector<ValidationCase> catalogue(Scale scale);
 

@@ -5,6 +5,7 @@
 // timeout as a failure), and is asked, as the last link of the client policy chain, whether a
 // failed request may retry: a refusal ends the request (lost). Adaptive
 // throttling can also reject a call locally before it is sent (its draws: the throttle stream).
+// It also throttles hedges (allows_hedge; hedging takes only budgets whose asking is free).
 // Its clock is in ms (attempt_ms per attempt-duration). Metrics: retries_denied, throttled.
 #include <cstdint>
 #include <string>
@@ -160,6 +161,12 @@ class Budget : public Component {
     if (of(c).admit(e.now() * ms_, e.template stream<StreamId::throttle>().uniform())) return true;
     ++throttled_;
     return false;
+  }
+  // A hedge (components/hedge.hpp) is sent only while a retry would be: gRPC's token bucket
+  // (charged per failure, so asking takes nothing) above its threshold.
+  template <class E>
+  bool allows_hedge(E& e, std::int32_t c) {
+    return !on_ || of(c).try_retry(e.now() * ms_, false).allowed;
   }
   template <class E>
   [[gnu::always_inline]] void on_send(E& e, std::int32_t c, std::int32_t j) {

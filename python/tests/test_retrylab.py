@@ -160,6 +160,7 @@ ANALYTIC = [
     ("aloha", dict(goodput=0.1)),
     ("occ", dict(rate=3)),
     ("ps", dict(load=0.75, service=2.0)),
+    ("hedge", dict(delay=0.5, service=2.0, quantile=0.9)),
     ("sleep", dict(strategy="equal", retry=4, cap=10.0, quantile=0.25)),
     ("sleep", dict(strategy="decorrelated", retry=3, cap=None)),
     ("classic", dict(model="free", strategy="nojitter", clients=10, cap=100)),

@@ -73,12 +73,23 @@ TEST(PolicyCli, GrpcRetryingExampleRunsItsFiveAttempts) {
   expect_exact_when_every_attempt_fails("--policy " + dir + "/grpc/grpc-go-retry-example.json", 4);
 }
 
-TEST(PolicyCli, GrpcHedgingExampleIsOneAttemptPerRequest) {
+TEST(PolicyCli, GrpcHedgingExampleHedgesUnderItsThrottle) {
   const std::string f = "--policy " + dir + "/grpc/hedging_service_config.json";
+  // Alone, a client whose every attempt fails sends its two hedges at once after each failure (the
+  // bucket, 10 tokens, stays above 5 after two failures), then gives up: 3 attempts, lost.
+  nlohmann::json j = simulate(f + " --clients 1 --runs 1 --failure-prob 1");
+  EXPECT_EQ(mean(j, "attempts_per_client"), 3);
+  EXPECT_EQ(mean(j, "hedges"), 2);
+  EXPECT_EQ(mean(j, "lost"), 1);
+  EXPECT_EQ(j["scenario"]["hedge_attempts"].get<double>(), 3);
+  EXPECT_EQ(j["scenario"]["hedge_delay"].get<double>(), 1000.0);  // 1 s, printed back in ms
+  // 200 together: their 200 first attempts fail at one instant and drain the bucket (one token each,
+  // floored at 0) before any hedge is due, so every hedge is refused and every request is lost.
   expect_exact_when_every_attempt_fails(f, 1);
-  expect_truncated_geometric(f, 1, 0.3, 500, 40);  // lost ~ Binomial(R, p); A = 1 exactly
+  j = simulate(f + " --clients 200 --runs 3 --failure-prob 1");
+  EXPECT_EQ(mean(j, "hedges_throttled"), 200);
   const Child c = run("simulate --model none --unit ms --attempt-duration 10 --quiet --clients 5 " + f);
-  EXPECT_NE(c.err.find("hedgingPolicy not modelled"), std::string::npos) << c.err;
+  EXPECT_EQ(c.err.find("not modelled"), std::string::npos) << c.err;
 }
 
 TEST(PolicyCli, EnvoyExamplesRunTheirRetries) {

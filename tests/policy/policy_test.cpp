@@ -76,15 +76,37 @@ TEST(Policy, GrpcRetryingExample) {
   EXPECT_EQ(p.notes.front().line, 16);
 }
 
-TEST(Policy, GrpcHedgingExampleIsNamedAndRunsAsOneAttempt) {
+TEST(Policy, GrpcHedgingExampleHedges) {
   const pol::Policy p = pol::load(dir + "/grpc/hedging_service_config.json");
-  // retryThrottling maxTokens 10, tokenRatio 0.1: the grpc preset, one per channel (shared).
+  // hedgingPolicy maxAttempts 3, hedgingDelay 1s: hedged, the others cancelled at the first success,
+  // never retried; retryThrottling maxTokens 10, tokenRatio 0.1: the grpc preset, one per channel.
   const std::map<std::string, std::string> want{
-      {"max_attempts", "1"}, {"strategy", "none"}, {"budget", "grpc"}, {"budget_scope", "shared"}};
+      {"hedge_attempts", "3"}, {"hedge_delay", "1 s"}, {"hedge_cancel", "on"},    {"max_attempts", "1"},
+      {"strategy", "none"},    {"budget", "grpc"},     {"budget_scope", "shared"}};
   EXPECT_EQ(fields(p), want);
-  const std::map<std::string, bool> n{{"methodConfig[0].hedgingPolicy", true}};
+  EXPECT_EQ(entry(p, "hedge_attempts").line, 12);
+  EXPECT_EQ(entry(p, "hedge_delay").source, "methodConfig[0].hedgingPolicy.hedgingDelay");
+  EXPECT_TRUE(p.notes.empty());
+}
+
+TEST(Policy, GrpcHedgingCapsAtFiveAndNotesStatusCodes) {
+  const pol::Policy p = pol::parse(pol::Format::grpc,
+                                   R"({"methodConfig": [{"name": [{"service": "a.B"}],
+                                      "hedgingPolicy": {"maxAttempts": 9, "nonFatalStatusCodes": ["UNAVAILABLE"]}}]})",
+                                   "x.json");
+  const std::map<std::string, std::string> want{{"hedge_attempts", "5"},
+                                                {"hedge_delay", "0 s"},
+                                                {"hedge_cancel", "on"},
+                                                {"max_attempts", "1"},
+                                                {"strategy", "none"}};
+  EXPECT_EQ(fields(p), want);
+  const std::map<std::string, bool> n{{"methodConfig[0].hedgingPolicy.maxAttempts", true},
+                                      {"methodConfig[0].hedgingPolicy.nonFatalStatusCodes", true}};
   EXPECT_EQ(notes(p), n);
-  EXPECT_EQ(p.notes.front().line, 11);
+  EXPECT_THROW(pol::parse(pol::Format::grpc, R"({"methodConfig": [{"name": [{"service": "a.B"}],
+                                      "hedgingPolicy": {"maxAttempts": 1}}]})",
+                          "x.json"),
+               retrylab::InputError);
 }
 
 TEST(Policy, GrpcThrottlingOtherThanThePresetIsAPerFailureBucket) {
