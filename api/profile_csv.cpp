@@ -35,6 +35,10 @@ bool names_profile_file(std::string_view text) {
 montecarlo::LoadProfile read_profile_csv(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw InputError("load_profile", fmt::format("cannot read the file {} ({})", path, std::strerror(errno)));
+  return read_profile_csv(in, path);
+}
+
+montecarlo::LoadProfile read_profile_csv(std::istream& in, const std::string& path) {
   std::vector<montecarlo::ProfilePoint> points;
   std::string raw;
   bool first = true;

@@ -6,6 +6,7 @@
 // times finite, >= 0 and strictly increasing, rates finite and >= 0; at most max_profile_points
 // rows. Its profile is piecewise-linear between the rows. Every InputError names load_profile, and
 // for a file its path and line.
+#include <istream>
 #include <string>
 #include <string_view>
 
@@ -16,6 +17,8 @@ namespace retrylab::api {
 // True when `text` names a file: it ends in ".csv" or holds no ':' (every inline form has one).
 bool names_profile_file(std::string_view text);
 montecarlo::LoadProfile read_profile_csv(const std::string& path);
+// The same rows from a stream; `path` only names it in errors (the fuzz target reads no files).
+montecarlo::LoadProfile read_profile_csv(std::istream& in, const std::string& path);
 // The file's profile, or the inline form's (unchecked: a sine may still need its mean).
 montecarlo::LoadProfile load_profile_of(const std::string& text);
 
