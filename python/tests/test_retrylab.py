@@ -99,6 +99,9 @@ def test_times_in_the_users_unit():
     (dict(model="bogus", strategy="full"), ["--model", "bogus", "--strategy", "full"]),
     (dict(model="collision", strategy="full", unit="ms"), ["--model", "collision", "--strategy", "full", "--unit", "ms"]),
     (dict(model="collision", strategy="full", reject_cost=2), ["--model", "collision", "--strategy", "full", "--reject-cost", "2"]),
+    # The work limit, before any run (Python ran it, for days, where the CLI refused).
+    (dict(model="collision", strategy="full", clients=5, rate=1, horizon=1e12, runs=2),
+     ["--model", "collision", "--strategy", "full", "--clients", "5", "--rate", "1", "--horizon", "1e12", "--runs", "2"]),
 ])
 def test_errors_carry_the_cli_message(kwargs, args):
     # The same message, with every flag in it spelled as the keyword (clients, not --clients;
@@ -109,6 +112,12 @@ def test_errors_carry_the_cli_message(kwargs, args):
     assert cli.startswith("--")
     assert str(e.value) == keywords(cli)
     assert "--" not in str(e.value)
+
+
+def test_memory_limit_before_any_run():
+    # 10^9 run results are about 800 GB: refused at once, as the CLI refuses it, not allocated.
+    with pytest.raises(ValueError, match="^max-memory is .* below the estimated"):
+        retrylab.simulate(model="collision", strategy="full", clients=1, runs=10**9)
 
 
 def test_unknown_field_is_a_type_error():
