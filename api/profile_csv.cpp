@@ -6,7 +6,10 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <utility>
 #include <vector>
 
 #include "analytic/error.hpp"
@@ -33,9 +36,22 @@ bool names_profile_file(std::string_view text) {
 }
 
 montecarlo::LoadProfile read_profile_csv(const std::string& path) {
-  std::ifstream in(path);
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError("load_profile", fmt::format("must name a CSV file, not a folder (got {})", path));
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError("load_profile", fmt::format("cannot read the file {} ({})", path, std::strerror(errno)));
-  return read_profile_csv(in, path);
+  // At most max_profile_bytes read, never the whole of an endless file (/dev/zero, a pipe): 10^6
+  // rows of two numbers fit in it many times over.
+  std::string text;
+  char chunk[1 << 16];
+  while (text.size() <= max_profile_bytes && (in.read(chunk, sizeof chunk) || in.gcount() > 0))
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
+  if (text.size() > max_profile_bytes)
+    throw InputError("load_profile", fmt::format("file {} is over {} MiB: not a profile of at most {} rows", path,
+                                                 max_profile_bytes >> 20, montecarlo::max_profile_points));
+  std::istringstream rows(std::move(text));
+  return read_profile_csv(rows, path);
 }
 
 montecarlo::LoadProfile read_profile_csv(std::istream& in, const std::string& path) {

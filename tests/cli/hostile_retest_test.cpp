@@ -95,3 +95,21 @@ TEST(HostileRetest, AnErrorQuotingControlCharactersIsOneLine) {
   std::ofstream(spec, std::ios::binary) << "[study]\nname = \"a\nb\"\n";
   expect_one_line_refusal({"run", spec.string(), "--out", (dir / "out").string()}, "study.toml");
 }
+
+// A profile or policy "file" that never ends (/dev/zero: no newline, no end) was read whole and ran
+// out of memory; a folder given as a policy read as an empty AWS config. Both are refused at once.
+TEST(HostileRetest, EndlessFilesAndFoldersAreRefusedNotRead) {
+  const Args sim = {"simulate", "--model", "collision", "--strategy", "full", "--clients", "3", "--quiet"};
+  const auto with = [&](Args more) {
+    Args a = sim;
+    a.insert(a.end(), more.begin(), more.end());
+    return a;
+  };
+  expect_one_line_refusal(with({"--horizon", "100", "--load-profile", "/dev/zero"}), "is over 32 MiB", 20.0);
+  expect_one_line_refusal(with({"--policy", "/dev/zero"}), "is over 16 MiB", 20.0);
+  expect_one_line_refusal({"policy", "show", "/dev/zero"}, "is over 16 MiB", 20.0);
+  const fs::path dir = retrylab::test::fresh_dir("hostile-retest-folders");
+  expect_one_line_refusal(with({"--policy", dir.string()}), "is a folder");
+  expect_one_line_refusal({"policy", "show", dir.string()}, "is a folder");
+  expect_one_line_refusal(with({"--horizon", "100", "--load-profile", dir.string() + "/"}), "not a folder");
+}
