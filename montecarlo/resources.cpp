@@ -90,8 +90,8 @@ ResourceEstimate estimate_resources(const Scenario& s, const RunPlan& plan, std:
   const double per_run_clients = static_cast<double>(s.traffic.clients) + arrivals;
   const double waiting = std::min(static_cast<double>(s.measurement.collapse), per_run_clients) + 64.0;
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-  const double threads =
-      std::max(1.0, std::min<double>(plan.threads > 0 ? plan.threads : hw, static_cast<double>(plan.runs)));
+  const double threads = std::max(1.0, std::min<double>({static_cast<double>(plan.threads > 0 ? plan.threads : hw),
+                                                         static_cast<double>(plan.runs), max_threads_estimated}));
   // Per run in flight: the clients waiting at once, and on the full tier every success's latency.
   const bool full_tier = plan.server_engine || has_server_features(s);
   const double per_run = waiting * bytes_per_waiting_client + (full_tier ? per_run_clients * bytes_per_latency : 0.0);

@@ -33,6 +33,7 @@ inline constexpr double bytes_per_waiting_client = 256.0;
 inline constexpr double bytes_per_latency = 16.0;       // a double, in a vector that grows by doubling
 inline constexpr double bytes_per_series_bin = 3072.0;  // summaries of every quantity, and the JSON document
 inline constexpr double memory_margin_bytes = 64.0 * (1 << 20);
+inline constexpr double max_threads_estimated = 4096;   // detail::max_worker_threads: no more are started
 inline constexpr double per_run_summary_bytes = 256.0;  // each metric's per-run value in the summary
 inline constexpr double max_attempts_simulated = 1e11;  // hours on one core at about 10^7 attempts/s
 

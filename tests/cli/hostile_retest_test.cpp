@@ -3,6 +3,7 @@
 // regression test: a load profile whose thinning would run for days is refused up front, and an
 // error that quotes what was typed or read stays one line whatever control characters it holds.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -12,6 +13,14 @@
 
 #include "tests/support/cli.hpp"
 #include "tests/support/temp_dir.hpp"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define RETRYLAB_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RETRYLAB_UNDER_ASAN 1
+#endif
+#endif
 
 namespace fs = std::filesystem;
 using retrylab::test::Child;
@@ -112,4 +121,31 @@ TEST(HostileRetest, EndlessFilesAndFoldersAreRefusedNotRead) {
   expect_one_line_refusal(with({"--policy", dir.string()}), "is a folder");
   expect_one_line_refusal({"policy", "show", dir.string()}, "is a folder");
   expect_one_line_refusal(with({"--horizon", "100", "--load-profile", dir.string() + "/"}), "not a folder");
+}
+
+// --threads above what the system will start (100,000 for 50,000 runs) aborted with "terminate called
+// without an active exception": at most max_worker_threads are asked for, and a refusal leaves the
+// threads that did start to share the runs. Threads never change the output. The child runs with its
+// address space limited to 2 GiB (each thread reserves an 8 MiB stack), so the system refuses threads
+// on any machine; not under ASan, whose shadow memory needs far more address space.
+TEST(HostileRetest, MoreThreadsThanTheSystemGivesStillRun) {
+  const Args sim = {"simulate", "--model", "collision", "--strategy", "full",  "--clients",
+                    "2",        "--runs",  "5000",      "--quiet",    "--json"};
+  Args many = sim;
+  many.insert(many.end(), {"--threads", "100000"});
+  Args two = sim;
+  two.insert(two.end(), {"--threads", "2"});
+  rlimit before{};
+  ::getrlimit(RLIMIT_AS, &before);
+#ifndef RETRYLAB_UNDER_ASAN
+  rlimit small = before;
+  small.rlim_cur = rlim_t{2} << 30;
+  ::setrlimit(RLIMIT_AS, &small);  // inherited by the child
+#endif
+  const Child a = run_child(many, 120.0);
+  ::setrlimit(RLIMIT_AS, &before);
+  const Child b = run_child(two, 120.0);
+  EXPECT_EQ(a.status, 0) << a.err;
+  EXPECT_EQ(b.status, 0) << b.err;
+  EXPECT_EQ(a.out, b.out);
 }
