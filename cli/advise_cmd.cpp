@@ -126,11 +126,16 @@ advise::Request request_of(const AdviseOptions& o, double d) {
   advise::Request r;
   r.model = model_of(o.failed_attempts);
   const std::size_t colon = o.clients.find(':');
-  if (colon == std::string::npos) {
-    r.clients = parse_int("--clients", o.clients, 0, std::numeric_limits<std::int64_t>::max());
-  } else {
-    r.clients_low = parse_int("--clients", o.clients.substr(0, colon), 0, std::numeric_limits<std::int64_t>::max());
-    r.clients = parse_int("--clients", o.clients.substr(colon + 1), 0, std::numeric_limits<std::int64_t>::max());
+  try {  // a number's range is checked with the request (check_request): [2, 100000]
+    if (colon == std::string::npos) {
+      r.clients = parse_int("--clients", o.clients, 0, std::numeric_limits<std::int64_t>::max());
+    } else {
+      r.clients_low = parse_int("--clients", o.clients.substr(0, colon), 0, std::numeric_limits<std::int64_t>::max());
+      r.clients = parse_int("--clients", o.clients.substr(colon + 1), 0, std::numeric_limits<std::int64_t>::max());
+    }
+  } catch (const InputError&) {  // not an integer: say the range advise takes, not int64's
+    throw InputError("--clients",
+                     fmt::format("must be an integer in [2, 100000] or a range LOW:HIGH (got \"{}\")", o.clients));
   }
   for (const auto& [flag, v] :
        {std::pair{"--rate", o.rate}, std::pair{"--base", o.base}, std::pair{"--drain-within", o.drain_within},
