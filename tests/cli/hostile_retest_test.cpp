@@ -149,3 +149,14 @@ TEST(HostileRetest, MoreThreadsThanTheSystemGivesStillRun) {
   EXPECT_EQ(b.status, 0) << b.err;
   EXPECT_EQ(a.out, b.out);
 }
+
+// simulate --plot with a newline in its name ran every run, wrote the gnuplot script under that name,
+// then failed with exit 1; advise --plot refused it up front. Now simulate does too: exit 2, no file.
+TEST(HostileRetest, APlotNameWithAControlCharacterIsRefusedBeforeTheRuns) {
+  const fs::path dir = retrylab::test::fresh_dir("hostile-retest-plot");
+  const std::string name = (dir / "a\nb.svg").string();
+  expect_one_line_refusal({"simulate", "--model", "none", "--strategy", "full", "--rate", "0.05", "--horizon", "1000",
+                           "--series", "100", "--runs", "2", "--quiet", "--plot", name},
+                          "--plot must not hold a control character");
+  EXPECT_TRUE(fs::is_empty(dir));
+}
