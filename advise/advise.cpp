@@ -173,17 +173,25 @@ Advice advise(const Request& r) {
   check_request(r);
   Advice a;
   a.request = r;
+  const auto stage = [&r](Strategy s, const char* what) {
+    if (r.watch.stage) r.watch.stage(fmt::format("{}: {}", to_string(s), what));
+  };
   for (Strategy s : r.strategies) {
+    stage(s, "search");
     Bench bench(r, r.seed);
     Candidate c = search(r, s, bench);
+    if (r.watch.searched) r.watch.searched();
     c.runs_simulated = bench.runs_made();
     c.sustainable_rate = c.sustainable_collapsed_at = nan;
     a.candidates.push_back(std::move(c));
   }
   std::stable_sort(a.candidates.begin(), a.candidates.end(), better);
   // Confirm the best; if it does not confirm, the next (and re-rank: confirmed first).
-  for (Candidate& c : a.candidates)
-    if (c.found && confirm(r, c)) break;
+  for (Candidate& c : a.candidates) {
+    if (!c.found) continue;
+    stage(c.strategy, "confirmation and sustainable load");
+    if (confirm(r, c)) break;
+  }
   std::stable_sort(a.candidates.begin(), a.candidates.end(), better);
   return a;
 }

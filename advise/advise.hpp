@@ -19,6 +19,7 @@
 // Invariants: a pure function of the request (seed included), whatever the thread count: every
 // decision is taken on whole batches of runs, each a pure function of its (key, run index).
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,6 +28,7 @@
 #include "analytic/model.hpp"
 #include "analytic/stats.hpp"
 #include "analytic/strategy.hpp"
+#include "montecarlo/pulse.hpp"
 
 namespace retrylab::advise {
 
@@ -42,6 +44,16 @@ enum class Objective { drain_time, attempts, weighted };
 std::string_view to_string(Objective o) noexcept;  // drain-time, attempts, weighted
 std::optional<Objective> parse_objective(std::string_view name) noexcept;
 
+// What a progress display sees of a search as it goes (the CLI's montecarlo/progress.hpp); empty
+// members are skipped, and nothing here changes a result. `run` and the pulse are called from the
+// worker threads.
+struct Watch {
+  montecarlo::Pulse* pulse = nullptr;             // the search's runs publish their attempts here
+  std::function<void(const std::string&)> stage;  // a stage begins: "full: search", "full: confirmation", ...
+  std::function<void()> searched;                 // a strategy's search ended (one of strategies.size())
+  std::function<void()> run;                      // a run ended
+};
+
 struct Request {
   Model model = Model::collision;  // collision, free or shared (what a failed attempt costs)
   std::int64_t clients = 100;      // the burst N, [2, 100000]; with a range, its upper end
@@ -55,6 +67,7 @@ struct Request {
   std::vector<Strategy> strategies = capped_strategies();
   std::uint64_t seed = 1;  // the search uses seed, the confirmation seed + 1
   int threads = 0;         // 0 = all cores; never changes a result
+  Watch watch;             // progress only
 };
 
 // Throws InputError naming the field (model, clients, rate, base, drain_within, probability,

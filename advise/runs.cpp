@@ -46,11 +46,18 @@ std::uint64_t common_hash(const Request& r, std::int64_t clients, double rate, c
 
 // Run i of sc under the key hash (the plain tier: advise's scenarios use no server option).
 montecarlo::RunResult keyed_run(const montecarlo::Scenario& sc, std::uint64_t seed, std::uint64_t hash, std::uint64_t i,
-                                montecarlo::detail::EngineScratch& scratch) {
+                                montecarlo::detail::EngineScratch& scratch, montecarlo::Pulse* pulse) {
   montecarlo::detail::EngineOptions options;
   options.scenario_hash = hash;
+  options.pulse = pulse;  // progress only
   montecarlo::detail::NullObserver observer;
   return montecarlo::detail::run_engine_build<montecarlo::detail::PlainParts>(sc, seed, i, options, observer, &scratch);
+}
+
+// run_in_order's callback: one call per finished run, to the watcher.
+std::function<void(std::int64_t, std::int64_t)> run_ended(const Request& r) {
+  if (!r.watch.run) return {};
+  return [&r](std::int64_t, std::int64_t) { r.watch.run(); };
 }
 
 }  // namespace
@@ -129,9 +136,9 @@ void Bench::ensure(const std::vector<Policy>& ps, std::int64_t runs) {
       static_cast<std::int64_t>(work.size()), r_.threads,
       [&](std::uint64_t w, montecarlo::detail::EngineScratch& scratch) {
         const auto& [j, i] = work[w];
-        return keyed_run(jobs[j].scenario, seed_, hash_, static_cast<std::uint64_t>(i), scratch);
+        return keyed_run(jobs[j].scenario, seed_, hash_, static_cast<std::uint64_t>(i), scratch, r_.watch.pulse);
       },
-      {});
+      run_ended(r_));
   for (std::size_t w = 0; w < work.size(); ++w) jobs[work[w].first].into->push_back(got[w]);
   made_ += static_cast<std::int64_t>(work.size());
 }
@@ -170,7 +177,8 @@ std::vector<montecarlo::RunResult> independent_runs(const Request& r, const mont
                                                     std::uint64_t seed, std::int64_t first, std::int64_t count) {
   return montecarlo::detail::run_in_order<montecarlo::RunResult>(
       count, r.threads,
-      [&](std::uint64_t i) { return montecarlo::simulate_run(sc, seed, static_cast<std::uint64_t>(first) + i); }, {});
+      [&](std::uint64_t i) { return montecarlo::simulate_run(sc, seed, static_cast<std::uint64_t>(first) + i); },
+      run_ended(r));
 }
 
 std::vector<montecarlo::RunResult> common_steady_runs(const Request& r, const montecarlo::Scenario& sc,
@@ -180,9 +188,9 @@ std::vector<montecarlo::RunResult> common_steady_runs(const Request& r, const mo
   return montecarlo::detail::run_in_order_with<montecarlo::RunResult, montecarlo::detail::EngineScratch>(
       count, r.threads,
       [&](std::uint64_t i, montecarlo::detail::EngineScratch& scratch) {
-        return keyed_run(sc, seed, hash, static_cast<std::uint64_t>(first) + i, scratch);
+        return keyed_run(sc, seed, hash, static_cast<std::uint64_t>(first) + i, scratch, r.watch.pulse);
       },
-      {});
+      run_ended(r));
 }
 
 }  // namespace retrylab::advise

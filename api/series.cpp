@@ -1,6 +1,7 @@
 #include "api/series.hpp"
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <cmath>
 
 #include "analytic/error.hpp"
@@ -52,6 +53,10 @@ void check_plot_path(const std::string& file, Spelling how) {
   const std::string ext = std::filesystem::path(file).extension().string();
   if (ext != ".svg" && ext != ".png")
     throw InputError(spelled("plot", how), fmt::format("must name a .svg or .png file (got {})", file));
+  // Before any run, as advise --plot: gnuplot cannot name such a file, and the script beside it would
+  // be written first.
+  if (std::any_of(file.begin(), file.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
+    throw InputError(spelled("plot", how), "must not hold a control character (gnuplot cannot name such a file)");
 }
 
 std::vector<SeriesQuantity> shown_series(const montecarlo::Scenario& s) {

@@ -20,6 +20,7 @@
 #include "advise/sustainable.hpp"
 #include "analytic/error.hpp"
 #include "cli/common.hpp"
+#include "montecarlo/progress.hpp"
 
 namespace retrylab::cli {
 
@@ -40,6 +41,7 @@ struct AdviseOptions {
   std::string strategies;                // comma-separated; empty = all with a cap
   std::uint64_t seed = 1;
   int threads = 0;
+  bool quiet = false;
   OutputFormat format = OutputFormat::table;
   std::vector<std::string> given;
 };
@@ -124,11 +126,16 @@ advise::Request request_of(const AdviseOptions& o, double d) {
   advise::Request r;
   r.model = model_of(o.failed_attempts);
   const std::size_t colon = o.clients.find(':');
-  if (colon == std::string::npos) {
-    r.clients = parse_int("--clients", o.clients, 0, std::numeric_limits<std::int64_t>::max());
-  } else {
-    r.clients_low = parse_int("--clients", o.clients.substr(0, colon), 0, std::numeric_limits<std::int64_t>::max());
-    r.clients = parse_int("--clients", o.clients.substr(colon + 1), 0, std::numeric_limits<std::int64_t>::max());
+  try {  // a number's range is checked with the request (check_request): [2, 100000]
+    if (colon == std::string::npos) {
+      r.clients = parse_int("--clients", o.clients, 0, std::numeric_limits<std::int64_t>::max());
+    } else {
+      r.clients_low = parse_int("--clients", o.clients.substr(0, colon), 0, std::numeric_limits<std::int64_t>::max());
+      r.clients = parse_int("--clients", o.clients.substr(colon + 1), 0, std::numeric_limits<std::int64_t>::max());
+    }
+  } catch (const InputError&) {  // not an integer: say the range advise takes, not int64's
+    throw InputError("--clients",
+                     fmt::format("must be an integer in [2, 100000] or a range LOW:HIGH (got \"{}\")", o.clients));
   }
   for (const auto& [flag, v] :
        {std::pair{"--rate", o.rate}, std::pair{"--base", o.base}, std::pair{"--drain-within", o.drain_within},
@@ -335,7 +342,18 @@ int run_advise(const AdviseOptions& o) {
     stem = plot_stem(o.plot);
     for (const char* ext : {".svg", ".png", ".gp"}) require_writable_file("--plot", stem.string() + ext);
   }
-  const advise::Advice a = advise::advise(r);
+  // Progress on stderr (montecarlo/progress.hpp), one item a strategy's search: at --clients 100000
+  // a strategy takes minutes, so a log line every 5 s (a bar on a terminal) says which and how fast.
+  montecarlo::Progress progress(montecarlo::Progress::pick_mode(o.quiet), "strategies",
+                                static_cast<std::int64_t>(r.strategies.size()));
+  progress.items_are_not_runs();
+  advise::Request watched = r;
+  watched.watch.pulse = progress.pulse();
+  watched.watch.stage = [&progress](const std::string& label) { progress.start_item(label); };
+  watched.watch.searched = [&progress] { progress.item_done(); };
+  watched.watch.run = [&progress] { progress.run_done(); };
+  const advise::Advice a = advise::advise(watched);
+  progress.finish();
   if (o.format == OutputFormat::json)
     print_json(a, o.unit, d);
   else
@@ -386,6 +404,7 @@ void add_advise_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   cmd->add_option("--threads", opts->threads, "Worker threads (0 = all cores); never changes the output")
       ->capture_default_str();
+  cmd->add_flag("--quiet", opts->quiet, "No progress line on stderr");
   add_format_options(cmd, opts->format);
   cmd->callback([opts, cmd, &action] {
     opts->given.clear();

@@ -17,6 +17,7 @@
 #include "analytic/error.hpp"
 #include "cli/common.hpp"
 #include "montecarlo/scenario.hpp"
+#include "validation/escape.hpp"
 #include "validation/trace_check.hpp"
 #include "validation/trace_json.hpp"
 
@@ -77,12 +78,14 @@ void print_table(const validation::TraceReport& r, const CheckOptions& o) {
 int run_check(const CheckOptions& o) {
   std::error_code ec;
   if (std::filesystem::is_directory(o.trace, ec)) {
-    std::fprintf(stderr, "retrylab: check: TRACE must be a file, not a folder (got %s)\n", o.trace.c_str());
+    std::fprintf(stderr, "retrylab: check: TRACE must be a file, not a folder (got %s)\n",
+                 validation::one_line(o.trace).c_str());
     return 2;
   }
   std::ifstream in(o.trace, std::ios::binary);
   if (!in) {
-    std::fprintf(stderr, "retrylab: check: TRACE must be a readable file (got %s)\n", o.trace.c_str());
+    std::fprintf(stderr, "retrylab: check: TRACE must be a readable file (got %s)\n",
+                 validation::one_line(o.trace).c_str());
     return 2;
   }
   validation::TraceReport r;
@@ -90,11 +93,12 @@ int run_check(const CheckOptions& o) {
     r = validation::check_trace(in);
   } catch (const InputError& e) {
     // "<file> line N: field must be ..." (the field already carries the line).
-    std::fprintf(stderr, "retrylab: check: %s %s\n", o.trace.c_str(), e.what());
+    std::fprintf(stderr, "retrylab: check: %s\n", validation::one_line(o.trace + " " + e.what()).c_str());
     return 2;
   }
   if (r.rows == 0) {  // nothing was checked: neither PASS (0) nor a failed check (1), but unusable input
-    std::fprintf(stderr, "retrylab: check: %s has a header but no attempt rows: nothing to check\n", o.trace.c_str());
+    std::fprintf(stderr, "retrylab: check: %s has a header but no attempt rows: nothing to check\n",
+                 validation::one_line(o.trace).c_str());
     return 2;
   }
   switch (o.format) {

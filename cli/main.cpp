@@ -10,6 +10,7 @@
 
 #include "analytic/error.hpp"
 #include "cli/common.hpp"
+#include "validation/escape.hpp"
 #ifdef RETRYLAB_WITH_MPI
 #include "papers/mpi.hpp"
 #endif
@@ -41,12 +42,18 @@ std::string parse_message(const std::string& message) {
   return without_colon(message);
 }
 
+// Every error is one line on stderr: a message quotes what was typed or read (a flag value, a line
+// of a file), and a newline or other control character in it must not start a second line.
+void say(const std::string& message) {
+  std::fprintf(stderr, "retrylab: %s\n", retrylab::validation::one_line(message).c_str());
+}
+
 // --help and --version print to stdout like any result: a failed write is exit 1, not 0.
 int print_and_finish(CLI::App& app, const CLI::Error& e) {
   try {
     return retrylab::cli::finish_stdout(app.exit(e));
   } catch (const retrylab::OutputError& err) {
-    std::fprintf(stderr, "retrylab: %s\n", err.what());
+    say(err.what());
     return 1;
   }
 }
@@ -67,7 +74,7 @@ int main(int argc, char** argv) {
   retrylab::cli::Action action;
   retrylab::cli::add_commands(app, action);
   if (const auto unknown = retrylab::cli::unknown_command(app, argc, argv)) {
-    std::fprintf(stderr, "retrylab: %s\n", unknown->c_str());
+    say(*unknown);
     return 2;
   }
   try {
@@ -79,24 +86,22 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return print_and_finish(app, e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "retrylab: %s\n", parse_message(e.what()).c_str());
+    say(parse_message(e.what()));
     return 2;
   } catch (const retrylab::InputError& e) {
-    std::fprintf(stderr, "retrylab: %s\n",
-                 (as_flag(e.field()) + std::string(e.what()).substr(e.field().size())).c_str());
+    say(as_flag(e.field()) + std::string(e.what()).substr(e.field().size()));
     return 2;
   }
   try {
     return retrylab::cli::finish_stdout(action ? action() : 2);
   } catch (const retrylab::OutputError& e) {
-    std::fprintf(stderr, "retrylab: %s\n", e.what());
+    say(e.what());
     return 1;
   } catch (const retrylab::InputError& e) {
-    std::fprintf(stderr, "retrylab: %s\n",
-                 (as_flag(e.field()) + std::string(e.what()).substr(e.field().size())).c_str());
+    say(as_flag(e.field()) + std::string(e.what()).substr(e.field().size()));
     return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "retrylab: error: %s\n", e.what());
+    say(std::string("error: ") + e.what());
     return 3;
   }
 }

@@ -29,6 +29,7 @@
 #include "montecarlo/series.hpp"
 #include "montecarlo/simulate.hpp"
 #include "montecarlo/trace.hpp"
+#include "validation/escape.hpp"
 
 namespace retrylab::cli {
 
@@ -85,7 +86,7 @@ api::ScenarioRequest request_of(const SimulateOptions& o) {
   // The file's fields, in the request's unit; the flags given keep their values (docs/policies.md).
   const policy::Policy p = api::load_policy(o.policy, o.policy_select, api::Spelling::flag);
   for (const std::string& w : api::apply_policy(r, p, api::Spelling::flag, o.strict))
-    std::fprintf(stderr, "retrylab: warning: %s\n", w.c_str());
+    std::fprintf(stderr, "retrylab: warning: %s\n", validation::one_line(w).c_str());
   return r;
 }
 
@@ -112,10 +113,16 @@ int list_fields(const SimulateOptions& o) {
 
 // Before any work: the run fits --max-memory and the work limit (montecarlo/resources.hpp), and
 // the trace target can be written.
-void check_simulate_limits(const SimulateOptions& o, const montecarlo::Scenario& sc, const montecarlo::RunPlan& plan) {
+void check_simulate_limits(const SimulateOptions& o, const montecarlo::Scenario& sc, const montecarlo::RunPlan& plan,
+                           std::optional<double> bin) {
   if (!(o.max_memory > 0) || !std::isfinite(o.max_memory))
     throw InputError("--max-memory", fmt::format("must be a number of GiB > 0 (got {})", o.max_memory));
-  montecarlo::check_resources(sc, plan, o.max_memory * (1ull << 30));
+  try {  // the limits name fields (load_profile): as flags here
+    montecarlo::check_resources(sc, plan, o.max_memory * (1ull << 30),
+                                bin ? montecarlo::series_bins(*bin, montecarlo::effective_horizon(sc)) : 0);
+  } catch (const InputError& e) {
+    api::rethrow_spelled(e, api::Spelling::flag);
+  }
   if (!o.trace.empty() && sc.traffic.load_profile.set())  // its header and `retrylab check` know no profile
     throw InputError("--trace", "cannot be combined with --load-profile yet (give one of them)");
   if (!o.trace.empty()) require_writable_file("--trace", o.trace);
@@ -140,8 +147,8 @@ int run_simulate(const SimulateOptions& o) {
   montecarlo::RunPlan plan{o.runs, o.seed, o.threads};
   plan.server_engine = o.server_engine;
   montecarlo::check_run_plan(plan);
-  check_simulate_limits(o, sc.scenario, plan);
   const std::optional<double> bin = series_bin(o, sc);
+  check_simulate_limits(o, sc.scenario, plan, bin);
 
   // Progress on stderr (montecarlo/progress.hpp): runs done, and how far the runs in flight have got.
   montecarlo::Progress progress(montecarlo::Progress::pick_mode(o.quiet), "runs", plan.runs);

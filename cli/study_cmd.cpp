@@ -22,6 +22,7 @@
 #include "papers/store.hpp"
 #include "papers/study.hpp"
 #include "validation/certificate.hpp"
+#include "validation/escape.hpp"
 #ifdef RETRYLAB_WITH_MPI
 #include <nlohmann/json.hpp>
 
@@ -169,7 +170,7 @@ int run_study_command(const StudyFlags& f, bool reproduce) {
     return 0;
   } catch (const papers::SpecError& e) {
     if (!released) release_ranks(2);
-    std::fprintf(stderr, "retrylab: %s\n", e.what());
+    std::fprintf(stderr, "retrylab: %s\n", validation::one_line(e.what()).c_str());
     return 2;
   } catch (const InputError&) {
     if (!released) release_ranks(2);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the four libFuzzer targets of build/fuzz for a fixed number of inputs each (-runs, fixed
+# Runs the five libFuzzer targets of build/fuzz for a fixed number of inputs each (-runs, fixed
 # -seed), each from its seed corpus in the repository; any crash, sanitizer report, uncaught
 # exception or 20 s input fails (exit != 0, the input saved under the work folder).
 # Usage: fuzz/run.sh [BUILD_DIR [RUNS]]   (defaults: build/fuzz, 20000 inputs per target)
@@ -19,13 +19,14 @@ seeds() {  # seeds NAME FILE... : a seed folder holding copies of the files (nam
 seeds spec papers/*/study.toml tests/papers/*.toml tests/mpi/*.toml
 seeds trace fuzz/corpus/trace/* tests/traces/*.csv
 seeds cli fuzz/corpus/cli/*
+seeds profile fuzz/corpus/profile/*  # each behind its reader byte: even inline, odd CSV
 mkdir -p "$work/seed_policy" "$work/new_policy"  # the example policy files, each behind its format byte
 for f in tests/policy/retrylab/*.toml:0 tests/policy/grpc/*.json:1 tests/policy/envoy/*.yaml:2 tests/policy/aws/config:3 \
          tests/policy/resilience4j/*.yml:4; do
   for g in ${f%:*}; do { printf "\\$(printf '%03o' "${f##*:}")"; cat "$g"; } > "$work/seed_policy/${g//\//_}"; done
 done
 
-for t in spec trace cli policy; do
+for t in spec trace cli policy profile; do
   echo "== fuzz_$t: $runs inputs, seed 21, corpus $(ls "$work/seed_$t" | wc -l) files ==" >&2
   # The new inputs go to a scratch folder (listed first); the seeds are read only.
   "$build/fuzz/fuzz_$t" -runs="$runs" -seed=21 -timeout=20 -rss_limit_mb=2048 -max_len=16384 \

@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -20,11 +21,15 @@
 
 namespace retrylab::montecarlo::detail {
 
+// The most worker threads ever started (a --threads 100000 asked the system for 100,000 threads,
+// and aborted when it refused); threads never change a result, so fewer only take longer.
+inline constexpr std::int64_t max_worker_threads = 4096;
+
 // How many worker threads serve `runs` runs when `requested` are asked for (0 = all cores, at least
-// one): never more than there are runs.
+// one): never more than there are runs, nor than max_worker_threads.
 inline std::int64_t worker_threads(std::int64_t runs, int requested) {
   const std::int64_t threads = requested > 0 ? requested : std::max(1u, std::thread::hardware_concurrency());
-  return std::min(threads, runs);
+  return std::min({threads, runs, max_worker_threads});
 }
 
 // Runs worker() on `threads` threads and waits for them all; on the calling thread alone when
@@ -37,7 +42,13 @@ void run_workers(std::int64_t threads, Worker& worker) {
   }
   std::vector<std::thread> pool;
   pool.reserve(static_cast<std::size_t>(threads));
-  for (std::int64_t t = 0; t < threads; ++t) pool.emplace_back(worker);
+  try {
+    for (std::int64_t t = 0; t < threads; ++t) pool.emplace_back(worker);
+  } catch (const std::system_error&) {
+    // The system started fewer threads than asked (a thread or memory limit): those running share
+    // the runs between them, as they take each next run from the shared counter.
+  }
+  if (pool.empty()) worker();
   for (auto& t : pool) t.join();
 }
 

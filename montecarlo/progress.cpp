@@ -89,7 +89,9 @@ Progress::Snapshot Progress::snapshot() const {
   const auto size = item_size_.load(std::memory_order_relaxed);
   double partial = size > 0 ? (static_cast<double>(item_runs_.load(std::memory_order_relaxed)) + in_flight) /
                                   static_cast<double>(size)
-                            : in_flight;  // items are runs: each run in flight adds its fraction
+                   : runs_are_items_.load(std::memory_order_relaxed)
+                       ? in_flight  // items are runs: each run in flight adds its fraction
+                       : 0.0;
   partial = std::clamp(partial, 0.0, std::max(0.0, static_cast<double>(total_) - done));
   if (size > 0) partial = std::min(partial, 1.0);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();

@@ -34,6 +34,9 @@ class Progress {
 
   // The engine's live counters for RunPlan::pulse; null when quiet (the engine then skips them).
   Pulse* pulse() noexcept { return mode_ == Mode::quiet ? nullptr : &pulse_; }
+  // Items that are not runs and whose runs are not known in advance (advise: a strategy's search):
+  // the runs in flight then add nothing to the items done (they still count in runs/s, attempts/s).
+  void items_are_not_runs() noexcept { runs_are_items_ = false; }
   void note(const std::string& line);                                // log mode: one line now
   void start_item(const std::string& label, std::int64_t runs = 0);  // the next item, of `runs` runs
   void run_done() noexcept;                                          // a run of the current item
@@ -56,6 +59,7 @@ class Progress {
   mutable std::mutex mutex_;  // label_, drawing, the ticker's wake-up
   std::string label_;
   bool printed_ = false, stop_ = false, finished_ = false;
+  std::atomic<bool> runs_are_items_{true};
   std::condition_variable wake_;
   std::thread ticker_;
 };

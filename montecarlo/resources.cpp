@@ -10,6 +10,7 @@
 #include "analytic/error.hpp"
 #include "analytic/fluid_cap.hpp"
 #include "montecarlo/result.hpp"
+#include "montecarlo/series.hpp"
 
 namespace retrylab::montecarlo {
 
@@ -72,26 +73,36 @@ double expected_attempts_per_client(const Scenario& s) {
 }
 
 // Steady arrivals expected per run: rate x horizon, or a load profile's integral over [0, horizon)
-// (its mean rate over the horizon, times the horizon).
+// (its mean rate over the horizon, times the horizon). Candidates: what the engine draws to make
+// them, max rate x horizon with a profile (thinning, components/load_profile.hpp), each a draw even
+// when thinned out: a spike of 10^9 per attempt-duration for a nanosecond is half an arrival but
+// 10^15 candidates over a horizon of 10^6.
 namespace {
 double steady_arrivals(const Scenario& s) {
   const double h = effective_horizon(s);
   return s.traffic.load_profile.set() ? s.traffic.load_profile.integral(0.0, h) : s.traffic.rate * h;
 }
+double steady_candidates(const Scenario& s) { return candidate_rate(s) * effective_horizon(s); }
 }  // namespace
 
-ResourceEstimate estimate_resources(const Scenario& s, const RunPlan& plan) {
+ResourceEstimate estimate_resources(const Scenario& s, const RunPlan& plan, std::int64_t series_bins) {
   const double arrivals = steady_arrivals(s);
   const double per_run_clients = static_cast<double>(s.traffic.clients) + arrivals;
   const double waiting = std::min(static_cast<double>(s.measurement.collapse), per_run_clients) + 64.0;
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-  const double threads = std::min<double>(plan.threads > 0 ? plan.threads : hw, static_cast<double>(plan.runs));
+  const double threads = std::max(1.0, std::min<double>({static_cast<double>(plan.threads > 0 ? plan.threads : hw),
+                                                         static_cast<double>(plan.runs), max_threads_estimated}));
+  // Per run in flight: the clients waiting at once, and on the full tier every success's latency.
+  const bool full_tier = plan.server_engine || has_server_features(s);
+  const double per_run = waiting * bytes_per_waiting_client + (full_tier ? per_run_clients * bytes_per_latency : 0.0);
+  const auto bins = static_cast<double>(std::max<std::int64_t>(0, series_bins));
   ResourceEstimate e;
   e.bytes = static_cast<double>(plan.runs) * (static_cast<double>(sizeof(RunResult)) + per_run_summary_bytes) +
-            std::max(1.0, threads) * waiting * bytes_per_waiting_client;
+            threads * per_run + bins * (2.0 * threads * series_quantities * sizeof(double) + bytes_per_series_bin);
   e.clients = static_cast<double>(plan.runs) * per_run_clients;
   e.attempts_per_client = expected_attempts_per_client(s);
   e.attempts = e.clients * e.attempts_per_client;
+  e.thinned = static_cast<double>(plan.runs) * std::max(0.0, steady_candidates(s) - arrivals);
   return e;
 }
 
@@ -101,8 +112,17 @@ double default_max_memory() {
   return 0.5 * static_cast<double>(pages) * static_cast<double>(page);
 }
 
-void check_resources(const Scenario& s, const RunPlan& plan, double max_memory) {
-  const ResourceEstimate e = estimate_resources(s, plan);
+void check_resources(const Scenario& s, const RunPlan& plan, double max_memory, std::int64_t series_bins) {
+  const ResourceEstimate e = estimate_resources(s, plan, series_bins);
+  if (e.thinned > max_attempts_simulated)
+    throw InputError(
+        "load_profile",
+        fmt::format("is too costly to simulate: its arrivals are drawn at its maximum rate {} and thinned, "
+                    "runs x max rate x horizon = {} x {} x {} = {:.3g} draws, above the limit {:.3g} (lower "
+                    "the profile's peak, runs or horizon)",
+                    s.traffic.load_profile.max_rate(), plan.runs, s.traffic.load_profile.max_rate(),
+                    effective_horizon(s), static_cast<double>(plan.runs) * steady_candidates(s),
+                    max_attempts_simulated));
   if (e.attempts > max_attempts_simulated) {
     // The horizon when it makes the work: steady arrivals over it, or retries that go on through it.
     const bool steady = steady_arrivals(s) > static_cast<double>(s.traffic.clients);
@@ -118,10 +138,12 @@ void check_resources(const Scenario& s, const RunPlan& plan, double max_memory) 
                     effective_horizon(s), o.failures.failure_prob, o.client.max_attempts, o.client.deadline));
   }
   if (e.bytes > max_memory)
-    throw InputError("max-memory",
-                     fmt::format("is {:.3g} GiB, below the estimated {:.3g} GiB of this run (runs={}, "
-                                 "collapse={}; lower --runs or --collapse, or raise --max-memory)",
-                                 max_memory / (1ull << 30), e.bytes / (1ull << 30), plan.runs, s.measurement.collapse));
+    throw InputError(
+        "max-memory",
+        fmt::format("is {:.3g} GiB, below the estimated {:.3g} GiB of this run (runs={}, "
+                    "collapse={}, series bins={}; lower --runs or --collapse, widen the --series bin, or "
+                    "raise --max-memory)",
+                    max_memory / (1ull << 30), e.bytes / (1ull << 30), plan.runs, s.measurement.collapse, series_bins));
 }
 
 }  // namespace retrylab::montecarlo

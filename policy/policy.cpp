@@ -5,6 +5,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -73,12 +74,19 @@ Policy parse(Format format, const std::string& text, const std::string& path, st
 }
 
 Policy load(const std::string& path, std::string_view select) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    detail::fail(path, 0, "file", "is a folder (a policy file: .toml, .json, .yaml/.yml or an AWS config)");
   std::ifstream in(path, std::ios::binary);
   if (!in) detail::fail(path, 0, "file", "cannot be read (a policy file: .toml, .json, .yaml/.yml or an AWS config)");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (text.str().size() > (std::size_t{16} << 20)) detail::fail(path, 0, "file", "is over 16 MiB: not a policy file");
-  return parse(detect(path, text.str()), text.str(), path, select);
+  // At most 16 MiB read, never the whole of an endless file (/dev/zero, a pipe that never closes).
+  constexpr std::size_t most = std::size_t{16} << 20;
+  std::string text;
+  char chunk[1 << 16];
+  while (text.size() <= most && (in.read(chunk, sizeof chunk) || in.gcount() > 0))
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
+  if (text.size() > most) detail::fail(path, 0, "file", "is over 16 MiB: not a policy file");
+  return parse(detect(path, text), text, path, select);
 }
 
 std::string note_line(const Policy& p, const Note& n) {

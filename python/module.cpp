@@ -34,6 +34,7 @@
 #include "api/simulate.hpp"
 #include "montecarlo/fields.hpp"
 #include "montecarlo/metrics.hpp"
+#include "montecarlo/resources.hpp"
 #include "montecarlo/result.hpp"
 #include "montecarlo/scenario.hpp"
 #include "montecarlo/simulate.hpp"
@@ -117,6 +118,9 @@ py::tuple simulate(const std::map<std::string, std::string>& values, const std::
     plan.server_engine = server_engine;
     montecarlo::check_run_plan(plan);
     if (series) bin = api::series_bin(*series, sc, api::Spelling::keyword);
+    // The CLI's limits, before any run: memory (half the RAM, --max-memory's default) and work.
+    montecarlo::check_resources(sc.scenario, plan, montecarlo::default_max_memory(),
+                                bin ? montecarlo::series_bins(*bin, montecarlo::effective_horizon(sc.scenario)) : 0);
   } catch (const InputError& e) {
     raise(e);
   }

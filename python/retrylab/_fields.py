@@ -108,8 +108,8 @@ def text(name, value):
         return str(int(value))
     if isinstance(value, numbers.Real):
         value = float(value)
-        if math.isinf(value) and value > 0:
-            return "none"
+        if math.isinf(value) and value > 0 and kind == "number_or_none":
+            return "none"  # cap=math.inf is no cap; elsewhere inf is a number the field refuses (breaker=inf is no breaker name)
         if kind == "integer" and value.is_integer():
             return str(int(value))  # 100.0 clients is 100 clients (np.linspace gives floats)
         return repr(value)  # the shortest text that round-trips, as the CLI prints

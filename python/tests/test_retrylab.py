@@ -2,6 +2,7 @@
 error messages; the field table; per-run arrays; the closed forms. Exact tests only (no tolerance):
 every comparison is of the same runs computed twice."""
 import json
+import math
 import os
 import re
 import subprocess
@@ -99,6 +100,9 @@ def test_times_in_the_users_unit():
     (dict(model="bogus", strategy="full"), ["--model", "bogus", "--strategy", "full"]),
     (dict(model="collision", strategy="full", unit="ms"), ["--model", "collision", "--strategy", "full", "--unit", "ms"]),
     (dict(model="collision", strategy="full", reject_cost=2), ["--model", "collision", "--strategy", "full", "--reject-cost", "2"]),
+    # The work limit, before any run (Python ran it, for days, where the CLI refused).
+    (dict(model="collision", strategy="full", clients=5, rate=1, horizon=1e12, runs=2),
+     ["--model", "collision", "--strategy", "full", "--clients", "5", "--rate", "1", "--horizon", "1e12", "--runs", "2"]),
 ])
 def test_errors_carry_the_cli_message(kwargs, args):
     # The same message, with every flag in it spelled as the keyword (clients, not --clients;
@@ -109,6 +113,25 @@ def test_errors_carry_the_cli_message(kwargs, args):
     assert cli.startswith("--")
     assert str(e.value) == keywords(cli)
     assert "--" not in str(e.value)
+
+
+def test_memory_limit_before_any_run():
+    # 10^9 run results are about 800 GB: refused at once, as the CLI refuses it, not allocated.
+    with pytest.raises(ValueError, match="^max-memory is .* below the estimated"):
+        retrylab.simulate(model="collision", strategy="full", clients=1, runs=10**9)
+
+
+def test_infinity_is_none_only_where_a_field_takes_none():
+    # cap=inf is no cap; a choice or a plain number given inf is refused as the CLI refuses "inf" (it
+    # was read as the choice "none": breaker=inf ran without a breaker, model=inf on the none model).
+    assert retrylab.simulate(model="collision", strategy="full", clients=5, runs=2, cap=math.inf)["scenario"]["cap"] == "none"
+    for name in ("breaker", "budget", "idempotency", "mix_strategy", "model"):
+        kw = dict(model="collision", strategy="full", clients=5, runs=2)
+        kw[name] = math.inf
+        with pytest.raises(ValueError, match=f"^{name} must be .*got inf"):
+            retrylab.simulate(**kw)
+    with pytest.raises(ValueError, match=r"^horizon must be .*\(got inf\)"):
+        retrylab.simulate(model="collision", strategy="full", clients=5, runs=2, horizon=math.inf)
 
 
 def test_unknown_field_is_a_type_error():

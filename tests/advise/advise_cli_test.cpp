@@ -30,6 +30,9 @@ void expect_error(const std::vector<std::string>& a, const std::string& line) {
 
 TEST(AdviseCli, BadInputIsOneLineNamingTheFlag) {
   expect_error({"--clients", "1", "--failed-attempts", "collide"}, "--clients must be in [2, 100000] (got 1)");
+  // Not an integer: the range advise takes, not the 64-bit integer's (the hostile retest's finding).
+  expect_error({"--clients", "1.5", "--failed-attempts", "collide"},
+               "--clients must be an integer in [2, 100000] or a range LOW:HIGH (got \"1.5\")");
   expect_error({"--clients", "30", "--failed-attempts", "bogus"},
                "--failed-attempts must be free, use-capacity or collide (got bogus)");
   expect_error({"--clients", "30"}, "--failed-attempts is required: free, use-capacity or collide");

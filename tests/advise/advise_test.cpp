@@ -21,8 +21,11 @@
 // is tens of standard errors.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include "advise/advise.hpp"
 #include "advise/report.hpp"
@@ -195,6 +198,42 @@ TEST(Advise, FreeDrainsFromTheBase) {
   const Advice a = advise(r);
   ASSERT_TRUE(a.candidates.front().found);
   EXPECT_EQ(a.candidates.front().least_cap, least_base(r));
+}
+
+TEST(Advise, TheWatchSeesEveryStageAndRunAndChangesNothing) {
+  // The progress display's view (advise::Watch): each strategy's search and the confirmation as
+  // stages, one `searched` per strategy, one `run` per run made (the runs_simulated it reports),
+  // attempts on the pulse; and the same advice as without it.
+  Request r;
+  r.model = Model::free;
+  r.clients = 100;
+  r.strategies = {Strategy::full, Strategy::equal};
+  const Advice plain = advise(r);
+  std::vector<std::string> stages;
+  int searched = 0;
+  std::atomic<std::int64_t> runs{0};
+  montecarlo::Pulse pulse;
+  r.watch.pulse = &pulse;
+  r.watch.stage = [&](const std::string& s) { stages.push_back(s); };
+  r.watch.searched = [&] { ++searched; };
+  r.watch.run = [&] { runs.fetch_add(1); };
+  const Advice watched = advise(r);
+  ASSERT_GE(stages.size(), 3u);
+  EXPECT_EQ(stages[0], "full: search");
+  EXPECT_EQ(stages[1], "equal: search");
+  EXPECT_NE(stages[2].find(": confirmation"), std::string::npos) << stages[2];
+  EXPECT_EQ(searched, 2);
+  std::int64_t made = 0;
+  for (const Candidate& c : watched.candidates) made += c.runs_simulated;
+  EXPECT_EQ(runs.load(), made);
+  EXPECT_GT(pulse.attempts.load(), 0);
+  ASSERT_EQ(watched.candidates.size(), plain.candidates.size());
+  for (std::size_t i = 0; i < plain.candidates.size(); ++i) {
+    EXPECT_EQ(watched.candidates[i].strategy, plain.candidates[i].strategy);
+    EXPECT_EQ(watched.candidates[i].policy.cap, plain.candidates[i].policy.cap);
+    EXPECT_EQ(watched.candidates[i].policy.base, plain.candidates[i].policy.base);
+    EXPECT_EQ(watched.candidates[i].runs_simulated, plain.candidates[i].runs_simulated);
+  }
 }
 
 TEST(Advise, RejectsBadRequestsNamingTheField) {
