@@ -639,7 +639,8 @@ SweepSpec finish(const Where& w, const Draft& given, std::uint64_t study_seed) {
 }
 
 // What a whole study will do at one scale, summed over its sweeps as they are read: the points, and
-// the attempts of the engine kinds' points (montecarlo/resources.hpp), each bounded like a sweep's.
+// the attempts of the engine kinds' points and their load profiles' thinned draws
+// (montecarlo/resources.hpp), each bounded like a sweep's.
 struct StudyTotal {
   double points = 0;
   double attempts = 0;
@@ -648,8 +649,10 @@ struct StudyTotal {
 void add_to_study_total(const Where& w, const Draft& d, const SweepSpec& s, const char* scale, StudyTotal& total) {
   total.points += static_cast<double>(s.points.size());
   if (!is_ext(d.kind) && d.kind != SweepKind::sleep)
-    for (const auto& p : s.points)
-      total.attempts += montecarlo::estimate_resources(p.scenario, montecarlo::RunPlan{s.runs, s.seed, 0}).attempts;
+    for (const auto& p : s.points) {  // a load profile's thinned draws are work too, as for one run
+      const auto e = montecarlo::estimate_resources(p.scenario, montecarlo::RunPlan{s.runs, s.seed, 0});
+      total.attempts += e.attempts + e.thinned;
+    }
   const std::string key = "sweep." + d.name;
   if (total.points > static_cast<double>(max_study_points))
     throw SpecError(key,
