@@ -51,7 +51,7 @@ endif()
 
 # The incident study at quick scale (papers/incident: about 10 s on 2 cores): the committed spec runs
 # and writes its tables, series and figures.
-expect_exit(0 "14 points run" run ${TEST_DIR}/../../papers/incident/study.toml --scale quick --out ${WORK_DIR}/incident
+expect_exit(0 "16 points run" run ${TEST_DIR}/../../papers/incident/study.toml --scale quick --out ${WORK_DIR}/incident
             --threads 2)
 foreach(f outage.md spike.csv spike_series.csv outage_goodput.svg spike_backlog.png)
   if(NOT EXISTS ${WORK_DIR}/incident/${f})
