@@ -139,6 +139,23 @@ TEST(SeriesSpec, BadKeysAreErrorsNamingTheKey) {
   expect_error(attempt_unit, "sweep.s.unit", 7);
 }
 
+// A load profile's candidates are drawn at its maximum rate and thinned: the draws are work. Here
+// each point draws about 6e10 (3 runs x 2,000 attempt-durations x 1e7 per attempt-duration), under
+// the limit of 1e11 for one sweep's point, and two such points together go over it for the study.
+TEST(SeriesSpec, AStudysWorkCountsTheProfilesThinnedDraws) {
+  std::string text = head;
+  text.replace(text.find("rate = 200\n"), 11, "load_profile = \"step:0:1,2:1000000000,2.0001:1\"\n");
+  text.replace(text.find("outage_start = 5\noutage_end = 10\n"), 33, "event = [2, 2.0001]\n");
+  const std::string one = text + "bin = 1\n  [[sweep.s.policies]]\n  name = \"a\"\n";
+  EXPECT_NO_THROW(parse_study_text(one, "one.toml", "quick"));
+  try {
+    parse_study_text(one + "  [[sweep.s.policies]]\n  name = \"b\"\n", "two.toml", "quick");
+    ADD_FAILURE() << "two points of 6e10 thinned draws each were not refused";
+  } catch (const SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("for a whole study"), std::string::npos) << e.what();
+  }
+}
+
 TEST(SeriesSpec, ALoadProfileFileStaysInsideTheSpecsFolder) {
   const fs::path dir = retrylab::test::fresh_dir("series-profile");
   std::string text = head + policies;
