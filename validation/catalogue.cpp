@@ -824,6 +824,8 @@ std::vector<ValidationCase> catalogue(Scale scale) {
   for (auto& c : estimate_cases(scale)) cat.push_back(std::move(c));
   // 13. one hedge without contention.
   for (auto& c : hedge_cases(scale)) cat.push_back(std::move(c));
+  // 14. arrivals under a load profile.
+  for (auto& c : profile_cases(scale)) cat.push_back(std::move(c));
   return cat;
 }
 

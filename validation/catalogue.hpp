@@ -133,6 +133,11 @@ std::vector<ValidationCase> estimate_cases(Scale scale);
 // answered by the hedge, and the CDF at the runs' p50 and p99 (Beta order statistics). "hedge-…".
 std::vector<ValidationCase> hedge_cases(Scale scale);
 
+// 14. Arrivals under a load profile (montecarlo/profile.hpp; profile_cases.cpp): model none, no
+// retries, the runs' mean count of arrivals in [0, T) against ∫_0^T λ for a ramp, steps, a sine and a
+// constant profile. "profile-arrivals-…".
+std::vector<ValidationCase> profile_cases(Scale scale);
+
 // The standard suites.
 std::vector<ValidationCase> catalogue(Scale scale);
 
