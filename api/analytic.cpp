@@ -16,7 +16,9 @@
 #include "analytic/sleep.hpp"
 #include "analytic/units.hpp"
 #include "api/analytic_parts.hpp"
-#include "api/simulate.hpp"  // provenance, number
+#include "api/format.hpp"
+#include "api/simulate.hpp"        // provenance, number
+#include "montecarlo/metrics.hpp"  // TimeUnit
 
 namespace retrylab::api {
 
@@ -152,7 +154,7 @@ std::string scalar_text(const Document& v) {
   if (v.is_null()) return "null";
   if (v.is_string()) return v.get<std::string>();
   if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
-  if (v.is_number_float()) return fmt::format("{}", v.get<double>());
+  if (v.is_number_float()) return number_text(v.get<double>());
   if (v.is_number_integer()) return fmt::format("{}", v.get<std::int64_t>());
   if (v.is_array()) {
     std::string s = "[";
@@ -263,7 +265,135 @@ AnalyticValue fallback_value(const AnalyticParam& p) {
   return text;
 }
 
-Document analytic_document(const AnalyticCommand& command, AnalyticValues values) {
+// The document in attempt-durations (below).
+Document plain_document(const AnalyticCommand& command, AnalyticValues values);
+
+namespace {
+
+using montecarlo::Dim;
+
+// The document's times and rates besides its inputs (those are in their parameters' units), by
+// command and key (a dotted path; an array's elements share their key).
+struct Scaled {
+  std::string_view command, key;
+  Dim dim;
+};
+constexpr Scaled scaled_outputs[] = {
+    {"aloha", "value", Dim::per_time},
+    {"aloha", "low", Dim::per_time},
+    {"aloha", "high", Dim::per_time},
+    {"aloha", "argmax", Dim::per_time},
+    {"aloha", "max_goodput", Dim::per_time},
+    {"occ", "value", Dim::per_time},
+    {"ps", "value", Dim::time},
+    {"ps", "mean_time", Dim::time},
+    {"hedge", "value", Dim::time},
+    {"hedge", "mean_latency", Dim::time},
+    {"hedge", "latency_quantile.t", Dim::time},
+    {"sleep", "value", Dim::time},
+    {"sleep", "mean", Dim::time},
+    {"sleep", "quantile", Dim::time},
+    {"sleep", "support", Dim::time},
+    {"classic", "value", Dim::time},
+    {"classic", "makespan", Dim::time},
+    {"fluid-cap", "value", Dim::time},
+    {"fluid-cap", "cap", Dim::time},
+    {"fluid-cap", "upper_root", Dim::per_time},
+    {"fluid-cap", "required_mean_sleep", Dim::time},
+    {"fluid-cap", "mean_sleep_at_cap", Dim::time},
+    {"markov", "makespan", Dim::time},
+    {"steady", "fold_load", Dim::per_time},
+    {"steady", "collapse_load_escape", Dim::per_time},
+    {"steady", "collapse_load_no_escape", Dim::per_time},
+    {"steady", "collapse_load_passage", Dim::per_time},
+    {"steady", "fixed_points.attempt_rate", Dim::per_time},
+    {"steady", "passage_time", Dim::time},
+    {"steady", "escape_time", Dim::time},
+    {"burst", "drain_time", Dim::time},
+    {"burst", "drain_time_p99", Dim::time},
+    {"burst", "cap_threshold", Dim::time},
+};
+
+Dim dim_of_param(const AnalyticParam& p) {
+  return p.unit == attempts ? Dim::time : p.unit == per_attempt ? Dim::per_time : Dim::count;
+}
+
+montecarlo::TimeUnit time_unit_of(const AnalyticCommand& c, const AnalyticUnit& u) {
+  if (!has_times(c) && (u.unit != "attempt" || u.attempt_duration))
+    throw InputError(u.unit != "attempt" ? "--unit" : "--attempt-duration",
+                     fmt::format("does not apply to analytic {}: it has no times (its counts have no unit)", c.name));
+  return montecarlo::time_unit(u.unit, u.attempt_duration.value_or(0.0), u.attempt_duration.has_value());
+}
+
+// A given value into attempt-durations (a cap's text too: "none" stays).
+void value_in(AnalyticValue& v, Dim d, const montecarlo::TimeUnit& u) {
+  const auto scale = [&](double x) { return d == Dim::time ? x / u.attempt_duration : x * u.attempt_duration; };
+  if (auto* x = std::get_if<double>(&v)) *x = scale(*x);
+  if (auto* t = std::get_if<std::string>(&v))
+    if (const auto x = decimal_real(*t)) *t = number_text(scale(*x));
+}
+
+void scale_out(Document& node, Dim d, const montecarlo::TimeUnit& u) {
+  if (node.is_array()) {
+    for (Document& e : node) scale_out(e, d, u);
+  } else if (node.is_number()) {
+    node = u.out(d, node.get<double>());
+  }
+}
+
+void document_out(Document& node, const std::string& path, const AnalyticCommand& c, const montecarlo::TimeUnit& u) {
+  if (node.is_array()) {
+    for (Document& e : node)
+      if (e.is_object()) document_out(e, path, c, u);
+  }
+  if (!node.is_object()) return;
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    const std::string key = path.empty() ? it.key() : path + "." + it.key();
+    if (it.value().is_object() || (it.value().is_array() && !it.value().empty() && it.value()[0].is_object())) {
+      document_out(it.value(), key, c, u);
+      continue;
+    }
+    for (const Scaled& s : scaled_outputs)
+      if (s.command == c.name && s.key == key) scale_out(it.value(), s.dim, u);
+  }
+}
+
+}  // namespace
+
+bool has_times(const AnalyticCommand& command) noexcept { return command.unit == units::attempt_duration; }
+
+Document analytic_document(const AnalyticCommand& command, AnalyticValues values, const AnalyticUnit& unit) {
+  const montecarlo::TimeUnit u = time_unit_of(command, unit);
+  const AnalyticValues typed = values;
+  Document doc = plain_document(command, [&] {
+    if (!u.plain())
+      for (auto& [name, v] : values)
+        for (const AnalyticParam& p : command.params)
+          if (p.name == name && dim_of_param(p) != Dim::count) value_in(v, dim_of_param(p), u);
+    return values;
+  }());
+  if (u.plain()) return doc;
+  document_out(doc, "", command, u);
+  if (doc.contains("inputs") && doc["inputs"].is_object())
+    for (auto it = doc["inputs"].begin(); it != doc["inputs"].end(); ++it) {
+      const auto p = std::find_if(command.params.begin(), command.params.end(),
+                                  [&](const AnalyticParam& q) { return q.name == it.key(); });
+      if (p == command.params.end() || dim_of_param(*p) == Dim::count) continue;
+      const auto given = typed.find(it.key());
+      const std::optional<double> as_given =
+          given == typed.end()                                 ? std::nullopt
+          : std::holds_alternative<double>(given->second)      ? std::optional(std::get<double>(given->second))
+          : std::holds_alternative<std::string>(given->second) ? decimal_real(std::get<std::string>(given->second))
+                                                               : std::nullopt;
+      if (as_given)
+        it.value() = *as_given;  // as given, not converted there and back
+      else
+        scale_out(it.value(), dim_of_param(*p), u);
+    }
+  return doc;
+}
+
+Document plain_document(const AnalyticCommand& command, AnalyticValues values) {
   for (const auto& given : values) {
     const std::string& name = given.first;
     const auto p = std::find_if(command.params.begin(), command.params.end(),
@@ -280,8 +410,10 @@ Document analytic_document(const AnalyticCommand& command, AnalyticValues values
   return command.compute(values);
 }
 
-Document analytic_json(const AnalyticCommand& command, const Document& doc) {
-  Document out = provenance(command.unit);
+Document analytic_json(const AnalyticCommand& command, const Document& doc, const AnalyticUnit& unit) {
+  const montecarlo::TimeUnit u = time_unit_of(command, unit);
+  Document out = provenance(u.plain() ? command.unit : std::string_view(u.name));
+  if (!u.plain()) out["attempt_duration"] = u.attempt_duration;
   out.update(doc);
   return out;
 }

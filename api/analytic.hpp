@@ -63,12 +63,25 @@ inline constexpr double burst_max_sleeps = 1e6;
 // steady: --collapse (its passage sums go over every backlog level up to it).
 inline constexpr double steady_max_collapse = 1e7;
 
+// The unit the values are given and the document printed in (--unit, --attempt-duration, as
+// simulate's): a command with times (unit attempt-duration) takes ms or s with the length of one
+// attempt; its times given are divided by it, its rates multiplied, every time and rate of the
+// document converted back (the parameters' units and the table of outputs in analytic.cpp), and a
+// value given is printed as given. The defaults stay in attempt-durations (as simulate's fields).
+struct AnalyticUnit {
+  std::string unit = "attempt";            // attempt | ms | s
+  std::optional<double> attempt_duration;  // in `unit`; required with ms and s
+};
+
 // The command's document (model, inputs, value, ...): fills in the fallbacks, checks the up-front
 // limits, then computes. Throws InputError naming the field (a value of the wrong kind, a required
-// one missing, an unknown name, a value out of range).
-Document analytic_document(const AnalyticCommand& command, AnalyticValues values);
-// As `retrylab analytic NAME --json` prints it: {"retrylab", "unit"}, then the document.
-Document analytic_json(const AnalyticCommand& command, const Document& doc);
+// one missing, an unknown name, a value out of range; --unit on a command without times).
+Document analytic_document(const AnalyticCommand& command, AnalyticValues values, const AnalyticUnit& unit = {});
+// As `retrylab analytic NAME --json` prints it: {"retrylab", "unit"} (and "attempt_duration" in ms
+// or s), then the document.
+Document analytic_json(const AnalyticCommand& command, const Document& doc, const AnalyticUnit& unit = {});
+// Whether the command has times (and so takes a unit).
+bool has_times(const AnalyticCommand& command) noexcept;
 // As `--format table` (a row per leaf, "inputs.rate  0.3") and `--format csv` (a header of leaf
 // names, one row). A nonfinite number is null in JSON, inf in these.
 std::string analytic_table(const Document& doc);

@@ -258,4 +258,28 @@ ResolvedScenario resolve(const ScenarioRequest& r, Spelling how) {
   return out;
 }
 
+nlohmann::ordered_json field_list_json(bool kinds) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::array();
+  for (const Field& f : montecarlo::scenario_fields()) {
+    nlohmann::ordered_json row = {{"name", f.name},
+                                  {"flag", montecarlo::flag_of(f)},
+                                  {"unit", montecarlo::unit_text(f)},
+                                  {"default", montecarlo::default_text(f)},
+                                  {"allowed", montecarlo::range_text(f)},
+                                  {"meaning", f.meaning}};
+    if (kinds) {
+      row["choices"] = nlohmann::ordered_json::array();
+      for (auto c : f.choices) row["choices"].push_back(std::string(c));
+      using K = montecarlo::FieldKind;
+      row["kind"] = f.kind == K::integer  ? "integer"
+                    : f.kind == K::choice ? "choice"
+                    : f.kind == K::on_off ? "on_off"
+                    : f.kind == K::number ? "number"
+                                          : "number_or_none";
+    }
+    j.push_back(std::move(row));
+  }
+  return j;
+}
+
 }  // namespace retrylab::api

@@ -8,6 +8,7 @@
 // typed ("cap must be >= base (got cap=20, base=100)" in ms), then the scenario in attempt-durations
 // is checked again; every InputError names the field as the front end spells it (Spelling).
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -47,5 +48,10 @@ struct ResolvedScenario {
 
 // Throws InputError naming the field in `how`'s spelling.
 ResolvedScenario resolve(const ScenarioRequest& request, Spelling how);
+
+// The scenario field table as data (`retrylab simulate --list-fields json`, retrylab.fields()): per
+// field its name, flag, unit, default, allowed range and meaning; with `kinds`, also its choices and
+// kind (integer, choice, on_off, number, number_or_none: how Python spells its values).
+nlohmann::ordered_json field_list_json(bool kinds = false);
 
 }  // namespace retrylab::api

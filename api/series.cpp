@@ -5,8 +5,10 @@
 #include <cmath>
 
 #include "analytic/error.hpp"
+#include "api/format.hpp"
 #include "api/simulate.hpp"
 #include "papers/render.hpp"
+#include "validation/certificate.hpp"
 #include "validation/escape.hpp"
 
 namespace retrylab::api {
@@ -26,10 +28,31 @@ std::string label(Q q, const montecarlo::TimeUnit& u) { return fmt::format(fmt::
 double t_of(const Series& s, std::int64_t k, const montecarlo::TimeUnit& u) {
   return u.out(montecarlo::Dim::time, static_cast<double>(k) * s.bin);
 }
-std::string csv_num(double x) { return std::isfinite(x) ? fmt::format("{}", x) : std::string(); }
-std::string fmt_num(double x) { return std::isfinite(x) ? fmt::format("{:.4g}", x) : std::string("-"); }
+std::string fmt_num(double x) { return table_number(x, Digits::dense); }
+
+// Bins [from, to) whose centre's load-profile rate is at or above the resource's capacity (its rows
+// serve that many attempts per attempt-duration), as stretches of consecutive bins.
+std::vector<std::pair<std::int64_t, std::int64_t>> overload_bins(const Series& series, const montecarlo::Scenario& s) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> out;
+  const montecarlo::LoadProfile& p = s.traffic.load_profile;
+  if (!p.set() || s.model == Model::none) return out;
+  const double capacity = static_cast<double>(s.resource.rows);
+  for (std::int64_t k = 0; k < series.bins; ++k) {
+    if (!(p.rate((static_cast<double>(k) + 0.5) * series.bin) >= capacity)) continue;
+    if (!out.empty() && out.back().second == k)
+      out.back().second = k + 1;
+    else
+      out.emplace_back(k, k + 1);
+  }
+  return out;
+}
 
 }  // namespace
+
+std::vector<std::string> this_builds_certificate() {
+  if (const auto c = validation::find_passing_certificate()) return {c->id};
+  return {};
+}
 
 double series_bin(double width, const ResolvedScenario& s, Spelling how) {
   const montecarlo::TimeUnit& u = s.unit;
@@ -102,30 +125,41 @@ std::string series_csv(const Series& series, const montecarlo::TimeUnit& u) {
   for (const auto& d : montecarlo::series_quantity_defs()) out += fmt::format(",{0},{0}_lo,{0}_hi", d.key);
   out += '\n';
   for (std::int64_t k = 0; k < series.bins; ++k) {
-    out += fmt::format("{}", t_of(series, k, u));
+    out += csv_number(t_of(series, k, u));
     for (int i = 0; i < montecarlo::series_quantities; ++i) {
       const auto q = static_cast<Q>(i);
       const MeanSummary& m = values(series, q)[static_cast<std::size_t>(k)];
-      out += fmt::format(",{},{},{}", csv_num(u.out(def(q).dim, m.mean)), csv_num(u.out(def(q).dim, m.ci95.lo)),
-                         csv_num(u.out(def(q).dim, m.ci95.hi)));
+      out += fmt::format(",{},{},{}", csv_number(u.out(def(q).dim, m.mean)), csv_number(u.out(def(q).dim, m.ci95.lo)),
+                         csv_number(u.out(def(q).dim, m.ci95.hi)));
     }
     out += '\n';
   }
   return out;
 }
 
-std::string series_table(const Series& series, const ResolvedScenario& s) {
+std::string series_table(const Series& series, const ResolvedScenario& s, const std::vector<double>& collapses) {
   const montecarlo::TimeUnit& u = s.unit;
   const std::vector<Q> shown = shown_series(s.scenario);
   std::string out =
       fmt::format("\nseries: mean over the runs per bin of {} {} (--json or --csv for the 95% intervals)\n",
                   u.out(montecarlo::Dim::time, series.bin), u.plural());
+  if (!collapses.empty())
+    out += fmt::format(
+        "collapsed: runs the collapse rule ({} clients waiting) had stopped by the bin's end; a "
+        "stopped run is left out of the means after it\n",
+        s.scenario.measurement.collapse);
   out += fmt::format("{:>12}", "t");
   for (const Q q : shown) out += fmt::format(" {:>12}", def(q).key.substr(0, 12));
+  if (!collapses.empty()) out += fmt::format(" {:>12}", "collapsed");
   out += '\n';
   for (std::int64_t k = 0; k < series.bins; ++k) {
-    out += fmt::format("{:>12}", fmt::format("{:.8g}", t_of(series, k, u)));
+    out += fmt::format("{:>12}", table_number(t_of(series, k, u), Digits::bin_start));
     for (const Q q : shown) out += fmt::format(" {:>12}", fmt_num(u.out(def(q).dim, values(series, q)[k].mean)));
+    if (!collapses.empty()) {
+      const double end = static_cast<double>(k + 1) * series.bin;
+      const auto stopped = std::count_if(collapses.begin(), collapses.end(), [end](double t) { return t < end; });
+      out += fmt::format(" {:>12}", stopped == 0 ? std::string("-") : fmt::format("{}", stopped));
+    }
     out += '\n';
   }
   return out;
@@ -160,6 +194,11 @@ void plot_series(const Series& series, const ResolvedScenario& s, const std::fil
   if (f.outage_end > f.outage_start)
     gp += fmt::format("set object 1 rect from {},graph 0 to {},graph 1 behind fc rgb '#f4cccc' fs solid 0.5 noborder\n",
                       u.out(montecarlo::Dim::time, f.outage_start), u.out(montecarlo::Dim::time, f.outage_end));
+  int object = 2;  // a load profile's overload: each stretch of bins whose centre's rate is at capacity or above
+  for (const auto& [from, to] : overload_bins(series, s.scenario))
+    gp +=
+        fmt::format("set object {} rect from {},graph 0 to {},graph 1 behind fc rgb '#fde0b2' fs solid 0.5 noborder\n",
+                    object++, t_of(series, from, u), t_of(series, to, u));
   gp += fmt::format("set xlabel {}\n", papers::gp_quote(fmt::format("time ({})", u.plural())));
   for (std::size_t i = 0; i < shown.size(); ++i) {
     const int c = 2 + 3 * static_cast<int>(i);
@@ -176,9 +215,11 @@ void plot_series(const Series& series, const ResolvedScenario& s, const std::fil
   fig.width = 1000;
   fig.height = 260 * panel_rows + 60;
   fig.formats = {ext.substr(1)};
-  fig.stamp = "simulated; no validation certificate (docs/validation.md: retrylab validate)";
+  const std::vector<std::string> certs = this_builds_certificate();
+  fig.stamp = certs.empty() ? "simulated; no validation certificate (docs/validation.md: retrylab validate)"
+                            : "simulated on a build with validation certificate " + certs.front();
   const std::filesystem::path dir = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
-  papers::render_figure(fig, dir, {});
+  papers::render_figure(fig, dir, certs);
 }
 
 }  // namespace retrylab::api

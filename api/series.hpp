@@ -29,13 +29,21 @@ std::vector<montecarlo::SeriesQuantity> shown_series(const montecarlo::Scenario&
 nlohmann::ordered_json series_json(const montecarlo::Series& series, const montecarlo::TimeUnit& u);
 // One row per bin: t, then KEY, KEY_lo, KEY_hi for each quantity (an undefined value is empty).
 std::string series_csv(const montecarlo::Series& series, const montecarlo::TimeUnit& u);
-// One row per bin: t and the mean of each shown quantity.
-std::string series_table(const montecarlo::Series& series, const ResolvedScenario& s);
+// One row per bin: t and the mean of each shown quantity; with `collapses` (the stop times of the
+// runs the collapse rule stopped, in attempt-durations) also a column of how many had stopped by the
+// bin's end, so the bins after a collapse are marked rather than silently thinner or blank.
+std::string series_table(const montecarlo::Series& series, const ResolvedScenario& s,
+                         const std::vector<double>& collapses = {});
 
 // The series as a figure (gnuplot, the studies' style): one panel per shown quantity, the mean and
-// its 95% band, the outage window shaded. `file` ends .svg or .png (InputError("--plot") otherwise);
-// its folder must exist. The script goes beside it as FILE.gp. Text from the scenario reaches
-// gnuplot only through papers::gp_quote.
+// its 95% band, the outage window shaded red and, with a load profile, the bins whose load is at or
+// above the resource's capacity (a spike past what it serves) shaded orange. The stamp names this
+// build's passing validation certificate, or says there is none. `file` ends .svg or .png (InputError("--plot")
+// otherwise); its folder must exist. The script goes beside it as FILE.gp. Text from the scenario reaches gnuplot only
+// through papers::gp_quote. This build's passing validation certificate (validation/certificate.hpp), or none: the
+// stamp of a figure a front end draws.
+std::vector<std::string> this_builds_certificate();
+
 void plot_series(const montecarlo::Series& series, const ResolvedScenario& s, const std::filesystem::path& file);
 
 }  // namespace retrylab::api

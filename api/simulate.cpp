@@ -1,10 +1,12 @@
 #include "api/simulate.hpp"
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <cmath>
 #include <variant>
 
 #include "analytic/version.hpp"
+#include "api/format.hpp"
 #include "api/series.hpp"
 #include "montecarlo/fields.hpp"
 #include "montecarlo/metrics.hpp"
@@ -13,10 +15,11 @@
 namespace retrylab::api {
 
 using Json = nlohmann::ordered_json;
+using montecarlo::Dim;
 using montecarlo::Field;
 using montecarlo::Metric;
 
-Json number(double x) { return std::isfinite(x) ? Json(x) : Json(nullptr); }
+Json number(double x) { return json_number(x); }
 
 Json to_json(const MeanSummary& m) {
   return {{"mean", number(m.mean)}, {"sd", number(m.sd)}, {"n", m.n}, {"ci95", {number(m.ci95.lo), number(m.ci95.hi)}}};
@@ -38,7 +41,7 @@ Json provenance(std::string_view unit) {
 
 Simulation simulate(const ResolvedScenario& s, const montecarlo::RunPlan& plan,
                     const std::function<void(std::int64_t, std::int64_t)>& done, std::optional<double> series_bin) {
-  Simulation sim{s, plan, {}, {}, {}};
+  Simulation sim{s, plan, {}, {}, {}, {}};
   if (series_bin) {
     montecarlo::SimulatedSeries got = montecarlo::simulate_series(s.scenario, plan, *series_bin, done);
     sim.runs = std::move(got.runs);
@@ -61,8 +64,8 @@ std::string scenario_line(const ResolvedScenario& s) {
   return s.unit.plain() ? montecarlo::canonical(s.scenario) : fields_in_unit(s, false);
 }
 
-std::string fmt_num(double x) { return std::isfinite(x) ? fmt::format("{:.6g}", x) : std::string("-"); }
-std::string csv_num(double x) { return std::isfinite(x) ? fmt::format("{}", x) : std::string(); }
+std::string fmt_num(double x) { return table_number(x, Digits::summary); }
+using api::csv_number;
 
 // The mean metrics shown for the scenario, each in the unit.
 struct Shown {
@@ -125,6 +128,7 @@ Json simulate_json(const Simulation& sim) {
   j["metrics"] = metrics;
   const auto& stops = sim.summary.stops;
   j["stop"] = {{"finished", stops[0]}, {"drained", stops[1]}, {"collapsed", stops[2]}, {"horizon", stops[3]}};
+  if (!sim.warnings.empty()) j["warnings"] = sim.warnings;
   if (sim.series) j["series"] = series_json(*sim.series, u);
   return j;
 }
@@ -158,8 +162,40 @@ std::string simulate_table(const Simulation& sim) {
         std::isfinite(p.ci95.lo) ? fmt::format("[{}, {}]", fmt_num(p.ci95.lo), fmt_num(p.ci95.hi)) : "-";
     out += fmt::format(row_format, m->label, p.count, fmt_num(p.fraction), p.n, ci);
   }
-  if (sim.series) out += series_table(*sim.series, sim.scenario);
+  if (sim.series) {
+    std::vector<double> collapses;
+    for (const montecarlo::RunResult& r : sim.runs)
+      if (r.collapsed) collapses.push_back(r.stop_time);
+    out += series_table(*sim.series, sim.scenario, collapses);
+  }
   return out;
+}
+
+std::vector<std::string> stop_notes(const Simulation& sim) {
+  std::vector<double> at;
+  for (const montecarlo::RunResult& r : sim.runs)
+    if (r.collapsed) at.push_back(r.stop_time);
+  if (at.empty()) return {};
+  const montecarlo::TimeUnit& u = sim.scenario.unit;
+  const montecarlo::Scenario& s = sim.scenario.scenario;
+  const double first = *std::min_element(at.begin(), at.end());
+  double mean = 0.0;
+  for (const double t : at) mean += t / static_cast<double>(at.size());
+  const auto k = static_cast<double>(s.measurement.collapse);
+  const double rate = montecarlo::candidate_rate(s);  // per attempt-duration
+  const std::string in_arrivals =
+      rate > 0.0
+          ? fmt::format(" ({} {} of arrivals at {} per {})", table_number(u.out(Dim::time, k / rate), Digits::dense),
+                        u.plural(), table_number(u.out(Dim::per_time, rate), Digits::dense), u.singular())
+          : std::string();
+  return {
+      fmt::format("{} of {} runs collapsed: the collapse rule stopped each when {} clients were waiting at once{}, "
+                  "first at t = {} {}, on average at {} {}; a run's series bins after its stop are left out, so "
+                  "the means there hold only the runs still going (a larger collapse count, --collapse or "
+                  "collapse=, lets them go on)",
+                  at.size(), sim.runs.size(), s.measurement.collapse, in_arrivals,
+                  table_number(u.out(Dim::time, first), Digits::dense), u.plural(),
+                  table_number(u.out(Dim::time, mean), Digits::dense), u.plural())};
 }
 
 std::string simulate_csv(const Simulation& sim) {
@@ -167,13 +203,13 @@ std::string simulate_csv(const Simulation& sim) {
   std::string out = "metric,mean,sd,n,ci95_lo,ci95_hi,count,fraction\n";
   for (const Shown& m : shown_means(sim)) {
     const MeanSummary& v = m.value;
-    out += fmt::format("{},{},{},{},{},{},,\n", m.metric->key, csv_num(v.mean), csv_num(v.sd), v.n, csv_num(v.ci95.lo),
-                       csv_num(v.ci95.hi));
+    out += fmt::format("{},{},{},{},{},{},,\n", m.metric->key, csv_number(v.mean), csv_number(v.sd), v.n,
+                       csv_number(v.ci95.lo), csv_number(v.ci95.hi));
   }
   for (const Metric* m : montecarlo::shown_proportions(sim.scenario.scenario)) {
     const ProportionSummary& p = m->proportion(sim.summary);
-    out += fmt::format("{},,,{},{},{},{},{}\n", m->key, p.n, csv_num(p.ci95.lo), csv_num(p.ci95.hi), p.count,
-                       csv_num(p.fraction));
+    out += fmt::format("{},,,{},{},{},{},{}\n", m->key, p.n, csv_number(p.ci95.lo), csv_number(p.ci95.hi), p.count,
+                       csv_number(p.fraction));
   }
   return out;
 }

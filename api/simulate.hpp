@@ -31,6 +31,7 @@ struct Simulation {
   std::vector<montecarlo::RunResult> runs;  // in run-index order
   montecarlo::Summary summary;
   std::optional<montecarlo::Series> series;  // when asked for (api/series.hpp prints it)
+  std::vector<std::string> warnings;         // the sanity warnings (api/sanity.hpp); JSON "warnings"
 };
 
 // Runs the scenario (plan.pulse, when set, is told of the runs' progress; done(i, n) after each).
@@ -46,10 +47,17 @@ nlohmann::ordered_json scenario_json(const ResolvedScenario& s, const montecarlo
 // The scenario's fields as name=value (or, as_flags, "--name value"), times and rates in its unit.
 std::string fields_in_unit(const ResolvedScenario& s, bool as_flags);
 
-// `retrylab simulate --json`, the table and the CSV. With a series: the JSON adds "series", the table
+// `retrylab simulate --json`, the table and the CSV (the JSON lists the warnings, when there are any,
+// under "warnings"; the table and CSV leave them to stderr). With a series: the JSON adds "series", the table
 // adds a row per bin, and the CSV is the series' (a row per bin) instead of the summary's.
 nlohmann::ordered_json simulate_json(const Simulation& sim);
 std::string simulate_table(const Simulation& sim);
 std::string simulate_csv(const Simulation& sim);
+
+// When the collapse rule stopped runs: one line saying how many, when (in the unit) and what the
+// rule's count means there (its clients as a time of arrivals at the load), for stderr (the CLI) or
+// a UserWarning (Python); empty otherwise. The rule's default (3,000 clients) is kept: a count has
+// no unit, and every earlier result keeps its bytes; this line reads it in the user's unit.
+std::vector<std::string> stop_notes(const Simulation& sim);
 
 }  // namespace retrylab::api

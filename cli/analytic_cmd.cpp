@@ -29,7 +29,9 @@ struct Slot {
 
 struct Given {
   OutputFormat format = OutputFormat::table;
-  std::vector<Slot> slots;  // one per parameter, in the table's order; never resized once bound
+  api::AnalyticUnit unit;                   // --unit and --attempt-duration (commands with times)
+  std::vector<Slot> slots;                  // one per parameter, in the table's order; never resized once bound
+  std::vector<const CLI::Option*> options;  // the flag of each: only those given are passed on
 };
 
 std::string flag_of(std::string_view name) {
@@ -72,6 +74,8 @@ api::AnalyticValues values_of(const api::AnalyticCommand& c, const Given& g) {
     const api::AnalyticParam& p = c.params[i];
     const Slot& s = g.slots[i];
     const std::string name(p.name);
+    // A flag not given is left to the registry's default (in attempt-durations whatever --unit says).
+    if (g.options[i]->count() == 0) continue;
     const bool fallback = !p.fallback.empty();
     switch (p.kind) {
       case api::ParamKind::real:
@@ -90,10 +94,10 @@ api::AnalyticValues values_of(const api::AnalyticCommand& c, const Given& g) {
 }
 
 int print(const api::AnalyticCommand& c, const Given& g) {
-  const api::Document doc = api::analytic_document(c, values_of(c, g));
+  const api::Document doc = api::analytic_document(c, values_of(c, g), g.unit);
   std::string out;
   if (g.format == OutputFormat::json)
-    out = api::analytic_json(c, doc).dump(2) + "\n";
+    out = api::analytic_json(c, doc, g.unit).dump(2) + "\n";
   else if (g.format == OutputFormat::csv)
     out = api::analytic_csv(doc);
   else
@@ -113,7 +117,14 @@ void add_analytic_command(CLI::App& app, Action& action) {
     given->slots.resize(c.params.size());
     CLI::App* sub = analytic->add_subcommand(std::string(c.name), std::string(c.meaning));
     add_format_options(sub, given->format);
-    for (std::size_t i = 0; i < c.params.size(); ++i) bind(sub, c.params[i], given->slots[i]);
+    for (std::size_t i = 0; i < c.params.size(); ++i) given->options.push_back(bind(sub, c.params[i], given->slots[i]));
+    if (api::has_times(c)) {
+      sub->add_option("--unit", given->unit.unit,
+                      "Unit of every time and rate given and printed: attempt (attempt-durations), ms or s")
+          ->capture_default_str();
+      sub->add_option("--attempt-duration", given->unit.attempt_duration,
+                      "Mean time of one attempt in --unit (required with ms or s); defaults stay in attempt-durations");
+    }
     sub->callback([&c, given, &action] { action = [&c, given] { return print(c, *given); }; });
   }
 }

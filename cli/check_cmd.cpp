@@ -15,6 +15,8 @@
 #include <string>
 
 #include "analytic/error.hpp"
+#include "api/format.hpp"
+#include "api/simulate.hpp"  // provenance
 #include "cli/common.hpp"
 #include "montecarlo/scenario.hpp"
 #include "validation/escape.hpp"
@@ -45,7 +47,8 @@ std::string csv_field(const std::string& s) {
   return q + "\"";
 }
 
-std::string fmt_detectable(double d) { return std::isnan(d) ? std::string() : fmt::format("{:.4g}", d); }
+// The detectable size in the CSV: every digit, empty when undefined (api/format.hpp).
+std::string fmt_detectable(double d) { return api::csv_number(d); }
 
 void print_table(const validation::TraceReport& r, const CheckOptions& o) {
   std::cout << "retrylab check: " << o.trace << " (" << r.format << ", " << r.rows << " attempts, " << r.runs
@@ -103,7 +106,7 @@ int run_check(const CheckOptions& o) {
   }
   switch (o.format) {
     case OutputFormat::json: {
-      nlohmann::ordered_json j = provenance(units::attempt_duration);  // traces are of the paper models
+      nlohmann::ordered_json j = api::provenance(units::attempt_duration);  // traces are of the paper models
       // A named object: iterating items() of the temporary itself read it after it was destroyed.
       nlohmann::ordered_json report = validation::trace_report_json(r, o.trace);
       if (o.power)

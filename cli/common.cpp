@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <unistd.h>
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -12,6 +13,7 @@
 #include <iostream>
 #include <limits>
 #include <regex>
+#include <vector>
 
 #include "analytic/error.hpp"
 #include "api/analytic.hpp"  // decimal_real
@@ -152,44 +154,114 @@ void add_commands(CLI::App& app, Action& action) {
   harden_options(app);
 }
 
-std::optional<std::string> unknown_command(const CLI::App& app, int argc, const char* const* argv) {
-  if (argc < 2 || argv[1][0] == '-') return std::nullopt;
-  std::string names;
-  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-    if (sub->get_name() == argv[1]) return std::nullopt;
-    names += (names.empty() ? "" : ", ") + sub->get_name();
+std::optional<std::string> nearest(const std::string& name, const std::vector<std::string>& candidates) {
+  const auto distance = [](const std::string& a, const std::string& b) {  // Levenshtein, one row
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+      std::size_t diagonal = row[0];
+      row[0] = i;
+      for (std::size_t j = 1; j <= b.size(); ++j) {
+        const std::size_t up = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        diagonal = up;
+      }
+    }
+    return row[b.size()];
+  };
+  std::optional<std::string> best;
+  std::size_t best_distance = std::max<std::size_t>(1, name.size() / 3) + 1;
+  for (const std::string& c : candidates) {
+    const std::size_t d = distance(name, c);
+    if (d < best_distance) best = c, best_distance = d;
   }
-  return fmt::format("unknown command \"{}\" (the commands are {}; `retrylab --help` describes them)", argv[1], names);
+  return best;
 }
 
-void add_format_options(CLI::App* cmd, OutputFormat& format) {
+namespace {
+
+std::vector<std::string> subcommand_names(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    names.push_back(sub->get_name());
+  return names;
+}
+
+}  // namespace
+
+std::optional<std::string> unknown_command(const CLI::App& app, int argc, const char* const* argv) {
+  const CLI::App* at = &app;
+  std::string path = "retrylab";
+  for (int i = 1; i < argc && argv[i][0] != '-'; ++i) {
+    const std::vector<std::string> names = subcommand_names(*at);
+    if (names.empty()) return std::nullopt;  // a positional argument (SPEC, TRACE)
+    const auto sub = std::find(names.begin(), names.end(), std::string(argv[i]));
+    if (sub != names.end()) {
+      at = at->get_subcommand(*sub);
+      path += " " + *sub;
+      continue;
+    }
+    std::string list;
+    for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+    const auto near = nearest(argv[i], names);
+    return fmt::format("unknown command \"{}\" for {}{} (the commands are {}; `{} --help` describes them)", argv[i],
+                       path, near ? fmt::format("; did you mean {}?", *near) : std::string(), list, path);
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> unknown_flag(const CLI::App& app, int argc, const char* const* argv) {
+  const CLI::App* at = &app;  // the deepest subcommand parsed
+  std::string path = "retrylab";
+  for (;;) {
+    const auto parsed = at->get_subcommands();
+    if (parsed.empty()) break;
+    at = parsed.front();
+    path += " " + at->get_name();
+  }
+  std::vector<std::string> flags;
+  for (const CLI::Option* o : at->get_options())
+    for (const std::string& n : o->get_lnames()) flags.push_back("--" + n);
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.rfind("--", 0) != 0 || arg == "--") continue;
+    arg = arg.substr(0, arg.find('='));
+    if (std::find(flags.begin(), flags.end(), arg) != flags.end()) continue;
+    const auto near = nearest(arg, flags);
+    return fmt::format("{} is not a flag of {}{} (`{} --help` lists them)", arg, path,
+                       near ? fmt::format("; did you mean {}?", *near) : std::string(), path);
+  }
+  return std::nullopt;
+}
+
+void add_format_options(CLI::App* cmd, OutputFormat& format, bool csv) {
   CLI::Option* format_option =
       cmd->add_option_function<std::string>(
              "--format",
-             [&format](const std::string& v) {
+             [&format, csv](const std::string& v) {
                if (v == "table")
                  format = OutputFormat::table;
                else if (v == "json")
                  format = OutputFormat::json;
-               else if (v == "csv")
+               else if (v == "csv" && csv)
                  format = OutputFormat::csv;
                else
-                 throw CLI::ValidationError("--format", "must be table, json or csv (got " + v + ")");
+                 throw CLI::ValidationError("--format", csv ? "must be table, json or csv (got " + v + ")"
+                                                            : "must be table or json (got " + v + ")");
              },
-             "Output format: table (for people), json (one document on stdout), csv")
-          ->type_name("table|json|csv")
+             csv ? "Output format: table (for people), json (one document on stdout), csv"
+                 : "Output format: table (for people), json (one document on stdout)")
+          ->type_name(csv ? "table|json|csv" : "table|json")
           ->default_str("table");
   // Both at once is a conflict (--json --format csv printed JSON), refused rather than resolved.
-  cmd->add_flag_callback(
-         "--json", [&format] { format = OutputFormat::json; }, "Short for --format json")
-      ->excludes(format_option);
-}
-
-nlohmann::ordered_json provenance(std::string_view unit) {
-  nlohmann::ordered_json j;
-  j["retrylab"] = std::string(version);
-  j["unit"] = std::string(unit);
-  return j;
+  CLI::Option* json = cmd->add_flag_callback(
+                             "--json", [&format] { format = OutputFormat::json; }, "Short for --format json")
+                          ->excludes(format_option);
+  if (csv)
+    cmd->add_flag_callback(
+           "--csv", [&format] { format = OutputFormat::csv; }, "Short for --format csv")
+        ->excludes(format_option)
+        ->excludes(json);
 }
 
 void require_finite(const std::string& flag, double x) {

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "analytic/units.hpp"
 #include "analytic/version.hpp"
@@ -24,12 +25,10 @@ using Action = std::function<int()>;
 
 enum class OutputFormat { table, json, csv };
 
-// The opening of every JSON document the CLI prints (docs/outputs.md): {"retrylab": version,
-// "unit": unit of time}; units:: names the units (analytic/units.hpp).
-nlohmann::ordered_json provenance(std::string_view unit);
-
-// Adds --format table|json|csv and --json (short for --format json) to a subcommand.
-void add_format_options(CLI::App* cmd, OutputFormat& format);
+// Adds --format table|json|csv, --json and --csv (short for --format json, csv) to a subcommand; one
+// spelling of the formats everywhere. csv = false: a command without a CSV form (advise) offers
+// table|json only, and neither --csv nor --format csv is accepted.
+void add_format_options(CLI::App* cmd, OutputFormat& format, bool csv = true);
 
 // Throws InputError(flag) unless x is a finite number (CLI11 lets "nan" and "inf" through).
 void require_finite(const std::string& flag, double x);
@@ -50,8 +49,17 @@ CLI::Validator non_empty();
 // by value type (CLI11's FLOAT, INT, UINT) strict_real(), strict_int() or strict_uint().
 void harden_options(CLI::App& app);
 
-// The first argument names no subcommand (and is not a flag): one line listing the commands.
+// An argument that names no subcommand where one is expected (`retrylab simulat`, `retrylab
+// analytic stedy`): one line naming it, the nearest command ("did you mean simulate?") and the list.
 std::optional<std::string> unknown_command(const CLI::App& app, int argc, const char* const* argv);
+
+// After a failed parse: a flag the (sub)command parsed does not have ("--capp"), named with its
+// nearest flag ("did you mean --cap?"); nullopt when every flag is known (the parser's message stands).
+std::optional<std::string> unknown_flag(const CLI::App& app, int argc, const char* const* argv);
+
+// The candidate nearest to `name` by edit distance, if near enough to be a slip (at most a third of
+// its letters, and at least one, differ); nullopt otherwise.
+std::optional<std::string> nearest(const std::string& name, const std::vector<std::string>& candidates);
 
 // Up front, before any work: `path` names a file whose folder exists and which is absent or a
 // regular file (montecarlo/atomic_file.hpp never replaces anything else); else InputError(flag).

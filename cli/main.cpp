@@ -86,7 +86,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return print_and_finish(app, e);
   } catch (const CLI::ParseError& e) {
-    say(parse_message(e.what()));
+    const auto unknown_flag = retrylab::cli::unknown_flag(app, argc, argv);
+    say(unknown_flag ? *unknown_flag : parse_message(e.what()));
     return 2;
   } catch (const retrylab::InputError& e) {
     say(as_flag(e.field()) + std::string(e.what()).substr(e.field().size()));

@@ -14,7 +14,7 @@
 #include <string>
 
 #include "analytic/error.hpp"
-#include "api/policy.hpp"
+#include "api/prepare.hpp"
 #include "api/scenario.hpp"
 #include "api/series.hpp"
 #include "api/simulate.hpp"
@@ -67,28 +67,33 @@ bool was_given(const SimulateOptions& o, const std::string& flag) {
 
 using montecarlo::flag_of;
 
-// The scenario as the user asked for it: the flags given, as typed (api/scenario.hpp builds it).
-api::ScenarioRequest request_of(const SimulateOptions& o) {
-  api::ScenarioRequest r;
+// The simulation as the user asked for it: the flags given, as typed (api/prepare.hpp checks and
+// builds it, as for retrylab.simulate()).
+api::SimulateRequest request_of(const SimulateOptions& o) {
+  api::SimulateRequest r;
+  api::ScenarioRequest& sc = r.scenario;
   for (const montecarlo::Field& f : montecarlo::scenario_fields())
-    if (was_given(o, flag_of(f))) r.fields[std::string(f.name)] = o.values.at(std::string(f.name));
-  r.unit = o.unit;
-  if (was_given(o, "--attempt-duration")) r.attempt_duration = o.attempt_duration;
-  if (was_given(o, "--outage")) r.outage = o.outage;
-  if (was_given(o, "--load-profile")) r.load_profile = o.load_profile;
-  if (was_given(o, "--leg-mean")) r.leg_mean = o.leg_mean;
-  if (was_given(o, "--leg-sd")) r.leg_sd = o.leg_sd;
-  if (!was_given(o, "--policy")) {
-    for (const char* flag : {"--policy-select", "--strict"})
-      if (was_given(o, flag)) throw InputError(flag, "needs --policy FILE");
-    return r;
-  }
-  // The file's fields, in the request's unit; the flags given keep their values (docs/policies.md).
-  const policy::Policy p = api::load_policy(o.policy, o.policy_select, api::Spelling::flag);
-  for (const std::string& w : api::apply_policy(r, p, api::Spelling::flag, o.strict))
-    std::fprintf(stderr, "retrylab: warning: %s\n", validation::one_line(w).c_str());
+    if (was_given(o, flag_of(f))) sc.fields[std::string(f.name)] = o.values.at(std::string(f.name));
+  sc.unit = o.unit;
+  if (was_given(o, "--attempt-duration")) sc.attempt_duration = o.attempt_duration;
+  if (was_given(o, "--outage")) sc.outage = o.outage;
+  if (was_given(o, "--load-profile")) sc.load_profile = o.load_profile;
+  if (was_given(o, "--leg-mean")) sc.leg_mean = o.leg_mean;
+  if (was_given(o, "--leg-sd")) sc.leg_sd = o.leg_sd;
+  if (was_given(o, "--policy")) r.policy = o.policy;
+  if (was_given(o, "--policy-select")) r.policy_select = o.policy_select;
+  r.strict = o.strict;
+  r.plan = montecarlo::RunPlan{o.runs, o.seed, o.threads};
+  r.plan.server_engine = o.server_engine;
+  if (was_given(o, "--series")) r.series = o.series;
+  if (was_given(o, "--plot")) r.plot = o.plot;
+  if (!(o.max_memory > 0) || !std::isfinite(o.max_memory))
+    throw InputError("--max-memory", fmt::format("must be a number of GiB > 0 (got {})", o.max_memory));
+  r.max_memory = o.max_memory * (1ull << 30);
   return r;
 }
+
+void warn(const std::string& w) { std::fprintf(stderr, "retrylab: warning: %s\n", validation::one_line(w).c_str()); }
 
 int list_fields(const SimulateOptions& o) {
   if (o.list_fields == "text") {
@@ -96,72 +101,42 @@ int list_fields(const SimulateOptions& o) {
   } else if (o.list_fields == "markdown") {
     std::cout << montecarlo::fields_markdown();
   } else if (o.list_fields == "json") {
-    nlohmann::ordered_json j = nlohmann::ordered_json::array();
-    for (const montecarlo::Field& f : montecarlo::scenario_fields())
-      j.push_back({{"name", f.name},
-                   {"flag", flag_of(f)},
-                   {"unit", montecarlo::unit_text(f)},
-                   {"default", montecarlo::default_text(f)},
-                   {"allowed", montecarlo::range_text(f)},
-                   {"meaning", f.meaning}});
-    std::cout << j.dump(2) << "\n";
+    std::cout << api::field_list_json().dump(2) << "\n";
   } else {
     throw InputError("--list-fields", fmt::format("must be text, markdown or json (got {})", o.list_fields));
   }
   return 0;
 }
 
-// Before any work: the run fits --max-memory and the work limit (montecarlo/resources.hpp), and
-// the trace target can be written.
-void check_simulate_limits(const SimulateOptions& o, const montecarlo::Scenario& sc, const montecarlo::RunPlan& plan,
-                           std::optional<double> bin) {
-  if (!(o.max_memory > 0) || !std::isfinite(o.max_memory))
-    throw InputError("--max-memory", fmt::format("must be a number of GiB > 0 (got {})", o.max_memory));
-  try {  // the limits name fields (load_profile): as flags here
-    montecarlo::check_resources(sc, plan, o.max_memory * (1ull << 30),
-                                bin ? montecarlo::series_bins(*bin, montecarlo::effective_horizon(sc)) : 0);
-  } catch (const InputError& e) {
-    api::rethrow_spelled(e, api::Spelling::flag);
-  }
+// Before any work, beyond api::prepare's checks: the files the CLI writes can be written.
+void check_outputs(const SimulateOptions& o, const montecarlo::Scenario& sc) {
+  if (!o.plot.empty()) require_writable_file("--plot", o.plot);
   if (!o.trace.empty() && sc.traffic.load_profile.set())  // its header and `retrylab check` know no profile
     throw InputError("--trace", "cannot be combined with --load-profile yet (give one of them)");
   if (!o.trace.empty()) require_writable_file("--trace", o.trace);
 }
 
-// --series and --plot, checked before any run (api/series.hpp).
-std::optional<double> series_bin(const SimulateOptions& o, const api::ResolvedScenario& sc) {
-  if (!was_given(o, "--series")) {
-    if (was_given(o, "--plot")) throw InputError("--plot", "needs --series BIN (the figure is of the time series)");
-    return std::nullopt;
-  }
-  if (was_given(o, "--plot")) {
-    api::check_plot_path(o.plot, api::Spelling::flag);
-    require_writable_file("--plot", o.plot);
-  }
-  return api::series_bin(o.series, sc, api::Spelling::flag);
-}
-
 int run_simulate(const SimulateOptions& o) {
   if (!o.list_fields.empty()) return list_fields(o);
-  const api::ResolvedScenario sc = api::resolve(request_of(o), api::Spelling::flag);
-  montecarlo::RunPlan plan{o.runs, o.seed, o.threads};
-  plan.server_engine = o.server_engine;
-  montecarlo::check_run_plan(plan);
-  const std::optional<double> bin = series_bin(o, sc);
-  check_simulate_limits(o, sc.scenario, plan, bin);
+  api::PreparedSimulation p = api::prepare(request_of(o), api::Spelling::flag, warn);
+  check_outputs(o, p.scenario.scenario);
+  for (const std::string& w : p.warnings) warn(w);
 
   // Progress on stderr (montecarlo/progress.hpp): runs done, and how far the runs in flight have got.
-  montecarlo::Progress progress(montecarlo::Progress::pick_mode(o.quiet), "runs", plan.runs);
-  plan.pulse = progress.pulse();
-  const api::Simulation sim = api::simulate(
-      sc, plan, [&progress](std::int64_t, std::int64_t) { progress.item_done(); }, bin);
+  montecarlo::Progress progress(montecarlo::Progress::pick_mode(o.quiet), "runs", p.plan.runs);
+  p.plan.pulse = progress.pulse();
+  const api::Simulation sim = api::simulate(p, [&progress](std::int64_t, std::int64_t) { progress.item_done(); });
   progress.finish();
+  for (const std::string& n : api::stop_notes(sim))
+    std::fprintf(stderr, "retrylab: note: %s\n", validation::one_line(n).c_str());
+  const api::ResolvedScenario& sc = p.scenario;
   if (!o.plot.empty()) api::plot_series(*sim.series, sc, o.plot);
   // The trace replays the same runs in index order on one thread: the file never depends on --threads.
   // It is written in --unit (the Brooker preset's ms are attempt-durations of 1 ms: its trace keeps
   // the plain header, with the same numbers).
   if (!o.trace.empty())
-    montecarlo::write_trace(sc.scenario, plan.seed, plan.runs, o.trace, sc.brooker ? montecarlo::TimeUnit{} : sc.unit);
+    montecarlo::write_trace(sc.scenario, p.plan.seed, p.plan.runs, o.trace,
+                            sc.brooker ? montecarlo::TimeUnit{} : sc.unit);
   switch (o.format) {
     case OutputFormat::json: std::cout << api::simulate_json(sim).dump(2) << "\n"; break;
     case OutputFormat::csv: std::cout << api::simulate_csv(sim); break;

@@ -24,11 +24,11 @@
 #include <vector>
 
 #include "advise/advise.hpp"
-#include "advise/report.hpp"
 #include "analytic/error.hpp"
 #include "analytic/version.hpp"
+#include "api/advise.hpp"
 #include "api/analytic.hpp"
-#include "api/policy.hpp"
+#include "api/prepare.hpp"
 #include "api/scenario.hpp"
 #include "api/series.hpp"
 #include "api/simulate.hpp"
@@ -70,11 +70,6 @@ montecarlo::TimeUnit unit_of(double D) {
 // A value in attempt-durations into the user's unit: times x D, rates / D (as the CLI does).
 double out(Dim d, double v, double D) { return unit_of(D).out(d, v); }
 
-// D from unit/attempt_duration, with the CLI's rules and messages (attempt_duration <= 0: not given).
-double attempt_length(const std::string& unit, double attempt_duration) {
-  return montecarlo::time_unit(unit, attempt_duration, attempt_duration != 0.0).attempt_duration;
-}
-
 py::array_t<double> column(const std::vector<montecarlo::RunResult>& runs, auto value) {
   py::array_t<double> a(static_cast<py::ssize_t>(runs.size()));
   auto w = a.mutable_unchecked<1>();
@@ -82,8 +77,15 @@ py::array_t<double> column(const std::vector<montecarlo::RunResult>& runs, auto 
   return a;
 }
 
+// A warning as Python's UserWarning (an error when the warnings filter says so).
+void user_warning(const std::string& w) {
+  if (PyErr_WarnEx(PyExc_UserWarning, w.c_str(), 1) != 0) throw py::error_already_set();
+}
+
 // Returns (summary JSON text, per-run arrays): the CLI's document (api/simulate.hpp) plus the
-// canonical string, and one array per shown metric and per core count.
+// canonical string, and one array per shown metric and per core count. api::prepare checks and
+// builds everything (as for `retrylab simulate`); the policy file's and the sanity warnings are
+// UserWarnings, the latter also the document's "warnings".
 py::tuple simulate(const std::map<std::string, std::string>& values, const std::string& unit, double attempt_duration,
                    std::int64_t runs, std::uint64_t seed, int threads, bool server_engine, std::optional<double> series,
                    std::optional<std::string> policy_file, const std::string& select, bool strict,
@@ -94,41 +96,33 @@ py::tuple simulate(const std::map<std::string, std::string>& values, const std::
           fmt::format("simulate() got an unexpected keyword argument '{}' (retrylab.fields() lists "
                       "the scenario fields)",
                       name));
-  api::ScenarioRequest request;
-  request.fields.insert(values.begin(), values.end());
-  request.unit = unit;
-  if (attempt_duration != 0.0) request.attempt_duration = attempt_duration;
-  request.load_profile = std::move(load_profile);  // as --load-profile: an inline form or a CSV file's path
-  api::ResolvedScenario sc;
-  montecarlo::RunPlan plan;
-  std::optional<double> bin;
+  api::SimulateRequest request;
+  request.scenario.fields.insert(values.begin(), values.end());
+  request.scenario.unit = unit;
+  if (attempt_duration != 0.0) request.scenario.attempt_duration = attempt_duration;
+  request.scenario.load_profile = std::move(load_profile);  // as --load-profile: an inline form or a CSV file's path
+  request.policy = std::move(policy_file);
+  if (!select.empty()) request.policy_select = select;
+  request.strict = strict;
+  request.plan.runs = runs;
+  request.plan.seed = seed;
+  request.plan.threads = threads;
+  request.plan.server_engine = server_engine;
+  request.series = series;
+  api::PreparedSimulation prepared;
   try {
-    if (!policy_file && (!select.empty() || strict))
-      throw InputError(select.empty() ? "strict" : "policy_select", "needs policy=FILE");
-    if (policy_file) {
-      // The file's fields under the keywords given; each setting not modelled is a UserWarning.
-      const policy::Policy p = api::load_policy(*policy_file, select, api::Spelling::keyword);
-      for (const std::string& w : api::apply_policy(request, p, api::Spelling::keyword, strict))
-        if (PyErr_WarnEx(PyExc_UserWarning, w.c_str(), 1) != 0) throw py::error_already_set();
-    }
-    sc = api::resolve(request, api::Spelling::keyword);
-    plan.runs = runs;
-    plan.seed = seed;
-    plan.threads = threads;
-    plan.server_engine = server_engine;
-    montecarlo::check_run_plan(plan);
-    if (series) bin = api::series_bin(*series, sc, api::Spelling::keyword);
-    // The CLI's limits, before any run: memory (half the RAM, --max-memory's default) and work.
-    montecarlo::check_resources(sc.scenario, plan, montecarlo::default_max_memory(),
-                                bin ? montecarlo::series_bins(*bin, montecarlo::effective_horizon(sc.scenario)) : 0);
+    prepared = api::prepare(request, api::Spelling::keyword, user_warning);
   } catch (const InputError& e) {
     raise(e);
   }
+  for (const std::string& w : prepared.warnings) user_warning(w);
   api::Simulation sim;
   {
     py::gil_scoped_release release;
-    sim = api::simulate(sc, plan, {}, bin);
+    sim = api::simulate(prepared);
   }
+  for (const std::string& n : api::stop_notes(sim)) user_warning(n);
+  const api::ResolvedScenario& sc = prepared.scenario;
   Json j = api::simulate_json(sim);
   j["canonical"] = montecarlo::canonical(sc.scenario);
   const double D = sc.unit.attempt_duration;
@@ -148,81 +142,43 @@ py::tuple simulate(const std::map<std::string, std::string>& values, const std::
   return py::make_tuple(j.dump(), per_run);
 }
 
-py::list fields() {
-  py::list out;
-  for (const montecarlo::Field& f : montecarlo::scenario_fields()) {
-    py::dict d;
-    d["name"] = std::string(f.name);
-    d["flag"] = montecarlo::flag_of(f);
-    d["unit"] = std::string(montecarlo::unit_text(f));
-    d["default"] = montecarlo::default_text(f);
-    d["allowed"] = montecarlo::range_text(f);
-    d["meaning"] = std::string(f.meaning);
-    py::list choices;
-    for (auto c : f.choices) choices.append(std::string(c));
-    d["choices"] = choices;
-    // How Python spells its values (python/retrylab/_fields.py: annotations and defaults).
-    using K = montecarlo::FieldKind;
-    d["kind"] = f.kind == K::integer  ? "integer"
-                : f.kind == K::choice ? "choice"
-                : f.kind == K::on_off ? "on_off"
-                : f.kind == K::number ? "number"
-                                      : "number_or_none";
-    out.append(d);
-  }
-  return out;
-}
+// The field table as api::field_list_json gives it to `retrylab simulate --list-fields json`, with
+// each field's choices and kind (python/retrylab/_fields.py: annotations and defaults).
+py::object fields() { return py::module_::import("json").attr("loads")(api::field_list_json(true).dump()); }
 
-std::string advise(std::int64_t clients_low, std::int64_t clients, const std::string& failed_attempts,
-                   const std::string& unit, double attempt_duration, double rate, double base, double drain_within,
-                   double probability, const std::vector<std::string>& strategies, std::uint64_t seed, int threads) {
-  advise::Request r;
-  double D = 1.0;
+// retrylab.advise(): the request as given, checked, run and written by api/advise.hpp, as for
+// `retrylab advise --json`.
+std::string advise(const std::string& clients, std::optional<std::string> failed_attempts, const std::string& unit,
+                   std::optional<double> attempt_duration, std::optional<double> rate, std::optional<double> base,
+                   std::optional<double> drain_within, double probability, const std::string& objective,
+                   std::optional<double> weight, std::optional<std::string> strategies, std::uint64_t seed,
+                   int threads) {
+  api::AdviseRequest r;
+  r.clients = clients;
+  r.failed_attempts = std::move(failed_attempts);
+  r.unit = unit;
+  r.attempt_duration = attempt_duration;
+  r.rate = rate;
+  r.base = base;
+  r.drain_within = drain_within;
+  r.probability = probability;
+  r.objective = objective;
+  r.weight = weight;
+  r.strategies = std::move(strategies);
+  r.seed = seed;
+  r.threads = threads;
+  api::PreparedAdvice p;
   try {
-    D = attempt_length(unit, attempt_duration);
-    if (failed_attempts == "free")
-      r.model = Model::free;
-    else if (failed_attempts == "use-capacity")
-      r.model = Model::shared;
-    else if (failed_attempts == "collide")
-      r.model = Model::collision;
-    else
-      throw InputError("--failed-attempts",
-                       fmt::format("must be free, use-capacity or collide (got {})", failed_attempts));
-    r.clients = clients;
-    r.clients_low = clients_low;
-    r.rate = rate * D;
-    if (base != 0.0) r.base = base / D;
-    if (drain_within != 0.0) r.drain_within = drain_within / D;
-    r.probability = probability;
-    if (!strategies.empty()) {
-      r.strategies.clear();
-      for (const auto& name : strategies) {
-        const auto s = parse_strategy(name);
-        if (!s)
-          throw InputError("--strategies",
-                           fmt::format("must name nojitter, full, equal, decorrelated or memoryless (got {})", name));
-        r.strategies.push_back(*s);
-      }
-    }
-    r.seed = seed;
-    r.threads = threads;
-    advise::check_request(r);
+    p = api::prepare_advise(r, api::Spelling::keyword);
   } catch (const InputError& e) {
     raise(e);
   }
   advise::Advice a;
   {
     py::gil_scoped_release release;
-    a = advise::advise(r);
+    a = api::run_advise(p);
   }
-  Json j;
-  j["retrylab"] = std::string(version);
-  j["unit"] = unit == "attempt" ? std::string("attempt-duration") : unit;
-  if (unit != "attempt") j["attempt_duration"] = D;
-  const Json body = advise::advice_json(a, D);
-  for (auto& [k, v] : body.items()) j[k] = v;
-  return j.dump();
+  return api::advise_json(a, p).dump();
 }
 
 std::string check(const std::string& path) {
@@ -360,6 +316,7 @@ py::list analytic_commands() {
     d["function"] = python_name(c.name);
     d["meaning"] = std::string(c.meaning);
     d["unit"] = std::string(c.unit);
+    d["times"] = api::has_times(c);  // takes unit= and attempt_duration=
     d["params"] = params;
     out.append(d);
   }
@@ -376,8 +333,22 @@ void bind_analytic(py::module_& m) {
         name.c_str(),
         [&c, name](const py::kwargs& kwargs) {
           api::AnalyticValues values;
+          api::AnalyticUnit unit;  // unit= and attempt_duration=, as --unit and --attempt-duration
           for (const auto& [key, value] : kwargs) {
             const std::string k = py::str(key);
+            if (api::has_times(c) && k == "unit") {
+              if (!py::isinstance<py::str>(value))
+                throw py::type_error(fmt::format("{}() argument 'unit': expected a str", name));
+              unit.unit = value.cast<std::string>();
+              continue;
+            }
+            if (api::has_times(c) && k == "attempt_duration") {
+              if (py::isinstance<py::bool_>(value) ||
+                  !(py::isinstance<py::int_>(value) || py::isinstance<py::float_>(value)))
+                throw py::type_error(fmt::format("{}() argument 'attempt_duration': expected a number", name));
+              unit.attempt_duration = value.cast<double>();
+              continue;
+            }
             const auto p = std::find_if(c.params.begin(), c.params.end(),
                                         [&](const api::AnalyticParam& q) { return q.name == k; });
             if (p == c.params.end())
@@ -387,7 +358,7 @@ void bind_analytic(py::module_& m) {
           std::string text;
           try {
             py::gil_scoped_release release;
-            text = api::analytic_json(c, api::analytic_document(c, std::move(values))).dump();
+            text = api::analytic_json(c, api::analytic_document(c, std::move(values), unit), unit).dump();
           } catch (const InputError& e) {
             raise(e);
           }

@@ -20,6 +20,7 @@ import typing as _t
 from . import _core
 from ._errors import python_terms as _python_terms
 from ._fields import integer as _integer
+from ._fields import suggests_keywords as _suggests_keywords
 from ._fields import takes_fields as _takes_fields
 from ._fields import text as _text
 
@@ -28,22 +29,40 @@ __version__ = _core.version
 
 def _analytic():
     """retrylab.analytic: _core.analytic's closed forms, their errors in Python's terms."""
+    import functools
     import sys
     import types
 
     from ._errors import in_python_terms
 
+    from ._fields import unknown
+
     module = types.ModuleType(__name__ + ".analytic", _core.analytic.__doc__)
+    params = {c["function"]: [p["name"] for p in c["params"]] + (["unit", "attempt_duration"] if c["times"] else [])
+              for c in _core.analytic.commands()}
+
+    def suggesting(name, func):
+        @functools.wraps(func)
+        def call(**kwargs):
+            for k in kwargs:
+                if k not in params[name]:
+                    raise unknown(name, k, params[name], f"help(retrylab.analytic.{name}) lists them")
+            return func(**kwargs)
+
+        return call
+
     for name in dir(_core.analytic):
         if not name.startswith("_"):
             value = getattr(_core.analytic, name)
+            if callable(value) and name in params:
+                value = suggesting(name, value)
             setattr(module, name, in_python_terms(value) if callable(value) else value)
     sys.modules[module.__name__] = module  # `import retrylab.analytic` works too
     return module
 
 
 analytic = _analytic()
-__all__ = ["simulate", "sweep", "advise", "check", "validate", "fields", "analytic", "__version__"]
+__all__ = ["simulate", "sweep", "advise", "check", "validate", "fields", "analytic", "Result", "__version__"]
 
 _U64 = 2**64 - 1
 _I64 = 2**63 - 1
@@ -105,11 +124,42 @@ def simulate(*, runs: int = 20, seed: int = 1, threads: int = 0, unit: str = "at
                                        None if policy is None else _os.fspath(policy), policy_select or "",
                                        bool(strict),
                                        None if load_profile is None else _os.fsdecode(_os.fspath(load_profile)))
-    out = _json.loads(text)
+    out = Result(_json.loads(text))
     out["per_run"] = per_run
     if "series" in out:
         out["series"], out["series_frame"] = _series_arrays(out["series"])
     return out
+
+
+class Result(dict):
+    """What simulate() returns: the CLI's JSON document as a dict (plus "canonical", "per_run" and,
+    with a series, "series" and "series_frame"), and its tables as pandas DataFrames."""
+
+    def to_frame(self, what: str = "runs"):
+        """A pandas DataFrame (pandas must be installed: Debian's python3-pandas).
+
+        what="runs": one row per run, a column per per-run value (r["per_run"]), in the unit;
+        "metrics": one row per metric (index: its key) with mean, sd, n, ci95_lo, ci95_hi and, for a
+        yes/no metric, count and fraction, as `retrylab simulate --format csv`;
+        "series": one row per bin (t, KEY, KEY_lo, KEY_hi), as r["series_frame"] (needs series=).
+        """
+        import pandas as pd
+
+        if what == "runs":
+            return pd.DataFrame(self["per_run"])
+        if what == "metrics":
+            rows = {}
+            for key, m in self["metrics"].items():
+                lo, hi = (float("nan") if x is None else x for x in m["ci95"])
+                value = (lambda k: float("nan") if m.get(k) is None else m[k])
+                rows[key] = {"mean": value("mean"), "sd": value("sd"), "n": m["n"], "ci95_lo": lo, "ci95_hi": hi,
+                             "count": m.get("count"), "fraction": value("fraction")}
+            return pd.DataFrame.from_dict(rows, orient="index")
+        if what == "series":
+            if "series_frame" not in self:
+                raise ValueError('to_frame("series") needs a series: simulate(..., series=BIN)')
+            return self["series_frame"]
+        raise ValueError(f'what must be "runs", "metrics" or "series" (got {what!r})')
 
 
 def _run_options(runs, seed, threads):
@@ -170,42 +220,49 @@ def _series_arrays(series):
     return out, pd.DataFrame(columns)
 
 
+@_suggests_keywords
 def advise(*, clients: _t.Union[int, str, _t.Tuple[int, int]], failed_attempts: str, unit: str = "attempt",
-           attempt_duration: _t.Optional[float] = None, rate: float = 0.0, base: _t.Optional[float] = None,
-           drain_within: _t.Optional[float] = None, probability: float = 0.99,
+           attempt_duration: _t.Optional[float] = None, rate: _t.Optional[float] = None,
+           base: _t.Optional[float] = None, drain_within: _t.Optional[float] = None, probability: float = 0.99,
+           objective: str = "drain-time", weight: _t.Optional[float] = None,
            strategies: _t.Union[str, _t.Sequence[str], None] = None, seed: int = 1, threads: int = 0):
     """The strategy, base and cap that drain a pile-up of `clients`, as `retrylab advise --json`.
 
-    clients: the pile-up, or a range (low, high) or "low:high" (as --clients LOW:HIGH).
+    Every option of `retrylab advise` (docs/advise.md), checked by the same code with the same
+    messages: clients: the pile-up, or a range (low, high) or "low:high" (as --clients LOW:HIGH).
     failed_attempts: "free", "use-capacity" or "collide" (what a failed attempt costs the server).
     unit, attempt_duration: as simulate's; rate (steady arrivals per unit), base, drain_within (a
-    time in unit) and probability (that the pile-up drains) as advise's flags (docs/advise.md);
-    strategies: a list (or "a,b") of the strategies to consider.
+    time in unit), probability (that the pile-up drains); objective: "drain-time", "attempts"
+    (needs drain_within) or "weighted" (drain time + weight x attempts per client; weight: the time
+    in unit one attempt per client is worth); strategies: a list (or "a,b") of the strategies to
+    consider. None: the option is left out (its default applies).
     """
-    low = 0
-    if isinstance(clients, str) and ":" in clients:
-        try:
-            low, clients = (int(x) for x in clients.split(":", 1))
-        except ValueError:
-            raise ValueError(f"clients must be N, (LOW, HIGH) or \"LOW:HIGH\" (got {clients!r})") from None
-    elif isinstance(clients, (tuple, list)):
+    if isinstance(clients, (tuple, list)):
         if len(clients) != 2:
             raise ValueError(f"clients must be N, (LOW, HIGH) or \"LOW:HIGH\" (got {clients!r})")
-        low, clients = (_integer("clients", x, 0, _I64) for x in clients)
-    clients = _integer("clients", clients, 0, _I64)
-    if isinstance(strategies, str):
-        strategies = strategies.split(",")
+        low, high = (_integer("clients", x, 0, _I64) for x in clients)
+        clients = f"{low}:{high}"
+    elif not isinstance(clients, str):
+        clients = str(_integer("clients", clients, 0, _I64))
+    if not isinstance(strategies, (str, type(None))):
+        strategies = ",".join(strategies)
     seed, threads = _integer("seed", seed, 0, _U64), _integer("threads", threads, 0, 2**31 - 1)
-    numbers = {"rate": rate, "base": base or 0.0, "drain_within": drain_within or 0.0, "probability": probability}
+    numbers = {"rate": rate, "base": base, "drain_within": drain_within, "probability": probability,
+               "weight": weight, "attempt_duration": attempt_duration}
     for name, value in numbers.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
             raise TypeError(f"{name} must be a number (got {type(value).__name__} {value!r})")
-    if not isinstance(failed_attempts, str):
-        raise TypeError(f"failed_attempts must be free, use-capacity or collide (got {failed_attempts!r})")
+    for name, value in {"failed_attempts": failed_attempts, "unit": unit, "objective": objective}.items():
+        if not isinstance(value, str):
+            raise TypeError(f"{name} must be a str (got {type(value).__name__} {value!r})")
+
+    def real(x):
+        return None if x is None else float(x)
+
     with _python_terms():
-        text = _core.advise(low, clients, failed_attempts, unit, _duration(attempt_duration), float(rate),
-                            float(base or 0.0), float(drain_within or 0.0), float(probability),
-                            list(strategies or []), seed, threads)
+        text = _core.advise(clients, failed_attempts, unit, real(attempt_duration), real(rate), real(base),
+                            real(drain_within), float(probability), objective, real(weight), strategies, seed,
+                            threads)
     return _json.loads(text)
 
 
@@ -237,6 +294,7 @@ def check(trace: _t.Any, *,
         return check_columns(trace, run_ends, header)
 
 
+@_suggests_keywords
 def validate(quick: bool = True, seed: _t.Optional[int] = None, threads: int = 0,
              only: _t.Union[str, _t.Sequence[str], None] = None):
     """Run the validation suite (quick or full scale), as `retrylab validate --json`; `only`: the

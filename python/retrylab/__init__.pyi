@@ -89,7 +89,7 @@ def simulate(
     policy_select: Optional[str] = ...,
     strict: bool = ...,
     load_profile: Union[str, ForwardRef('_os.PathLike[str]'), None] = ...,
-) -> dict[str, Any]: ...
+) -> Result: ...
 def sweep(
     grid: Mapping[str, Sequence[Any]],
     *,
@@ -175,10 +175,12 @@ def advise(
     failed_attempts: str,
     unit: str = ...,
     attempt_duration: Optional[float] = ...,
-    rate: float = ...,
+    rate: Optional[float] = ...,
     base: Optional[float] = ...,
     drain_within: Optional[float] = ...,
     probability: float = ...,
+    objective: str = ...,
+    weight: Optional[float] = ...,
     strategies: Union[str, Sequence[str], None] = ...,
     seed: int = ...,
     threads: int = ...,
@@ -196,3 +198,8 @@ def validate(
     only: Union[str, Sequence[str], None] = ...,
 ) -> dict[str, Any]: ...
 def fields() -> list[dict[str, Any]]: ...
+class Result(dict[str, Any]):
+    def to_frame(
+        self: Any,
+        what: str = ...,
+    ) -> Any: ...

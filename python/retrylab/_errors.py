@@ -12,7 +12,8 @@ from ._fields import NAMES
 
 # The keywords of the public functions that are not scenario fields.
 _OPTIONS = {"runs", "seed", "threads", "unit", "attempt_duration", "server_engine", "series", "clients",
-            "failed_attempts", "strategies", "probability", "drain_within", "base", "rate", "cases", "model"}
+            "failed_attempts", "strategies", "probability", "drain_within", "base", "rate", "cases", "model",
+            "objective", "weight"}
 _ANALYTIC = {p["name"] for c in getattr(_core.analytic, "commands", list)() for p in c["params"]}
 _KNOWN = set(NAMES) | _OPTIONS | _ANALYTIC
 # A flag with its value ("--unit ms"): the option and the value as a keyword argument (unit="ms").

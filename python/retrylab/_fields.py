@@ -127,12 +127,28 @@ def integer(name, value, lo, hi):
     return int(value)
 
 
-def unknown(func_name, name, allowed):
-    """TypeError for a keyword that is not a parameter, naming the nearest one."""
+def unknown(func_name, name, allowed, listed="retrylab.fields() lists the scenario fields"):
+    """TypeError for a keyword that is not a parameter, naming the nearest one as it is written
+    (`did you mean cap=?`, as the CLI's `did you mean --cap?`)."""
     near = difflib.get_close_matches(name, allowed, n=1, cutoff=0.6)
-    hint = f"; did you mean '{near[0]}'?" if near else ""
-    return TypeError(f"{func_name}() got an unexpected keyword argument '{name}'{hint} "
-                     f"(retrylab.fields() lists the scenario fields)")
+    hint = f"; did you mean {near[0]}=?" if near else ""
+    return TypeError(f"{func_name}() got an unexpected keyword argument '{name}'{hint} ({listed})")
+
+
+def suggests_keywords(func):
+    """func(**kwargs) refusing an unknown keyword with the nearest one, before Python's own TypeError
+    (which names no alternative)."""
+    own = inspect.signature(func)
+    allowed = [p.name for p in own.parameters.values() if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)]
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        for name in kwargs:
+            if name not in allowed:
+                raise unknown(func.__name__, name, allowed, f"help(retrylab.{func.__name__}) lists them")
+        return func(*args, **kwargs)
+
+    return wrapper
 
 
 def takes_fields(func):

@@ -49,12 +49,17 @@ def test_defaults_shown_are_the_engines():
     (retrylab.simulate, dict(BASE, max_attempt=3), "max_attempts"),
     (retrylab.simulate, dict(BASE, run=3), "runs"),
     (lambda **k: retrylab.sweep({"cap": [10]}, **k), dict(BASE, jiter="x"), None),
+    (retrylab.simulate, dict(BASE, capp=5), "cap"),
+    (retrylab.advise, dict(clients=5, failed_attempts="collide", objectve="attempts"), "objective"),
+    (retrylab.validate, dict(qiuck=True), "quick"),
+    (retrylab.analytic.steady, dict(colapse=100), "collapse"),
+    (retrylab.analytic.steady, dict(unti="ms"), "unit"),
 ])
 def test_unknown_name_is_a_type_error_naming_the_nearest(func, kwargs, near):
     with pytest.raises(TypeError) as e:
         func(**kwargs)
     if near:
-        assert f"did you mean '{near}'?" in str(e.value)
+        assert f"did you mean {near}=?" in str(e.value)  # as it is written, as the CLI's "did you mean --cap?"
     else:
         assert "did you mean" not in str(e.value)
 
@@ -175,7 +180,7 @@ def test_stubs_are_current():
 
 
 def test_sweep_returns_a_dataframe_when_pandas_imports(monkeypatch):
-    # A stand-in pandas (Debian's python3-pandas is not a dependency): sweep hands it the same columns.
+    # A stand-in pandas: sweep hands it exactly its columns (test_pandas.py runs the real one).
     import sys
     import types
 

@@ -65,7 +65,8 @@ TEST(AdviseCli, ObjectiveAndWeightErrorsQuoteWhatWasTyped) {
   expect_error(with({"--weight", "5"}), "--weight applies to --objective weighted only (got --objective drain-time)");
   expect_error(with({"--base", "100", "--drain-within", "50", "--unit", "ms", "--attempt-duration", "20"}),
                "--drain-within must be above --base (100 ms) and at most 1e7 attempt-durations (2e+08 ms) (got 50)");
-  expect_error(with({"--format", "csv"}), "--format must be table or json for advise");
+  expect_error(with({"--format", "csv"}),
+               "--format must be table or json (got csv)");  // not offered: advise has no CSV
 }
 
 TEST(AdviseCli, JsonInTheUsersUnit) {
