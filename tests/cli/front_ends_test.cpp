@@ -5,12 +5,18 @@
 // stderr and in the JSON "warnings", and an ordinary one with none; a mistyped flag or command is
 // named with its nearest spelling. Exact comparisons: with the unit s and an attempt of 0.5 s every
 // conversion is a multiplication by a power of two, exact in binary. About 2 s.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <stdlib.h>
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "montecarlo/hash.hpp"
 #include "tests/support/cli.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace {
 
@@ -114,6 +120,38 @@ TEST(Suggestions, AMistypedFlagOrCommandNamesTheNearest) {
   expect_refused("advise --clients 5 --failed-attempt collide", "did you mean --failed-attempts?");
   // Nothing near: named, without a guess.
   expect_refused("simulate --zzzzzzzz 1", "--zzzzzzzz is not a flag of retrylab simulate (");
+}
+
+// The series figure's stamp names this build's passing certificate when the certificate folder has
+// one (a certificate written here for the executable's bytes, as validation/certificate.cpp hashes
+// them), and says there is none otherwise; a load profile's stretch above capacity is shaded.
+TEST(SeriesPlot, StampsThisBuildsCertificateAndShadesASpike) {
+  std::ifstream exe(RETRYLAB_EXE, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(exe)), std::istreambuf_iterator<char>());
+  const std::string build = fmt::format("{:016x}", retrylab::montecarlo::fnv1a64(bytes));
+  const std::filesystem::path none = retrylab::test::fresh_dir("plot-stamp-none");
+  const std::filesystem::path some = retrylab::test::fresh_dir("plot-stamp-some");
+  std::ofstream(some / "cert.json") << nlohmann::json{{"id", build + "-quick-1"},
+                                                      {"version", "x"},
+                                                      {"build_id", build},
+                                                      {"scale", "quick"},
+                                                      {"seed", 1},
+                                                      {"passed", true},
+                                                      {"cases", {{{"name", "a"}, {"passed", true}}}}};
+  const std::string args =
+      "simulate --model shared --strategy full --load-profile step:0:0.3,100:1.5,150:0.3 "
+      "--horizon 400 --runs 2 --series 10 --quiet --plot ";
+  for (const auto& [dir, stamp] : {std::pair{none, std::string("no validation certificate")},
+                                   std::pair{some, "validation certificate " + build + "-quick-1"}}) {
+    ::setenv("RETRYLAB_CERTIFICATE_DIR", dir.c_str(), 1);
+    const Child c = run_cli(args + (dir / "p.svg").string());
+    ::unsetenv("RETRYLAB_CERTIFICATE_DIR");
+    ASSERT_EQ(c.status, 0) << c.err;
+    const std::string gp = retrylab::test::slurp((dir / "p.gp").string());
+    EXPECT_NE(gp.find(stamp), std::string::npos) << gp.substr(0, 400);
+    EXPECT_EQ(gp.find("no validation certificate") != std::string::npos, dir == none);
+    EXPECT_NE(gp.find("set object 2 rect from 100,graph 0 to 150,graph 1"), std::string::npos);
+  }
 }
 
 }  // namespace
