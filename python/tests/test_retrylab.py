@@ -198,6 +198,10 @@ ANALYTIC = [
     ("markov", dict(model="free", clients=2)),
     ("steady", dict(rate=0.1, collapse=500)),
     ("burst", dict(clients=100, cap=500, find_cap=True)),
+    # In the user's unit (--unit, --attempt-duration): a command with times.
+    ("steady", dict(rate=0.005, collapse=500, unit="ms", attempt_duration=20)),
+    ("fluid_cap", dict(clients=300, rate=0.1, unit="s", attempt_duration=0.5)),
+    ("burst", dict(clients=100, cap=5000, unit="ms", attempt_duration=20)),
 ]
 
 
@@ -222,6 +226,7 @@ def test_analytic_same_document_as_the_cli(name, kwargs):
 def test_analytic_covers_every_command():
     listed = retrylab.analytic.commands()
     assert {c["function"] for c in listed} == {name for name, _ in ANALYTIC}
+    assert {c["function"] for c in listed if c["times"]} == {c["function"] for c in listed} - {"amplification", "budget"}
     for c in listed:
         assert callable(getattr(retrylab.analytic, c["function"])), c["name"]
         assert all(p["kind"] in ("a number", "an int", "a str", "a bool") for p in c["params"]), c["name"]
