@@ -4,6 +4,7 @@ report as on the file, sweep() as a table of simulate()'s numbers, and current t
 comparisons of the same runs computed twice; no tolerance."""
 import csv
 import inspect
+import json
 import os
 import pathlib
 import subprocess
@@ -199,3 +200,19 @@ def test_closed_form_errors_name_python_arguments(name, kwargs, start):
     with pytest.raises(ValueError) as e:
         getattr(retrylab.analytic, name)(**kwargs)
     assert str(e.value).startswith(start) and "--" not in str(e.value), str(e.value)
+
+
+def test_sanity_warnings_and_the_collapse_note_are_user_warnings():
+    # 50 per ms on a resource of 0.05 per ms: the CLI's stderr lines, as UserWarnings; the sanity
+    # warning is also the document's "warnings", as in `retrylab simulate --json` (rate, not --rate).
+    args = dict(model="collision", strategy="full", rate=50, unit="ms", attempt_duration=20, horizon=400, runs=2)
+    with pytest.warns(UserWarning) as caught:
+        r = retrylab.simulate(**args)
+    lines = [str(w.message) for w in caught]
+    assert r["warnings"] == [lines[0]] and "at or above the resource's capacity" in lines[0]
+    assert lines[1].startswith("2 of 2 runs collapsed")
+    cli = subprocess.run([os.environ["RETRYLAB_EXE"], "simulate", "--model", "collision", "--strategy", "full",
+                          "--rate", "50", "--unit", "ms", "--attempt-duration", "20", "--horizon", "400", "--runs",
+                          "2", "--quiet", "--json"], capture_output=True, text=True, check=True)
+    assert json.loads(cli.stdout)["warnings"] == ["--" + r["warnings"][0]]  # the field as each front end spells it
+    assert cli.stderr.splitlines()[1] == "retrylab: note: " + lines[1]
