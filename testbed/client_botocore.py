@@ -84,6 +84,9 @@ def main():
     futures.wait(jobs, timeout=max(0.0, args.max_seconds - now_ms() / 1000.0))
     with lock:
         done = list(results)
+    ended = {r["request"] for r in done}  # calls still running at --max-seconds: named, not dropped
+    done += [{"request": rid, "arrival": t, "issued": None, "end": None, "outcome": "unfinished",
+              "status": "unfinished"} for rid, t in arrivals if rid not in ended]
     with open(args.out, "w") as f:
         for rec in done:
             f.write(json.dumps(rec) + "\n")

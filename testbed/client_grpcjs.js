@@ -44,6 +44,14 @@ const results = [];
 let pending = arrivals.length;
 
 function write() {
+  // calls still running at --max-seconds: named, not dropped
+  const ended = new Set(results.map((r) => r.request));
+  for (const [rid, t] of arrivals) {
+    if (!ended.has(rid)) {
+      results.push({request: rid, arrival: t, issued: null, end: null, outcome: 'unfinished',
+                    status: 'unfinished'});
+    }
+  }
   fs.writeFileSync(args.out, results.map((r) => JSON.stringify(r)).join('\n') + (results.length ? '\n' : ''));
   client.close();
   process.exit(0);

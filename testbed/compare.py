@@ -40,7 +40,7 @@ def prediction_interval(summary):
     if sd is None or not n or n < 2:
         return mean, mean, mean
     half = t95(n - 1) * sd * math.sqrt(1 + 1.0 / n)
-    return mean, mean - half, mean + half
+    return mean, max(0.0, mean - half) if mean >= 0 else mean - half, mean + half
 
 
 def verdict(real, mean, lo, hi, rel=0.05):
@@ -97,7 +97,10 @@ class Run:
 
     def __init__(self, attempts_path, requests_path):
         self.attempts = read_jsonl(attempts_path)
-        self.requests = read_jsonl(requests_path)
+        everything = read_jsonl(requests_path)
+        # a request still running when the client's time ran out: counted apart, never as lost
+        self.unfinished = [r for r in everything if r["outcome"] == "unfinished"]
+        self.requests = [r for r in everything if r["outcome"] != "unfinished"]
         self.by_request = {}
         for a in self.attempts:
             self.by_request.setdefault(a["request"], []).append(a)
@@ -106,8 +109,8 @@ class Run:
 
     def attempts_per_request(self):
         n = len(self.requests)
-        if n == 0:
-            return None
+        if n == 0 or self.unfinished:
+            return None  # an unfinished request's attempts are not all in yet
         return sum(len(self.by_request.get(r["request"], [])) for r in self.requests) / n
 
     def lost_fraction(self):
@@ -132,6 +135,22 @@ class Run:
                     continue  # overlapping (hedged) attempts have no sleep
                 out.setdefault(cur["attempt"] - 1, []).append(cur["arrival"] - prev["end"])
         return out
+
+    def overhead_sample(self):
+        """Per one-attempt request, the time (ms) it spent outside the server (see client_overhead)."""
+        extra = []
+        for r in self.requests:
+            atts = self.by_request.get(r["request"], [])
+            if len(atts) == 1 and r["issued"] is not None and atts[0]["end"] is not None:
+                extra.append((r["end"] - r["issued"]) - (atts[0]["end"] - atts[0]["arrival"]))
+        return extra
+
+    def client_overhead(self):
+        """Median and p90 (ms) of what a one-attempt request spent outside the server: the client's
+        latency minus the attempt's time at the server (the library's own work, loopback, and the
+        client process's scheduling on a shared machine)."""
+        extra = self.overhead_sample()
+        return nearest_rank(extra, 0.5), nearest_rank(extra, 0.9), len(extra)
 
     def hedges_per_request(self):
         n = len(self.requests)
@@ -180,4 +199,4 @@ def model_bin(series, key, k):
         return mean, mean, mean
     sd = (mean - lo) / t95(n - 1) * math.sqrt(n)
     half = t95(n - 1) * sd * math.sqrt(1 + 1.0 / n)
-    return mean, mean - half, mean + half
+    return mean, max(0.0, mean - half), mean + half  # every quantity binned here is >= 0

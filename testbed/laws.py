@@ -96,6 +96,18 @@ def library_sleep_cdf(client, grpc_policy, k):
     return _uniform(0.8 * w, 1.2 * w)
 
 
+def plus_noise(cdf, noise):
+    """CDF of X + E, X by `cdf`, E drawn from the sample `noise` (independent): mean of F(x − e)."""
+    if not noise:
+        return cdf
+    m = len(noise)
+    return lambda x: sum(cdf(x - e) for e in noise) / m
+
+
+def library_base_ms(grpc_policy):
+    return _duration_ms(grpc_policy["initialBackoff"])
+
+
 def _num(field):
     if field is None:
         return None
@@ -103,9 +115,10 @@ def _num(field):
     if v in (None, "none"):
         return None
     try:
-        return float(v)
+        x = float(v)
     except (TypeError, ValueError):
         return None
+    return x * {"s": 1000.0, "ms": 1.0}.get(field.get("unit"), 1.0)
 
 
 def _duration_ms(text):

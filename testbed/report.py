@@ -26,7 +26,8 @@ def _row(name, real, summary, unit, pending):
     if real is not None and mean not in (None, 0):
         rel = (real - mean) / abs(mean)
     return {"metric": name, "unit": unit, "real": real, "model_mean": mean, "model_lo": lo,
-            "model_hi": hi, "rel_diff": rel, "verdict": v}
+            "model_hi": hi, "model_sd": (summary or {}).get("sd"), "model_n": (summary or {}).get("n"),
+            "rel_diff": rel, "verdict": v}
 
 
 def _grpc_policy(spec):
@@ -43,20 +44,42 @@ def _grpc_policy(spec):
 def sleep_rows(run, spec, fields):
     gaps = run.sleeps()
     policy = _grpc_policy(spec)
+    noise = run.overhead_sample()
+    calibration = None
+    if spec["client"] == "grpcio" and policy is not None and gaps.get(1):
+        # C-core waits initialBackoff exactly before the first retry: what the server sees beyond
+        # it is the loopback and C-core's timer, the noise of every later gap of this run
+        base = laws.library_base_ms(policy)
+        calibration = [g - base for g in gaps[1]]
+        noise = calibration
     rows = []
     for k in sorted(gaps):
         vals = gaps[k]
         if len(vals) < 5:
             continue
         row = {"retry": k, "n": len(vals), "median_ms": compare.nearest_rank(vals, 0.5),
-               "min_ms": min(vals), "max_ms": max(vals)}
+               "min_ms": min(vals), "max_ms": max(vals),
+               "library_point_mass": spec["client"] == "grpcio" and k == 1}
+        if calibration is not None and k == 1:
+            row["calibration"] = {"median_ms": compare.nearest_rank(calibration, 0.5),
+                                  "p99_ms": compare.nearest_rank(calibration, 0.99),
+                                  "min_ms": min(calibration), "max_ms": max(calibration)}
         for label, cdf in (("model", laws.model_sleep_cdf(fields, k)),
                            ("library", laws.library_sleep_cdf(spec["client"], policy, k))):
             if cdf is None:
                 row["ks_" + label] = row["p_" + label] = None
+                row["ks_%s_noise" % label] = row["p_%s_noise" % label] = None
                 continue
             d = compare.ks_distance(vals, cdf)
             row["ks_" + label], row["p_" + label] = d, compare.ks_pvalue(d, len(vals))
+            # the same law plus the measured time outside the server (the loopback both ways and
+            # the client's own work: compare.Run.overhead_sample), added as independent noise
+            noisy = laws.plus_noise(cdf, noise)
+            d = compare.ks_distance(vals, noisy) if noise else None
+            if label == "library" and row.get("calibration"):
+                d = None  # the calibration itself: no test
+            row["ks_%s_noise" % label] = d
+            row["p_%s_noise" % label] = compare.ks_pvalue(d, len(vals)) if d is not None else None
         rows.append(row)
     return rows
 
@@ -121,20 +144,21 @@ def build(name, spec, fields, run, model, cmd, warnings, n_arrivals, wall, check
             _row("lost fraction", run.lost_fraction(), _metric(model, "lost_fraction"), "fraction",
                  pending),
             _row("latency p99", run.latency_p99(), _metric(model, "latency_p99"), "ms",
-                 pending or "latency")]
+                 pending)]
     if hedged:
         rows.append(_row("added load (attempts per request - 1)", run.hedges_per_request(),
                          _shift(_metric(model, "attempts_per_client"), -1.0), "attempts", pending))
     missing = sum(1 for r in run.requests if r["request"] not in run.by_request)
     return {"scenario": name, "title": spec.get("title", ""), "client": spec["client"],
             "policy": spec["policy"], "failure_kind": spec["failure_kind"],
-            "pending": pending, "requests": n_arrivals, "requests_ended": len(run.requests),
+            "pending": pending, "requests": n_arrivals, "requests_ended": len(run.requests), "requests_unfinished": len(run.unfinished),
             "requests_unseen_by_server": missing, "attempts": len(run.attempts),
             "wall_seconds": wall, "simulate": cmd, "simulate_warnings": warnings,
             "rows": rows, "sleeps": sleep_rows(run, spec, fields),
             "throttle": throttle_row(run, spec, fields, model),
             "series": series_rows(run, spec, model), "check": check,
-            "statuses": _count(r["status"] for r in run.requests)}
+            "statuses": _count(r["status"] for r in run.requests),
+            "client_overhead_ms": dict(zip(("median", "p90", "n"), run.client_overhead()))}
 
 
 def _shift(summary, by):
@@ -164,10 +188,16 @@ def _f(x, digits=4):
 
 def table(res):
     lines = ["%s: %s" % (res["scenario"], res["title"]),
-             "client %s, policy %s, failures %s; %d requests (%d ended), %d attempts seen, %.1f s"
+             "client %s, policy %s, failures %s; %d requests (%d ended, %d unfinished when the "
+             "client's time ran out), %d attempts seen, %.1f s"
              % (res["client"], res["policy"], res["failure_kind"], res["requests"],
-                res["requests_ended"], res["attempts"], res["wall_seconds"]),
-             "statuses: " + ", ".join("%s %d" % kv for kv in sorted(res["statuses"].items()))]
+                res["requests_ended"], res.get("requests_unfinished", 0), res["attempts"],
+                res["wall_seconds"]),
+             "statuses: " + ", ".join("%s %d" % kv for kv in sorted(res["statuses"].items())),
+             "time a one-attempt request spent outside the server (library, loopback, scheduling): "
+             "median %s ms, p90 %s ms (n %s)" % (_f(res["client_overhead_ms"]["median"]),
+                                                 _f(res["client_overhead_ms"]["p90"]),
+                                                 res["client_overhead_ms"]["n"])]
     if res["pending"]:
         lines.append("prediction pending: " + res["pending"])
     lines += ["", "%-40s %10s %10s %23s %8s  %s" % ("metric", "real", "model", "95% PI (one run)",
@@ -179,13 +209,23 @@ def table(res):
             "-" if r["rel_diff"] is None else "%+.1f%%" % (100 * r["rel_diff"]), r["verdict"]))
     if res["sleeps"]:
         lines += ["", "sleeps before retry k (server-observed gap, ms): KS distance and p-value",
-                  "%5s %6s %9s %9s %9s %9s %9s %9s %9s" % ("k", "n", "min", "median", "max",
-                                                           "KS model", "p", "KS lib", "p")]
+                  "(+noise: the law plus the measured noise: grpcio, the first retry's excess over "
+                  "initialBackoff, which C-core waits exactly; others, the time a one-attempt "
+                  "request spent outside the server)",
+                  "%3s %5s %8s %8s %8s %8s %8s %9s %8s %8s %9s" % (
+                      "k", "n", "min", "median", "max", "KS model", "p", "p +noise", "KS lib",
+                      "p", "p +noise")]
         for s in res["sleeps"]:
-            lines.append("%5d %6d %9s %9s %9s %9s %9s %9s %9s" % (
+            lines.append("%3d %5d %8s %8s %8s %8s %8s %9s %8s %8s %9s" % (
                 s["retry"], s["n"], _f(s["min_ms"]), _f(s["median_ms"]), _f(s["max_ms"]),
-                _f(s["ks_model"], 3), _f(s["p_model"], 3), _f(s["ks_library"], 3),
-                _f(s["p_library"], 3)))
+                _f(s["ks_model"], 3), _f(s["p_model"], 3), _f(s["p_model_noise"], 3),
+                _f(s["ks_library"], 3), _f(s["p_library"], 3), _f(s["p_library_noise"], 3)))
+            if s.get("calibration"):
+                c = s["calibration"]
+                lines.append("    retry 1 is C-core's exact initialBackoff: the server saw it %s ms "
+                             "late at the median, %s ms at p99 (%s to %s): the noise used above"
+                             % (_f(c["median_ms"], 3), _f(c["p99_ms"], 3), _f(c["min_ms"], 3),
+                                _f(c["max_ms"], 3)))
     if res["throttle"]:
         t = res["throttle"]
         lines += ["", "retries denied by the budget: real first at %s ms (%d requests); model: "

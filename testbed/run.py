@@ -227,6 +227,12 @@ def main():
     ap.add_argument("--retrylab", help="retrylab executable (default: this tree's build)")
     ap.add_argument("--out", help="folder for logs and result.json (default out/testbed/NAME)")
     ap.add_argument("--json", action="store_true", help="print result.json instead of the table")
+    ap.add_argument("--reuse", action="store_true",
+                    help="analyse the logs already in --out instead of running the client again")
+    ap.add_argument("--model-set", action="append", default=[], metavar="FIELD=VALUE",
+                    help="set a field of `retrylab simulate` for the model only (a what-if, e.g. "
+                         "strategy=nojitter; a planted error: ci.py --selftest); the flag wins "
+                         "over the policy file's value")
     args = ap.parse_args()
     spec = load_scenario(args.scenario, args.policy)
     retrylab = find_retrylab(args.retrylab)
@@ -234,8 +240,21 @@ def main():
     out = args.out or os.path.join("out", "testbed", name)
     os.makedirs(out, exist_ok=True)
     fields, shown = policy_fields(retrylab, spec)
-    model, cmd, warnings = simulate(spec, retrylab, out)
-    paths, n_arrivals, wall = run_real(spec, out, retrylab)
+    model_spec = dict(spec, scenario=dict(spec["scenario"]))
+    for item in args.model_set:
+        key, sep, value = item.partition("=")
+        if not sep or not key.replace("_", "").isalnum():
+            fail("--model-set: FIELD=VALUE with FIELD a field of retrylab simulate (got %r)" % item)
+        model_spec["scenario"][key] = value
+    model, cmd, warnings = simulate(model_spec, retrylab, out)
+    if args.reuse:
+        with open(os.path.join(out, "real.json")) as f:
+            real = json.load(f)
+        paths, n_arrivals, wall = real["paths"], real["requests"], real["wall_seconds"]
+    else:
+        paths, n_arrivals, wall = run_real(spec, out, retrylab)
+        with open(os.path.join(out, "real.json"), "w") as f:
+            json.dump({"paths": paths, "requests": n_arrivals, "wall_seconds": wall}, f)
     run = compare.Run(paths["att"], paths["req"])
     trace_path = os.path.join(out, "trace.csv")
     check = tracefile.write_and_check(run, spec, fields, trace_path, retrylab)
