@@ -43,12 +43,20 @@ def markdown(results):
         a = cell(rows.get("attempts per request"))
         lo = cell(rows.get("lost fraction"))
         p = cell(rows.get("latency p99"))
-        sl = "; ".join("k=%d n=%d: %s · %s" % (s["retry"], s["n"], fmt(s["p_model"], 2),
-                                                "point mass" if s.get("library_point_mass")
-                                                else fmt(s["p_library"], 2))
-                       for s in r["sleeps"] if s["n"] >= 20) or "–"
-        out.append("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            r["scenario"], r["client"], r["requests"], a[0], a[1], a[2], lo[0], lo[1], lo[2],
+        sl = "; ".join("k=%d n=%d: %s · %s" % (
+            s["retry"], s["n"], fmt(s["p_model"], 2),
+            "exact %g ms + noise (calibration)" % s["min_ms"] if s.get("calibration") else
+            "%s (+noise %s)" % (fmt(s["p_library"], 2), fmt(s.get("p_library_noise"), 2)))
+            for s in r["sleeps"] if s["n"] >= 20 and s["p_model"] is not None) or "–"
+        if s_cal := [s["calibration"] for s in r["sleeps"] if s.get("calibration")]:
+            sl = sl.replace("exact %g ms" % [s["min_ms"] for s in r["sleeps"]
+                                             if s.get("calibration")][0],
+                            "initialBackoff, seen %s ms late (median)" % fmt(s_cal[0]["median_ms"], 2))
+        requests = str(r["requests"])
+        if r.get("requests_unfinished"):
+            requests += " (%d unfinished)" % r["requests_unfinished"]
+        out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["scenario"], r["client"], requests, a[0], a[1], a[2], lo[0], lo[1], lo[2],
             p[0], p[1], p[2], sl))
     return "\n".join(out)
 

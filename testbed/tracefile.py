@@ -103,7 +103,7 @@ def write_and_check(run, spec, fields, path, retrylab):
     failed = []
     for c in doc.get("checks", []):
         verdicts[c["verdict"]] = verdicts.get(c["verdict"], 0) + 1
-        if c["verdict"] == "fail":
+        if c["verdict"].lower() == "fail":
             failed.append({"check": c["check"], "count": c.get("count"),
                            "observed": c.get("observed"), "expected": c.get("expected")})
     summary = "exit %d; %s" % (res.returncode, ", ".join(
