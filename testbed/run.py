@@ -93,6 +93,13 @@ def load_scenario(path, policy_override):
         fail("%s: service must be deterministic or exponential" % path)
     if ("rate" in sc) == ("load_profile" in sc):
         fail("%s: give exactly one of rate and load_profile" % path)
+    try:
+        _, peak = laws.profile(sc.get("load_profile"), sc.get("rate"))
+    except (TypeError, ValueError) as e:
+        fail("%s: rate or load_profile: %s" % (path, e))
+    if not peak >= 0 or peak * horizon > MAX_REQUESTS:
+        fail("%s: rate: %g requests expected over the horizon, at most %d allowed"
+             % (path, peak * horizon, MAX_REQUESTS))
     policy = policy_override or spec.get("policy")
     if not policy:
         fail("%s: policy is required (or --policy FILE)" % path)
@@ -202,9 +209,11 @@ def simulate(spec, retrylab, out):
     with open(os.path.join(out, "simulate.cmd"), "w") as f:
         f.write(" ".join(cmd) + "\n")
     if res.returncode != 0:
-        print("testbed: retrylab simulate failed (%d): %s" % (res.returncode, res.stderr.strip()),
+        # simulate checks every field as its flags are checked: its bad input is ours (exit 2)
+        print("testbed: retrylab simulate refused the scenario (%d): %s"
+              % (res.returncode, res.stderr.strip().splitlines()[-1] if res.stderr.strip() else ""),
               file=sys.stderr)
-        sys.exit(1)
+        sys.exit(2 if res.returncode == 2 else 1)
     return json.loads(res.stdout), cmd, res.stderr.strip()
 
 
