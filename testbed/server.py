@@ -62,7 +62,12 @@ class Dependency:
                        float(cfg.get("outage_fraction", 1)))
         self.kind = cfg.get("failure_kind", "retryable")
         self.epoch = epoch
-        self.rng = random.Random(seed)
+        # one stream per purpose, as the engine keeps them (docs/models.md §6): with one stream for
+        # both, which draw decided a failure followed the threads' timing, and the realised failure
+        # fractions spread wider than a binomial's; now the k-th attempt to end takes the k-th
+        # failure draw whatever the timing
+        self.rng_service = random.Random("%d/service" % seed)
+        self.rng_failure = random.Random("%d/failure" % seed)
         self.lock = threading.Lock()
         self.in_service = 0
         self.queue = collections.deque()  # threading.Event per waiting attempt, FIFO
@@ -101,14 +106,14 @@ class Dependency:
     def _service_ms(self):
         with self.lock:
             if self.service == "exponential":
-                return self.rng.expovariate(1.0 / self.mean_ms)
+                return self.rng_service.expovariate(1.0 / self.mean_ms)
             return self.mean_ms
 
     def _fails(self, end_ms):
         start, stop, fraction = self.outage
         p = fraction if stop > start and start <= end_ms < stop else self.failure_prob
         with self.lock:
-            return self.rng.random() < p
+            return self.rng_failure.random() < p
 
     def serve(self, protocol, request_id, attempt, cancelled):
         """One attempt: admission, service, outcome. Returns its record (outcome: success,
