@@ -10,8 +10,8 @@ unless, for each:
   time the run measured outside the server as independent noise, with at least 20 sleeps, is not
   rejected by a KS test at the 0.1% level;
 - `retrylab check` reads the server-side trace (exit 0 or 1, never 2: the format holds).
-False-failure rate: at most 0.1% per comparison if the libraries behave as modelled, about 11
-comparisons, so at most 1.1% a run (Bonferroni). Timing is real, so a run is not byte-reproducible
+False-failure rate: at most 0.1% per comparison if the libraries behave as modelled, about 10
+comparisons, so at most 1% a run (Bonferroni). Timing is real, so a run is not byte-reproducible
 (the arrivals and the server's draws are); docs/reality.md quantifies the noise.
 
 --selftest plants a wrong prediction (the grpcio scenario's model run at failure_prob 0.15
