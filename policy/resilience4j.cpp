@@ -240,13 +240,21 @@ void retry(Reader& r, const Settings& s) {
   const Key* exp = get(s, "enableexponentialbackoff");
   const Key* rnd = get(s, "enablerandomizedwait");
   const bool exponential = exp && r.flag(*exp), randomized = rnd && r.flag(*rnd);
+  // A value under a flag that is off is still checked (resilience4j's builder refuses it either way)
+  // and named as having no effect, never passed over in silence.
   const Key* mk = get(s, "exponentialbackoffmultiplier");
-  const double m = exponential ? (mk ? r.number(*mk, 1, 100) : 1.5) : 1.0;
+  const double given_m = mk ? r.number(*mk, 1, 100) : 1.5;
+  const double m = exponential ? given_m : 1.0;
   const Key* ck = get(s, "exponentialmaxwaitduration");
-  const double cap = exponential && ck ? r.ms(*ck) : INFINITY;
-  if (cap < w) r.fail(*ck, fmt::format("must be >= waitDuration ({} ms) for retrylab", num(w)));
+  const double given_cap = ck ? r.ms(*ck) : INFINITY;
+  const double cap = exponential ? given_cap : INFINITY;
   const Key* fk = get(s, "randomizedwaitfactor");
-  const double f = randomized ? (fk ? r.number(*fk, 0, 1) : 0.5) : 0.0;
+  const double given_f = fk ? r.number(*fk, 0, 1) : 0.5;
+  for (const Key* k : {mk, ck})
+    if (k && !exponential) r.note(*k, "has no effect: enableExponentialBackoff is not true", false);
+  if (fk && !randomized) r.note(*fk, "has no effect: enableRandomizedWait is not true", false);
+  if (cap < w) r.fail(*ck, fmt::format("must be >= waitDuration ({} ms) for retrylab", num(w)));
+  const double f = randomized ? given_f : 0.0;
   // Uniform [w(1-f), w(1+f)]: full jitter on 2w when f = 1, equal jitter on 4w/3 when f = 1/3
   // (both exact); otherwise the nearer of the two, at the same mean w.
   const bool full = randomized && f > 2.0 / 3.0, equal = randomized && f > 0 && !full;
