@@ -52,6 +52,14 @@ const montecarlo::Field& policy_field(const policy::Policy& p, const policy::Ent
                      "docs/scenario-fields.md)",
                      e.field),
          how);
+  // retrylab's TOML puts each field under its group's table: a field in the other table is refused,
+  // never read as if it were in its own.
+  if (p.format == policy::Format::toml && e.line > 0) {
+    const std::string table = e.source.substr(0, e.source.find('.'));
+    const std::string group = f->group == montecarlo::FieldGroup::backoff ? "backoff" : "client";
+    if (table != group)
+      fail(p, e.line, e.source, fmt::format("is a field of [{}], not of [{}] (docs/policies.md)", group, table), how);
+  }
   try {
     montecarlo::parse_field(*f, e.value);
   } catch (const InputError& err) {

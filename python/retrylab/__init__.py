@@ -196,6 +196,10 @@ def advise(*, clients: _t.Union[int, str, _t.Tuple[int, int]], failed_attempts: 
     if isinstance(strategies, str):
         strategies = strategies.split(",")
     seed, threads = _integer("seed", seed, 0, _U64), _integer("threads", threads, 0, 2**31 - 1)
+    if drain_within is not None and not (isinstance(drain_within, (int, float)) and not isinstance(drain_within, bool)
+                                         and drain_within > 0):
+        # 0 is not "the default": the default is None (60,000 attempt-durations)
+        raise ValueError(f"drain_within must be a number > base, or None for the default (got {drain_within!r})")
     numbers = {"rate": rate, "base": base or 0.0, "drain_within": drain_within or 0.0, "probability": probability}
     for name, value in numbers.items():
         if isinstance(value, bool) or not isinstance(value, (int, float)):
