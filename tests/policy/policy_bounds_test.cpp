@@ -139,6 +139,16 @@ TEST(PolicyBounds, DuplicateKeysAreRefusedInEveryFormat) {
             "twice");
   EXPECT_TRUE(starts(refusal(pol::Format::aws, "[default]\nmax_attempts = 2\n[default]\n"),
                      "policy bad:3: [default] names profile \"default\" again (first on line 1)"));
+  // Spring's relaxed binding: maxAttempts and max-attempts in one instance are one key given twice
+  // (the last won silently); an instance's key over its base config's is an override, not a repeat.
+  EXPECT_EQ(refusal(pol::Format::resilience4j,
+                    "resilience4j.retry:\n  instances:\n    b:\n      maxAttempts: 3\n      max-attempts: 4\n"),
+            "policy bad:5: resilience4j.retry.instances.b.max-attempts is resilience4j.retry.instances.b.maxAttempts "
+            "again (Spring's relaxed binding reads both as one key)");
+  EXPECT_NO_THROW(pol::parse(pol::Format::resilience4j,
+                             "resilience4j.retry:\n  configs:\n    default:\n      maxAttempts: 3\n  instances:\n"
+                             "    b:\n      max-attempts: 4\n",
+                             "ok.yml"));
   // The same key in two maps is not a duplicate.
   EXPECT_NO_THROW(pol::parse(pol::Format::grpc, R"({"a": {"x": 1}, "b": {"x": 1}})", "ok.json"));
 }
