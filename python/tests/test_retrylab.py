@@ -153,6 +153,13 @@ def test_a_file_quoting_bytes_that_are_not_utf8_is_still_a_value_error(tmp_path)
         retrylab.simulate(model="none", strategy="none", clients=2, runs=1, horizon=10, load_profile=str(csv))
 
 
+@pytest.mark.parametrize("only", [[""], [], ["  "], ["ok", ""]])
+def test_validate_only_names_a_case(only):
+    # [''] matched every case name and ran the whole suite.
+    with pytest.raises(ValueError, match="^only must name at least one case"):
+        retrylab.validate(only=only)
+
+
 def test_advise_drain_within_zero_is_refused():
     # 0 was read as "not given" (the default): refused, as the CLI refuses --drain-within 0.
     with pytest.raises(ValueError, match="^drain_within must be"):
@@ -405,3 +412,28 @@ def test_random_scenarios_same_numbers_or_same_refusal_as_the_cli(kwargs):
     py, doc = retrylab.simulate(**kwargs), json.loads(cli.stdout)
     for key in ("scenario", "runs", "metrics", "stop"):
         assert py[key] == doc[key], key
+
+
+@pytest.mark.parametrize("call", [
+    lambda: retrylab.simulate(model="none", strategy="none", clients=2, runs=1, horizon=10, load_profile="\udcff:1"),
+    lambda: retrylab.simulate(model="none", strategy="none", clients=2, runs=1, policy_select="\ud800",
+                              policy=os.path.join(os.path.dirname(__file__), "..", "..", "tests", "policy", "aws",
+                                                  "config")),
+    lambda: retrylab.simulate(model="\udcff", strategy="none", clients=2, runs=1),
+    lambda: retrylab.simulate(model="none", strategy="none", clients=2, runs=1, unit="\udcff"),
+    lambda: retrylab.advise(clients=10, failed_attempts="\udcff"),
+])
+def test_text_that_is_not_unicode_is_one_line_naming_the_keyword(call):
+    # pybind11 refused the string with "incompatible function arguments ... Invoked with:" and every
+    # argument of the call; now one line naming the keyword (or the core's own refusal of the value).
+    with pytest.raises((ValueError, TypeError)) as e:
+        call()
+    assert "Invoked with" not in str(e.value) and "\n" not in str(e.value), str(e.value)
+
+
+def test_a_policy_path_that_is_not_utf8_is_read(tmp_path):
+    # A file name of raw bytes (os.fsdecode's surrogates) names a real file: it is read, not refused.
+    name = os.fsdecode(b"p\xff.toml")
+    (tmp_path / name).write_text('[backoff]\nstrategy = "full"\n')
+    r = retrylab.simulate(model="none", clients=2, runs=1, policy=tmp_path / name)
+    assert r["scenario"]["strategy"] == "full"
