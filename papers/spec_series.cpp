@@ -52,6 +52,13 @@ void apply_policies(const std::string& file, const std::string& key, const toml:
   const auto* arr = n.as_array();
   if (arr == nullptr || arr->empty() || !arr->is_array_of_tables())
     fail(file, key, n, "must be one or more [[policies]] tables (name, then scenario fields)");
+  // Bounded at read time: every policy runs every point and is a curve of the figure (300 ran in
+  // full, then the figure failed).
+  if (arr->size() > static_cast<std::size_t>(max_series_policies))
+    fail(file, key, n,
+         fmt::format("must be at most {} tables (got {}): one curve each in a figure, each in its own colour and "
+                     "dash type",
+                     max_series_policies, arr->size()));
   d.policies.clear();
   for (std::size_t i = 0; i < arr->size(); ++i) {
     const toml::table& t = *arr->get(i)->as_table();
