@@ -121,7 +121,12 @@ void check_simulate_limits(const SimulateOptions& o, const montecarlo::Scenario&
     montecarlo::check_resources(sc, plan, o.max_memory * (1ull << 30),
                                 bin ? montecarlo::series_bins(*bin, montecarlo::effective_horizon(sc)) : 0);
   } catch (const InputError& e) {
-    api::rethrow_spelled(e, api::Spelling::flag);
+    // The brooker preset sets collapse itself (above its clients): lowering --collapse cannot help.
+    std::string text = std::string(e.what()).substr(e.field().size() + 1);
+    if (const auto m = o.values.find("model"); m != o.values.end() && m->second == "brooker")
+      if (const auto at = text.find("lower --runs or --collapse"); at != std::string::npos)
+        text.replace(at, 26, "lower --runs");
+    throw InputError(api::spelled(e.field(), api::Spelling::flag), text);
   }
   if (!o.trace.empty() && sc.traffic.load_profile.set())  // its header and `retrylab check` know no profile
     throw InputError("--trace", "cannot be combined with --load-profile yet (give one of them)");
@@ -142,7 +147,9 @@ std::optional<double> series_bin(const SimulateOptions& o, const api::ResolvedSc
 }
 
 int run_simulate(const SimulateOptions& o) {
-  if (!o.list_fields.empty()) return list_fields(o);
+  // Given at all, --list-fields lists (or refuses its value): --list-fields '' ran a simulation.
+  if (!o.list_fields.empty() || std::find(o.given.begin(), o.given.end(), "--list-fields") != o.given.end())
+    return list_fields(o);
   const api::ResolvedScenario sc = api::resolve(request_of(o), api::Spelling::flag);
   montecarlo::RunPlan plan{o.runs, o.seed, o.threads};
   plan.server_engine = o.server_engine;

@@ -1,7 +1,9 @@
 // Right status, nothing silent: inputs that ran, or were judged, where they must be refused with one
 // line and exit 2 (a hedged trace given to check, a mistyped first profile row taken for a header,
-// advise's negative --threads and a strategy named twice).
+// advise's negative --threads and a strategy named twice, --list-fields '', a window given to full
+// jitter), "-0" read as 0, and advice that names only what can help.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -76,4 +78,54 @@ TEST(HostileStatus, AdviseRefusesNegativeThreadsAndARepeatedStrategy) {
                  "--threads must be >= 0");
   expect_refused({"advise", "--clients", "10", "--failed-attempts", "free", "--strategies", "full,full", "--quiet"},
                  "--strategies must name each strategy once (got full twice)");
+}
+
+// --list-fields '' ran a simulation; sleep --window 5 with full jitter printed full jitter's sleeps
+// as if the window were not there.
+TEST(HostileStatus, AnEmptyListFieldsAndAWindowWithoutTheWindowStrategyAreRefused) {
+  expect_refused({"simulate", "--list-fields", ""}, "--list-fields must be text, markdown or json (got )");
+  expect_refused(
+      {"analytic", "sleep", "--strategy", "full", "--base", "1", "--cap", "10", "--window", "5", "--retry", "3"},
+      "--window applies to the window strategy only (got 5 with full)");
+  EXPECT_EQ(run_child({"analytic", "sleep", "--strategy", "window", "--window", "5", "--retry", "3"}).status, 0);
+}
+
+// "-0" is 0: --rate -0 printed rate=-0 in the canonical string, a scenario apart from rate 0.
+TEST(HostileStatus, MinusZeroIsZero) {
+  const std::vector<std::string> base = {"simulate",  "--model", "collision", "--strategy", "full",
+                                         "--clients", "5",       "--runs",    "1",          "--quiet",
+                                         "--horizon", "10",      "--format",  "json",       "--rate"};
+  std::vector<std::string> minus = base, zero = base;
+  minus.push_back("-0");
+  zero.push_back("0");
+  const Child a = run_child(minus), b = run_child(zero);
+  ASSERT_EQ(a.status, 0) << a.err;
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_EQ(a.out.find("rate=-0"), std::string::npos);
+}
+
+// The brooker preset sets collapse above its clients itself: its memory refusal advised lowering
+// --collapse, which cannot help.
+TEST(HostileStatus, BrookerIsNotAdvisedToLowerCollapse) {
+  const Child c = run_child(
+      {"simulate", "--model", "brooker", "--strategy", "full", "--runs", "10000000", "--max-memory", "0.001"});
+  EXPECT_EQ(c.status, 2) << c.err;
+  EXPECT_EQ(c.err.find("--collapse"), std::string::npos) << c.err;
+  EXPECT_NE(c.err.find("lower --runs,"), std::string::npos) << c.err;
+}
+
+// Output over the file-size limit (ulimit -f) killed the process with SIGXFSZ and no message: the
+// write now fails and is reported as any failed write is, one line, exit 1.
+TEST(HostileStatus, AFileSizeLimitIsAFailedWriteNotASignal) {
+  rlimit before{};
+  ::getrlimit(RLIMIT_FSIZE, &before);
+  rlimit small = before;
+  small.rlim_cur = 1024;              // the field table in JSON is larger
+  ::setrlimit(RLIMIT_FSIZE, &small);  // inherited by the child
+  const Child c = run_child({"simulate", "--list-fields", "json"});
+  ::setrlimit(RLIMIT_FSIZE, &before);
+  EXPECT_EQ(c.signal, 0) << c.err;
+  EXPECT_EQ(c.status, 1) << c.err;
+  EXPECT_EQ(c.err.rfind("retrylab: cannot write to standard output", 0), 0u) << c.err;
+  EXPECT_EQ(std::count(c.err.begin(), c.err.end(), '\n'), 1) << c.err;
 }
