@@ -437,3 +437,11 @@ def test_a_policy_path_that_is_not_utf8_is_read(tmp_path):
     (tmp_path / name).write_text('[backoff]\nstrategy = "full"\n')
     r = retrylab.simulate(model="none", clients=2, runs=1, policy=tmp_path / name)
     assert r["scenario"]["strategy"] == "full"
+
+
+def test_a_policy_files_field_is_named_by_its_key(tmp_path):
+    # cap below base, both from the file: the error named the cap keyword the caller never gave.
+    f = tmp_path / "p.toml"
+    f.write_text('[backoff]\nstrategy = "full"\nbase = 10\ncap = 5\n')
+    with pytest.raises(ValueError, match=r"^policy .*p\.toml:4: backoff\.cap must be >= base"):
+        retrylab.simulate(model="collision", clients=5, runs=1, policy=f)

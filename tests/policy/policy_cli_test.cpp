@@ -318,3 +318,15 @@ TEST(PolicyCli, ShowEscapesControlBytesFromTheFile) {
   EXPECT_EQ(c.out.find('\x1b'), std::string::npos) << c.out;
   EXPECT_NE(c.out.find("\\x1B[2J"), std::string::npos) << c.out;
 }
+
+// A rule between fields (cap >= base) broken by the file's own numbers named --cap, a flag never
+// typed: it names the file, the line and the key.
+TEST(PolicyCli, AFilesFieldIsNamedByItsKeyNotAFlag) {
+  const Scratch s;
+  const std::string f = s.write("p.toml", "[backoff]\nstrategy = \"full\"\nbase = 10\ncap = 5\n");
+  expect_refused(run("simulate --model collision --clients 5 --runs 1 --policy " + f),
+                 "retrylab: --policy " + f + ":4: backoff.cap must be >= base", f);
+  // Given as a flag, the flag is named.
+  expect_refused(run("simulate --model collision --clients 5 --runs 1 --cap 5 --policy " + f),
+                 "retrylab: --cap must be >= base", f);
+}
