@@ -13,7 +13,25 @@ namespace retrylab::fuzz {
 
 enum class Syntax { yaml, json, toml, ini };
 
+// An INI file (AWS settings): sections, settings, indented sub-settings, repeats, raw bytes.
+inline std::string structured_ini(std::string_view ops) {
+  std::string out;
+  for (const char c : ops) {
+    const auto b = static_cast<std::uint8_t>(c);
+    switch (b % 6) {
+      case 0: out += "[profile p" + std::to_string(b / 6 % 4) + "]\n"; break;
+      case 1: out += "retry_mode = standard\n"; break;
+      case 2: out += "max_attempts = " + std::to_string(b) + "\n"; break;
+      case 3: out += "  k" + std::to_string(b / 6) + " = 1\n"; break;
+      case 4: out += "s" + std::to_string(b / 6 % 3) + " =\n"; break;
+      default: out += static_cast<char>(b ^ 0x80); break;
+    }
+  }
+  return out + "\n";
+}
+
 inline std::string structured_text(std::string_view ops, Syntax syntax) {
+  if (syntax == Syntax::ini) return structured_ini(ops);
   std::string out = syntax == Syntax::toml ? "a = " : syntax == Syntax::yaml ? "a: " : "";
   std::vector<bool> open;  // true: a map
   std::vector<bool> needs_comma;
@@ -38,17 +56,6 @@ inline std::string structured_text(std::string_view ops, Syntax syntax) {
   };
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const auto b = static_cast<std::uint8_t>(ops[i]);
-    if (syntax == Syntax::ini) {  // sections, settings, indented sub-settings, repeats
-      switch (b % 6) {
-        case 0: out += "[profile p" + std::to_string(b / 6 % 4) + "]\n"; break;
-        case 1: out += "retry_mode = standard\n"; break;
-        case 2: out += "max_attempts = " + std::to_string(b) + "\n"; break;
-        case 3: out += "  k" + std::to_string(b / 6) + " = 1\n"; break;
-        case 4: out += "s" + std::to_string(b / 6 % 3) + " =\n"; break;
-        default: out += static_cast<char>(b ^ 0x80); break;
-      }
-      continue;
-    }
     switch (b % 8) {
       case 0:
       case 1:
