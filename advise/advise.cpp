@@ -132,6 +132,12 @@ void check_request(const Request& r) {
     throw InputError("weight", fmt::format("applies to the weighted objective only (got {} with {})", r.weight,
                                            to_string(r.objective)));
   if (r.strategies.empty()) throw InputError("strategy", "must name at least one strategy");
+  for (std::size_t i = 0; i < r.strategies.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (r.strategies[i] == r.strategies[j])
+        throw InputError("strategies",
+                         fmt::format("must name each strategy once (got {} twice)", to_string(r.strategies[i])));
+  if (r.threads < 0) throw InputError("threads", fmt::format("must be >= 0 (0 = all cores; got {})", r.threads));
   for (Strategy s : r.strategies) {
     const auto ok = capped_strategies();
     if (std::find(ok.begin(), ok.end(), s) == ok.end())

@@ -482,6 +482,14 @@ Strategy strategy_of(const std::string& name) {
       "strategy", fmt::format("must be one of none|nojitter|full|equal|decorrelated|window|memoryless (got {})", name));
 }
 
+Backoff backoff_of(const Options& o) {
+  const Backoff b{strategy_of(o.strategy), o.base, parse_cap(o.cap), o.window};
+  if (b.strategy != Strategy::window && o.window != 0.0)
+    throw InputError("window",
+                     fmt::format("applies to the window strategy only (got {} with {})", o.window, o.strategy));
+  return b;
+}
+
 Model model_of(const std::string& name) {
   if (auto m = parse_model(name)) return *m;
   throw InputError("model", fmt::format("must be one of collision|free|shared|ps (got {})", name));

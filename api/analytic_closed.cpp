@@ -23,15 +23,6 @@ namespace retrylab::api::detail {
 
 namespace {
 
-Backoff backoff_of(const Options& o) {
-  Backoff b;
-  b.strategy = strategy_of(o.strategy);
-  b.base = o.base;
-  b.cap = parse_cap(o.cap);
-  b.window = o.window;
-  return b;
-}
-
 Document backoff_inputs(const Backoff& b) {
   Document in;
   in["strategy"] = std::string(to_string(b.strategy));

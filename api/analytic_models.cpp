@@ -17,8 +17,6 @@ namespace retrylab::api::detail {
 
 namespace {
 
-Backoff backoff_of(const Options& o) { return Backoff{strategy_of(o.strategy), o.base, parse_cap(o.cap), o.window}; }
-
 Document inputs_of(const Options& o, const Backoff& b) {
   Document in{{"model", o.model},
               {"strategy", std::string(to_string(b.strategy))},

@@ -28,6 +28,9 @@ Options options_of(const AnalyticValues& values);
 // The strategy and model named by a text field; InputError(field) listing the names otherwise.
 Strategy strategy_of(const std::string& name);
 Model model_of(const std::string& name);
+// The backoff of the options: a window given to a strategy other than window is refused (it was
+// ignored: full jitter's sleeps do not depend on it).
+Backoff backoff_of(const Options& o);
 
 // A cap is a number, or the string "none" when unbounded (the CLI's own spelling).
 Document cap_value(double cap);

@@ -52,6 +52,14 @@ const montecarlo::Field& policy_field(const policy::Policy& p, const policy::Ent
                      "docs/scenario-fields.md)",
                      e.field),
          how);
+  // retrylab's TOML puts each field under its group's table: a field in the other table is refused,
+  // never read as if it were in its own.
+  if (p.format == policy::Format::toml && e.line > 0) {
+    const std::string table = e.source.substr(0, e.source.find('.'));
+    const std::string group = f->group == montecarlo::FieldGroup::backoff ? "backoff" : "client";
+    if (table != group)
+      fail(p, e.line, e.source, fmt::format("is a field of [{}], not of [{}] (docs/policies.md)", group, table), how);
+  }
   try {
     montecarlo::parse_field(*f, e.value);
   } catch (const InputError& err) {
@@ -68,10 +76,12 @@ std::vector<std::string> apply_policy(ScenarioRequest& r, const policy::Policy& 
                        fmt::format("{} (refused by {})", policy::note_line(p, n), spelled("strict", how)));
     warnings.push_back(policy::note_line(p, n));
   }
-  std::map<std::string, std::string, std::less<>> from_file;
+  std::map<std::string, std::string, std::less<>> from_file, where;
   for (const policy::Entry& e : p.entries) {
     const montecarlo::Field& f = policy_field(p, e, how);
     from_file[e.field] = in_request_unit(p, e, f, r, how);
+    where[e.field] = e.line > 0 ? fmt::format("{}:{}: {}", p.path, e.line, e.source)
+                                : fmt::format("{}: {} ({})", p.path, e.field, e.source);
   }
   // A budget or breaker given explicitly replaces the policy's whole control: its numbers and scope
   // go with it (they would not apply to another preset).
@@ -88,7 +98,10 @@ std::vector<std::string> apply_policy(ScenarioRequest& r, const policy::Policy& 
   for (auto& [field, text] : from_file) {
     auto it = r.fields.find(field);
     if (it == r.fields.end()) {
-      if (!replaced(field)) r.fields[field] = text;
+      if (!replaced(field)) {
+        r.fields[field] = text;
+        r.sources[field] = where[field];
+      }
     } else if (it->second != text) {
       const bool control = field == "budget" || field == "breaker";
       warnings.push_back(fmt::format("{}: {} {} overrides the policy's {}{}", p.path, spelled(field, how), it->second,

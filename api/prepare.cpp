@@ -44,6 +44,14 @@ PreparedSimulation prepare(const SimulateRequest& r, Spelling how,
         out.scenario.scenario, out.plan, r.max_memory.value_or(montecarlo::default_max_memory()),
         out.bin ? montecarlo::series_bins(*out.bin, montecarlo::effective_horizon(out.scenario.scenario)) : 0);
   } catch (const InputError& e) {
+    // The brooker preset sets collapse itself (above its clients): lowering collapse cannot help.
+    if (const auto m = request.fields.find("model"); m != request.fields.end() && m->second == "brooker") {
+      std::string text = std::string(e.what()).substr(e.field().size() + 1);
+      if (const auto at = text.find("lower --runs or --collapse"); at != std::string::npos) {
+        text.replace(at, 26, "lower --runs");
+        rethrow_spelled(InputError(e.field(), text), how);
+      }
+    }
     rethrow_spelled(e, how);
   }
   out.warnings = sanity_warnings(out.scenario, how);

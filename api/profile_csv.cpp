@@ -2,13 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <string>
 
 #include "analytic/error.hpp"
+#include "analytic/input_file.hpp"
 #include "montecarlo/profile_csv.hpp"
 
 namespace retrylab::api {
@@ -36,12 +33,12 @@ bool names_profile_file(std::string_view text) {
 }
 
 montecarlo::LoadProfile read_profile_csv(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw InputError("load_profile", fmt::format("must name a CSV file, not a folder (got {})", path));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("load_profile", fmt::format("cannot read the file {} ({})", path, std::strerror(errno)));
-  return read_profile_csv(in, path);
+  // A regular file only: a folder, FIFO or device is refused before a byte is read.
+  InputFile f = read_input_file(path, max_profile_bytes);
+  if (!f.refusal.empty())
+    throw InputError("load_profile", fmt::format("file {} {} (a CSV file of time,rate rows, at most {} MiB)", path,
+                                                 f.refusal, max_profile_bytes >> 20));
+  return montecarlo::parse_profile_csv(f.text, path);
 }
 
 montecarlo::LoadProfile read_profile_csv(std::istream& in, const std::string& path) {

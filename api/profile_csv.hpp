@@ -13,11 +13,12 @@
 #include <string_view>
 
 #include "montecarlo/profile.hpp"
+#include "montecarlo/profile_csv.hpp"
 
 namespace retrylab::api {
 
 // The most of a profile file read (a larger one is refused, an endless one never read to its end).
-inline constexpr std::size_t max_profile_bytes = std::size_t{32} << 20;
+using montecarlo::max_profile_bytes;
 
 // True when `text` names a file: it ends in ".csv" or holds no ':' (every inline form has one).
 bool names_profile_file(std::string_view text);

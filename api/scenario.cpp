@@ -211,7 +211,30 @@ ResolvedScenario brooker(const ScenarioRequest& r, Spelling how) {
 
 }  // namespace
 
+namespace {
+ResolvedScenario resolve_fields(const ScenarioRequest& r, Spelling how);
+}  // namespace
+
 ResolvedScenario resolve(const ScenarioRequest& r, Spelling how) {
+  try {
+    return resolve_fields(r, how);
+  } catch (const InputError& e) {
+    // A field a policy file set: the error names the file, its line and key.
+    std::string name = e.field();
+    if (name.rfind("--", 0) == 0) {
+      name.erase(0, 2);
+      std::replace(name.begin(), name.end(), '-', '_');
+    }
+    const auto it = r.sources.find(name);
+    if (it == r.sources.end()) throw;
+    throw InputError(spelled("policy", how),
+                     fmt::format("{} {}", it->second, std::string(e.what()).substr(e.field().size() + 1)));
+  }
+}
+
+namespace {
+
+ResolvedScenario resolve_fields(const ScenarioRequest& r, Spelling how) {
   for (const auto& [name, text] : r.fields)
     if (montecarlo::find_field(name) == nullptr)
       throw InputError(spelled(name, how), "is not a scenario field (the field table lists them)");
@@ -257,6 +280,8 @@ ResolvedScenario resolve(const ScenarioRequest& r, Spelling how) {
   out.scenario = sc;
   return out;
 }
+
+}  // namespace
 
 nlohmann::ordered_json field_list_json(bool kinds) {
   nlohmann::ordered_json j = nlohmann::ordered_json::array();

@@ -37,6 +37,9 @@ struct ScenarioRequest {
   // `unit`; it replaces rate (a sine takes rate as its mean).
   std::optional<std::string> load_profile;
   std::optional<double> leg_mean, leg_sd;  // the brooker preset's network legs (ms)
+  // Field name -> where a policy file set it ("FILE:LINE: KEY", api/policy.hpp): an error about
+  // that field names the file's key, not a flag the user never typed.
+  std::map<std::string, std::string, std::less<>> sources;
 };
 
 struct ResolvedScenario {

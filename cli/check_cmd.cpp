@@ -40,7 +40,11 @@ std::string join_lines(const std::vector<std::int64_t>& lines, std::int64_t coun
   return s.empty() ? "-" : s;
 }
 
-std::string csv_field(const std::string& s) {
+// A cell (a check's name, what it observed in the trace): quoted when it holds a comma, a quote or a
+// newline; every other control byte but a tab a space, so no escape sequence reaches a terminal.
+std::string csv_field(std::string s) {
+  for (char& c : s)
+    if ((static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') || c == '\x7f') c = ' ';
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string q = "\"";
   for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);

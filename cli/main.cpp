@@ -64,6 +64,9 @@ int main(int argc, char** argv) {
   // A reader that closes the pipe early (`retrylab ... | head`) makes the next write fail with EPIPE
   // instead of killing the process (status 141): finish_stdout reports it, one line, exit 1.
   std::signal(SIGPIPE, SIG_IGN);
+  // A file over the size limit (ulimit -f) makes its write fail with EFBIG, reported like any failed
+  // write (one line naming the file, exit 1), instead of a SIGXFSZ that kills the process silently.
+  std::signal(SIGXFSZ, SIG_IGN);
 #ifdef RETRYLAB_WITH_MPI
   // MPI_Init only under an MPI launcher (mpirun, srun); MPI_Finalize when main returns.
   retrylab::papers::mpi::Session mpi_session(argc, argv);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "analytic/error.hpp"
+#include "analytic/input_file.hpp"
 #include "api/policy.hpp"
 #include "cli/common.hpp"
 #include "montecarlo/fields.hpp"
@@ -56,20 +57,23 @@ std::string as_table(const policy::Policy& p) {
   for (const policy::Entry& e : p.entries) {
     const montecarlo::Field& f = api::policy_field(p, e, api::Spelling::flag);
     wf = std::max(wf, e.field.size());
-    wv = std::max(wv, e.value.size());
+    wv = std::max(wv, printable(e.value).size());
     wu = std::max(wu, unit_of(f, e).size());
   }
-  std::string out = fmt::format("{} ({}{})\n\n", p.path, policy::to_string(p.format),
-                                p.selected.empty() ? std::string() : "; " + p.selected);
+  // Every text from the file (a key, a value, a name) printable: an escape sequence in a key must
+  // not reach the terminal (the JSON document escapes them itself).
+  std::string out = fmt::format("{} ({}{})\n\n", printable(p.path), policy::to_string(p.format),
+                                p.selected.empty() ? std::string() : "; " + printable(p.selected));
   out += fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", "field", wf, "value", wv, "unit", wu, "source");
   for (const policy::Entry& e : p.entries) {
     const montecarlo::Field& f = api::policy_field(p, e, api::Spelling::flag);
-    out += fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", e.field, wf, e.value, wv, unit_of(f, e), wu, source_of(e));
+    out += fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", e.field, wf, printable(e.value), wv, unit_of(f, e), wu,
+                       printable(source_of(e)));
   }
   for (const bool effect : {true, false}) {
     std::string lines;
     for (const policy::Note& n : p.notes)
-      if (n.effect == effect) lines += "  " + policy::note_line(p, n) + "\n";
+      if (n.effect == effect) lines += "  " + printable(policy::note_line(p, n)) + "\n";
     if (!lines.empty())
       out += fmt::format("\n{}\n{}",
                          effect ? "not modelled (a warning; an error with --strict):" : "no effect here:", lines);
@@ -83,7 +87,9 @@ int run_show(const PolicyOptions& o) {
     for (const policy::Note& n : p.notes)
       if (n.effect) throw InputError("--policy", fmt::format("{} (refused by --strict)", policy::note_line(p, n)));
   switch (o.format) {
-    case OutputFormat::json: std::cout << as_json(p).dump(2) << "\n"; break;
+    case OutputFormat::json:
+      std::cout << as_json(p).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
+      break;
     case OutputFormat::csv:  // never: policy show offers table|json only (add_format_options)
     case OutputFormat::table: std::cout << as_table(p); break;
   }

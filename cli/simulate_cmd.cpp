@@ -117,7 +117,9 @@ void check_outputs(const SimulateOptions& o, const montecarlo::Scenario& sc) {
 }
 
 int run_simulate(const SimulateOptions& o) {
-  if (!o.list_fields.empty()) return list_fields(o);
+  // Given at all, --list-fields lists (or refuses its value): --list-fields '' ran a simulation.
+  if (!o.list_fields.empty() || std::find(o.given.begin(), o.given.end(), "--list-fields") != o.given.end())
+    return list_fields(o);
   api::PreparedSimulation p = api::prepare(request_of(o), api::Spelling::flag, warn);
   check_outputs(o, p.scenario.scenario);
   for (const std::string& w : p.warnings) warn(w);

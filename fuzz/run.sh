@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the five libFuzzer targets of build/fuzz for a fixed number of inputs each (-runs, fixed
-# -seed), each from its seed corpus in the repository; any crash, sanitizer report, uncaught
+# -seed), each from its seed corpus in the repository and the structure-aware seeds of
+# fuzz/structured.py; any crash, sanitizer report, uncaught
 # exception or 20 s input fails (exit != 0, the input saved under the work folder).
 # Usage: fuzz/run.sh [BUILD_DIR [RUNS]]   (defaults: build/fuzz, 20000 inputs per target)
 set -euo pipefail
@@ -25,6 +26,9 @@ for f in tests/policy/retrylab/*.toml:0 tests/policy/grpc/*.json:1 tests/policy/
          tests/policy/resilience4j/*.yml:4; do
   for g in ${f%:*}; do { printf "\\$(printf '%03o' "${f##*:}")"; cat "$g"; } > "$work/seed_policy/${g//\//_}"; done
 done
+# Structure-aware seeds beside them (deep nesting, YAML aliases, duplicate keys, encodings, for every
+# format a user hands retrylab): fuzz/structured.py writes them into the same seed folders.
+python3 fuzz/structured.py "$work"
 
 for t in spec trace cli policy profile; do
   echo "== fuzz_$t: $runs inputs, seed 21, corpus $(ls "$work/seed_$t" | wc -l) files ==" >&2

@@ -309,7 +309,9 @@ double parse_field(const Field& f, std::string_view text) {
       // from_chars also reads "inf" and "nan": both are refused below, as is anything after the number.
       if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v) || !in_range(f, v))
         reject(f, text);
-      return v;
+      // "-0" is 0: a negative zero would print as "rate=-0" in the canonical string, a scenario (and
+      // an RNG key) apart from the same scenario given as 0.
+      return v == 0.0 ? 0.0 : v;
     }
   }
   reject(f, text);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <vector>
@@ -45,7 +46,13 @@ LoadProfile parse_profile_csv(std::string_view text, const std::string& source) 
     const std::string_view t_text = trim(row.substr(0, comma)), r_text = trim(row.substr(comma + 1));
     double t = 0.0, r = 0.0;
     if (!read_number(t_text, t)) {
-      if (first) {  // a header
+      // A header: the first row, whose cells are names (the first starts with a letter, a quote or
+      // '_', and neither is a number). A mistyped number ("1O", "-", ".5s") is an error, not a header.
+      const auto name_like = [](std::string_view c) {
+        return !c.empty() && (std::isalpha(static_cast<unsigned char>(c.front())) || c.front() == '"' ||
+                              c.front() == '\'' || c.front() == '_');
+      };
+      if (first && name_like(t_text) && !read_number(r_text, r)) {
         first = false;
         continue;
       }

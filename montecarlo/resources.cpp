@@ -48,6 +48,15 @@ double cycles_within(const Backoff& b, double attempt, double time) {
 
 }  // namespace
 
+namespace {
+// A client timeout on a shared or ps server without a concurrency limit: timed-out attempts keep
+// sharing the server, so each slows the next and every attempt may time out.
+bool timeouts_pile_up(const Scenario& s) {
+  return s.client.retries && std::isfinite(s.client.timeout) && s.admission.limit == 0 && !s.admission.aimd &&
+         (s.model == Model::shared || s.model == Model::ps);
+}
+}  // namespace
+
 double expected_attempts_per_client(const Scenario& s) {
   if (!s.client.retries) return 1.0;
   const Scenario& o = s;
@@ -68,6 +77,13 @@ double expected_attempts_per_client(const Scenario& s) {
     const double through = std::min(1.0 + cycles_within(s.backoff, attempt, std::min(outage, lifetime)),
                                     f < 1.0 ? 1.0 / (1.0 - f) : std::numeric_limits<double>::infinity());
     a = std::max(a, std::min(limit, through));
+  }
+  if (timeouts_pile_up(s)) {
+    // Every attempt may time out: its time on the shared server grows with the attempts sharing it,
+    // timed-out ones included. Retries are then bounded by max_attempts and by the timeout cycles
+    // that fit in the client's lifetime, not by the failures.
+    const double by_timeouts = 1.0 + cycles_within(s.backoff, o.client.timeout + 2.0 * o.resource.delay, lifetime);
+    a = std::max(a, std::min(limit, by_timeouts));
   }
   return std::isfinite(a) ? std::max(1.0, a) : std::numeric_limits<double>::max();
 }
@@ -94,7 +110,12 @@ ResourceEstimate estimate_resources(const Scenario& s, const RunPlan& plan, std:
                                                          static_cast<double>(plan.runs), max_threads_estimated}));
   // Per run in flight: the clients waiting at once, and on the full tier every success's latency.
   const bool full_tier = plan.server_engine || has_server_features(s);
-  const double per_run = waiting * bytes_per_waiting_client + (full_tier ? per_run_clients * bytes_per_latency : 0.0);
+  // Timed-out attempts stay on a shared server, sharing it, until their work is done: a run may hold
+  // every attempt it made there (20 clients timing out every 5 attempt-durations for 10^7 reached
+  // 2.6 GB, counted as nothing before).
+  const double on_server = timeouts_pile_up(s) ? per_run_clients * expected_attempts_per_client(s) : 0.0;
+  const double per_run = waiting * bytes_per_waiting_client + on_server * bytes_per_server_attempt +
+                         (full_tier ? per_run_clients * bytes_per_latency : 0.0);
   const auto bins = static_cast<double>(std::max<std::int64_t>(0, series_bins));
   ResourceEstimate e;
   e.bytes = static_cast<double>(plan.runs) * (static_cast<double>(sizeof(RunResult)) + per_run_summary_bytes) +
@@ -142,8 +163,11 @@ void check_resources(const Scenario& s, const RunPlan& plan, double max_memory, 
         "max-memory",
         fmt::format("is {:.3g} GiB, below the estimated {:.3g} GiB of this run (runs={}, "
                     "collapse={}, series bins={}; lower --runs or --collapse, widen the --series bin, or "
-                    "raise --max-memory)",
-                    max_memory / (1ull << 30), e.bytes / (1ull << 30), plan.runs, s.measurement.collapse, series_bins));
+                    "raise --max-memory{})",
+                    max_memory / (1ull << 30), e.bytes / (1ull << 30), plan.runs, s.measurement.collapse, series_bins,
+                    timeouts_pile_up(s) ? "; timed-out attempts stay on the shared server: bound them with "
+                                          "--max-attempts, --deadline or --horizon"
+                                        : ""));
 }
 
 }  // namespace retrylab::montecarlo

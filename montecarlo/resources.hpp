@@ -7,6 +7,9 @@
 //   min(collapse, burst + expected arrivals) at bytes_per_waiting_client each; on the full tier
 //   (server options, or RunPlan::server_engine) that run also keeps the latency of every request
 //   that succeeds, for its exact percentiles (bytes_per_latency each, burst + expected arrivals);
+//   on a shared or ps server without a concurrency limit, with a client timeout, every attempt the
+//   run makes (clients x attempts per client) may still be on the server, timed out but sharing
+//   it, at bytes_per_server_attempt each;
 //   with a time series of B bins, 2·threads runs' bins in flight (series_quantities doubles each)
 //   and bytes_per_series_bin for the summary and the output document. A run stays within
 //   the estimate plus memory_margin_bytes (stacks, allocator, the program itself) (tested:
@@ -18,7 +21,10 @@
 //   bounded by max_attempts and by the attempt cycles (one attempt, then the mean sleep of its retry
 //   index) that fit before the deadline or the horizon. A load profile's arrivals are candidates
 //   drawn at its maximum rate and thinned: those thinned out (max rate x horizon − ∫λ per run) are
-//   bounded by the same limit. Contention is left out (it adds O(log N)
+//   bounded by the same limit. On a shared or ps server without a concurrency limit a client timeout
+//   may end every attempt (its time there grows with the attempts sharing it): attempts per client
+//   are then also the timeout cycles that fit in the client's lifetime, at most max_attempts.
+//   Contention is left out (it adds O(log N)
 //   attempts per client under a capped exponential backoff, and a run stops at its collapse
 //   threshold), so the estimate is low, never high, for a scenario without failures.
 #include <cstdint>
@@ -30,7 +36,10 @@ namespace retrylab::montecarlo {
 // A client, its attempt, its wake-up, a heap slot: about 175 measured, vectors that grow by doubling
 // allow for more.
 inline constexpr double bytes_per_waiting_client = 256.0;
-inline constexpr double bytes_per_latency = 16.0;       // a double, in a vector that grows by doubling
+inline constexpr double bytes_per_latency = 16.0;  // a double, in a vector that grows by doubling
+// An attempt still on a shared server after its client timed out (measured about 65, a vector that
+// grows by doubling allows for more).
+inline constexpr double bytes_per_server_attempt = 128.0;
 inline constexpr double bytes_per_series_bin = 3072.0;  // summaries of every quantity, and the JSON document
 inline constexpr double memory_margin_bytes = 64.0 * (1 << 20);
 inline constexpr double max_threads_estimated = 4096;   // detail::max_worker_threads: no more are started

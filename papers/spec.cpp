@@ -1,4 +1,5 @@
 #include "papers/spec.hpp"
+#include "analytic/input_file.hpp"
 #include "papers/spec_policy.hpp"
 #include "papers/spec_series.hpp"
 
@@ -597,7 +598,8 @@ void read_policy(const Where& w, Draft& d) {
   }
   d.policy_read = sweep_policy_file(w.file, "sweep." + d.name + ".policy", d.policy_line, d.policy, d.policy_select);
   for (const policy::Note& n : d.policy_read->notes)
-    fmt::print(stderr, "retrylab: warning: sweep.{}.policy: {}\n", d.name, policy::note_line(*d.policy_read, n));
+    fmt::print(stderr, "retrylab: warning: sweep.{}.policy: {}\n", printable(d.name),
+               printable(policy::note_line(*d.policy_read, n)));
 }
 
 SweepSpec finish(const Where& w, const Draft& given, std::uint64_t study_seed) {

@@ -1,6 +1,7 @@
 #include "papers/spec_policy.hpp"
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -23,11 +24,38 @@ double ms_per(const std::string& unit, const std::string& sweep_unit, double att
 
 }  // namespace
 
+bool inside_folder(const std::string& name) {
+  const std::filesystem::path p(name);
+  if (name.empty() || p.is_absolute() || p.has_root_name() || p.has_root_directory()) return false;
+  for (const auto& part : p)
+    if (part == "..") return false;
+  for (char c : name)
+    if (static_cast<unsigned char>(c) < 0x20 || c == '\x7f' || c == '\\') return false;
+  return true;
+}
+
+std::string spec_relative_file(const std::string& spec_file, const std::string& name) {
+  namespace fs = std::filesystem;
+  const fs::path folder = fs::path(spec_file).parent_path();
+  const fs::path path = folder / name;
+  std::error_code ec;
+  const fs::path real_folder = fs::weakly_canonical(folder.empty() ? fs::path(".") : folder, ec);
+  if (ec) return {};
+  const fs::path real = fs::weakly_canonical(path, ec);
+  if (ec) return {};
+  const auto [f, r] = std::mismatch(real_folder.begin(), real_folder.end(), real.begin(), real.end());
+  return f == real_folder.end() ? path.string() : std::string();
+}
+
 policy::Policy sweep_policy_file(const std::string& spec_file, const std::string& key, std::int64_t line,
                                  const std::string& file, const std::string& select) {
-  const std::filesystem::path path = std::filesystem::path(spec_file).parent_path() / file;
+  if (!inside_folder(file))
+    throw SpecError(key, "must name a file inside the spec's folder: relative, without '..'", spec_file, line);
+  const std::string path = spec_relative_file(spec_file, file);
+  if (path.empty())
+    throw SpecError(key, "must name a file inside the spec's folder (its link leads out of it)", spec_file, line);
   try {
-    return policy::load(path.string(), select);
+    return policy::load(path, select);
   } catch (const InputError& e) {
     throw SpecError(key, std::string(e.what()).substr(e.field().size() + 1), spec_file, line);
   }

@@ -18,7 +18,14 @@ struct PolicyValue {
   double value;  // in the sweep's unit
 };
 
-// The file, read (relative to the spec's folder).
+// A file name a spec gives (policy, load_profile): relative, without "..", no empty or
+// control-character name.
+bool inside_folder(const std::string& name);
+// The file `name` (inside_folder) relative to the spec's folder, checked to stay in that folder once
+// its symbolic links are resolved: "" when it leaves it (a link to /etc/passwd or /dev/zero).
+std::string spec_relative_file(const std::string& spec_file, const std::string& name);
+
+// The file, read (relative to the spec's folder; a name outside it refused without reading it).
 policy::Policy sweep_policy_file(const std::string& spec_file, const std::string& key, std::int64_t line,
                                  const std::string& file, const std::string& select);
 // Its fields in the sweep's unit.

@@ -6,9 +6,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "analytic/input_file.hpp"
 #include "montecarlo/fields.hpp"
 #include "montecarlo/profile_csv.hpp"
 #include "montecarlo/series.hpp"
+#include "papers/spec_policy.hpp"
 
 namespace retrylab::papers {
 
@@ -50,6 +52,13 @@ void apply_policies(const std::string& file, const std::string& key, const toml:
   const auto* arr = n.as_array();
   if (arr == nullptr || arr->empty() || !arr->is_array_of_tables())
     fail(file, key, n, "must be one or more [[policies]] tables (name, then scenario fields)");
+  // Bounded at read time: every policy runs every point and is a curve of the figure (300 ran in
+  // full, then the figure failed).
+  if (arr->size() > static_cast<std::size_t>(max_series_policies))
+    fail(file, key, n,
+         fmt::format("must be at most {} tables (got {}): one curve each in a figure, each in its own colour and "
+                     "dash type",
+                     max_series_policies, arr->size()));
   d.policies.clear();
   for (std::size_t i = 0; i < arr->size(); ++i) {
     const toml::table& t = *arr->get(i)->as_table();
@@ -77,17 +86,6 @@ void apply_policies(const std::string& file, const std::string& key, const toml:
                         fmt::format("must differ from every other policy's (got \"{}\" twice)", p.name), file, p.line);
     d.policies.push_back(std::move(p));
   }
-}
-
-// A file name inside the spec's folder: relative, no `..`, no empty or control-character name.
-bool inside_folder(const std::string& name) {
-  const std::filesystem::path p(name);
-  if (name.empty() || p.is_absolute() || p.has_root_name() || p.has_root_directory()) return false;
-  for (const auto& part : p)
-    if (part == "..") return false;
-  for (char c : name)
-    if (static_cast<unsigned char>(c) < 0x20 || c == '\x7f' || c == '\\') return false;
-  return true;
 }
 
 }  // namespace
@@ -143,12 +141,18 @@ void resolve_load_profile(const std::string& file, const std::string& sweep, dou
         throw SpecError(
             key, fmt::format("must name a file inside the spec's folder: relative, without '..' (got \"{}\")", text),
             file, d.profile_line);
-      const auto path = std::filesystem::path(file).parent_path() / text;
-      std::ifstream in(path, std::ios::binary);
-      if (!in) throw SpecError(key, fmt::format("cannot read the file {}", path.string()), file, d.profile_line);
-      std::ostringstream os;
-      os << in.rdbuf();
-      p = montecarlo::parse_profile_csv(os.str(), path.string());
+      const std::string path = spec_relative_file(file, text);
+      if (path.empty())
+        throw SpecError(key, "must name a file inside the spec's folder (its link leads out of it)", file,
+                        d.profile_line);
+      // As --load-profile reads it: a regular file of at most max_profile_bytes, never a FIFO or device.
+      const InputFile f = read_input_file(path, montecarlo::max_profile_bytes);
+      if (!f.refusal.empty())
+        throw SpecError(key,
+                        fmt::format("file {} {} (a CSV file of time,rate rows, at most {} MiB)", path, f.refusal,
+                                    montecarlo::max_profile_bytes >> 20),
+                        file, d.profile_line);
+      p = montecarlo::parse_profile_csv(f.text, path);
     } else {
       p = montecarlo::LoadProfile::parse(text);
     }

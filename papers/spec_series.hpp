@@ -58,6 +58,10 @@ void set_load_profile(montecarlo::Scenario& s, const montecarlo::LoadProfile& p)
 SeriesSettings series_settings(const std::string& file, const std::string& sweep, std::int64_t sweep_line,
                                double attempt_duration, const SeriesDraft& d, const std::vector<SweepPoint>& points);
 
+// A series sweep's policies: each is a curve of its figures, in one of the eight colours and dash
+// types of papers/report/common.cpp.
+inline constexpr std::int64_t max_series_policies = 8;
+
 // A record keeps every bin of its series: a bound on its size.
 inline constexpr std::int64_t max_series_record_bins = 10'000;
 

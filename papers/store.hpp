@@ -33,6 +33,8 @@ class ResultsStore {
   // Appends one record (must hold "sweep" and "point"), flushed and fsync'd.
   void append(const nlohmann::json& record);
   std::int64_t size() const noexcept { return static_cast<std::int64_t>(records_.size()); }
+  // Every record kept, keyed by (sweep, point).
+  const std::map<std::pair<std::string, std::int64_t>, nlohmann::json>& records() const noexcept { return records_; }
   const std::filesystem::path& path() const noexcept { return path_; }
 
  private:

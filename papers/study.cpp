@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "analytic/input_file.hpp"
 #include "analytic/units.hpp"
 #include "analytic/version.hpp"
 #include "montecarlo/fields.hpp"
@@ -96,7 +97,10 @@ json scenario_object(const std::string& canonical_text) {
 
 // The canonical string a record was made from: "canonical", or "scenario" in records written
 // before the scenario became an object (those resume as before).
-const json& recorded_canonical(const json& r) { return r.contains("canonical") ? r.at("canonical") : r.at("scenario"); }
+const json& recorded_canonical(const json& r) {
+  static const json none;
+  return r.contains("canonical") ? r.at("canonical") : r.contains("scenario") ? r.at("scenario") : none;
+}
 
 // The unit a sweep was written in (attempt-durations when it names none).
 montecarlo::TimeUnit unit_of(const SweepSpec& sw) {
@@ -150,6 +154,29 @@ void add_runs(json& rec, const SweepSpec& sw, std::int64_t point, const std::vec
   }
 }
 
+// A record --resume reuses must be a whole one of its point, as the run writes it: a damaged or
+// edited line (no summary) made the report fail afterwards (exit 3).
+void check_recorded(const json& r, const SweepSpec& sw, std::size_t i, const fs::path& file) {
+  const auto bad = [&](const std::string& what) {
+    throw InputError("--resume", fmt::format("cannot use {}: the record of point {} of sweep {} {} (the file is "
+                                             "damaged; remove it to start afresh)",
+                                             file.string(), i, sw.name, what));
+  };
+  if (sw.kind == SweepKind::sleep) {
+    if (!r.contains("sleep") || !r["sleep"].is_object()) bad("has no sleep quantiles");
+    for (const char* q : {"q10", "q50", "q90", "mean"})
+      if (!r["sleep"].contains(q) || !r["sleep"][q].is_number()) bad(fmt::format("has no number sleep.{}", q));
+    return;
+  }
+  if (is_extension_kind(sw.kind)) return;
+  if (!r.contains("runs") || r["runs"] != sw.runs) bad(fmt::format("does not hold this sweep's {} runs", sw.runs));
+  if (!r.contains("summary") || !r["summary"].is_object()) bad("has no summary");
+  for (const auto& [metric, value] : r["summary"].items())
+    if (!value.is_object()) bad(fmt::format("has a summary entry {} that is not a metric's", metric.substr(0, 40)));
+  for (const char* m : required_metrics(sw.kind, sw.points[i].scenario.model))
+    if (!r["summary"].contains(m)) bad(fmt::format("has no {} in its summary", m));
+}
+
 // The store, its resume check and the count of points already recorded: what both run_study
 // variants start with.
 struct OpenedStudy {
@@ -172,9 +199,22 @@ OpenedStudy open_study(StudySpec& spec, const StudyOptions& opt) {
       if (const json* r = o.store->find(sw.name, static_cast<std::int64_t>(i))) {
         if (recorded_canonical(*r) != canonical(sw.points[i], sw.kind))
           throw InputError("--resume", fmt::format("recorded point {} of sweep {} is a different scenario ({})", i,
-                                                   sw.name, recorded_canonical(*r).dump()));
+                                                   sw.name, recorded_canonical(*r).dump().substr(0, 200)));
+        check_recorded(*r, sw, i, o.store->path());
         ++o.resumed;
       }
+  // A record of no point of this study (edited in, or of another spec with the same header) is not
+  // carried along into the new results.
+  if (o.resumed != o.store->size())
+    for (const auto& [key, rec] : o.store->records()) {
+      const auto sw =
+          std::find_if(spec.sweeps.begin(), spec.sweeps.end(), [&](const SweepSpec& w) { return w.name == key.first; });
+      if (sw == spec.sweeps.end() || key.second < 0 || key.second >= static_cast<std::int64_t>(sw->points.size()))
+        throw InputError("--resume",
+                         fmt::format("cannot use {}: it records point {} of sweep \"{}\", which this study does not "
+                                     "have (a foreign record; remove the file to start afresh)",
+                                     o.store->path().string(), key.second, printable(key.first.substr(0, 80))));
+    }
   return o;
 }
 

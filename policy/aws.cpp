@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <map>
 #include <sstream>
 #include <vector>
 
@@ -47,6 +48,8 @@ std::vector<Section> sections(const std::string& text, const std::string& path) 
   std::vector<Section> out;
   std::istringstream in(text);
   int n = 0;
+  std::string parent;                                       // the last unindented setting's key
+  std::map<std::string, int> section_lines, setting_lines;  // first line of each name (in this section)
   for (std::string raw; std::getline(in, raw);) {
     ++n;
     const bool indented = !raw.empty() && std::isspace(static_cast<unsigned char>(raw.front()));
@@ -56,7 +59,13 @@ std::vector<Section> sections(const std::string& text, const std::string& path) 
       if (line.back() != ']') fail(path, n, line, "is not a section header such as [default] or [profile NAME]");
       std::string name = trim(line.substr(1, line.size() - 2));
       if (name.rfind("profile ", 0) == 0) name = trim(name.substr(8));
+      if (const auto [it, fresh] = section_lines.emplace(name, n); !fresh)
+        fail(path, n, line,
+             fmt::format("names profile \"{}\" again (first on line {}): botocore refuses a profile given twice", name,
+                         it->second));
       out.push_back({name, n, {}});
+      setting_lines.clear();
+      parent.clear();
       continue;
     }
     if (line.rfind("export ", 0) == 0) line = trim(line.substr(7));
@@ -65,10 +74,18 @@ std::vector<Section> sections(const std::string& text, const std::string& path) 
     if (out.empty()) out.push_back({"environment", n, {}});
     std::string key = lower(trim(line.substr(0, eq)));
     if (key.rfind("aws_", 0) == 0) key = key.substr(4);
-    if (indented && !out.back().settings.empty()) key = fmt::format("{}.{}", out.back().settings.back().key, key);
+    // An indented line is a sub-setting of the last unindented one (one level, as in "s3 =\n  max_...").
+    if (indented && !out.back().settings.empty())
+      key = fmt::format("{}.{}", parent, key);
+    else
+      parent = key;
     std::string value = trim(line.substr(eq + 1));
     if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front())
       value = value.substr(1, value.size() - 2);
+    if (const auto [it, fresh] = setting_lines.emplace(key, n); !fresh)
+      fail(path, n, key,
+           fmt::format("is given twice in [{}] (first on line {}): botocore refuses a setting given twice",
+                       out.back().name, it->second));
     out.back().settings.push_back({key, value, n});
   }
   return out;

@@ -22,9 +22,12 @@ std::optional<double> proto_duration(std::string_view text);
 // "2m", "1h", "1d", "500us", "10ns"; ISO-8601 "PT10S", "PT0.5S", "PT1M30S". Milliseconds, or nullopt.
 std::optional<double> spring_duration(std::string_view text);
 
-// For a JSON text nlohmann::json accepted: the line (1-based) of every key, by its path
-// ("methodConfig[0].retryPolicy.maxAttempts"). A key given twice keeps its first line.
-std::map<std::string, int> json_key_lines(const std::string& text);
+// For a JSON text: the line (1-based) of every key, by its path ("methodConfig[0].retryPolicy.maxAttempts").
+// Refuses (fail, naming `file` and the line) a key given twice in one object, nesting deeper than
+// max_json_depth and key paths totalling over max_json_path_bytes, so a parse is bounded.
+inline constexpr std::size_t max_json_depth = 64;
+inline constexpr std::size_t max_json_path_bytes = std::size_t{64} << 20;
+std::map<std::string, int> json_key_lines(const std::string& text, const std::string& file);
 // The line of byte `offset` in text (1-based).
 int line_of_offset(const std::string& text, std::size_t offset);
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <vector>
 
 #include "policy/detail.hpp"
@@ -245,15 +246,17 @@ void method_config(Policy& p, const Doc& d, const json& mc, const std::string& a
 
 }  // namespace
 
-std::map<std::string, int> json_key_lines(const std::string& text) {
+std::map<std::string, int> json_key_lines(const std::string& text, const std::string& file) {
   struct Frame {
     bool array;
     std::string path;
     std::size_t index = 0;
+    std::set<std::string> keys;  // an object's keys so far
   };
   std::map<std::string, int> out;
   std::vector<Frame> stack;
   std::string key_path;  // the path of the value about to come, in an object
+  std::size_t path_bytes = 0;
   int line = 1;
   bool expect_key = false;
   auto value_path = [&]() {
@@ -272,10 +275,20 @@ std::map<std::string, int> json_key_lines(const std::string& text) {
       }
       if (expect_key && !stack.empty()) {
         key_path = stack.back().path.empty() ? s : fmt::format("{}.{}", stack.back().path, s);
+        if (!stack.back().keys.insert(s).second)
+          fail(file, line, key_path,
+               fmt::format("is given twice (first on line {}): a JSON object's keys must be unique", out[key_path]));
+        path_bytes += key_path.size();
+        if (path_bytes > max_json_path_bytes)
+          fail(file, line, "(structure)",
+               fmt::format("has over {} MiB of key paths (keys too long or nested too deep)",
+                           max_json_path_bytes >> 20));
         out.emplace(key_path, line);
         expect_key = false;
       }
     } else if (c == '{' || c == '[') {
+      if (stack.size() == max_json_depth)
+        fail(file, line, "(structure)", fmt::format("nests deeper than {} levels", max_json_depth));
       stack.push_back({c == '[', value_path()});
       expect_key = c == '{';
     } else if (c == '}' || c == ']') {
@@ -356,9 +369,9 @@ void schema_case(json& j, const std::string& at, Doc& d, Policy& p) {
   }
 }
 
-void read_config(Policy& p, const json& given, const std::string& text, const std::string& path,
+void read_config(Policy& p, const json& given, std::map<std::string, int> lines, const std::string& path,
                  std::string_view select) {
-  Doc d{path, json_key_lines(text)};
+  Doc d{path, std::move(lines)};
   json root = given;
   schema_case(root, "", d, p);
   if (!root.is_object()) d.fail("(top level)", "must be a JSON object (a gRPC service config)");
@@ -387,6 +400,8 @@ void read_config(Policy& p, const json& given, const std::string& text, const st
 }  // namespace
 
 Policy parse_grpc(const std::string& text, const std::string& path, std::string_view select) {
+  // Nesting, key paths and duplicate keys bounded before the parse.
+  std::map<std::string, int> lines = json_key_lines(text, path);
   json root;
   try {
     root = json::parse(text);
@@ -400,7 +415,7 @@ Policy parse_grpc(const std::string& text, const std::string& path, std::string_
   p.path = path;
   p.format = Format::grpc;
   try {
-    read_config(p, root, text, path, select);
+    read_config(p, root, std::move(lines), path, select);
   } catch (const json::exception& e) {
     // A value of a type the format does not allow where it is read (a number for a name, ...).
     fail(path, 0, "(structure)", fmt::format("is malformed: {}", e.what()));

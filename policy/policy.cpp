@@ -5,11 +5,10 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "analytic/error.hpp"
+#include "analytic/input_file.hpp"
 #include "policy/detail.hpp"
 
 namespace retrylab::policy {
@@ -63,6 +62,12 @@ Policy parse(Format format, const std::string& text, const std::string& path, st
                  fmt::format("applies to gRPC service configs, resilience4j and AWS profiles only (got \"{}\" for a "
                              "{} file)",
                              select, to_string(format)));
+  if (const std::size_t bad = first_non_utf8(text); bad != std::string_view::npos)
+    detail::fail(path, detail::line_of_offset(text, bad), "(encoding)",
+                 fmt::format("is not UTF-8 (byte 0x{:02X} at offset {}; a policy file is UTF-8 text)",
+                             static_cast<unsigned char>(text[bad]), bad));
+  if (text.size() > max_policy_bytes)
+    detail::fail(path, 0, "file", fmt::format("is over {} MiB: not a policy file", max_policy_bytes >> 20));
   switch (format) {
     case Format::toml: return detail::parse_toml(text, path);
     case Format::grpc: return detail::parse_grpc(text, path, select);
@@ -74,19 +79,13 @@ Policy parse(Format format, const std::string& text, const std::string& path, st
 }
 
 Policy load(const std::string& path, std::string_view select) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    detail::fail(path, 0, "file", "is a folder (a policy file: .toml, .json, .yaml/.yml or an AWS config)");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) detail::fail(path, 0, "file", "cannot be read (a policy file: .toml, .json, .yaml/.yml or an AWS config)");
-  // At most 16 MiB read, never the whole of an endless file (/dev/zero, a pipe that never closes).
-  constexpr std::size_t most = std::size_t{16} << 20;
-  std::string text;
-  char chunk[1 << 16];
-  while (text.size() <= most && (in.read(chunk, sizeof chunk) || in.gcount() > 0))
-    text.append(chunk, static_cast<std::size_t>(in.gcount()));
-  if (text.size() > most) detail::fail(path, 0, "file", "is over 16 MiB: not a policy file");
-  return parse(detect(path, text), text, path, select);
+  // A regular file of at most max_policy_bytes: never a FIFO, device or an endless file.
+  InputFile f = read_input_file(path, max_policy_bytes);
+  if (!f.refusal.empty())
+    detail::fail(path, 0, "file",
+                 fmt::format("{} (a policy file of at most {} MiB: .toml, .json, .yaml/.yml or an AWS config)",
+                             f.refusal, max_policy_bytes >> 20));
+  return parse(detect(path, f.text), f.text, path, select);
 }
 
 std::string note_line(const Policy& p, const Note& n) {

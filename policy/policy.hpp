@@ -10,11 +10,16 @@
 // note, or refused: nothing is ignored silently. A malformed file (bad syntax, a wrong type, a value
 // outside the format's own range) throws InputError("policy", "FILE:LINE: KEY ...").
 // Layer: policy -> (nothing of retrylab's but analytic/error.hpp); used by api/ and papers/.
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace retrylab::policy {
+
+// The largest policy file read (the published examples are a few KiB); with the nesting and alias
+// bounds of each reader it bounds the memory and time of a parse.
+inline constexpr std::size_t max_policy_bytes = std::size_t{1} << 20;
 
 enum class Format { toml, grpc, envoy, aws, resilience4j };
 std::string_view to_string(Format f) noexcept;  // "retrylab TOML", "gRPC service config", ...
@@ -55,6 +60,8 @@ struct Policy {
 // top level, else Envoy; anything else (an AWS config file, .ini, .cfg, no suffix) AWS settings.
 // `select` picks one of several: a gRPC method ("service" or "service/method"), a resilience4j
 // instance, an AWS profile; empty: the first (or the AWS "default"), the others named in a note.
+// The file must be a regular file (a FIFO, device or folder is refused unread) of at most
+// max_policy_bytes of UTF-8 text.
 Policy load(const std::string& path, std::string_view select = {});
 // The same from text already read (tests, fuzzing); `path` names it in errors.
 Policy parse(Format format, const std::string& text, const std::string& path, std::string_view select = {});

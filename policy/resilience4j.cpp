@@ -39,6 +39,17 @@ std::string relaxed(const std::string& k) {
 
 int line(const YAML::Node& n) { return n.Mark().line < 0 ? 0 : n.Mark().line + 1; }
 
+// Spring's relaxed binding makes maxAttempts, max-attempts and max_attempts one key: two of them in
+// one map are a key given twice, refused as YAML refuses a repeated key (never last-wins).
+void put(Settings& out, std::map<std::string, std::string>& seen, const std::string& file, const std::string& name,
+         Key k) {
+  const std::string r = relaxed(name);
+  if (const auto [it, fresh] = seen.emplace(r, k.path); !fresh)
+    fail(file, line(k.node), k.path,
+         fmt::format("is {} again (Spring's relaxed binding reads both as one key)", it->second));
+  out[r] = std::move(k);
+}
+
 struct Reader {
   Policy& p;
   const std::string& path;
@@ -110,17 +121,19 @@ Settings settings(Reader& r, const Key& section, const std::string& name, bool& 
   std::string base = "default";
   if (found && own["baseConfig"]) base = own["baseConfig"].Scalar();
   const YAML::Node configs = section.node["configs"];
+  std::map<std::string, std::string> seen_base, seen_own;
   if (configs && configs.IsMap() && configs[base] && configs[base].IsMap())
     for (const auto& kv : configs[base])
-      out[relaxed(kv.first.Scalar())] = {fmt::format("{}.configs.{}.{}", section.path, base, kv.first.Scalar()),
-                                         kv.second};
+      put(out, seen_base, r.path, kv.first.Scalar(),
+          {fmt::format("{}.configs.{}.{}", section.path, base, kv.first.Scalar()), kv.second});
   else if (found && own["baseConfig"])
     detail::fail(r.path, line(own["baseConfig"]), fmt::format("{}.{}.baseConfig", inst_key, name),
                  fmt::format("names a config \"{}\" that {}.configs does not have", base, section.path));
   if (found)
     for (const auto& kv : own)
       if (kv.first.Scalar() != "baseConfig")
-        out[relaxed(kv.first.Scalar())] = {fmt::format("{}.{}.{}", inst_key, name, kv.first.Scalar()), kv.second};
+        put(out, seen_own, r.path, kv.first.Scalar(),
+            {fmt::format("{}.{}.{}", inst_key, name, kv.first.Scalar()), kv.second});
   for (const auto& kv : section.node)
     if (kv.first.Scalar() != "instances" && kv.first.Scalar() != "backends" && kv.first.Scalar() != "configs")
       r.note({fmt::format("{}.{}", section.path, kv.first.Scalar()), kv.second}, "aspect order and registry settings",
@@ -240,13 +253,21 @@ void retry(Reader& r, const Settings& s) {
   const Key* exp = get(s, "enableexponentialbackoff");
   const Key* rnd = get(s, "enablerandomizedwait");
   const bool exponential = exp && r.flag(*exp), randomized = rnd && r.flag(*rnd);
+  // A value under a flag that is off is still checked (resilience4j's builder refuses it either way)
+  // and named as having no effect, never passed over in silence.
   const Key* mk = get(s, "exponentialbackoffmultiplier");
-  const double m = exponential ? (mk ? r.number(*mk, 1, 100) : 1.5) : 1.0;
+  const double given_m = mk ? r.number(*mk, 1, 100) : 1.5;
+  const double m = exponential ? given_m : 1.0;
   const Key* ck = get(s, "exponentialmaxwaitduration");
-  const double cap = exponential && ck ? r.ms(*ck) : INFINITY;
-  if (cap < w) r.fail(*ck, fmt::format("must be >= waitDuration ({} ms) for retrylab", num(w)));
+  const double given_cap = ck ? r.ms(*ck) : INFINITY;
+  const double cap = exponential ? given_cap : INFINITY;
   const Key* fk = get(s, "randomizedwaitfactor");
-  const double f = randomized ? (fk ? r.number(*fk, 0, 1) : 0.5) : 0.0;
+  const double given_f = fk ? r.number(*fk, 0, 1) : 0.5;
+  for (const Key* k : {mk, ck})
+    if (k && !exponential) r.note(*k, "has no effect: enableExponentialBackoff is not true", false);
+  if (fk && !randomized) r.note(*fk, "has no effect: enableRandomizedWait is not true", false);
+  if (cap < w) r.fail(*ck, fmt::format("must be >= waitDuration ({} ms) for retrylab", num(w)));
+  const double f = randomized ? given_f : 0.0;
   // Uniform [w(1-f), w(1+f)]: full jitter on 2w when f = 1, equal jitter on 4w/3 when f = 1/3
   // (both exact); otherwise the nearer of the two, at the same mean w.
   const bool full = randomized && f > 2.0 / 3.0, equal = randomized && f > 0 && !full;

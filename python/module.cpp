@@ -25,6 +25,7 @@
 
 #include "advise/advise.hpp"
 #include "analytic/error.hpp"
+#include "analytic/input_file.hpp"
 #include "analytic/version.hpp"
 #include "api/advise.hpp"
 #include "api/analytic.hpp"
@@ -51,9 +52,19 @@ namespace retrylab::python {
 namespace {
 
 // An InputError as Python's ValueError, naming the argument as Python spells it (reject_cost).
+// The memory limit is half the machine's memory, which a Python caller cannot raise (the CLI's
+// --max-memory can); the other flags in a message become keywords in retrylab/_errors.py.
+std::string in_keywords(std::string text) {
+  const std::string raise = ", or raise --max-memory";
+  if (const auto at = text.find(raise); at != std::string::npos)
+    text.replace(at, raise.size(), "; the limit is half the machine's memory");
+  return text;
+}
+
+// Its text printable (a file's bytes quoted in it may not be UTF-8, which Python's str refuses).
 [[noreturn]] void raise(const InputError& e) {
-  throw py::value_error(api::spelled(e.field(), api::Spelling::keyword) +
-                        std::string(e.what()).substr(e.field().size()));
+  const std::string field = e.field() == "max-memory" ? "memory" : api::spelled(e.field(), api::Spelling::keyword);
+  throw py::value_error(printable(field + in_keywords(std::string(e.what()).substr(e.field().size()))));
 }
 
 using api::number;
@@ -183,15 +194,15 @@ std::string advise(const std::string& clients, std::optional<std::string> failed
 
 std::string check(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw py::value_error(fmt::format("check: TRACE must be a readable file (got {})", path));
+  if (!in) throw py::value_error(printable(fmt::format("check: TRACE must be a readable file (got {})", path)));
   validation::TraceReport r;
   try {
     r = validation::check_trace(in);
   } catch (const InputError& e) {
-    throw py::value_error(fmt::format("check: {} {}", path, e.what()));
+    throw py::value_error(printable(fmt::format("check: {} {}", path, e.what())));
   }
   if (r.rows == 0)
-    throw py::value_error(fmt::format("check: {} has a header but no attempt rows: nothing to check", path));
+    throw py::value_error(printable(fmt::format("check: {} has a header but no attempt rows: nothing to check", path)));
   return validation::trace_report_json(r, path).dump();
 }
 
@@ -215,7 +226,7 @@ std::string check_columns(const std::map<std::string, std::string>& header, cons
   try {
     report = validation::check_trace(header, columns, ends);
   } catch (const InputError& e) {
-    throw py::value_error(fmt::format("trace {}", e.what()));
+    throw py::value_error(printable(fmt::format("trace {}", e.what())));
   }
   return validation::trace_report_json(report, "(columns)").dump();
 }

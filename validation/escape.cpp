@@ -92,6 +92,10 @@ std::string csv_field(std::string_view s) {
   // leading apostrophe; a number ("-0.5", "+3", "1e-3") stays as written.
   if (!s.empty() && std::string_view("=+-@\t\r").find(s[0]) != std::string_view::npos && !is_csv_number(s)) text = "'";
   text += s;
+  // No control byte but a tab, CR or newline (quoted below) reaches the file: an escape sequence in
+  // a name read back with cat would drive the terminal.
+  for (char& c : text)
+    if (is_control(c) && c != '\n' && c != '\r' && c != '\t') c = ' ';
   if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
   std::string o = "\"";
   for (char c : text) o += (c == '"') ? std::string("\"\"") : std::string(1, c);

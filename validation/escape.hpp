@@ -9,7 +9,8 @@
 // compiles as text (the study tables' "10^9" included) and no newline makes a blank line.
 // csv_field: RFC 4180 quoting, when the field holds a comma, a quote, a CR or a newline; a text
 // that a spreadsheet would take for a formula (it starts with = + - @, a tab or a CR, and is not a
-// number as a whole) gets a leading ' first. "-0.5" stays a number; "-1+2" becomes "'-1+2".
+// number as a whole) gets a leading ' first. "-0.5" stays a number; "-1+2" becomes "'-1+2". Every
+// other control character (ESC, BEL, ...) but a tab, CR or newline becomes a space.
 // markdown_text: text for a Markdown table cell or a line of its own: \ | ` and the < that would
 // open an HTML tag are backslash-escaped, every control character becomes a space (so no text
 // starts a new row, heading or paragraph).

@@ -23,6 +23,7 @@ from ._fields import integer as _integer
 from ._fields import suggests_keywords as _suggests_keywords
 from ._fields import takes_fields as _takes_fields
 from ._fields import text as _text
+from ._fields import utf8 as _utf8
 
 __version__ = _core.version
 
@@ -118,12 +119,13 @@ def simulate(*, runs: int = 20, seed: int = 1, threads: int = 0, unit: str = "at
     if policy_select is not None and not isinstance(policy_select, str):
         raise TypeError(f"policy_select must be a string (got {type(policy_select).__name__} {policy_select!r})")
     runs, seed, threads = _run_options(runs, seed, threads)
+    unit = _utf8("unit", unit) if isinstance(unit, str) else unit
     with _python_terms():
         text, per_run = _core.simulate(values, unit, _duration(attempt_duration), runs, seed, threads,
                                        bool(server_engine), None if series is None else float(series),
-                                       None if policy is None else _os.fspath(policy), policy_select or "",
-                                       bool(strict),
-                                       None if load_profile is None else _os.fsdecode(_os.fspath(load_profile)))
+                                       None if policy is None else _os.fsencode(_os.fspath(policy)),
+                                       _utf8("policy_select", policy_select or ""), bool(strict),
+                                       None if load_profile is None else _os.fsencode(_os.fspath(load_profile)))
     out = Result(_json.loads(text))
     out["per_run"] = per_run
     if "series" in out:
@@ -195,8 +197,12 @@ def sweep(grid: _t.Mapping[str, _t.Sequence[_t.Any]], *, runs: int = 20, seed: i
 
     allowed = list(sweep.__signature__.parameters)  # the wrapped sweep: its own keywords and the fields
     keys, points = _sweep.expand(grid, fields, "sweep", allowed)
-    results = [simulate(runs=runs, seed=seed, threads=threads, unit=unit, attempt_duration=attempt_duration,
-                        server_engine=server_engine, **fields, **dict(zip(keys, point))) for point in points]
+    # Each point keeps only what the table reads (its per-run arrays are dropped as it ends).
+    results = []
+    for point in points:
+        r = simulate(runs=runs, seed=seed, threads=threads, unit=unit, attempt_duration=attempt_duration,
+                     server_engine=server_engine, **fields, **dict(zip(keys, point)))
+        results.append({"canonical": r["canonical"], "metrics": r["metrics"]})
     return _sweep.table(keys, points, results)
 
 
@@ -260,8 +266,10 @@ def advise(*, clients: _t.Union[int, str, _t.Tuple[int, int]], failed_attempts: 
         return None if x is None else float(x)
 
     with _python_terms():
-        text = _core.advise(clients, failed_attempts, unit, real(attempt_duration), real(rate), real(base),
-                            real(drain_within), float(probability), objective, real(weight), strategies, seed,
+        text = _core.advise(clients, _utf8("failed_attempts", failed_attempts), _utf8("unit", unit),
+                            real(attempt_duration), real(rate), real(base), real(drain_within), float(probability),
+                            _utf8("objective", objective), real(weight),
+                            None if strategies is None else _utf8("strategies", strategies), seed,
                             threads)
     return _json.loads(text)
 
@@ -287,7 +295,7 @@ def check(trace: _t.Any, *,
         if not _os.path.isfile(path) or not _os.access(path, _os.R_OK):
             raise ValueError(f"trace must be a readable file (got {path})")
         with _python_terms():
-            return _json.loads(_core.check(path))
+            return _json.loads(_core.check(_os.fsencode(path)))
     from ._trace import check_columns
 
     with _python_terms():
@@ -302,4 +310,9 @@ def validate(quick: bool = True, seed: _t.Optional[int] = None, threads: int = 0
     seed = _core.validation_seed if seed is None else _integer("seed", seed, 0, _U64)
     if isinstance(only, str):
         only = [only]
+    if only is not None:
+        only = list(only)
+        # An empty string matches every name: [''] ran the whole suite, as [] would (as --cases "," is refused).
+        if not only or any(not isinstance(s, str) or not s.strip() for s in only):
+            raise ValueError(f"only must name at least one case, each a non-empty string (got {only!r})")
     return _json.loads(_core.validate(bool(quick), seed, _integer("threads", threads, 0, 2**31 - 1), list(only or [])))

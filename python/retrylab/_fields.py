@@ -114,8 +114,18 @@ def text(name, value):
             return str(int(value))  # 100.0 clients is 100 clients (np.linspace gives floats)
         return repr(value)  # the shortest text that round-trips, as the CLI prints
     if isinstance(value, str):
-        return value
+        return utf8(name, value)
     raise TypeError(f"{name} must be a number, a string or a bool (got {type(value).__name__} {value!r})")
+
+
+def utf8(name, value):
+    """A string the core can take: one that encodes as UTF-8 (a lone surrogate does not: pybind11's
+    refusal dumped every argument of the call), else a ValueError naming the keyword."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"{name} must be text that is valid Unicode (got {value!r})") from None
+    return value
 
 
 def integer(name, value, lo, hi):

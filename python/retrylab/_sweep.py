@@ -7,6 +7,8 @@ import numpy as np
 
 from ._fields import BY_NAME, unknown
 
+MAX_POINTS = 100_000  # papers/spec.hpp max_sweep_points
+
 
 def expand(grid, fixed, func_name, allowed):
     """The grid's keys and its points (tuples of values), checked: fields only, each a list of values."""
@@ -24,6 +26,12 @@ def expand(grid, fixed, func_name, allowed):
         if not values:
             raise ValueError(f"grid[{name!r}] must hold at least one value (got an empty list)")
         axes.append(values)
+    # Bounded before a point is made or run, as a study spec's sweep is (papers/spec.hpp,
+    # max_sweep_points): 200,000 points once grew to 3.3 GB.
+    n = math.prod(len(a) for a in axes)
+    if n > MAX_POINTS:
+        raise ValueError(f"grid has {n} points ({' x '.join(str(len(a)) for a in axes)}), above the limit "
+                         f"{MAX_POINTS} (a study sweep's limit): split it into smaller grids")
     return list(grid), list(itertools.product(*axes))
 
 

@@ -170,6 +170,12 @@ def test_sweep_refuses_a_bad_grid(grid, error):
         retrylab.sweep(grid, model="collision", strategy="full", clients=5, runs=1)
 
 
+def test_sweep_bounds_its_points_before_running_any():
+    # 200,000 points ran one by one and grew to 3.3 GB; refused before the first, as a study sweep is.
+    with pytest.raises(ValueError, match=r"^grid has 200000 points \(200000\), above the limit 100000"):
+        retrylab.sweep({"clients": list(range(2, 200002))}, model="collision", strategy="full", runs=1)
+
+
 def test_stubs_are_current():
     here = pathlib.Path(_stub.__file__).parent
     for file, make in _stub.STUBS.items():

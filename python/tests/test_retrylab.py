@@ -117,8 +117,53 @@ def test_errors_carry_the_cli_message(kwargs, args):
 
 def test_memory_limit_before_any_run():
     # 10^9 run results are about 800 GB: refused at once, as the CLI refuses it, not allocated.
-    with pytest.raises(ValueError, match="^max-memory is .* below the estimated"):
+    # In the keywords' words: a Python caller has no --max-memory to raise (nor --runs to lower).
+    with pytest.raises(ValueError, match="^memory is .* below the estimated") as e:
         retrylab.simulate(model="collision", strategy="full", clients=1, runs=10**9)
+    assert "--" not in str(e.value) and "lower runs or collapse" in str(e.value)
+    assert "half the machine's memory" in str(e.value)
+
+
+def test_hostile_policy_files_are_value_errors_naming_policy(tmp_path):
+    # A self-alias killed the interpreter (SIGSEGV); a non-UTF-8 byte raised UnicodeDecodeError; a FIFO
+    # blocked for ever. Each is a ValueError naming the argument, the file and its line.
+    sa = tmp_path / "sa.yaml"
+    sa.write_bytes(b"a: &a [*a]\n")
+    with pytest.raises(ValueError, match=r"^policy .*sa\.yaml:1: \(structure\) has an alias inside"):
+        retrylab.simulate(clients=2, runs=1, policy=sa)
+    ff = tmp_path / "ff.yaml"
+    ff.write_bytes(b"retry_policy:\n  num_retries: \xff\n")
+    with pytest.raises(ValueError, match=r"^policy .*ff\.yaml:2: \(encoding\) is not UTF-8"):
+        retrylab.simulate(clients=2, runs=1, policy=ff)
+    fifo = tmp_path / "p.json"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match=r"^policy .*p\.json: file is a FIFO"):
+        retrylab.simulate(clients=2, runs=1, policy=fifo)
+    csv = tmp_path / "l.csv"
+    os.mkfifo(csv)
+    with pytest.raises(ValueError, match=r"^load_profile file .*l\.csv is a FIFO"):
+        retrylab.simulate(model="none", strategy="none", clients=2, runs=1, horizon=10, load_profile=str(csv))
+
+
+def test_a_file_quoting_bytes_that_are_not_utf8_is_still_a_value_error(tmp_path):
+    # The profile's bad cell is quoted in the message: its bytes are escaped, not a UnicodeDecodeError.
+    csv = tmp_path / "bad.csv"
+    csv.write_bytes(b"0,1\n\xff\x1b,2\n")
+    with pytest.raises(ValueError, match=r"got \\xFF\\x1B"):
+        retrylab.simulate(model="none", strategy="none", clients=2, runs=1, horizon=10, load_profile=str(csv))
+
+
+@pytest.mark.parametrize("only", [[""], [], ["  "], ["ok", ""]])
+def test_validate_only_names_a_case(only):
+    # [''] matched every case name and ran the whole suite.
+    with pytest.raises(ValueError, match="^only must name at least one case"):
+        retrylab.validate(only=only)
+
+
+def test_advise_drain_within_zero_is_refused():
+    # 0 was read as "not given" (the default): refused, as the CLI refuses --drain-within 0.
+    with pytest.raises(ValueError, match="^drain_within must be"):
+        retrylab.advise(clients=10, failed_attempts="free", drain_within=0)
 
 
 def test_infinity_is_none_only_where_a_field_takes_none():
@@ -372,3 +417,36 @@ def test_random_scenarios_same_numbers_or_same_refusal_as_the_cli(kwargs):
     py, doc = retrylab.simulate(**kwargs), json.loads(cli.stdout)
     for key in ("scenario", "runs", "metrics", "stop"):
         assert py[key] == doc[key], key
+
+
+@pytest.mark.parametrize("call", [
+    lambda: retrylab.simulate(model="none", strategy="none", clients=2, runs=1, horizon=10, load_profile="\udcff:1"),
+    lambda: retrylab.simulate(model="none", strategy="none", clients=2, runs=1, policy_select="\ud800",
+                              policy=os.path.join(os.path.dirname(__file__), "..", "..", "tests", "policy", "aws",
+                                                  "config")),
+    lambda: retrylab.simulate(model="\udcff", strategy="none", clients=2, runs=1),
+    lambda: retrylab.simulate(model="none", strategy="none", clients=2, runs=1, unit="\udcff"),
+    lambda: retrylab.advise(clients=10, failed_attempts="\udcff"),
+])
+def test_text_that_is_not_unicode_is_one_line_naming_the_keyword(call):
+    # pybind11 refused the string with "incompatible function arguments ... Invoked with:" and every
+    # argument of the call; now one line naming the keyword (or the core's own refusal of the value).
+    with pytest.raises((ValueError, TypeError)) as e:
+        call()
+    assert "Invoked with" not in str(e.value) and "\n" not in str(e.value), str(e.value)
+
+
+def test_a_policy_path_that_is_not_utf8_is_read(tmp_path):
+    # A file name of raw bytes (os.fsdecode's surrogates) names a real file: it is read, not refused.
+    name = os.fsdecode(b"p\xff.toml")
+    (tmp_path / name).write_text('[backoff]\nstrategy = "full"\n')
+    r = retrylab.simulate(model="none", clients=2, runs=1, policy=tmp_path / name)
+    assert r["scenario"]["strategy"] == "full"
+
+
+def test_a_policy_files_field_is_named_by_its_key(tmp_path):
+    # cap below base, both from the file: the error named the cap keyword the caller never gave.
+    f = tmp_path / "p.toml"
+    f.write_text('[backoff]\nstrategy = "full"\nbase = 10\ncap = 5\n')
+    with pytest.raises(ValueError, match=r"^policy .*p\.toml:4: backoff\.cap must be >= base"):
+        retrylab.simulate(model="collision", clients=5, runs=1, policy=f)

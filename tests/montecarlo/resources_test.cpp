@@ -112,6 +112,37 @@ TEST(WorkEstimate, ARunOfTooManyAttemptsIsRefusedBeforeItStarts) {
   EXPECT_NO_THROW(mc::check_resources(s, mc::RunPlan{20, 1, 1}, 1e12));
 }
 
+// Timed-out attempts stay on a shared server and share it: 20 clients retrying at once every 5
+// attempt-durations kept every attempt there, growing to 2.6 GB over the default horizon under a
+// 50 MB limit, while the estimate counted one attempt per client. Now each attempt may time out, and
+// each stays on the server: the run is refused up front; the measured attempts over a short horizon
+// are within the estimate (all time out: 20 sharing clients make an attempt last 20 > 5).
+TEST(WorkEstimate, TimedOutAttemptsOnASharedServerAreCounted) {
+  mc::Scenario s;
+  s.model = Model::shared;
+  s.backoff = {Strategy::none, 1.0, 1000.0, 0.0};
+  s.traffic.clients = 20;
+  s.client.timeout = 5;
+  s.measurement.horizon = 1e7;  // a pure burst's default
+  EXPECT_GE(mc::expected_attempts_per_client(s), 1e6);
+  try {
+    mc::check_resources(s, mc::RunPlan{1, 1, 1}, 0.05 * (1 << 30));
+    ADD_FAILURE() << "accepted under 50 MB";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "max-memory") << e.what();
+  }
+  s.measurement.horizon = 400;
+  const double measured = measured_attempts_per_client(s, 1);
+  EXPECT_GE(measured, 70.0);  // 400 / 5 cycles, less the last unfinished ones
+  EXPECT_GE(mc::expected_attempts_per_client(s), measured);
+  // A concurrency limit, or a model whose attempts do not share the server, is estimated as before.
+  s.admission.limit = 10;
+  EXPECT_EQ(mc::expected_attempts_per_client(s), 1.0);
+  s.admission.limit = 0;
+  s.model = Model::none;
+  EXPECT_EQ(mc::expected_attempts_per_client(s), 1.0);
+}
+
 TEST(WorkEstimate, IsFiniteForExtremeBackoffs) {
   for (double multiplier : {1.0001, 1.5, 2.0, 100.0})
     for (double cap : {1.0, 1e6, std::numeric_limits<double>::infinity()})

@@ -307,6 +307,9 @@ TEST(HostileText, CsvQuotesAndDisarmsFormulas) {
     EXPECT_EQ(rec[0][0], std::string("'") + formula) << f;
   }
   for (const char* number : {"-0.5", "+3", "1e-3", "-2.5e+10", "-inf", "0"}) EXPECT_EQ(csv_field(number), number);
+  // An escape sequence (ESC, BEL) in a name does not reach the file: it would drive a terminal
+  // that shows it (raw before).
+  EXPECT_EQ(csv_field("a\x1b[2Jb\x07"), "a [2Jb ");
   for (const char* text : {"a,b", "say \"hi\"", "two\nlines", "cr\rhere", "plain"}) {
     const auto rec = csv_records(csv_field(text) + "\n");
     ASSERT_EQ(rec.size(), 1u) << text;

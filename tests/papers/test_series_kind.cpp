@@ -3,6 +3,7 @@
 // profile's CSV file stays inside the spec's folder; a point's record is a pure function of (sweep,
 // index) (1 and 2 threads, a resumed run: the same bytes), and its series summed over the bins gives
 // the runs' totals. Deterministic (fixed seeds), about 3 s.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,6 +14,7 @@
 #include "montecarlo/series.hpp"
 #include "papers/kinds.hpp"
 #include "papers/spec.hpp"
+#include "papers/spec_series.hpp"
 #include "papers/study.hpp"
 #include "tests/support/golden.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -154,6 +156,18 @@ TEST(SeriesSpec, AStudysWorkCountsTheProfilesThinnedDraws) {
   } catch (const SpecError& e) {
     EXPECT_NE(std::string(e.what()).find("for a whole study"), std::string::npos) << e.what();
   }
+}
+
+// 300 policies ran every point before the figure failed: refused at read time, naming the key.
+TEST(SeriesSpec, ThePoliciesAreBoundedAtReadTime) {
+  std::string many = "bin = 1\n";
+  for (std::int64_t i = 0; i <= max_series_policies; ++i)
+    many += fmt::format("  [[sweep.s.policies]]\n  name = \"p{}\"\n", i);
+  expect_error(head + many, "sweep.s.policies must be at most 8 tables (got 9)", 25);
+  std::string eight = "bin = 1\n";
+  for (std::int64_t i = 0; i < max_series_policies; ++i)
+    eight += fmt::format("  [[sweep.s.policies]]\n  name = \"p{}\"\n", i);
+  EXPECT_EQ(parse_study_text(head + eight, "ok.toml", "quick").sweeps[0].points.size(), 8u);
 }
 
 TEST(SeriesSpec, ALoadProfileFileStaysInsideTheSpecsFolder) {

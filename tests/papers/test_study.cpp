@@ -147,6 +147,35 @@ TEST(Store, PartialLastLineIsCutOffOnResume) {
   EXPECT_EQ(slurp(dir / "results.jsonl"), header.dump() + "\n");
 }
 
+// --resume with a damaged record (no summary) reused it and the report failed on it (exit 3); a
+// foreign record (a point the study does not have) was carried along. Both are refused (exit 2),
+// naming the file; the undamaged file still resumes.
+TEST(Store, ResumeRefusesDamagedAndForeignRecords) {
+  const fs::path dir = fresh_dir("resume-damaged");
+  run_study(tiny(), options(dir, 1));
+  const std::string whole = slurp(dir / "results.jsonl");
+  const auto refused = [&](const std::string& text, const std::string& needle) {
+    std::ofstream(dir / "results.jsonl", std::ios::binary | std::ios::trunc) << text;
+    try {
+      run_study(tiny(), options(dir, 1, true));
+      ADD_FAILURE() << "resumed: " << needle;
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.field(), "--resume");
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  std::string no_summary = whole;
+  no_summary.replace(no_summary.find("\"summary\""), 9, "\"summery\"");
+  refused(no_summary, "has no summary");
+  std::string foreign = whole;
+  const std::string sweep = nlohmann::json::parse(
+      whole.substr(whole.find('\n') + 1, whole.find('\n', whole.find('\n') + 1) - whole.find('\n') - 1))["sweep"];
+  foreign += nlohmann::json{{"sweep", sweep}, {"point", 9999}, {"canonical", "x"}}.dump() + "\n";
+  refused(foreign, "records point 9999 of sweep \"" + sweep + "\", which this study does not have");
+  std::ofstream(dir / "results.jsonl", std::ios::binary | std::ios::trunc) << whole;
+  EXPECT_NO_THROW(run_study(tiny(), options(dir, 1, true)));
+}
+
 TEST(Render, FiguresAreValidSvgAndPngAndTablesHaveEveryFormat) {
   const fs::path dir = fresh_dir("render");
   Figure f{"probe",

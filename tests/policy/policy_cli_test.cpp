@@ -9,8 +9,13 @@
 // false-failure rate about 6e-7 per check, fixed seeds). About 10 s.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -19,6 +24,7 @@
 namespace {
 
 using retrylab::test::Child;
+using retrylab::test::run_child;
 const std::string dir = RETRYLAB_POLICY_DIR;
 
 Child run(const std::string& args) { return retrylab::test::run_cli(args); }
@@ -241,4 +247,86 @@ TEST(PolicyCli, AnotherBudgetOrBreakerReplacesTheFilesWhole) {
   EXPECT_NE(c.err.find("--breaker hystrix overrides the policy's resilience4j (and its breaker settings with it)"),
             std::string::npos)
       << c.err;
+}
+
+namespace {
+
+struct Scratch {
+  std::string path;
+  Scratch() {
+    char name[] = "/tmp/retrylab-policy-cli-XXXXXX";
+    path = ::mkdtemp(name);
+  }
+  ~Scratch() { std::filesystem::remove_all(path); }
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(path + "/" + name, std::ios::binary) << text;
+    return path + "/" + name;
+  }
+};
+
+// One line on stderr starting with `prefix`, exit 2, nothing on stdout.
+void expect_refused(const Child& c, const std::string& prefix, const std::string& what) {
+  EXPECT_FALSE(c.timed_out) << what;
+  EXPECT_EQ(c.status, 2) << what << ": " << c.err;
+  EXPECT_EQ(c.err.rfind(prefix, 0), 0u) << what << ": " << c.err;
+  EXPECT_EQ(std::count(c.err.begin(), c.err.end(), '\n'), 1) << what << ": " << c.err;
+}
+
+}  // namespace
+
+TEST(PolicyCli, HostileFilesAreOneLineExitTwoAtEveryEntryPoint) {
+  const Scratch s;
+  // A 10-byte self-alias: SIGSEGV (stack overflow) in every reader before.
+  const std::string sa = s.write("sa.yaml", "a: &a [*a]\n");
+  const std::string deep = s.write("deep.json", std::string(100000, '[') + std::string(100000, ']'));
+  for (const std::string& f : {sa, deep}) {
+    const std::string where =
+        f == sa ? sa + ":1: (structure) has an alias inside" : deep + ":1: (structure) nests deeper than 64 levels";
+    expect_refused(run("policy show " + f), "retrylab: --policy " + where, f);
+    expect_refused(run("simulate --model none --clients 1 --runs 1 --policy " + f), "retrylab: --policy " + where, f);
+    expect_refused(run("policy show --format json " + f), "retrylab: --policy " + where, f);
+  }
+  // A FIFO no one writes to: blocked for ever before.
+  const std::string fifo = s.path + "/p.yaml", fifo_csv = s.path + "/l.csv";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  ASSERT_EQ(::mkfifo(fifo_csv.c_str(), 0600), 0);
+  expect_refused(run_child({"policy", "show", fifo}, 20.0), "retrylab: --policy " + fifo + ": file is a FIFO", fifo);
+  expect_refused(run_child({"simulate", "--model", "none", "--clients", "1", "--policy", fifo}, 20.0),
+                 "retrylab: --policy " + fifo + ": file is a FIFO", fifo);
+  expect_refused(
+      run_child({"simulate", "--model", "none", "--clients", "1", "--horizon", "10", "--load-profile", fifo_csv}, 20.0),
+      "retrylab: --load-profile file " + fifo_csv + " is a FIFO", fifo_csv);
+  // Non-UTF-8: exit 3 (json type_error 316) for --format json before.
+  const std::string ff = s.write("ff.yaml", "a: 1\nb: \xff\n");
+  expect_refused(run("policy show --format json " + ff), "retrylab: --policy " + ff + ":2: (encoding) is not UTF-8",
+                 ff);
+}
+
+TEST(PolicyCli, RetrylabTomlKeyInTheWrongTableIsRefused) {
+  const Scratch s;
+  const std::string f = s.write("p.toml", "[client]\nbase = 5\n");  // base is a [backoff] field: it won silently
+  expect_refused(run("policy show " + f),
+                 "retrylab: --policy " + f + ":2: client.base is a field of [backoff], not of [client]", f);
+}
+
+TEST(PolicyCli, ShowEscapesControlBytesFromTheFile) {
+  const Scratch s;
+  // An Envoy key with an escape sequence that clears the screen: printed raw before.
+  const std::string f = s.write("esc.yaml", "retry_policy:\n  num_retries: 2\n  \"\\e[2J\\e[H\": 1\n");
+  const Child c = run("policy show " + f);
+  ASSERT_EQ(c.status, 0) << c.err;
+  EXPECT_EQ(c.out.find('\x1b'), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("\\x1B[2J"), std::string::npos) << c.out;
+}
+
+// A rule between fields (cap >= base) broken by the file's own numbers named --cap, a flag never
+// typed: it names the file, the line and the key.
+TEST(PolicyCli, AFilesFieldIsNamedByItsKeyNotAFlag) {
+  const Scratch s;
+  const std::string f = s.write("p.toml", "[backoff]\nstrategy = \"full\"\nbase = 10\ncap = 5\n");
+  expect_refused(run("simulate --model collision --clients 5 --runs 1 --policy " + f),
+                 "retrylab: --policy " + f + ":4: backoff.cap must be >= base", f);
+  // Given as a flag, the flag is named.
+  expect_refused(run("simulate --model collision --clients 5 --runs 1 --cap 5 --policy " + f),
+                 "retrylab: --cap must be >= base", f);
 }

@@ -333,7 +333,7 @@ TEST(Policy, FuzzFindingsAreRefusals) {
                 .rfind("policy bad: (structure) is malformed", 0),
             0u);
   EXPECT_EQ(refusal(pol::Format::grpc, "[11111E1110]").rfind("policy bad: (syntax) is not valid JSON", 0), 0u);
-  EXPECT_TRUE(retrylab::policy::detail::json_key_lines("{}, \"a\" {\"b\": 1}").count("b"));
+  EXPECT_TRUE(retrylab::policy::detail::json_key_lines("{}, \"a\" {\"b\": 1}", "x.json").count("b"));
 }
 
 TEST(Policy, GrpcGoExampleSpellsKeysInCapitals) {

@@ -163,6 +163,13 @@ montecarlo::Scenario declared_scenario(const HeaderKeys& h, std::uint64_t& seed,
     seed = x;
   }
   declared_server(h, s, version == "2", d);
+  // The checker's rules assume one attempt of a client in flight (docs/traces.md): a hedged trace is
+  // refused as unusable input, never judged FAIL by rules that do not apply to it.
+  if (s.client.hedge_attempts > 1)
+    malformed(h.key_line.count("hedge_attempts") ? h.key_line.at("hedge_attempts") : h.line, "hedge_attempts",
+              fmt::format("is {}: retrylab check does not model hedging (its rules assume one attempt of a "
+                          "client in flight; docs/traces.md), so a hedged trace is not one to check",
+                          s.client.hedge_attempts));
   try {
     montecarlo::check_scenario(s);
   } catch (const InputError& e) {
