@@ -118,11 +118,14 @@ void mode_entries(Policy& p, const std::string& mode, const Setting* m, const Se
                                 : fmt::format("{}: standard mode's default of 3 attempts ({})", guide, standard_py),
                          0});
   }
-  p.entries.push_back({"strategy", "full", "",
-                       legacy ? "botocore legacy: rand() * 2^(attempts - 1) s (botocore/retryhandler.py, "
-                                "delay_exponential with base \"rand\", growth_factor 2)"
-                              : fmt::format("{}: ExponentialBackoff, rand() * min(2^(attempt - 1), 20) s", standard_py),
-                       at});
+  p.entries.push_back(
+      {"strategy", "full", "",
+       legacy ? "botocore legacy: rand() * 2^(attempts - 1) s (botocore/retryhandler.py, "
+                "delay_exponential with base \"rand\", growth_factor 2)"
+              : fmt::format("{}: ExponentialBackoff, min(rand() * 2^(attempt - 1), 20) s, as full jitter on "
+                            "min(2^(attempt - 1), 20) s up to retry 5 (from retry 6 an atom at 20 s)",
+                            standard_py),
+       at});
   p.entries.push_back({"base", "1", "s",
                        legacy ? "botocore legacy: base \"rand\" times 2^0" : std::string(standard_py) + ": 2^0 s", at});
   p.entries.push_back(

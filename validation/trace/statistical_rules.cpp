@@ -220,13 +220,17 @@ void StatisticalRules::ks_checks(std::vector<Stat>& stats) const {
 void StatisticalRules::independence_check(std::vector<Stat>& stats) const {
   if (pairs_ < 50 || !(pair_squares_ > 0)) return;
   const double z = pair_sum_ / std::sqrt(pair_squares_);
-  const double p = std::erfc(std::fabs(z) / std::sqrt(2.0));          // two-sided normal
-  const double rho = 12.0 * pair_sum_ / static_cast<double>(pairs_);  // the correlation's estimate
+  const double p = std::erfc(std::fabs(z) / std::sqrt(2.0));  // two-sided normal
+  // 12 x the mean centred product: the correlation of successive F_k(sleep) when the sleep law holds
+  // (each u uniform, variance 1/12); a law that does not hold can put it outside [-1, 1].
+  const double rho = 12.0 * pair_sum_ / static_cast<double>(pairs_);
   stats.push_back(
       {make_check("sleep independence", "statistic",
                   "a client's successive sleeps are independent: F(sleep) of retries k and k+1 "
                   "uncorrelated (self-normalised sum of (u_k - 1/2)(u_(k+1) - 1/2) ~ N(0, 1))",
-                  fmt::format("correlation {:.3g}, z = {:.3g}, n = {} pairs, p = {:.3g}", rho, z, pairs_, p)),
+                  fmt::format("12 x mean product {:.3g} (the correlation if the law holds), z = {:.3g}, n = {} pairs, "
+                              "p = {:.3g}",
+                              rho, z, pairs_, p)),
        p,
        {PowerBasis::Kind::correlation, pairs_}});
 }
