@@ -10,8 +10,9 @@
 // A scenario runs on the first of lean, full whose list holds every component it turns on
 // (Parts::hosts over FullParts, which lists them all): a new component added to FullParts alone is
 // safe by default, since any scenario that turns it on takes the full build.
-// Hook order is the list's: the client policy chain runs breaker, then budget (allow_call,
-// on_outcome); deadline, then budget (gives_up_after_sleep); the lock passes a row on before the
+// Hook order is the list's: the decision fold (component.hpp) asks breaker, then budget (its send
+// step; they hear outcomes in that order too), and deadline, then budget, then quota (its after_sleep
+// step); the lock passes a row on before the
 // limit's queue moves (on_release). The results of every golden depend on it. Hedge is last: its
 // metrics take the last slots, and its cancellations (on_succeeded) follow every other component's
 // hook for the answering attempt.

@@ -222,9 +222,10 @@ class Limit : public Component {
     }
     while (!queue_.empty() && e.admitted() < limit_) e.admit(e.pop(queue_));
   }
+  // A rejection's outcome carries the Retry-After it drew.
   template <class E>
-  double retry_after_of(E& e, std::int32_t j) noexcept {
-    return static_cast<JobState&>(e.extra(j)).retry_after;
+  void describe(E& e, Outcome& o) noexcept {
+    if (o.kind == OutcomeKind::rejected) o.retry_after = static_cast<JobState&>(e.extra(o.job)).retry_after;
   }
   void on_advance(double dt) noexcept {
     if (on_) area_ += static_cast<double>(limit_) * dt;
