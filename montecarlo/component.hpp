@@ -59,7 +59,7 @@ enum Lane : unsigned { lane_response = 1, lane_timeout = 2, lane_reach = 4, lane
 enum class OutcomeKind : std::uint8_t {
   success,    // answered
   failed,     // the dependency failed it (a collision, an injected failure)
-  throttled,  // the dependency refused it for load (a throttling failure)
+  throttled,  // the dependency failed it with a throttling status (status throttled)
   rejected,   // the server's admission control rejected it (maybe with a Retry-After)
   timeout,    // its client stopped waiting (a client timeout; the server carries on)
   refused,    // refused locally before it was sent (a breaker, adaptive throttling): no attempt
@@ -69,6 +69,10 @@ struct Outcome {
   std::int32_t job = -1;
   std::int32_t client = 0;
   OutcomeKind kind = OutcomeKind::failed;
+  // What the failure tells its client (retryable, throttled, fatal; scenario.hpp): written by the
+  // component that failed it (injection, the limit); retryable for every other failure, a client
+  // timeout and a local refusal included. Meaningless for a success or a cancellation.
+  FailureKind status = FailureKind::retryable;
   double retry_after = 0.0;  // the server's Retry-After with a rejection (0: none)
 };
 
@@ -166,9 +170,9 @@ struct Component {
   // Attempt j (not a rejection) starts its service now.
   template <class E>
   void on_service_start(E& /*e*/, std::int32_t /*j*/) {}
-  // Whether an attempt the model would let succeed fails instead (injected failures).
+  // Whether attempt j, which the model would let succeed, fails instead (injected failures).
   template <class E>
-  bool injects(E& /*e*/) {
+  bool injects(E& /*e*/, std::int32_t /*j*/) {
     return false;
   }
   // Attempt j (not a rejection) was decided at the end of its service (job.success is set).

@@ -182,8 +182,8 @@ class Engine {
     return 0;
   }
   RL_HOT double draw_service() noexcept { return parts_.service_time(*this, 1.0); }
-  bool injected() noexcept {
-    if constexpr (full) return parts_.any([&](auto& p) RL_HOOK { return p.injects(*this); });
+  bool injected([[maybe_unused]] std::int32_t j) noexcept {
+    if constexpr (full) return parts_.any([&](auto& p) RL_HOOK { return p.injects(*this, j); });
     return false;
   }
   void push(Fifo& q, std::int32_t j) noexcept {
