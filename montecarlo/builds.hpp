@@ -10,11 +10,12 @@
 // A scenario runs on the first of lean, full whose list holds every component it turns on
 // (Parts::hosts over FullParts, which lists them all): a new component added to FullParts alone is
 // safe by default, since any scenario that turns it on takes the full build.
-// Hook order is the list's: the client policy chain runs breaker, then budget (allow_call,
-// on_outcome); deadline, then budget (gives_up_after_sleep); the lock passes a row on before the
-// limit's queue moves (on_release). The results of every golden depend on it. Hedge is last: its
-// metrics take the last slots, and its cancellations (on_succeeded) follow every other component's
-// hook for the answering attempt.
+// Hook order is the list's: the decision fold (component.hpp) asks breaker, then budget (its send
+// step; they hear outcomes in that order too), and deadline, then budget, then quota (its after_sleep
+// step); the lock passes a row on before the limit's queue moves (on_release). The results of every
+// golden depend on it. Hedge's cancellations (on_succeeded) follow every other component's hook for
+// the answering attempt. A component added later goes last (its metrics take the next slots):
+// RetryOn (failure kinds).
 #include <algorithm>
 #include <array>
 #include <utility>
@@ -35,6 +36,7 @@
 #include "montecarlo/components/quota.hpp"
 #include "montecarlo/components/recovery.hpp"
 #include "montecarlo/components/retry_limit.hpp"
+#include "montecarlo/components/retry_on.hpp"
 #include "montecarlo/components/rows.hpp"
 #include "montecarlo/components/server_view.hpp"
 #include "montecarlo/components/service.hpp"
@@ -48,7 +50,7 @@ namespace retrylab::montecarlo::detail {
 using PlainParts = Parts<>;
 using LeanParts = Parts<ServerView, Rows, Service, Timeout, Effects, RetryLimit, Deadline>;
 using FullParts = Parts<ServerView, Rows, Service, Network, Population, Lock, Limit, Timeout, Effects, Breaker,
-                        RetryLimit, Deadline, Budget, Quota, Injection, Recovery, Settle, LoadThinning, Hedge>;
+                        RetryLimit, Deadline, Budget, Quota, Injection, Recovery, Settle, LoadThinning, Hedge, RetryOn>;
 
 // The per-attempt and per-client records of the full tier: every component's state (one layout for
 // both full builds, so a worker's lent storage serves either).

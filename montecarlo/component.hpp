@@ -19,7 +19,9 @@
 //  - cancels: it may cancel an attempt in service (E::cancel), so the core skips cancelled ends.
 // Hooks (all no-ops here; E is the engine, whose public part is the components' view of the core).
 // Every hook of an inactive component returns at once; a hook returning bool is folded in list order
-// with short-circuit (&& for accepts_arrival, allow_call, holds_back..., || for gives_up_*). Randomness: a component
+// with short-circuit (&& for accepts_arrival, admits, on_reply; || for holds_back, carries, keeps_client). What
+// a client does is one protocol: every outcome is a record every component hears (Outcome), and every
+// step of a request is one decision folded over the components (Decision). Randomness: a component
 // draws only from the streams the core owns for its purpose (E::stream<id>()), and only when it is on.
 #include <array>
 #include <cstdint>
@@ -51,6 +53,58 @@ struct EngineScratch;
 // the reaches, before arrivals.
 enum Lane : unsigned { lane_response = 1, lane_timeout = 2, lane_reach = 4, lane_send = 8 };
 
+// What became of an attempt, or of a call never sent, as its client learns it: the record every
+// component hears (on_outcome), written by the core and completed by the component that knows more
+// (describe). job is the attempt's slot, valid while the hooks run (-1: refused, no attempt).
+enum class OutcomeKind : std::uint8_t {
+  success,    // answered
+  failed,     // the dependency failed it (a collision, an injected failure)
+  throttled,  // the dependency failed it with a throttling status (status throttled)
+  rejected,   // the server's admission control rejected it (maybe with a Retry-After)
+  timeout,    // its client stopped waiting (a client timeout; the server carries on)
+  refused,    // refused locally before it was sent (a breaker, adaptive throttling): no attempt
+  cancelled,  // cancelled in service (a hedge's sibling answered): no reply will come
+};
+struct Outcome {
+  std::int32_t job = -1;
+  std::int32_t client = 0;
+  OutcomeKind kind = OutcomeKind::failed;
+  // What the failure tells its client (retryable, throttled, fatal; scenario.hpp): written by the
+  // component that failed it (injection, the limit); retryable for every other failure, a client
+  // timeout and a local refusal included. Meaningless for a success or a cancellation.
+  FailureKind status = FailureKind::retryable;
+  double retry_after = 0.0;  // the server's Retry-After with a rejection (0: none)
+};
+
+// The decision fold: each step of a request asks the components, in list order, what the client
+// does; a component may change the verb, and the fold stops at the first that does (Parts::decide).
+// The steps (d.ask), each with the verb it starts from and the verbs a component may answer:
+//  - send: client c is about to send an attempt (its first or a retry): send, or refuse (not sent;
+//    the core makes it a `refused` outcome and the request fails);
+//  - hedge: client c, still waiting, may send one more attempt of its request (hedge.hpp): send,
+//    or refuse (not sent);
+//  - claim: an outcome of one of c's attempts reached it (d.outcome; answered for a success, retry
+//    otherwise): absorb, when the component takes it over (a hedge's failure while others may still
+//    answer, a late reply), so the client neither succeeds nor fails now;
+//  - before_sleep: c's request failed (d.outcome): retry, or give_up (lost), before its sleep is
+//    drawn (a retry limit);
+//  - sleep: the backoff: a component may draw the sleep itself (d.sleep, d.drawn: a mixed-in
+//    backoff; the fold stops once one did, else the core's sampler draws it) or drop the
+//    Retry-After (d.retry_after: a client that ignores it); then d.sleep = max(sleep, retry_after);
+//  - after_sleep: the sleep is known: retry at now + d.sleep, or give_up (a deadline, a budget, a
+//    quota).
+enum class Ask : std::uint8_t { send, hedge, claim, before_sleep, sleep, after_sleep };
+enum class Verb : std::uint8_t { send, refuse, answered, retry, give_up, absorb };
+struct Decision {
+  Ask ask;
+  Verb verb;
+  std::int32_t client;
+  const Outcome* outcome = nullptr;  // claim, before_sleep, sleep, after_sleep
+  double sleep = 0.0;                // sleep: the backoff's; after_sleep: Retry-After included
+  double retry_after = 0.0;          // the outcome's Retry-After, unless the client ignores it
+  bool drawn = false;                // sleep: a component drew it
+};
+
 struct Component {
   static bool allows_one_event(const Scenario& /*s*/) noexcept { return false; }
   // The rules between its parameters and the rest of the scenario, after every field passed its
@@ -81,17 +135,6 @@ struct Component {
   // exists (a load profile's thinning).
   template <class E>
   bool accepts_arrival(E& /*e*/, double /*t*/) {
-    return true;
-  }
-  // Client c is about to send: false rejects the call locally (unsent; the client backs off).
-  template <class E>
-  bool allow_call(E& /*e*/, std::int32_t /*c*/) {
-    return true;
-  }
-  // Client c, still waiting for its request, may send one more attempt of it now (a hedge): false
-  // refuses it (a retry budget's throttle). Asked by the component that sends hedges, not the core.
-  template <class E>
-  bool allows_hedge(E& /*e*/, std::int32_t /*c*/) {
     return true;
   }
   // Attempt j of client c was sent now (its id and client are set).
@@ -127,9 +170,9 @@ struct Component {
   // Attempt j (not a rejection) starts its service now.
   template <class E>
   void on_service_start(E& /*e*/, std::int32_t /*j*/) {}
-  // Whether an attempt the model would let succeed fails instead (injected failures).
+  // Whether attempt j, which the model would let succeed, fails instead (injected failures).
   template <class E>
-  bool injects(E& /*e*/) {
+  bool injects(E& /*e*/, std::int32_t /*j*/) {
     return false;
   }
   // Attempt j (not a rejection) was decided at the end of its service (job.success is set).
@@ -141,51 +184,27 @@ struct Component {
   // Attempt j is done at the server and for its client (its slot is freed next).
   template <class E>
   void on_job_done(E& /*e*/, std::int32_t /*j*/) {}
-  // The outcome of attempt j reaches its client: on_reply first (false: the component ended the
-  // reply's handling, an orphan's), then, unless the attempt was orphaned, on_outcome.
+  // The reply of attempt j reaches its client: false when the component ended its handling (an
+  // orphan's reply); else the outcome record is made (describe, then on_outcome).
   template <class E>
   bool on_reply(E& /*e*/, std::int32_t /*j*/) {
     return true;
   }
+  // The outcome protocol (Outcome, above): a component that knows more of an outcome than the core
+  // writes it in (describe: the server's Retry-After of a rejection), then every component hears it
+  // (on_outcome): every kind, a client timeout, a local refusal and a cancellation included.
   template <class E>
-  void on_outcome(E& /*e*/, std::int32_t /*j*/) {}
-  // After the outcome of attempt j is tallied: true when the component takes it over for its
-  // client, which then neither succeeds nor fails now (one of several attempts of a request in
-  // flight: a hedge's failure while others may still answer, a reply to a request already answered).
+  void describe(E& /*e*/, Outcome& /*o*/) {}
   template <class E>
-  bool absorbs(E& /*e*/, std::int32_t /*j*/) {
-    return false;
-  }
-  // A rejection's Retry-After for its client, and whether client c heeds it.
+  void on_outcome(E& /*e*/, const Outcome& /*o*/) {}
+  // The decision fold (Decision, above): asked at each step d.ask of a request, in list order,
+  // while the verb keeps its value for that step (Parts::decide); a component answers the steps it
+  // takes part in and leaves the rest alone.
   template <class E>
-  double retry_after_of(E& /*e*/, std::int32_t /*j*/) {
-    return 0.0;
-  }
-  template <class E>
-  bool heeds_retry_after(E& /*e*/, std::int32_t /*c*/) {
-    return true;
-  }
+  void decide(E& /*e*/, Decision& /*d*/) {}
   // Client c's request succeeded now, `latency` after its arrival.
   template <class E>
   void on_succeeded(E& /*e*/, std::int32_t /*c*/, double /*latency*/) {}
-  // Client c stopped waiting for attempt j (a client timeout).
-  template <class E>
-  void on_timed_out(E& /*e*/, std::int32_t /*j*/) {}
-  // The client policy chain after a failure of client c: before its sleep is drawn (true: give
-  // up), who draws the sleep (true: this component did, into `sleep`; else the core's sampler), and
-  // after (true: give up; timed_out: the failure was a timeout).
-  template <class E>
-  bool gives_up_before_sleep(E& /*e*/, std::int32_t /*c*/) {
-    return false;
-  }
-  template <class E>
-  bool draws_sleep(E& /*e*/, std::int32_t /*c*/, double& /*sleep*/) {
-    return false;
-  }
-  template <class E>
-  bool gives_up_after_sleep(E& /*e*/, std::int32_t /*c*/, double /*sleep*/, bool /*timed_out*/) {
-    return false;
-  }
   // Client c gives up (lost); client c leaves: true when the component keeps its slot (and frees
   // it later through e.free_client).
   template <class E>
@@ -283,6 +302,16 @@ class Parts {
   template <class F>
   RL_HOOK bool any(F&& f) {
     return any_in(f, std::index_sequence_for<Cs...>{});
+  }
+  // The decision fold (Decision): each component's decide in order, until one changes the verb (or,
+  // at the sleep step, draws the sleep).
+  template <class E>
+  RL_HOOK void decide(E& e, Decision& d) {
+    const Verb from = d.verb;
+    all([&](auto& p) RL_HOOK {
+      p.decide(e, d);
+      return d.verb == from && !(d.ask == Ask::sleep && d.drawn);
+    });
   }
 
   // The service requirement of an attempt: the deciding component's draw, else `otherwise`.

@@ -7,13 +7,14 @@
 // (montecarlo/builds.hpp): plain (no component: every attempt is served at once for exactly one
 // unit, the options' code absent, the paper models at full speed), lean and full.
 //
-// The path of one attempt: a client is sent (send: allow_call, a job slot, on_send), carried to the
+// The path of one attempt: a client is sent (send: the decision's send step, a job slot, on_send), carried to the
 // server (carries, else reach), admitted or not (admits, on_admit, holds_back), served (start_service:
 // the model's on_start/on_service_start, the service time from the component that decides it),
 // decided at its end with every attempt ending at that instant (end_group: the model; on_served;
 // release_server: on_release), carried back (carries_back, else deliver), and heard by its client
-// (deliver: on_reply, on_outcome; then success, or fail: the client policy chain gives_up_before_sleep,
-// the sleep, gives_up_after_sleep; then sleep, give up, or leave).
+// (deliver: on_reply; the outcome record, heard by every component; the decision's claim step; then
+// success, or fail: the decision's steps before_sleep, sleep, after_sleep; then sleep, give up, or
+// leave). The outcome record and the decision fold are the components' protocol (component.hpp).
 // Invariants (each tested in tests/montecarlo):
 //  - simultaneous events at one instant: service ends, then responses reaching clients, then client
 //    timeouts, then attempts reaching the server, then arrivals, then wake-ups; each queue in (time,
@@ -46,6 +47,7 @@
 #include <limits>
 #include <optional>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "analytic/model.hpp"
@@ -180,8 +182,8 @@ class Engine {
     return 0;
   }
   RL_HOT double draw_service() noexcept { return parts_.service_time(*this, 1.0); }
-  bool injected() noexcept {
-    if constexpr (full) return parts_.any([&](auto& p) RL_HOOK { return p.injects(*this); });
+  bool injected([[maybe_unused]] std::int32_t j) noexcept {
+    if constexpr (full) return parts_.any([&](auto& p) RL_HOOK { return p.injects(*this, j); });
     return false;
   }
   void push(Fifo& q, std::int32_t j) noexcept {
@@ -248,7 +250,8 @@ class Engine {
   }
   void deliver(std::int32_t j);
   void time_out(std::int32_t j);
-  // Client c, still waiting, sends one more attempt of its request now (a hedge; no allow_call).
+  // Client c, still waiting, sends one more attempt of its request now (a hedge: the component that
+  // sends it asks the decision's hedge step, not the core).
   RL_HOT void send_attempt(std::int32_t c);
   // Attempt j, in service now, is cancelled: it leaves the server at once (the model, the limit and
   // the lock hear it leave; no outcome), it ends for the tally, and its queued end is skipped
@@ -256,7 +259,7 @@ class Engine {
   void cancel(std::int32_t j);
   // Client c's request failed now, no attempt of it in flight (a component absorbed the failures):
   // the client policy chain runs as after a failed attempt.
-  void fail_request(std::int32_t c) { fail(c, 0.0, false); }
+  void fail_request(std::int32_t c) { fail(Outcome{.client = c}); }
   RL_HOT void free_client(std::int32_t c) {
     if (free_count_ == free_clients_.size()) {
       free_clients_.push_back(c);
@@ -349,7 +352,9 @@ class Engine {
     --admitted_;
     parts_.each([&](auto& p) RL_HOOK { p.on_release(*this, j); });
   }
-  RL_HOT void fail(std::int32_t ci, double retry_after, bool timed_out);
+  // Outcome o is made known to every component (describe, then on_outcome).
+  RL_HOT void hear(Outcome& o);
+  RL_HOT void fail(const Outcome& o);
   void give_up(std::int32_t ci);
   void doomed_leave_now();  // planted fault shared_doomed_leave_at_commit
   RL_HOT void release_client(std::int32_t c) {

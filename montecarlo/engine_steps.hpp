@@ -117,15 +117,20 @@ inline std::int32_t Engine<M, P, Observer, Faults>::new_client(double t, bool bu
   return slot;
 }
 
-// A client sends an attempt now, unless a component rejects the call locally (a breaker, adaptive
-// throttling): then the call fails at once, unsent (no attempt, no work), and the client backs off.
+// A client sends an attempt now, unless a component refuses the call locally at the decision's send
+// step (a breaker, adaptive throttling): then the call fails at once, unsent (a `refused` outcome: no
+// attempt, no work), and the client backs off.
 template <Model M, class P, class Observer, class Faults>
 RL_HOT void Engine<M, P, Observer, Faults>::send(std::int32_t c) {
   if constexpr (full) {
-    if (!parts_.all([&](auto& p) RL_HOOK { return p.allow_call(*this, c); })) {
+    Decision d{.ask = Ask::send, .verb = Verb::send, .client = c};
+    parts_.decide(*this, d);
+    if (d.verb == Verb::refuse) {
       if constexpr (requires { observer_.on_refused(std::int64_t{0}, 0.0); })
         observer_.on_refused(clients_[c].serial, t_);
-      fail(c, 0.0, false);
+      Outcome o{.client = c, .kind = OutcomeKind::refused};
+      hear(o);
+      fail(o);
       return;
     }
   }
@@ -294,13 +299,15 @@ RL_HOT void Engine<M, P, Observer, Faults>::deliver(std::int32_t j) {
   jobs_.free_job(j);
   EngineClient& c = clients_[job.client];
   const double t = t_;
-  double retry_after = 0.0;
+  Outcome o{.job = j,
+            .client = job.client,
+            .kind = job.success    ? OutcomeKind::success
+                    : job.rejected ? OutcomeKind::rejected
+                                   : OutcomeKind::failed};
   if constexpr (full) {
     if (!parts_.all([&](auto& p) RL_HOOK { return p.on_reply(*this, j); })) return;
     if (job.orphaned) return;
-    parts_.each([&](auto& p) RL_HOOK { p.on_outcome(*this, j); });
-    if (job.rejected && parts_.all([&](auto& p) RL_HOOK { return p.heeds_retry_after(*this, job.client); }))
-      parts_.each([&](auto& p) RL_HOOK { retry_after = std::max(retry_after, p.retry_after_of(*this, j)); });
+    hear(o);
   }
   observer_.on_end(id, c.serial, sent_of(j), t, job.success);
   if constexpr (full) {
@@ -315,7 +322,10 @@ RL_HOT void Engine<M, P, Observer, Faults>::deliver(std::int32_t j) {
     }
   }
   if constexpr (full) {
-    if (parts_.any([&](auto& p) RL_HOOK { return p.absorbs(*this, j); })) return;
+    Decision d{
+        .ask = Ask::claim, .verb = job.success ? Verb::answered : Verb::retry, .client = job.client, .outcome = &o};
+    parts_.decide(*this, d);
+    if (d.verb == Verb::absorb) return;
   }
   if (job.success) {
     if constexpr (full) parts_.each([&](auto& p) RL_HOOK { p.on_succeeded(*this, job.client, t - c.arrival); });
@@ -324,8 +334,16 @@ RL_HOT void Engine<M, P, Observer, Faults>::deliver(std::int32_t j) {
     tally_.succeed(c.arrival, t, c.burst, warmup_, s_.traffic.clients);
     release_client(job.client);
   } else {
-    fail(job.client, retry_after, false);
+    fail(o);
   }
+}
+
+// Outcome o (of an attempt, or a refused call) is made known: completed by the components that know
+// more (describe), then heard by every one (on_outcome).
+template <Model M, class P, class Observer, class Faults>
+RL_HOT void Engine<M, P, Observer, Faults>::hear(Outcome& o) {
+  parts_.each([&](auto& p) RL_HOOK { p.describe(*this, o); });
+  parts_.each([&](auto& p) RL_HOOK { p.on_outcome(*this, std::as_const(o)); });
 }
 
 // The client stops waiting for attempt j: failed for it, orphaned at the server.
@@ -336,10 +354,14 @@ inline void Engine<M, P, Observer, Faults>::time_out(std::int32_t j) {
   const EngineClient& c = clients_[job.client];
   if constexpr (requires { observer_.on_timeout(std::int64_t{0}, std::int64_t{0}, 0.0); })
     observer_.on_timeout(job.id, c.serial, t_);
-  parts_.each([&](auto& p) RL_HOOK { p.on_timed_out(*this, j); });
+  Outcome o{.job = j, .client = job.client, .kind = OutcomeKind::timeout};
+  hear(o);
   observer_.on_end(job.id, c.serial, sent_of(j), t_, false);
   tally_.attempt_ended(sent_of(j), t_, warmup_);
-  fail(job.client, 0.0, true);
+  Decision d{.ask = Ask::claim, .verb = Verb::retry, .client = job.client, .outcome = &o};
+  parts_.decide(*this, d);
+  if (d.verb == Verb::absorb) return;
+  fail(o);
 }
 
 // Attempt j (in service) is cancelled: it leaves the server now without an outcome.
@@ -359,14 +381,18 @@ inline void Engine<M, P, Observer, Faults>::cancel(std::int32_t j) {
   if constexpr (requires { observer_.on_cancel(std::int64_t{0}, std::int64_t{0}, 0.0); })
     observer_.on_cancel(job.id, clients_[job.client].serial, t_);
   tally_.attempt_ended(sent_of(j), t_, warmup_);
+  Outcome o{.job = j, .client = job.client, .kind = OutcomeKind::cancelled};
+  hear(o);
   job.id = -1;  // dead: no longer an attempt of its client
 }
 
-// Client ci's attempt failed (or timed out, or was rejected locally) now: it leaves (retries off),
-// or gives up (lost: a link of the client policy chain says so), or sleeps max(backoff sleep,
-// retry_after) and retries.
+// Client ci's request failed now (outcome o: an attempt failed, was rejected or timed out, or the call
+// was refused locally): it leaves (retries off), or the decision fold runs its steps (before_sleep:
+// retry or give up; sleep: the backoff, max'd with the Retry-After; after_sleep: retry or give up),
+// and it gives up (lost) or sleeps and retries.
 template <Model M, class P, class Observer, class Faults>
-RL_HOT void Engine<M, P, Observer, Faults>::fail(std::int32_t ci, double retry_after, bool timed_out) {
+RL_HOT void Engine<M, P, Observer, Faults>::fail(const Outcome& o) {
+  const std::int32_t ci = o.client;
   EngineClient& c = clients_[ci];
   const double t = t_;
   if (!s_.client.retries) {
@@ -377,20 +403,25 @@ RL_HOT void Engine<M, P, Observer, Faults>::fail(std::int32_t ci, double retry_a
   if (c.failures < std::numeric_limits<std::int32_t>::max()) ++c.failures;
   double sleep = 0.0;
   if constexpr (full) {
-    if (parts_.any([&](auto& p) RL_HOOK { return p.gives_up_before_sleep(*this, ci); })) {
+    Decision d{
+        .ask = Ask::before_sleep, .verb = Verb::retry, .client = ci, .outcome = &o, .retry_after = o.retry_after};
+    parts_.decide(*this, d);
+    if (d.verb == Verb::give_up) {
       give_up(ci);
       return;
     }
-    if (!parts_.any([&](auto& p) RL_HOOK { return p.draws_sleep(*this, ci, sleep); }))
-      sleep = sampler_.sleep(c.failures, c.prev, sleeps_);
-    sleep = std::max(sleep, retry_after);
-    if (parts_.any([&](auto& p) RL_HOOK { return p.gives_up_after_sleep(*this, ci, sleep, timed_out); })) {
+    d.ask = Ask::sleep;
+    parts_.decide(*this, d);
+    if (!d.drawn) d.sleep = sampler_.sleep(c.failures, c.prev, sleeps_);
+    d.sleep = std::max(d.sleep, d.retry_after);
+    d.ask = Ask::after_sleep;
+    parts_.decide(*this, d);
+    if (d.verb == Verb::give_up) {
       give_up(ci);
       return;
     }
+    sleep = d.sleep;
   } else {
-    (void)retry_after;
-    (void)timed_out;
     sleep = sampler_.sleep(c.failures, c.prev, sleeps_);
   }
   // Optional hook (attempt traces, montecarlo/trace.hpp): the sleep chosen before retry k.

@@ -53,6 +53,12 @@ enum class Idempotency { none, per_attempt, fixed };
 // process of its own that makes one request: a CLI run, a batch job's worker, a function's cold
 // start). docs/models.md §4 says why shared is the default.
 enum class Scope { shared, client };
+// What a failure tells its client (its status, in retrylab's terms): retryable (gRPC UNAVAILABLE,
+// HTTP 503, a connection reset), throttled (RESOURCE_EXHAUSTED, 429, ThrottlingException) or fatal
+// (a status no client should retry: INVALID_ARGUMENT, 400). Injected failures, the outage and the
+// server's rejections each produce one kind (default retryable); a client retries the kinds its
+// retry_on lists (components/retry_on.hpp).
+enum class FailureKind : std::uint8_t { retryable, throttled, fatal };
 
 // Each choice's names in enum order: its field's choices, to_string and parse_* (one table each).
 inline constexpr std::string_view service_names[] = {"deterministic", "exponential", "lognormal", "round-trip"};
@@ -62,6 +68,14 @@ inline constexpr std::string_view retry_after_names[] = {"fixed", "uniform"};
 inline constexpr std::string_view idempotency_names[] = {"none", "per-attempt", "fixed"};
 inline constexpr std::string_view scope_names[] = {"shared", "client"};
 inline constexpr std::string_view charge_names[] = {"per-retry", "per-failure"};
+inline constexpr std::string_view failure_kind_names[] = {"retryable", "throttled", "fatal"};
+// The kinds a client retries (ClientPolicy::retry_on, an index here): every failure (as before kinds
+// existed), or a list of kinds; retry_on_mask gives bit k for FailureKind k.
+inline constexpr std::string_view retry_on_names[] = {"all", "retryable", "throttled", "retryable+throttled", "none"};
+constexpr unsigned retry_on_mask(int retry_on) noexcept {
+  constexpr unsigned masks[] = {7U, 1U, 2U, 3U, 0U};
+  return masks[retry_on];
+}
 inline constexpr std::string_view strategy_names[] = {"none",         "nojitter", "full",      "equal",
                                                       "decorrelated", "window",   "memoryless"};
 
@@ -124,6 +138,7 @@ struct Admission {
   RetryAfterRule retry_after_rule = RetryAfterRule::fixed;
   bool aimd = false;  // adaptive limit (then `limit` must be 0)
   Aimd aimd_params{};
+  FailureKind reject_kind = FailureKind::retryable;  // the kind of failure a rejection is (503 or 429)
 };
 
 // The client policy: what a client does around its attempts (collapse can then mean lost requests).
@@ -187,6 +202,9 @@ struct ClientPolicy {
   double hedge_delay = 0.0;
   bool hedge_cancel = true;
   double hedge_percentile = 0.0;
+  // The failure kinds a client retries (index into retry_on_names; 0 = all): a failure of another
+  // kind ends its request (lost).
+  int retry_on = 0;
 };
 
 // Injected failures: an attempt the server completes that would succeed fails instead, with
@@ -195,6 +213,9 @@ struct ClientPolicy {
 struct Failures {
   double failure_prob = 0.0;
   double outage_start = 0.0, outage_end = 0.0, outage_fraction = 1.0;
+  // The kind of failure each produces (FailureKind): outside the outage, and inside it.
+  FailureKind failure_kind = FailureKind::retryable;
+  FailureKind outage_kind = FailureKind::retryable;
 };
 
 // What is measured, and when a run stops.

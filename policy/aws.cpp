@@ -178,10 +178,14 @@ Policy parse_aws(const std::string& text, const std::string& path, std::string_v
                                    mode ? "" : "is not set, so legacy, the default: ", guide),
                        true});
   mode_entries(p, m, mode, attempts);
-  p.notes.push_back({"retry_mode", mode ? mode->line : 0,
-                     "the SDKs retry only transient errors, throttling errors and HTTP 500/502/503/504; retrylab "
-                     "retries every failure",
-                     true});
+  p.entries.push_back(
+      {"retry_on", "retryable+throttled", "",
+       fmt::format("{}: the SDKs retry transient errors (connection errors, HTTP 500/502/503/504: "
+                   "retrylab's retryable) and throttling errors (Throttling, ThrottlingException, "
+                   "TooManyRequestsException, HTTP 429: retrylab's throttled), no other error "
+                   "(retrylab's fatal) ({}, \"Retry behavior\")",
+                   m == "legacy" ? std::string_view("botocore/data/_retry.json (legacy mode)") : standard_py, guide),
+       mode ? mode->line : 0});
   if (m == "adaptive")
     p.notes.push_back({"retry_mode", mode->line,
                        "adaptive's client-side rate limiter (a token bucket whose rate follows CUBIC on throttling "

@@ -38,4 +38,12 @@ Policy parse_envoy(const std::string& text, const std::string& path);
 Policy parse_aws(const std::string& text, const std::string& path, std::string_view select);
 Policy parse_resilience4j(const std::string& text, const std::string& path, std::string_view select);
 
+// The failure kinds a client retries, as the scenario field retry_on spells them: bit 0 retryable,
+// bit 1 throttled (montecarlo/scenario.hpp: retry_on_names; a policy never retries fatal failures).
+inline constexpr unsigned kind_retryable = 1U, kind_throttled = 2U;
+inline std::string_view retry_on_name(unsigned kinds) {
+  constexpr std::string_view names[] = {"none", "retryable", "throttled", "retryable+throttled"};
+  return names[kinds & 3U];
+}
+
 }  // namespace retrylab::policy::detail

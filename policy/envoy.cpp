@@ -102,6 +102,57 @@ void back_off(Reader& r, const YAML::Node& rp, const std::string& at) {
   r.add("multiplier", "2", "", "JitteredExponentialBackOffStrategy doubles the interval", 0);
 }
 
+// retry_on's conditions onto retrylab's failure kinds (retry_on): a retryable failure is a 503, a
+// reset or a refused connection (5xx, gateway-error, reset, connect-failure, refused-stream,
+// unavailable; retriable-status-codes listing 500-504), a throttled one a 429 or RESOURCE_EXHAUSTED
+// (resource-exhausted, envoy-ratelimited; retriable-status-codes listing 429). Conditions that no
+// simulated failure meets (retriable-4xx: 409; cancelled, deadline-exceeded, internal; headers) are
+// a note. A failure of a kind none names ends its request (Envoy returns it).
+void retry_on(Reader& r, const YAML::Node& rp, const std::string& at) {
+  const YAML::Node on = rp["retry_on"];
+  const std::string key = at + ".retry_on";
+  if (!on.IsScalar()) r.fail(on, key, "must be a comma-separated list of conditions (RetryPolicy.retry_on)");
+  unsigned kinds = 0;
+  std::string other;
+  const std::string text = on.Scalar();
+  std::size_t from = 0;
+  while (from <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', from), text.size());
+    std::string c = text.substr(from, comma - from);
+    c.erase(0, c.find_first_not_of(" \t"));
+    c.erase(c.find_last_not_of(" \t") + 1);
+    from = comma + 1;
+    if (c.empty()) continue;
+    if (c == "5xx" || c == "gateway-error" || c == "reset" || c == "reset-before-request" || c == "connect-failure" ||
+        c == "refused-stream" || c == "unavailable" || c == "http3-post-connect-failure") {
+      kinds |= kind_retryable;
+    } else if (c == "resource-exhausted" || c == "envoy-ratelimited") {
+      kinds |= kind_throttled;
+    } else if (c == "retriable-status-codes" && rp["retriable_status_codes"] &&
+               rp["retriable_status_codes"].IsSequence()) {
+      for (const auto& code : rp["retriable_status_codes"]) {
+        const double v = r.count(code, at + ".retriable_status_codes", 100, 599);
+        if (v == 429) kinds |= kind_throttled;
+        if (v >= 500 && v <= 504) kinds |= kind_retryable;
+      }
+    } else {
+      other += other.empty() ? c : ", " + c;
+    }
+  }
+  r.add("retry_on", std::string(retry_on_name(kinds)), "",
+        fmt::format("{}: 5xx, gateway-error, reset, connect-failure, refused-stream, unavailable (or 500-504 in "
+                    "retriable_status_codes) retry retrylab's retryable failures; resource-exhausted, "
+                    "envoy-ratelimited (or 429) its throttled ones; a failure of a kind not listed ends its request "
+                    "(Envoy docs, \"x-envoy-retry-on\" and \"x-envoy-retry-grpc-on\")",
+                    key),
+        line(on));
+  if (!other.empty())
+    r.note(key, on,
+           fmt::format("{}: no simulated failure meets {} (retrylab's failures are retryable, throttled or fatal)",
+                       other, other.find(',') == std::string::npos ? "that condition" : "those conditions"),
+           false);
+}
+
 void retry_policy(Reader& r, const Found& f) {
   const YAML::Node& rp = f.node;
   const std::string& at = f.path;
@@ -122,14 +173,18 @@ void retry_policy(Reader& r, const Found& f) {
     r.note(at, rp,
            "has no retry_on: Envoy then retries only requests that carry x-envoy-retry-on or x-envoy-retry-grpc-on; "
            "retrylab retries every failure");
+  else
+    retry_on(r, rp, at);
   for (const auto& kv : rp) {
     const std::string k = kv.first.Scalar(), key = fmt::format("{}.{}", at, k);
     if (k == "num_retries" || k == "per_try_timeout" || k == "retry_back_off") continue;
     if (k == "retry_on")
-      r.note(key, kv.second,
-             fmt::format("retrylab's failures have no kind: every failure is retried, not only \"{}\"",
-                         kv.second.IsScalar() ? kv.second.Scalar() : std::string("the conditions listed")));
-    else if (k == "retry_host_predicate" || k == "host_selection_retry_max_attempts" || k == "retry_priority")
+      continue;  // mapped onto the failure kinds retried (retry_on above)
+    else if (k == "retriable_status_codes") {
+      const YAML::Node on = rp["retry_on"];
+      if (!on || !on.IsScalar() || on.Scalar().find("retriable-status-codes") == std::string::npos)
+        r.note(key, kv.second, "has no effect without retriable-status-codes in retry_on", false);
+    } else if (k == "retry_host_predicate" || k == "host_selection_retry_max_attempts" || k == "retry_priority")
       r.note(key, kv.second, "host selection for retries: retrylab has one server", false);
     else
       r.note(key, kv.second, "is not modelled (retriable codes and headers, rate-limited back-off, idle timeouts)");

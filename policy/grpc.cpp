@@ -2,9 +2,11 @@
 // methodConfig[].retryPolicy, hedgingPolicy, timeout and the channel's retryThrottling.
 #include <fmt/format.h>
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "policy/detail.hpp"
@@ -74,6 +76,37 @@ void note(Policy& p, const Doc& d, const std::string& key, std::string text, boo
   p.notes.push_back({key, d.line(key), std::move(text), effect});
 }
 
+// retryableStatusCodes onto retrylab's failure kinds (retry_on): UNAVAILABLE (14) is a retryable
+// failure, RESOURCE_EXHAUSTED (8) a throttled one; a code that names neither is retried by the client
+// but no simulated failure carries it (a note); a failure whose kind is not listed ends its request.
+void retryable_codes(Policy& p, const Doc& d, const json& codes, const std::string& key) {
+  unsigned kinds = 0;
+  std::string other;
+  for (const auto& c : codes) {
+    std::string name = c.is_string() ? c.get<std::string>() : c.is_number_integer() ? std::to_string(c.get<int>()) : "";
+    for (char& ch : name) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    if (name == "UNAVAILABLE" || name == "14") {
+      kinds |= kind_retryable;
+    } else if (name == "RESOURCE_EXHAUSTED" || name == "8") {
+      kinds |= kind_throttled;
+    } else {
+      if (name.empty()) d.fail(key, "must list status codes (names such as \"UNAVAILABLE\", or numbers)");
+      other += other.empty() ? name : ", " + name;
+    }
+  }
+  add(p, d, "retry_on", std::string(retry_on_name(kinds)), "", key);
+  p.entries.back().source = fmt::format(
+      "{}: UNAVAILABLE is retrylab's retryable failure, RESOURCE_EXHAUSTED its throttled one; a "
+      "failure of a kind not listed (fatal: a status not in the list) ends its request ({})",
+      key, a6);
+  if (!other.empty())
+    note(p, d, key,
+         fmt::format("{} retried too, but no simulated failure carries {}: retrylab's failures are retryable "
+                     "(UNAVAILABLE), throttled (RESOURCE_EXHAUSTED) or fatal",
+                     other, other.find(',') == std::string::npos ? "that code" : "those codes"),
+         false);
+}
+
 void retry_policy(Policy& p, const Doc& d, const json& rp, const std::string& at) {
   if (!rp.is_object()) d.fail(at, "must be an object");
   for (const char* k : {"maxAttempts", "initialBackoff", "maxBackoff", "backoffMultiplier", "retryableStatusCodes"})
@@ -109,9 +142,7 @@ void retry_policy(Policy& p, const Doc& d, const json& rp, const std::string& at
   const std::string rc = at + ".retryableStatusCodes";
   if (!rp[std::string("retryableStatusCodes")].is_array() || rp["retryableStatusCodes"].empty())
     d.fail(rc, fmt::format("must be a non-empty array of status codes ({})", a6));
-  note(p, d, rc,
-       fmt::format("retrylab's failures carry no status code: every failure is retried as if its code were in {}",
-                   rp["retryableStatusCodes"].dump()));
+  retryable_codes(p, d, rp["retryableStatusCodes"], rc);
   for (const auto& [k, v] : rp.items()) {
     if (k == "maxAttempts" || k == "initialBackoff" || k == "maxBackoff" || k == "backoffMultiplier" ||
         k == "retryableStatusCodes")

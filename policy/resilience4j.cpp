@@ -233,6 +233,64 @@ namespace {
 
 constexpr std::string_view interval_doc = "resilience4j IntervalFunction";
 
+// An exception's failure kind, by its class name: throttled for a rate limit's (RequestNotPermitted,
+// TooManyRequests, Throttl..., 429), retryable for a transport's or a server error's (IOException,
+// TimeoutException, ConnectException, SocketException, HttpServerErrorException, Unavailable, 5xx),
+// else unknown (0).
+unsigned kind_of_exception(const std::string& name) {
+  std::string n;
+  for (const char c : name) n += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* t : {"requestnotpermitted", "toomanyrequests", "throttl", "ratelimit", "429"})
+    if (n.find(t) != std::string::npos) return kind_throttled;
+  for (const char* t : {"ioexception", "timeout", "connect", "socket", "servererror", "unavailable", "5xx", "503",
+                        "retryable", "transient"})
+    if (n.find(t) != std::string::npos) return kind_retryable;
+  return 0;
+}
+
+// retryExceptions and ignoreExceptions onto retrylab's failure kinds (retry_on): with
+// retryExceptions, only the kinds of the classes it names are retried (resilience4j retries only
+// those, and the ones that extend them); without it every exception but ignoreExceptions' is retried,
+// and ignoreExceptions names what no client should retry (retrylab's fatal): retryable and throttled.
+void exceptions(Reader& r, const Settings& s) {
+  const Key* retry = get(s, "retryexceptions");
+  const Key* ignore = get(s, "ignoreexceptions");
+  if (!retry && !ignore) return;  // every exception is retried: retry_on all, the default
+  if (!retry) {
+    r.add("retry_on", "retryable+throttled", "", ignore, "");
+    r.p.entries.back().source =
+        ignore->path +
+        ": every exception but these is retried (RetryConfig.ignoreExceptions); they are retrylab's "
+        "fatal failures, so retryable and throttled failures are retried";
+    return;
+  }
+  if (!retry->node.IsSequence()) r.fail(*retry, "must be a list of exception class names");
+  unsigned kinds = 0;
+  std::string unknown;
+  for (const auto& e : retry->node) {
+    const std::string name = e.IsScalar() ? e.Scalar() : std::string();
+    const unsigned k = kind_of_exception(name);
+    kinds |= k;
+    if (k == 0) unknown += unknown.empty() ? name : ", " + name;
+  }
+  const bool none_known = kinds == 0;
+  if (none_known) kinds = kind_retryable;  // none recognised: the listed are the transient ones
+  r.add("retry_on", std::string(retry_on_name(kinds)), "", retry, "");
+  r.p.entries.back().source =
+      retry->path +
+      ": only these are retried (RetryConfig.retryExceptions); by class name, an I/O, timeout, "
+      "connection or 5xx exception is retrylab's retryable failure, a rate limit's "
+      "(RequestNotPermitted, 429) its throttled one; a failure of another kind ends its request";
+  if (!unknown.empty())
+    r.note(
+        *retry,
+        fmt::format("{}: not a class retrylab can give a failure kind by its name; {}", unknown,
+                    none_known ? "the list is taken as the retryable failures" : "the others decide the kinds retried"),
+        false);
+  if (ignore)
+    r.note(*ignore, "retrylab's fatal failures: with retryExceptions given, they are not retried either", false);
+}
+
 // The wait before retry k: waitDuration w (resilience4j default 500 ms), times multiplier^(k-1) when
 // exponential (capped by exponentialMaxWaitDuration), randomized to uniform [w(1-f), w(1+f)].
 void retry(Reader& r, const Settings& s) {
@@ -253,19 +311,26 @@ void retry(Reader& r, const Settings& s) {
   const Key* exp = get(s, "enableexponentialbackoff");
   const Key* rnd = get(s, "enablerandomizedwait");
   const bool exponential = exp && r.flag(*exp), randomized = rnd && r.flag(*rnd);
-  // A value under a flag that is off is still checked (resilience4j's builder refuses it either way)
-  // and named as having no effect, never passed over in silence.
+  // The exponential keys apply only with enableExponentialBackoff true, the factor only with
+  // enableRandomizedWait true (resilience4j-spring-boot's CommonRetryConfigurationProperties builds the
+  // interval function from the flags): without its flag a key has no effect, said in a note, and the
+  // mapping's source is the rule, not the key. Its value is still checked (resilience4j's builder
+  // refuses it either way), never passed over in silence.
   const Key* mk = get(s, "exponentialbackoffmultiplier");
-  const double given_m = mk ? r.number(*mk, 1, 100) : 1.5;
-  const double m = exponential ? given_m : 1.0;
   const Key* ck = get(s, "exponentialmaxwaitduration");
-  const double given_cap = ck ? r.ms(*ck) : INFINITY;
-  const double cap = exponential ? given_cap : INFINITY;
   const Key* fk = get(s, "randomizedwaitfactor");
+  const double given_m = mk ? r.number(*mk, 1, 100) : 1.5;
+  const double given_cap = ck ? r.ms(*ck) : INFINITY;
   const double given_f = fk ? r.number(*fk, 0, 1) : 0.5;
   for (const Key* k : {mk, ck})
-    if (k && !exponential) r.note(*k, "has no effect: enableExponentialBackoff is not true", false);
-  if (fk && !randomized) r.note(*fk, "has no effect: enableRandomizedWait is not true", false);
+    if (k && !exponential)
+      r.note(*k, "has no effect: enableExponentialBackoff is not true, so the wait is not exponential", false);
+  if (fk && !randomized)
+    r.note(*fk, "has no effect: enableRandomizedWait is not true, so the wait is not random", false);
+  if (!exponential) mk = ck = nullptr;
+  if (!randomized) fk = nullptr;
+  const double m = exponential ? given_m : 1.0;
+  const double cap = exponential ? given_cap : INFINITY;
   if (cap < w) r.fail(*ck, fmt::format("must be >= waitDuration ({} ms) for retrylab", num(w)));
   const double f = randomized ? given_f : 0.0;
   // Uniform [w(1-f), w(1+f)]: full jitter on 2w when f = 1, equal jitter on 4w/3 when f = 1/3
@@ -285,10 +350,14 @@ void retry(Reader& r, const Settings& s) {
            fmt::format("a wait uniform in [{0}w, {1}w] is not a retrylab jitter: simulated as {2} jitter on {3}w, "
                        "uniform in [{4}w, {3}w] (the same mean w)",
                        num(1 - f), num(1 + f), full ? "full" : "equal", num(scale), full ? "0" : num(scale / 2)));
+  exceptions(r, s);
   for (const auto& [k, key] : s) {
-    if (k == "retryexceptions" || k == "ignoreexceptions" || k == "retryexceptionpredicate" || k == "resultpredicate" ||
-        k == "retryonresultpredicate" || k == "intervalbifunction")
-      r.note(key, "retrylab's failures have no kind: every failure is retried");
+    if (k == "retryexceptions" || k == "ignoreexceptions") continue;  // mapped onto the kinds retried
+    if (k == "retryexceptionpredicate" || k == "resultpredicate" || k == "retryonresultpredicate" ||
+        k == "intervalbifunction")
+      r.note(key,
+             "a predicate or function in code: retrylab retries the failure kinds retryExceptions and "
+             "ignoreExceptions give");
     else if (k == "eventconsumerbuffersize" || k == "registerhealthindicator" || k == "failaftermaxattempts" ||
              k == "writablestacktraceenabled")
       r.note(key, "events, health and exception reporting", false);

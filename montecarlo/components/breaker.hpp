@@ -138,29 +138,26 @@ class Breaker : public Component {
       clients_.resize(slot + 1, CircuitBreaker(config_));
     }
   }
+  // The send step: an open breaker refuses the call.
   template <class E>
-  [[gnu::always_inline]] bool allow_call(E& e, std::int32_t c) {
-    if (!on_) return true;
-    ticket_ = of(c).admit(e.now() * ms_);
+  [[gnu::always_inline]] void decide(E& e, Decision& d) {
+    if (!on_ || d.ask != Ask::send) return;
+    ticket_ = of(d.client).admit(e.now() * ms_);
     tell_state(e);
-    if (ticket_.admitted()) return true;
+    if (ticket_.admitted()) return;
     ++rejected_;
-    return false;
+    d.verb = Verb::refuse;
   }
   template <class E>
   [[gnu::always_inline]] void on_send(E& e, std::int32_t /*c*/, std::int32_t j) {
     if (on_) static_cast<JobState&>(e.extra(j)).ticket = ticket_;
   }
+  // Every answer of an attempt it let through counts (a timeout as a failure); a refused call and a
+  // cancelled attempt do not.
   template <class E>
-  [[gnu::always_inline]] void on_outcome(E& e, std::int32_t j) {
-    if (!on_) return;
-    of(e.job(j).client).record(e.now() * ms_, static_cast<JobState&>(e.extra(j)).ticket, e.job(j).success);
-    tell_state(e);
-  }
-  template <class E>
-  void on_timed_out(E& e, std::int32_t j) {
-    if (!on_) return;
-    of(e.job(j).client).record(e.now() * ms_, static_cast<JobState&>(e.extra(j)).ticket, false);
+  [[gnu::always_inline]] void on_outcome(E& e, const Outcome& o) {
+    if (!on_ || o.kind == OutcomeKind::refused || o.kind == OutcomeKind::cancelled) return;
+    of(o.client).record(e.now() * ms_, static_cast<JobState&>(e.extra(o.job)).ticket, o.kind == OutcomeKind::success);
     tell_state(e);
   }
 

@@ -5,7 +5,7 @@
 // timeout as a failure), and is asked, as the last link of the client policy chain, whether a
 // failed request may retry: a refusal ends the request (lost). Adaptive
 // throttling can also reject a call locally before it is sent (its draws: the throttle stream).
-// It also throttles hedges (allows_hedge; hedging takes only budgets whose asking is free).
+// It also throttles hedges (the decision's hedge step; hedging takes only budgets whose asking is free).
 // Its clock is in ms (attempt_ms per attempt-duration). Metrics: retries_denied, throttled.
 #include <cstdint>
 #include <string>
@@ -155,50 +155,47 @@ class Budget : public Component {
   [[gnu::always_inline]] void on_arrival(E& /*e*/, std::int32_t c, double t) {
     if (on_) of(c).on_request(t * ms_);
   }
+  // The decision fold: at the send step adaptive throttling (the only budget that says no there)
+  // may refuse the call; a hedge (components/hedge.hpp) is sent only while a retry would be (gRPC's
+  // token bucket, charged per failure, so asking takes nothing, above its threshold); after the
+  // sleep, the last link of the client policy chain: a retry it refuses ends the request (lost).
   template <class E>
-  [[gnu::always_inline]] bool allow_call(E& e, std::int32_t c) {
-    if (!adaptive_) return true;  // the only budget that says no here
-    if (of(c).admit(e.now() * ms_, e.template stream<StreamId::throttle>().uniform())) return true;
-    ++throttled_;
-    return false;
-  }
-  // A hedge (components/hedge.hpp) is sent only while a retry would be: gRPC's token bucket
-  // (charged per failure, so asking takes nothing) above its threshold.
-  template <class E>
-  bool allows_hedge(E& e, std::int32_t c) {
-    return !on_ || of(c).try_retry(e.now() * ms_, false).allowed;
+  [[gnu::always_inline]] void decide(E& e, Decision& d) {
+    if (!on_) return;
+    if (d.ask == Ask::send) {
+      if (!adaptive_ || of(d.client).admit(e.now() * ms_, e.template stream<StreamId::throttle>().uniform())) return;
+      ++throttled_;
+      d.verb = Verb::refuse;
+    } else if (d.ask == Ask::hedge) {
+      if (!of(d.client).try_retry(e.now() * ms_, false).allowed) d.verb = Verb::refuse;
+    } else if (d.ask == Ask::after_sleep) {
+      const RetryGrant grant = of(d.client).try_retry(e.now() * ms_, d.outcome->kind == OutcomeKind::timeout);
+      if (!grant.allowed) {
+        ++denied_;
+        auto& observer = e.observer();
+        if constexpr (requires { observer.on_retry_denied(std::int64_t{0}, 0.0); })
+          observer.on_retry_denied(e.client(d.client).serial, e.now());
+        d.verb = Verb::give_up;
+        return;
+      }
+      static_cast<ClientState&>(e.client_extra(d.client)).paid = grant.paid;
+    }
   }
   template <class E>
   [[gnu::always_inline]] void on_send(E& e, std::int32_t c, std::int32_t j) {
     if (on_) static_cast<JobState&>(e.extra(j)).paid = static_cast<ClientState&>(e.client_extra(c)).paid;
   }
+  // Every answer of an attempt: a success returns its refund, a failure (a timeout included) is
+  // recorded; a refused call and a cancelled attempt are not answers.
   template <class E>
-  [[gnu::always_inline]] void on_outcome(E& e, std::int32_t j) {
-    if (!on_) return;
-    RetryBudget& b = of(e.job(j).client);
-    if (e.job(j).success) {
-      b.on_success(e.now() * ms_, static_cast<JobState&>(e.extra(j)).paid);
+  [[gnu::always_inline]] void on_outcome(E& e, const Outcome& o) {
+    if (!on_ || o.kind == OutcomeKind::refused || o.kind == OutcomeKind::cancelled) return;
+    RetryBudget& b = of(o.client);
+    if (o.kind == OutcomeKind::success) {
+      b.on_success(e.now() * ms_, static_cast<JobState&>(e.extra(o.job)).paid);
     } else {
-      b.on_failure(e.now() * ms_, false);
+      b.on_failure(e.now() * ms_, o.kind == OutcomeKind::timeout);
     }
-  }
-  template <class E>
-  void on_timed_out(E& e, std::int32_t j) {
-    if (on_) of(e.job(j).client).on_failure(e.now() * ms_, true);
-  }
-  template <class E>
-  [[gnu::always_inline]] bool gives_up_after_sleep(E& e, std::int32_t c, double /*sleep*/, bool timed_out) {
-    if (!on_) return false;
-    const RetryGrant grant = of(c).try_retry(e.now() * ms_, timed_out);
-    if (!grant.allowed) {
-      ++denied_;
-      auto& observer = e.observer();
-      if constexpr (requires { observer.on_retry_denied(std::int64_t{0}, 0.0); })
-        observer.on_retry_denied(e.client(c).serial, e.now());
-      return true;
-    }
-    static_cast<ClientState&>(e.client_extra(c)).paid = grant.paid;
-    return false;
   }
 
   template <class E>

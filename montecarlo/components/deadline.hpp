@@ -1,7 +1,7 @@
 #pragma once
 // A request deadline (docs/models.md §4): a client starts no attempt later than arrival + deadline;
-// when its backoff would wake it later, it gives up at once (lost). A link of the client policy
-// chain, asked once the sleep is drawn. Metric: deadline_lost.
+// when its backoff would wake it later, it gives up at once (lost). The decision's after_sleep step. Metric:
+// deadline_lost.
 #include <cstdint>
 
 #include "analytic/error.hpp"
@@ -40,10 +40,10 @@ class Deadline : public Component {
   Deadline(const Scenario& s, const Faults& /*faults*/) : deadline_(s.client.deadline) {}
 
   template <class E>
-  [[gnu::always_inline]] bool gives_up_after_sleep(E& e, std::int32_t c, double sleep, bool /*timed_out*/) noexcept {
-    if (!(e.now() + sleep > e.client(c).arrival + deadline_)) return false;
+  [[gnu::always_inline]] void decide(E& e, Decision& d) noexcept {
+    if (d.ask != Ask::after_sleep || !(e.now() + d.sleep > e.client(d.client).arrival + deadline_)) return;
     ++lost_;
-    return true;
+    d.verb = Verb::give_up;
   }
   template <class E>
   void report(E& /*e*/, const RunResult& /*core*/, double /*stop*/, MetricOut out) {

@@ -6,7 +6,7 @@
 // once), else they run to their end and their replies are dropped. The request fails (the client
 // policy chain runs: retry limit, backoff, budget) when every attempt sent has failed and no more may
 // be sent. Hedges are throttled by the gRPC token bucket (budget grpc, or token-bucket charged
-// per-failure; the budget answers allows_hedge): a hedge it refuses is not sent, and that request
+// per-failure; the budget answers the decision's hedge step): a hedge it refuses is not sent, and that request
 // sends no more. With hedge_percentile p > 0 (the tail-at-scale backup request) the delay before a
 // request's hedges is the running estimate of the p-th percentile of the latencies of the requests
 // answered so far in the run, each from its first attempt's send to its answer (P² online estimate,
@@ -168,29 +168,12 @@ class Hedge : public Component {
     k.next = inf;
     if (k.sent < attempts_ && !k.stopped) schedule(c, e.now() + k.delay);
   }
-  // An attempt's outcome reached its client: taken over unless it answers the request (a success)
-  // or ends it (the last failure, none more to send).
+  // The decision's claim step: an attempt's outcome reached its client: absorbed unless it answers
+  // the request (a success) or ends it (the last failure, none more to send).
   template <class E>
-  bool absorbs(E& e, std::int32_t j) {
-    if (!on_) return false;
-    const std::int32_t c = e.job(j).client;
-    Call& k = calls_[static_cast<std::size_t>(c)];
-    --k.live;
-    if (k.answered) {  // a late reply (hedge_cancel off): dropped; the slot goes once the last is in
-      if (k.live == 0 && k.left) e.free_client(c);
-      return true;
-    }
-    if (e.job(j).success) {
-      k.answered = true;
-      k.next = inf;
-      if (index_[static_cast<std::size_t>(j)] > 0) ++wins_;
-      return false;
-    }
-    if (k.sent < attempts_ && !k.stopped) {
-      if (k.next > e.now()) schedule(c, e.now());  // a failure: the next hedge goes at once
-      return true;
-    }
-    return k.live > 0;  // others may still answer; else the request fails
+  void decide(E& e, Decision& d) {
+    if (!on_ || d.ask != Ask::claim) return;
+    if (absorbs(e, d.outcome->job, d.client)) d.verb = Verb::absorb;
   }
   template <class E>
   void on_succeeded(E& e, std::int32_t c, double /*latency*/) {
@@ -231,7 +214,9 @@ class Hedge : public Component {
     pop();
     Call& k = calls_[static_cast<std::size_t>(c)];
     k.next = inf;
-    if (!e.parts().all([&](auto& p) RL_HOOK { return p.allows_hedge(e, c); })) {
+    Decision d{.ask = Ask::hedge, .verb = Verb::send, .client = c};
+    e.parts().decide(e, d);
+    if (d.verb != Verb::send) {
       ++throttled_;
       k.stopped = true;
       if (k.live == 0) e.fail_request(c);  // its last attempt had failed: the request fails now
@@ -267,6 +252,26 @@ class Hedge : public Component {
     std::uint64_t order, generation;
     std::int32_t client;
   };
+  template <class E>
+  bool absorbs(E& e, std::int32_t j, std::int32_t c) {
+    Call& k = calls_[static_cast<std::size_t>(c)];
+    --k.live;
+    if (k.answered) {  // a late reply (hedge_cancel off): dropped; the slot goes once the last is in
+      if (k.live == 0 && k.left) e.free_client(c);
+      return true;
+    }
+    if (e.job(j).success) {
+      k.answered = true;
+      k.next = inf;
+      if (index_[static_cast<std::size_t>(j)] > 0) ++wins_;
+      return false;
+    }
+    if (k.sent < attempts_ && !k.stopped) {
+      if (k.next > e.now()) schedule(c, e.now());  // a failure: the next hedge goes at once
+      return true;
+    }
+    return k.live > 0;  // others may still answer; else the request fails
+  }
   static bool later(const Due& a, const Due& b) noexcept {
     return a.time > b.time || (a.time == b.time && a.order > b.order);
   }

@@ -2,7 +2,9 @@
 // Injected failures (docs/models.md §4): an attempt the server completes that would succeed fails
 // instead, with probability failure_prob, or outage_fraction inside the outage [outage_start,
 // outage_end); the failures stream draws only when that probability is above 0. A failed attempt
-// commits nothing (it dooms no other). Metric: injected.
+// commits nothing (it dooms no other). Each failure carries the kind its source produces
+// (failure_kind, outage_kind: retryable, throttled or fatal; describe writes it into the outcome, a
+// throttled one as an outcome of kind throttled). Metric: injected.
 #include <fmt/format.h>
 #include <cstdint>
 
@@ -14,6 +16,10 @@ namespace retrylab::montecarlo::detail {
 
 class Injection : public Component {
  public:
+  struct JobState {
+    bool injected = false;  // this attempt's failure was injected
+    FailureKind kind = FailureKind::retryable;
+  };
   // Its parameters (rows of the field table, montecarlo/fields.hpp).
   static constexpr std::array fields{
       Field{.name = "failure_prob",
@@ -48,7 +54,22 @@ class Injection : public Component {
             .kind = FieldKind::number,
             .hi = 1,
             .meaning = "failure probability inside the outage window (1 = a total outage)",
-            .access = member<&Scenario::failures, &Failures::outage_fraction>()}};
+            .access = member<&Scenario::failures, &Failures::outage_fraction>()},
+      Field{.name = "failure_kind",
+            .group = FieldGroup::failures,
+            .rank = 1100,
+            .kind = FieldKind::choice,
+            .choices = failure_kind_names,
+            .meaning = "the kind of the injected failures (failure_prob): retryable (503, UNAVAILABLE), throttled "
+                       "(429, RESOURCE_EXHAUSTED) or fatal (a status no client should retry)",
+            .access = member<&Scenario::failures, &Failures::failure_kind>()},
+      Field{.name = "outage_kind",
+            .group = FieldGroup::failures,
+            .rank = 1110,
+            .kind = FieldKind::choice,
+            .choices = failure_kind_names,
+            .meaning = "the kind of the outage's failures (see failure_kind; needs outage_end)",
+            .access = member<&Scenario::failures, &Failures::outage_kind>()}};
   static bool active(const Scenario& s) noexcept {
     return s.failures.failure_prob > 0.0 || s.failures.outage_end > 0.0;
   }
@@ -60,6 +81,10 @@ class Injection : public Component {
     if (o.outage_end == 0.0 && (o.outage_start != 0.0 || o.outage_fraction != 1.0))
       throw InputError("outage_end",
                        "must be > outage_start for outage_start or outage_fraction to apply (0 = no outage)");
+    if (o.failure_kind != FailureKind::retryable && !(o.failure_prob > 0.0))
+      throw InputError("failure_kind", "needs failure_prob > 0");
+    if (o.outage_kind != FailureKind::retryable && o.outage_end == 0.0)
+      throw InputError("outage_kind", "needs an outage (outage_end > outage_start)");
   }
   static constexpr std::array metrics{MetricDef{.key = "injected",
                                                 .label = "attempts failed by injection (per run)",
@@ -72,13 +97,30 @@ class Injection : public Component {
   Injection(const Scenario& s, const Faults& /*faults*/) : on_(active(s)), o_(&s.failures) {}
 
   template <class E>
-  [[gnu::always_inline]] bool injects(E& e) {
+  [[gnu::always_inline]] void on_send(E& e, std::int32_t /*c*/, std::int32_t j) {
+    if (on_) static_cast<JobState&>(e.extra(j)).injected = false;
+  }
+  template <class E>
+  [[gnu::always_inline]] bool injects(E& e, std::int32_t j) {
     if (!on_) return false;
     const double t = e.now();
-    const double p = t >= o_->outage_start && t < o_->outage_end ? o_->outage_fraction : o_->failure_prob;
+    const bool outage = t >= o_->outage_start && t < o_->outage_end;
+    const double p = outage ? o_->outage_fraction : o_->failure_prob;
     if (!(p > 0.0) || !(e.template stream<StreamId::failures>().uniform() < p)) return false;
     ++injected_;
+    JobState& mine = e.extra(j);
+    mine.injected = true;
+    mine.kind = outage ? o_->outage_kind : o_->failure_kind;
     return true;
+  }
+  // An injected failure's outcome carries its kind.
+  template <class E>
+  [[gnu::always_inline]] void describe(E& e, Outcome& o) {
+    if (!on_ || o.kind != OutcomeKind::failed) return;
+    const JobState& mine = e.extra(o.job);
+    if (!mine.injected) return;
+    o.status = mine.kind;
+    if (mine.kind == FailureKind::throttled) o.kind = OutcomeKind::throttled;
   }
   template <class E>
   void report(E& /*e*/, const RunResult& /*core*/, double /*stop*/, MetricOut out) {

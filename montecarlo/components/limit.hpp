@@ -119,7 +119,15 @@ class Limit : public Component {
             .hi = inf,
             .lo_open = true,
             .meaning = "AIMD: an attempt admitted longer ago than this counts as a drop, or none",
-            .access = member<&Scenario::admission, &Admission::aimd_params, &Aimd::timeout>()}};
+            .access = member<&Scenario::admission, &Admission::aimd_params, &Aimd::timeout>()},
+      Field{.name = "reject_kind",
+            .group = FieldGroup::admission,
+            .rank = 1120,
+            .kind = FieldKind::choice,
+            .choices = failure_kind_names,
+            .meaning = "the kind of failure a rejection is to its client: retryable (503), throttled (429) or fatal "
+                       "(needs rejections)",
+            .access = member<&Scenario::admission, &Admission::reject_kind>()}};
   static bool active(const Scenario& s) noexcept { return s.admission.limit > 0 || s.admission.aimd; }
   // The rules between its parameters and the rest of the scenario (InputError naming the field).
   static void check(const Scenario& s) {
@@ -136,6 +144,8 @@ class Limit : public Component {
       throw InputError("retry_after", "needs rejections: a concurrency limit (limit > 0 or aimd) with overflow=reject");
     if (o.retry_after == 0.0 && o.retry_after_rule != RetryAfterRule::fixed)
       throw InputError("retry_after_rule", "needs retry_after > 0");
+    if (o.reject_kind != FailureKind::retryable && !rejects)
+      throw InputError("reject_kind", "needs rejections: a concurrency limit (limit > 0 or aimd) with overflow=reject");
     const Aimd& a = o.aimd_params;
     if (!o.aimd) {
       const Aimd da{};
@@ -222,9 +232,12 @@ class Limit : public Component {
     }
     while (!queue_.empty() && e.admitted() < limit_) e.admit(e.pop(queue_));
   }
+  // A rejection's outcome carries the Retry-After it drew and its kind (reject_kind).
   template <class E>
-  double retry_after_of(E& e, std::int32_t j) noexcept {
-    return static_cast<JobState&>(e.extra(j)).retry_after;
+  void describe(E& e, Outcome& o) noexcept {
+    if (o.kind != OutcomeKind::rejected) return;
+    o.retry_after = static_cast<JobState&>(e.extra(o.job)).retry_after;
+    o.status = o_->reject_kind;
   }
   void on_advance(double dt) noexcept {
     if (on_) area_ += static_cast<double>(limit_) * dt;

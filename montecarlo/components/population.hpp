@@ -112,16 +112,17 @@ class Population : public Component {
     mine.ignores = o_->ignore_retry_after > 0.0 && rng.uniform() < o_->ignore_retry_after;
     if (mine.mixed) base = o_->mix_backoff.base;
   }
+  // The decision's sleep step: a client that ignores Retry-After drops it; a mixed-in client draws
+  // its sleep from its own backoff.
   template <class E>
-  [[gnu::always_inline]] bool heeds_retry_after(E& e, std::int32_t c) noexcept {
-    return !static_cast<ClientState&>(e.client_extra(c)).ignores;
-  }
-  template <class E>
-  [[gnu::always_inline]] bool draws_sleep(E& e, std::int32_t c, double& sleep) {
-    if (!on_ || !static_cast<ClientState&>(e.client_extra(c)).mixed) return false;
-    auto& client = e.client(c);
-    sleep = mix_sampler_.sleep(client.failures, client.prev, e.template stream<StreamId::sleeps>());
-    return true;
+  [[gnu::always_inline]] void decide(E& e, Decision& d) {
+    if (!on_ || d.ask != Ask::sleep) return;
+    const ClientState& mine = e.client_extra(d.client);
+    if (mine.ignores) d.retry_after = 0.0;
+    if (!mine.mixed) return;
+    auto& client = e.client(d.client);
+    d.sleep = mix_sampler_.sleep(client.failures, client.prev, e.template stream<StreamId::sleeps>());
+    d.drawn = true;
   }
 
  private:

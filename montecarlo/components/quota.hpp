@@ -1,8 +1,8 @@
 #pragma once
 // A fixed retry quota per window (docs/models.md §7): at most `quota` retries in each window of
 // `quota_window` (the windows [k·W, (k+1)·W) of the run's clock), shared by every client of the run;
-// a retry the quota refuses ends its request (lost), as a retry budget's does. A link of the client
-// policy chain, asked once the sleep is drawn, after the deadline and the budget. Unlike a token
+// a retry the quota refuses ends its request (lost), as a retry budget's does. The decision's
+// after_sleep step, after the deadline and the budget. Unlike a token
 // bucket it neither refills with successes nor spreads its refusals: the count starts again at each
 // window's start. Metric: quota_denied.
 #include <cmath>
@@ -53,8 +53,8 @@ class Quota : public Component {
   Quota(const Scenario& s, const Faults& /*faults*/) : quota_(s.client.quota), window_(s.client.quota_window) {}
 
   template <class E>
-  [[gnu::always_inline]] bool gives_up_after_sleep(E& e, std::int32_t /*c*/, double /*sleep*/, bool /*timed_out*/) {
-    if (quota_ == 0) return false;
+  [[gnu::always_inline]] void decide(E& e, Decision& d) {
+    if (quota_ == 0 || d.ask != Ask::after_sleep) return;
     const double k = std::floor(e.now() / window_);
     if (k != window_index_) {
       window_index_ = k;
@@ -62,10 +62,10 @@ class Quota : public Component {
     }
     if (used_ < quota_) {
       ++used_;
-      return false;
+      return;
     }
     ++denied_;
-    return true;
+    d.verb = Verb::give_up;
   }
   template <class E>
   void report(E& /*e*/, const RunResult& /*core*/, double /*stop*/, MetricOut out) {

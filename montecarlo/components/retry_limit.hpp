@@ -1,7 +1,7 @@
 #pragma once
 // A retry limit (docs/models.md §4): a client makes at most max_attempts attempts; when its last
-// fails (or times out, or is rejected) it gives up: the request is lost. A link of the client
-// policy chain, asked before the sleep is drawn. Fault retry_limit_off_by_one (planted build): one
+// fails (or times out, or is rejected) it gives up: the request is lost. The decision's before_sleep
+// step (no sleep is drawn for a request it ends). Fault retry_limit_off_by_one (planted build): one
 // attempt too many.
 #include <cstdint>
 
@@ -34,8 +34,8 @@ class RetryLimit : public Component {
   }
 
   template <class E>
-  [[gnu::always_inline]] bool gives_up_before_sleep(E& e, std::int32_t c) noexcept {
-    return limit_ > 0 && e.client(c).failures >= limit_;
+  [[gnu::always_inline]] void decide(E& e, Decision& d) noexcept {
+    if (d.ask == Ask::before_sleep && limit_ > 0 && e.client(d.client).failures >= limit_) d.verb = Verb::give_up;
   }
 
  private:

@@ -59,8 +59,8 @@ class Timeout : public Component {
     if (front_known_ && !pending_.empty() && pending_.front().job == j) front_known_ = false;
   }
   template <class E>
-  void on_timed_out(E& /*e*/, std::int32_t /*j*/) noexcept {
-    ++timed_out_;
+  void on_outcome(E& /*e*/, const Outcome& o) noexcept {
+    if (o.kind == OutcomeKind::timeout) ++timed_out_;
   }
 
   // The earliest pending timeout that still applies (stale ones are dropped here).

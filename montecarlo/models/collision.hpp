@@ -50,13 +50,13 @@ class CollisionModel {
   }
   template <class E>
   [[gnu::always_inline]] bool decide_one(E& e, std::int32_t j) {
-    return seq_of(e, j) > mark(e.row_of(j)) && !e.injected();
+    return seq_of(e, j) > mark(e.row_of(j)) && !e.injected(j);
   }
   template <class E>
   void decide(E& e, const std::vector<std::int32_t>& g) {
     for (const std::int32_t j : g) {
       auto& job = e.job(j);
-      job.success = !job.rejected && seq_of(e, j) > mark(e.row_of(j)) && !e.injected();
+      job.success = !job.rejected && seq_of(e, j) > mark(e.row_of(j)) && !e.injected(j);
     }
   }
   template <class E>

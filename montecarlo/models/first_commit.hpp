@@ -39,7 +39,7 @@ class FirstCommitModel {
   template <class E>
   [[gnu::always_inline]] bool decide_one(E& e, std::int32_t j) {
     double& last = last_commit(e.row_of(j));
-    const bool success = !(last > e.job(j).start) && !e.injected();
+    const bool success = !(last > e.job(j).start) && !e.injected(j);
     if (success) last = e.now();
     return success;
   }
@@ -50,7 +50,7 @@ class FirstCommitModel {
     for (const std::int32_t j : g) {
       auto& job = e.job(j);
       if (job.rejected) continue;
-      job.success = !(last_commit(e.row_of(j)) > job.start) && !e.injected();
+      job.success = !(last_commit(e.row_of(j)) > job.start) && !e.injected(j);
     }
     commit_winners(
         e, g, e.now(), [&](std::int32_t j) { return e.row_of(j); },

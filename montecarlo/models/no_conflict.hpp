@@ -24,12 +24,12 @@ class NoConflictModel {
   template <class E>
   void on_leave(E& /*e*/, std::int32_t /*j*/) noexcept {}
   template <class E>
-  [[gnu::always_inline]] bool decide_one(E& e, std::int32_t /*j*/) {
-    return !e.injected();
+  [[gnu::always_inline]] bool decide_one(E& e, std::int32_t j) {
+    return !e.injected(j);
   }
   template <class E>
   void decide(E& e, const std::vector<std::int32_t>& g) {
-    for (const std::int32_t j : g) e.job(j).success = !e.job(j).rejected && !e.injected();
+    for (const std::int32_t j : g) e.job(j).success = !e.job(j).rejected && !e.injected(j);
   }
 };
 

@@ -161,14 +161,17 @@ TEST(PolicyCli, RefusalsAreOneLineExitTwo) {
     EXPECT_EQ(std::count(c.err.begin(), c.err.end(), '\n'), 1) << c.err;
   };
   const std::string grpc = dir + "/grpc/retrying_service_config.json";
-  refused("simulate --model none --unit ms --attempt-duration 10 --clients 5 --strict --policy " + grpc,
-          "retrylab: --policy " + grpc + ":16: methodConfig[0].retryPolicy.retryableStatusCodes not modelled");
+  const std::string envoy = dir + "/envoy/route-retry-budget.yaml";
+  refused("simulate --model none --unit ms --attempt-duration 10 --clients 5 --strict --policy " + envoy,
+          "retrylab: --policy " + envoy +
+              ":12: static_resources.clusters[0].circuit_breakers.thresholds[0].retry_budget "
+              "not modelled");
   refused(
       "simulate --model none --clients 5 --policy " + grpc,
       "retrylab: --policy " + grpc + ":13: methodConfig[0].retryPolicy.initialBackoff gives base in s: give --unit");
   refused("simulate --model none --clients 5 --strict", "retrylab: --strict needs --policy FILE");
   refused("simulate --model none --clients 5 --policy /nonexistent.json", "retrylab: --policy /nonexistent.json: file");
-  refused("policy show --strict " + grpc, "retrylab: --policy " + grpc + ":16:");
+  refused("policy show --strict " + envoy, "retrylab: --policy " + envoy + ":12:");
 }
 
 TEST(PolicyCli, ShowPrintsEveryFieldWithUnitAndSource) {
@@ -177,7 +180,12 @@ TEST(PolicyCli, ShowPrintsEveryFieldWithUnitAndSource) {
   ASSERT_EQ(t.status, 0) << t.err;
   EXPECT_NE(t.out.find("gRPC service config; helloworld.Greeter/SayHello"), std::string::npos) << t.out;
   EXPECT_NE(t.out.find("methodConfig[0].retryPolicy.maxAttempts (line 12)"), std::string::npos) << t.out;
-  EXPECT_NE(t.out.find("not modelled"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("retry_on      retryable        methodConfig[0].retryPolicy.retryableStatusCodes: UNAVAILABLE"),
+            std::string::npos)
+      << t.out;
+  EXPECT_EQ(t.out.find("not modelled"), std::string::npos) << t.out;  // every key mapped
+  const Child n = run("policy show " + dir + "/envoy/route-retry-budget.yaml");
+  EXPECT_NE(n.out.find("retry_budget not modelled"), std::string::npos) << n.out;
   const Child j = run("policy show --format json --select backendB " + dir + "/resilience4j/application.yml");
   ASSERT_EQ(j.status, 0) << j.err;
   const nlohmann::json doc = nlohmann::json::parse(j.out);

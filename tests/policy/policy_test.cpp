@@ -64,16 +64,36 @@ TEST(Policy, GrpcRetryingExample) {
   const pol::Policy p = pol::load(dir + "/grpc/retrying_service_config.json");
   EXPECT_EQ(p.format, pol::Format::grpc);
   EXPECT_EQ(p.selected, "helloworld.Greeter/SayHello");
-  // maxAttempts 5; random(0, min(0.5 s * 2^(n-1), 30 s)): full jitter, base 0.5 s, cap 30 s, m 2.
-  const std::map<std::string, std::string> want{
-      {"max_attempts", "5"}, {"strategy", "full"}, {"base", "0.5 s"}, {"cap", "30 s"}, {"multiplier", "2"}};
+  // maxAttempts 5; random(0, min(0.5 s * 2^(n-1), 30 s)): full jitter, base 0.5 s, cap 30 s, m 2;
+  // retryableStatusCodes [UNAVAILABLE]: only retryable failures are retried.
+  const std::map<std::string, std::string> want{{"max_attempts", "5"}, {"strategy", "full"}, {"base", "0.5 s"},
+                                                {"cap", "30 s"},       {"multiplier", "2"},  {"retry_on", "retryable"}};
   EXPECT_EQ(fields(p), want);
   EXPECT_EQ(entry(p, "max_attempts").line, 12);
   EXPECT_EQ(entry(p, "max_attempts").source, "methodConfig[0].retryPolicy.maxAttempts");
   EXPECT_EQ(entry(p, "cap").line, 14);
-  const std::map<std::string, bool> n{{"methodConfig[0].retryPolicy.retryableStatusCodes", true}};
-  EXPECT_EQ(notes(p), n);
-  EXPECT_EQ(p.notes.front().line, 16);
+  EXPECT_EQ(entry(p, "retry_on").line, 16);
+  EXPECT_EQ(entry(p, "retry_on").source.rfind("methodConfig[0].retryPolicy.retryableStatusCodes: UNAVAILABLE is", 0),
+            0u);
+  EXPECT_TRUE(p.notes.empty());  // every key mapped
+}
+
+TEST(Policy, GrpcStatusCodesMapOntoFailureKinds) {
+  const auto codes = [](const std::string& list) {
+    return pol::parse(pol::Format::grpc,
+                      R"({"methodConfig": [{"name": [{"service": "a.B"}], "retryPolicy": {"maxAttempts": 3,
+                      "initialBackoff": "1s", "maxBackoff": "2s", "backoffMultiplier": 2, "retryableStatusCodes": )" +
+                          list + "}}]}",
+                      "x.json");
+  };
+  EXPECT_EQ(fields(codes(R"(["RESOURCE_EXHAUSTED"])")).at("retry_on"), "throttled");
+  EXPECT_EQ(fields(codes(R"(["unavailable", 8])")).at("retry_on"), "retryable+throttled");
+  const pol::Policy other = codes(R"(["DEADLINE_EXCEEDED", "UNAVAILABLE"])");
+  EXPECT_EQ(fields(other).at("retry_on"), "retryable");
+  ASSERT_EQ(other.notes.size(), 1u);  // DEADLINE_EXCEEDED: no simulated failure carries it
+  EXPECT_FALSE(other.notes.front().effect);
+  EXPECT_NE(other.notes.front().text.find("DEADLINE_EXCEEDED"), std::string::npos);
+  EXPECT_EQ(fields(codes(R"(["ABORTED"])")).at("retry_on"), "none");
 }
 
 TEST(Policy, GrpcHedgingExampleHedges) {
@@ -131,7 +151,8 @@ TEST(Policy, GrpcThrottlingOtherThanThePresetIsAPerFailureBucket) {
                                                 {"bucket_timeout_cost", "1"},
                                                 {"bucket_refund", "0.25"},
                                                 {"bucket_threshold", "50"},
-                                                {"budget_scope", "shared"}};
+                                                {"budget_scope", "shared"},
+                                                {"retry_on", "retryable"}};
   EXPECT_EQ(fields(p), want);
   const auto n = notes(p);
   EXPECT_TRUE(n.at("methodConfig[0].retryPolicy.maxAttempts"));  // 7 treated as 5
@@ -163,10 +184,12 @@ TEST(Policy, EnvoyDocsExampleTakesEnvoysDefaults) {
 
 TEST(Policy, EnvoyRouteWithBackOffTimeoutsAndRetryBudget) {
   const pol::Policy p = pol::load(dir + "/envoy/route-retry-budget.yaml");
-  const std::map<std::string, std::string> want{{"max_attempts", "4"},  {"timeout", "250 ms"}, {"strategy", "full"},
-                                                {"base", "100 ms"},     {"cap", "1000 ms"},    {"multiplier", "2"},
-                                                {"deadline", "2000 ms"}};
+  // retry_on "5xx,reset,connect-failure": retryable failures only.
+  const std::map<std::string, std::string> want{{"max_attempts", "4"},     {"timeout", "250 ms"},  {"strategy", "full"},
+                                                {"base", "100 ms"},        {"cap", "1000 ms"},     {"multiplier", "2"},
+                                                {"retry_on", "retryable"}, {"deadline", "2000 ms"}};
   EXPECT_EQ(fields(p), want);
+  EXPECT_EQ(entry(p, "retry_on").line, 45);
   int budget_notes = 0;
   for (const pol::Note& n : p.notes)
     if (n.key.find("retry_budget") != std::string::npos) {
@@ -180,16 +203,27 @@ TEST(Policy, EnvoyRouteWithBackOffTimeoutsAndRetryBudget) {
 TEST(Policy, AwsModesFollowBotocore) {
   const pol::Policy standard = pol::load(dir + "/aws/config");
   EXPECT_EQ(standard.selected, "default");
-  const std::map<std::string, std::string> want{
-      {"max_attempts", "3"}, {"strategy", "full"},       {"base", "1 s"},           {"cap", "20 s"},
-      {"multiplier", "2"},   {"budget", "aws-standard"}, {"budget_scope", "shared"}};
+  // Transient and throttling errors are retried, no other: retry_on retryable+throttled.
+  const std::map<std::string, std::string> want{{"max_attempts", "3"},
+                                                {"strategy", "full"},
+                                                {"base", "1 s"},
+                                                {"cap", "20 s"},
+                                                {"multiplier", "2"},
+                                                {"budget", "aws-standard"},
+                                                {"budget_scope", "shared"},
+                                                {"retry_on", "retryable+throttled"}};
   EXPECT_EQ(fields(standard), want);
   const auto n = notes(standard);
   EXPECT_FALSE(n.at("region"));
   EXPECT_FALSE(n.at("[legacy]"));
-  EXPECT_TRUE(n.at("retry_mode"));  // only transient errors are retried by the SDKs
-  const std::map<std::string, std::string> legacy{{"max_attempts", "5"}, {"strategy", "full"}, {"base", "1 s"},
-                                                  {"cap", "none"},       {"multiplier", "2"},  {"budget", "none"}};
+  EXPECT_EQ(n.count("retry_mode"), 0u);  // every retry_mode rule is mapped
+  const std::map<std::string, std::string> legacy{{"max_attempts", "5"},
+                                                  {"strategy", "full"},
+                                                  {"base", "1 s"},
+                                                  {"cap", "none"},
+                                                  {"multiplier", "2"},
+                                                  {"budget", "none"},
+                                                  {"retry_on", "retryable+throttled"}};
   EXPECT_EQ(fields(pol::load(dir + "/aws/config", "legacy")), legacy);
   const pol::Policy adaptive = pol::load(dir + "/aws/config", "adaptive");
   EXPECT_EQ(fields(adaptive).at("max_attempts"), "5");
@@ -220,10 +254,14 @@ TEST(Policy, Resilience4jDocumentedExample) {
                                                 {"breaker_failure_threshold", "0.5"},
                                                 {"breaker_open_duration", "60000 ms"},
                                                 {"breaker_half_open_calls", "10"},
-                                                {"timeout", "2000 ms"}};
+                                                {"timeout", "2000 ms"},
+                                                {"retry_on", "retryable"}};
   EXPECT_EQ(fields(a), want);
   const auto n = notes(a);
-  EXPECT_TRUE(n.at("resilience4j.retry.instances.backendA.retryExceptions"));
+  // retryExceptions HttpServerErrorException, IOException: retryable failures only; the ignored
+  // BusinessException is a fatal failure, not retried either (no effect beyond retry_on).
+  EXPECT_EQ(n.count("resilience4j.retry.instances.backendA.retryExceptions"), 0u);
+  EXPECT_FALSE(n.at("resilience4j.retry.instances.backendA.ignoreExceptions"));
   EXPECT_FALSE(n.at("resilience4j.circuitbreaker.instances.backendA.registerHealthIndicator"));
   EXPECT_TRUE(n.at("resilience4j.bulkhead"));
   EXPECT_FALSE(n.at("resilience4j.retry.instances.backendB"));
@@ -242,7 +280,8 @@ TEST(Policy, Resilience4jDocumentedExample) {
                                                   {"breaker_failure_threshold", "0.5"},
                                                   {"breaker_open_duration", "50000 ms"},
                                                   {"breaker_half_open_calls", "3"},
-                                                  {"timeout", "1000 ms"}};
+                                                  {"timeout", "1000 ms"},
+                                                  {"retry_on", "retryable"}};
   EXPECT_EQ(fields(b), want_b);
   EXPECT_TRUE(notes(b).at("resilience4j.circuitbreaker.instances.backendB.recordFailurePredicate"));
 }
@@ -339,8 +378,8 @@ TEST(Policy, FuzzFindingsAreRefusals) {
 TEST(Policy, GrpcGoExampleSpellsKeysInCapitals) {
   const pol::Policy p = pol::load(dir + "/grpc/grpc-go-retry-example.json");
   // MaxAttempts 4, InitialBackoff = MaxBackoff = .01 s, BackoffMultiplier 1: a constant 10 ms window.
-  const std::map<std::string, std::string> want{
-      {"max_attempts", "4"}, {"strategy", "full"}, {"base", "0.01 s"}, {"cap", "0.01 s"}, {"multiplier", "1"}};
+  const std::map<std::string, std::string> want{{"max_attempts", "4"}, {"strategy", "full"}, {"base", "0.01 s"},
+                                                {"cap", "0.01 s"},     {"multiplier", "1"},  {"retry_on", "retryable"}};
   EXPECT_EQ(fields(p), want);
   EXPECT_EQ(entry(p, "max_attempts").line, 6);
   const std::map<std::string, bool> n{{"methodConfig[0].retryPolicy.MaxAttempts", true},
@@ -348,7 +387,72 @@ TEST(Policy, GrpcGoExampleSpellsKeysInCapitals) {
                                       {"methodConfig[0].retryPolicy.MaxBackoff", true},
                                       {"methodConfig[0].retryPolicy.BackoffMultiplier", true},
                                       {"methodConfig[0].retryPolicy.RetryableStatusCodes", true},
-                                      {"methodConfig[0].retryPolicy.retryableStatusCodes", true},
                                       {"methodConfig[0].waitForReady", true}};
   EXPECT_EQ(notes(p), n);
+}
+
+TEST(Policy, EnvoyRetryOnConditionsMapOntoFailureKinds) {
+  const auto on = [](const std::string& conditions, const std::string& extra = "") {
+    return pol::parse(pol::Format::envoy,
+                      "route:\n  cluster: c\n  retry_policy:\n    retry_on: \"" + conditions + "\"\n" + extra,
+                      "e.yaml");
+  };
+  EXPECT_EQ(fields(on("5xx")).at("retry_on"), "retryable");
+  EXPECT_EQ(fields(on("resource-exhausted,unavailable")).at("retry_on"), "retryable+throttled");
+  EXPECT_EQ(fields(on("retriable-status-codes", "    retriable_status_codes: [429]\n")).at("retry_on"), "throttled");
+  const pol::Policy other = on("retriable-4xx, deadline-exceeded");
+  EXPECT_EQ(fields(other).at("retry_on"), "none");
+  int conditions = 0;
+  for (const pol::Note& n : other.notes)
+    if (n.key == "route.retry_policy.retry_on") {
+      ++conditions;
+      EXPECT_FALSE(n.effect);
+      EXPECT_NE(n.text.find("retriable-4xx, deadline-exceeded"), std::string::npos) << n.text;
+    }
+  EXPECT_EQ(conditions, 1);
+}
+
+TEST(Policy, Resilience4jKeysWithoutTheirFlagHaveNoEffect) {
+  // exponentialBackoffMultiplier, exponentialMaxWaitDuration and randomizedWaitFactor without
+  // enableExponentialBackoff / enableRandomizedWait: a fixed wait, each key a note without effect,
+  // and the mapping's source the rule, not the key.
+  const pol::Policy p = pol::parse(pol::Format::resilience4j,
+                                   "resilience4j.retry:\n  configs:\n    default:\n      waitDuration: 100ms\n"
+                                   "      exponentialBackoffMultiplier: 3\n      exponentialMaxWaitDuration: 5s\n"
+                                   "      randomizedWaitFactor: 0.2\n",
+                                   "r.yml");
+  EXPECT_EQ(fields(p).at("multiplier"), "1");
+  EXPECT_EQ(fields(p).at("cap"), "none");
+  EXPECT_EQ(fields(p).at("strategy"), "nojitter");
+  EXPECT_EQ(entry(p, "multiplier").line, 0);
+  EXPECT_EQ(entry(p, "multiplier").source, "a fixed wait: 1");
+  EXPECT_EQ(entry(p, "cap").line, 0);
+  const auto n = notes(p);
+  EXPECT_FALSE(n.at("resilience4j.retry.configs.default.exponentialBackoffMultiplier"));
+  EXPECT_FALSE(n.at("resilience4j.retry.configs.default.exponentialMaxWaitDuration"));
+  EXPECT_FALSE(n.at("resilience4j.retry.configs.default.randomizedWaitFactor"));
+  // With the flag the multiplier is the key's.
+  const pol::Policy q = pol::parse(pol::Format::resilience4j,
+                                   "resilience4j.retry:\n  configs:\n    default:\n      waitDuration: 100ms\n"
+                                   "      enableExponentialBackoff: true\n      exponentialBackoffMultiplier: 3\n",
+                                   "r.yml");
+  EXPECT_EQ(fields(q).at("multiplier"), "3");
+  EXPECT_EQ(entry(q, "multiplier").line, 6);
+}
+
+TEST(Policy, Resilience4jExceptionsMapOntoFailureKinds) {
+  const auto with = [](const std::string& lists) {
+    return pol::parse(pol::Format::resilience4j,
+                      "resilience4j.retry:\n  configs:\n    default:\n      waitDuration: 100ms\n" + lists, "r.yml");
+  };
+  EXPECT_EQ(fields(with("      retryExceptions:\n        - io.github.resilience4j.ratelimiter.RequestNotPermitted\n"
+                        "        - java.util.concurrent.TimeoutException\n"))
+                .at("retry_on"),
+            "retryable+throttled");
+  EXPECT_EQ(fields(with("      ignoreExceptions:\n        - com.example.BusinessException\n")).at("retry_on"),
+            "retryable+throttled");
+  const pol::Policy unknown = with("      retryExceptions:\n        - com.example.FlakyThing\n");
+  EXPECT_EQ(fields(unknown).at("retry_on"), "retryable");  // taken as the retryable failures, with a note
+  EXPECT_FALSE(notes(unknown).at("resilience4j.retry.configs.default.retryExceptions"));
+  EXPECT_EQ(fields(with("")).count("retry_on"), 0u);  // neither list: every exception, retry_on all
 }
