@@ -173,8 +173,9 @@ void explain_difference(const Statement& s, Evaluator& ev, const Context& ctx, P
 }
 
 PublishedRow evaluate(const Statement& s, Evaluator& ev, const Context& ctx) {
-  PublishedRow row{s.id,         s.statement, s.quote,   s.published_text, "–", {nan, nan, nan}, {nan, nan, nan},
-                   "not tested", "",          s.untested};
+  PublishedRow row{s.id, s.statement,     s.quote,         s.published_text.empty() ? "–" : s.published_text,
+                   "–",  {nan, nan, nan}, {nan, nan, nan}, "not tested",
+                   "",   s.untested};
   if (!s.untested.empty()) return row;
   if (!ev.results().covers(s.id, s.query)) {
     row.reason = "the " + ev.results().scale() + " scale's grid has no point at these settings (the full scale has)";

@@ -97,6 +97,49 @@ Estimate quadratic_share(std::vector<FitPoint> ps) {
   return {share, share - z95 * se, share + z95 * se};
 }
 
+double affine_r2(std::vector<FitPoint> ps) {
+  by_n(ps);
+  if (ps.size() < 3) return nan;
+  const auto n = static_cast<Eigen::Index>(ps.size());
+  const double top = ps.back().n;
+  Eigen::MatrixXd x(n, 2);
+  Eigen::VectorXd y(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const auto& p = ps[static_cast<std::size_t>(i)];
+    x(i, 0) = 1.0;
+    x(i, 1) = p.n / top;
+    y[i] = p.y;
+  }
+  const Eigen::VectorXd se = errors(
+      ps, [](const FitPoint& p) { return p.se; }, [](const FitPoint& p) { return p.y; });
+  const Lsq f = weighted_fit(x, y, se);
+  const Eigen::VectorXd w = se.array().square().inverse();
+  const double mean = (w.array() * y.array()).sum() / w.sum();
+  const Eigen::VectorXd r = y - x * f.coef;
+  const double ss_res = (w.array() * r.array().square()).sum();
+  const double ss_tot = (w.array() * (y.array() - mean).square()).sum();
+  return ss_tot > 0 ? 1.0 - ss_res / ss_tot : nan;
+}
+
+Estimate exponent_trend(std::vector<FitPoint> ps) {
+  const auto local = local_exponents(std::move(ps));
+  if (local.size() < 3) return {nan, nan, nan};
+  const auto n = static_cast<Eigen::Index>(local.size());
+  Eigen::MatrixXd x(n, 2);
+  Eigen::VectorXd y(n), se(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const auto& l = local[static_cast<std::size_t>(i)];
+    x(i, 0) = 1.0;
+    x(i, 1) = std::log2(std::sqrt(l.n_lo * l.n_hi));
+    y[i] = l.exponent.mean;
+    se[i] = (l.exponent.hi - l.exponent.lo) / (2 * z95);
+  }
+  if (!(se.minCoeff() > 0)) se.setOnes();
+  const Lsq f = weighted_fit(x, y, se);
+  const double b = f.coef[1], s = std::sqrt(f.cov(1, 1));
+  return {b, b - z95 * s, b + z95 * s};
+}
+
 std::vector<LocalExponent> local_exponents(std::vector<FitPoint> ps) {
   by_n(ps);
   std::vector<LocalExponent> out;

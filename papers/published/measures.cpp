@@ -276,6 +276,23 @@ Sample growth(const std::string& id, const std::vector<Point>& pts, const Query&
                                   describe(pts.back(), {"retry"}).substr(6)));
 }
 
+// The value of `field` (e.g. cap) at the lowest mean of `metric` among the points where every run has
+// a value (a drain time only counts where every run drained): an exact grid value.
+Sample argmin(const std::string& id, const std::vector<Point>& pts, const Query& q) {
+  const Point* b = nullptr;
+  double lowest = inf;
+  for (const auto& p : pts) {
+    const json& e = entry(id, p, q.metric);
+    if (!e.contains("mean") || !e.at("mean").is_number()) continue;
+    if (num_or(e, "n", 0.0) != p.rec->at("runs").get<double>()) continue;
+    const double m = e.at("mean").get<double>();
+    if (m < lowest) lowest = m, b = &p;
+  }
+  if (!b) return exact_sample(nan, "no point where every run has a value of " + q.metric);
+  return exact_sample(field_num(*b, q.field), fmt::format("the lowest {} ({}) is at {}", q.metric,
+                                                          format_number(lowest), describe(*b, {q.field})));
+}
+
 Sample at_best(const std::string& id, const std::vector<Point>& pts, const Query& q) {
   const Point* b = nullptr;
   for (const auto& p : pts)
@@ -341,10 +358,13 @@ Sample one_measure(const std::string& id, const Results& r, const Query& q, cons
   if (m == "max" || m == "min") return extreme(id, pts, q);
   if (m == "exponent") return mean_sample(power_exponent(fit_points(id, pts, q.metric)), 0);
   if (m == "quadratic_share") return mean_sample(quadratic_share(fit_points(id, pts, q.metric)), 0);
+  if (m == "exponent_trend") return mean_sample(exponent_trend(fit_points(id, pts, q.metric)), 0);
+  if (m == "affine_r2") return exact_sample(affine_r2(fit_points(id, pts, q.metric)), "y = a + bN, weighted");
   if (m == "check_error") return worst_check(id, pts);
   if (m == "first_retry") return first_retry(id, pts, q);
   if (m == "growth") return growth(id, sorted_by(pts, "retry"), q);
   if (m == "at_best") return at_best(id, pts, q);
+  if (m == "argmin") return argmin(id, pts, q);
   bad(id, "measure", "is not one of the measures (got " + m + ")");
 }
 

@@ -72,10 +72,11 @@ std::map<std::string, double> parse_bounds(const std::string& id, const std::str
 
 const std::vector<std::string>& measures() {
   static const std::vector<std::string> m = {
-      "value",      "reached",         "collapse_load", "last_surviving", "cap_threshold", "best",
-      "best_ratio", "ratio",           "ratio_to_best", "sleep",          "max",           "min",
-      "exponent",   "quadratic_share", "check_error",   "first_retry",    "at_best",       "max_of",
-      "min_of",     "difference_of",   "ratio_of",      "growth"};
+      "value",       "reached",    "collapse_load",  "last_surviving",  "cap_threshold",
+      "best",        "best_ratio", "ratio",          "ratio_to_best",   "sleep",
+      "max",         "min",        "exponent",       "quadratic_share", "check_error",
+      "first_retry", "at_best",    "max_of",         "min_of",          "difference_of",
+      "ratio_of",    "growth",     "exponent_trend", "affine_r2",       "argmin"};
   return m;
 }
 
@@ -177,7 +178,8 @@ Statement parse_statement(const toml::table& t, std::size_t index) {
     else if (k != "reading" && !parse_query_key(s.id, k, v, s.query))
       bad(s.id, k, fmt::format("is not a statement key ({})", statement_keys));
   }
-  parse_published(s.id, s.published_text, s.published, s.half_width);
+  if (!s.published_text.empty() || s.untested.empty())  // an untested claim may have no number
+    parse_published(s.id, s.published_text, s.published, s.half_width);
   if (!within.empty()) s.half_width = std::stod(within);
   if (s.compare == Compare::range) {
     double h = 0;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "papers/intervals.hpp"
 #include "papers/published/fits.hpp"
 #include "papers/report/common.hpp"
 #include "papers/report/sweeps.hpp"
@@ -16,6 +17,16 @@ namespace {
 
 // A point's scenario (Brooker's test on the engine, montecarlo/brooker_preset.hpp) and its network legs, in ms.
 const montecarlo::Scenario& test_of(const SweepSpec& sw, std::size_t i) { return sw.points[i].scenario; }
+
+// A brooker point's interval from the spread of its runs (log scale): work and calls are tallies of
+// thousands of attempts whose runs vary far less than a Poisson count would, so Garwood's interval
+// (intervals.hpp's rule for a count) would be about four times wider than the runs' own spread; calls
+// are exactly 2 × attempts in every run, so their interval is exactly twice work's.
+Estimate spread_of(const json& rec, const std::string& m) {
+  const json& e = metric(rec, m);
+  const auto n = e.contains("n") && e.at("n").is_number() ? e.at("n").get<std::int64_t>() : 0;
+  return intervals::log_scale(jnum(e.at("mean")), e.contains("sd") ? jnum(e.at("sd")) : 0.0, n);
+}
 
 std::string delay_name(const SweepSpec& sw, std::size_t i) {
   const auto& o = test_of(sw, i).resource;
@@ -69,8 +80,8 @@ BrookerView brooker_table(const SweepSpec& sw, const std::vector<json>& recs, Ou
   for (std::size_t i = 0; i < sw.points.size(); ++i) {
     const auto& b = test_of(sw, i);
     t.rows.push_back({name(b.backoff.strategy), delay_name(sw, i), static_cast<double>(b.traffic.clients),
-                      est_of(recs[i], "attempts"), est_of(recs[i], "calls"), est_of(recs[i], "makespan"),
-                      est_of(recs[i], "latency"), est_of(recs[i], "max_attempts")});
+                      spread_of(recs[i], "attempts"), spread_of(recs[i], "calls"), spread_of(recs[i], "makespan"),
+                      spread_of(recs[i], "latency"), spread_of(recs[i], "max_attempts")});
     strategies.push_back(name(b.backoff.strategy));
     delays.push_back(delay_name(sw, i));
     clients.push_back(b.traffic.clients);
@@ -83,7 +94,7 @@ BrookerView brooker_table(const SweepSpec& sw, const std::vector<json>& recs, Ou
       "Time in ms (unit \"ms\"): when the last successful write's reply reaches its client. Run on the engine: "
       "model free on one row, the read at the attempt's service start, service = read reply + write request, "
       "the write its commit (montecarlo/brooker_preset.hpp). Calls = reads + writes = 2 × write attempts. Cap {} ms; "
-      "{}; {} runs per point.",
+      "{}; {} runs per point. Intervals from the spread of the runs (log scale), not a Poisson count's.",
       format_cap(b0.backoff.cap * sw.attempt_duration), bases_note(sw), sw.runs));
   out.table(t);
   return v;
@@ -107,7 +118,7 @@ void brooker_figure(const BrookerView& v, Out& out) {
         if (delay_name(sw, i) != dl) continue;
         const auto k = static_cast<std::size_t>(
             std::find(strategies.begin(), strategies.end(), name(b.backoff.strategy)) - strategies.begin());
-        cs.values[k] = est_of(recs[i], m);
+        cs.values[k] = spread_of(recs[i], m);
       }
       series.push_back(std::move(cs));
     }
@@ -140,7 +151,7 @@ void brooker_figure_against_n(const BrookerView& v, Out& out) {
         for (std::size_t i = 0; i < sw.points.size(); ++i) {
           const auto& b = test_of(sw, i);
           if (name(b.backoff.strategy) != strategies[k] || delay_name(sw, i) != delays[di]) continue;
-          const Estimate e = est_of(recs[i], m);
+          const Estimate e = spread_of(recs[i], m);
           rows.push_back({static_cast<double>(b.traffic.clients), e.mean, std::isnan(e.lo) ? e.mean : e.lo,
                           std::isnan(e.hi) ? e.mean : e.hi});
         }

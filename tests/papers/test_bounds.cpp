@@ -1,9 +1,14 @@
 // Every committed study table under papers/ (any CSV whose last column is `certificate`) shows
 // intervals that respect their quantity: no bound of NAME lo / NAME hi below 0 (every quantity the
 // studies tabulate is non-negative: times, counts, rates, fractions, ratios), no bound of a fraction
-// above 1, and lo <= NAME <= hi. A deterministic scan of committed files: it fails as soon as a
-// renderer writes, e.g., a mean ± t·sd interval for a skewed latency again.
+// above 1, and lo <= NAME <= hi. The published tables (published.csv) set statements of every kind
+// side by side: each row is held to the rule of its statement's measure, read from the folder's
+// published.toml (a fit's share or exponent, a difference, an offset ratio may be negative; a
+// count, a time, a ratio, a fraction may not). A deterministic scan of committed files: it fails as
+// soon as a renderer writes, e.g., a mean ± t·sd interval for a skewed latency again.
 #include <gtest/gtest.h>
+
+#include "papers/published/statements.hpp"
 
 #include <cmath>
 #include <cstdlib>
@@ -27,10 +32,22 @@ const std::set<std::string> signed_columns = {"lead (ms)", "work: share of N² i
                                               "time: share of N² in a + bN + cN² at the largest N",
                                               "work: local exponent", "time: local exponent"};
 
-// The published table (published.csv) sets statements of every kind side by side, signed ones
-// among them (a fit's quadratic share, a difference of two loads): its reproduced values are held
-// to lo <= value <= hi only; each comes from the interval code the other tables are checked for.
-bool signed_table(const fs::path& p) { return p.filename() == "published.csv"; }
+// The statements of a published table whose quantity has a sign: the fits (a quadratic share is
+// negative for growth slower than linear, an exponent or its trend can be), a difference of two
+// values, and a ratio or growth shifted by a negative offset ("− 1"). Every other statement is a
+// count, a time, a rate, a fraction or a ratio: non-negative.
+std::set<std::string> signed_statements(const fs::path& csv) {
+  std::set<std::string> out;
+  const auto toml = csv.parent_path() / "published.toml";
+  if (!fs::exists(toml)) return out;
+  for (const auto& s : retrylab::papers::published::load(toml).list) {
+    const std::string& m = s.query.measure;
+    if (m == "quadratic_share" || m == "exponent" || m == "exponent_trend" || m == "difference_of" || m == "growth" ||
+        s.query.offset < 0 || s.query.scale < 0)
+      out.insert(s.statement);
+  }
+  return out;
+}
 
 std::vector<std::string> fields(const std::string& line) {
   std::vector<std::string> out(1);
@@ -75,8 +92,11 @@ std::string problems(const fs::path& p, int& intervals) {
   const auto head = fields(line);
   if (head.empty() || head.back() != "certificate") return "";  // not a study table
   std::string out;
+  const bool published = p.filename() == "published.csv";
+  const auto signed_rows = published ? signed_statements(p) : std::set<std::string>{};
   for (int row = 2; std::getline(in, line); ++row) {
     const auto f = fields(line);
+    const bool signed_row = published && !f.empty() && signed_rows.count(f[0]);
     for (std::size_t i = 1; i + 1 < head.size() && i + 1 < f.size(); ++i) {
       if (!ends_with(head[i], " lo")) continue;
       const std::string name = head[i].substr(0, head[i].size() - 3);
@@ -86,7 +106,7 @@ std::string problems(const fs::path& p, int& intervals) {
         out += p.lexically_relative(root).string() + ":" + std::to_string(row) + ": " + name + " " + why + "\n";
       };
       if (std::isnan(lo) || std::isnan(hi)) continue;
-      if (!signed_columns.count(name) && !signed_table(p) && lo < 0)
+      if (!signed_columns.count(name) && !signed_row && lo < 0)
         bad("lo = " + f[i] + " < 0 for a non-negative quantity");
       if (is_fraction(name) && hi > 1) bad("hi = " + f[i + 1] + " > 1 for a fraction");
       if (!std::isnan(m) && (lo > m || m > hi))

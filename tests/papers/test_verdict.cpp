@@ -211,4 +211,31 @@ TEST(Fits, ExactCurvesGiveTheirExponentsAndQuadraticShares) {
   EXPECT_NEAR(local.back().exponent.mean, std::log(2740.0 / 1620.0) / std::log(2.0), 1e-9);
 }
 
+// Which fits separate which laws: over N = 10 to 6,400 a power law N^1.63 puts most of its fitted
+// a + bN + cN² in the N² term at the largest N, as a true a + bN + cN² does, so the quadratic share
+// cannot tell them apart; the trend of the local exponent can (flat for the power law, rising
+// toward 2 for the quadratic). R² says a straight line is straight; the share says which way a
+// gentle curve bends.
+TEST(Fits, TheExponentTrendSeparatesAPowerLawFromNSquaredWhereTheQuadraticShareCannot) {
+  std::vector<FitPoint> power, quadratic, line, concave;
+  for (double n : {10.0, 20.0, 40.0, 80.0, 160.0, 320.0, 640.0, 1280.0, 2560.0, 5120.0}) {
+    const double p = std::pow(n, 1.63), q = 40 * n + n * n;
+    power.push_back({n, p, 1e-4 * p});
+    quadratic.push_back({n, q, 1e-4 * q});
+    line.push_back({n, 300 + 2 * n, 1e-3 * (300 + 2 * n)});
+    const double c = 500 + 2 * n - 2e-5 * n * n;  // bends down by 5% of y at the largest N
+    concave.push_back({n, c, 1e-3 * c});
+  }
+  EXPECT_GT(quadratic_share(power).mean, 0.5);  // "mostly N²" by the share, though it is N^1.63
+  EXPECT_GT(quadratic_share(quadratic).mean, 0.5);
+  const retrylab::papers::Estimate flat = exponent_trend(power), rising = exponent_trend(quadratic);
+  EXPECT_NEAR(flat.mean, 0.0, 1e-6);                                // a power law's local exponent does not move
+  EXPECT_GT(rising.lo, 0.01);                                       // a + bN + cN²'s climbs toward 2 ...
+  EXPECT_LT(local_exponents(quadratic).back().exponent.mean, 2.0);  // ... from below
+  EXPECT_NEAR(affine_r2(line), 1.0, 1e-9);
+  EXPECT_GT(affine_r2(concave), 0.99);              // a gentle bend looks straight to R² ...
+  EXPECT_LT(quadratic_share(concave).mean, -0.01);  // ... the share sees it bend down
+  EXPECT_LT(affine_r2(quadratic), 0.99);
+}
+
 }  // namespace
