@@ -28,6 +28,7 @@
 #include <memory>
 #include <vector>
 
+#include "analytic/strategy.hpp"
 #include "montecarlo/wake_queue.hpp"
 
 namespace retrylab::montecarlo::detail {
@@ -48,7 +49,7 @@ class CalendarWakeQueue {
       return;
     }
     ring_on_ = true;
-    const std::size_t buckets = std::clamp(std::bit_ceil(std::max<std::size_t>(n, 1)), min_buckets, max_buckets);
+    const std::size_t buckets = std::clamp(std::bit_ceil(std::max<std::size_t>(n, 1)) / 4, min_buckets, max_buckets);
     if (slots_.size() != buckets) {
       slots_ = std::vector<Slot>(buckets);
       occupied_.assign(buckets / 64, 0);
@@ -236,5 +237,18 @@ class CalendarWakeQueue {
   std::size_t size_ = 0;  // run, ring and overflow
   bool ring_on_ = false;
 };
+
+// The year a scenario's wake-up queue is sized to: the longest sleep its law draws but for a tail
+// (the cap; the window W for `window`), or 0 (the radix heap alone) when that is unbounded, when
+// sleeps are all 0 (`none`), or when the window is very wide: a cap more than 2^16 bases would put
+// the first retries' sleeps (about a base) of a whole burst into one bucket. Speed only: any year
+// gives the same order.
+inline double wake_year(const Backoff& b) noexcept {
+  if (b.strategy == Strategy::none) return 0.0;
+  const double year = b.strategy == Strategy::window ? b.window : b.cap;
+  if (!std::isfinite(year) || !(year > 0.0)) return 0.0;
+  if (b.strategy != Strategy::window && year > 65536.0 * b.base) return 0.0;
+  return year;
+}
 
 }  // namespace retrylab::montecarlo::detail
