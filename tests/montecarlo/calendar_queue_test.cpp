@@ -184,3 +184,19 @@ TEST(CalendarWakeQueue, EmptyLooksAreInfinite) {
   EXPECT_TRUE(cal.empty());
   EXPECT_EQ(cal.top_time(), inf);
 }
+
+TEST(CalendarWakeQueue, TheYearComesFromTheSleepLaw) {
+  using mc::detail::wake_year;
+  using retrylab::Backoff;
+  using retrylab::Strategy;
+  EXPECT_EQ(wake_year(Backoff{Strategy::full, 1.0, 1000.0, 0.0}), 1000.0);
+  EXPECT_EQ(wake_year(Backoff{Strategy::decorrelated, 0.5, 30.0, 0.0}), 30.0);
+  EXPECT_EQ(wake_year(Backoff{Strategy::window, 1.0, 1000.0, 7.0}), 7.0);  // U(0, W)
+  EXPECT_EQ(wake_year(Backoff{Strategy::none, 1.0, 1000.0, 0.0}), 0.0);    // every sleep 0
+  EXPECT_EQ(wake_year(Backoff{Strategy::full, 1.0, inf, 0.0}), 0.0);       // no cap: the radix heap
+  EXPECT_EQ(wake_year(Backoff{Strategy::full, 1.0, 65536.0, 0.0}), 65536.0);
+  EXPECT_EQ(wake_year(Backoff{Strategy::full, 1.0, 65537.0, 0.0}), 0.0);  // a very wide window
+  CalendarWakeQueue q;
+  q.reset(100, wake_year(Backoff{Strategy::full, 1.0, inf, 0.0}));
+  EXPECT_FALSE(q.uses_ring());
+}
