@@ -111,7 +111,7 @@ class MonotoneWakeQueue {
   void reserve(std::size_t n) { run_.reserve(n); }  // the buckets grow on first use
   // Empties the queue, keeping its storage (a queue reused run after run allocates once), and
   // reserves room for n.
-  void reset(std::size_t n, double /*year: CalendarWakeQueue's; any order is the same*/ = 0.0) {
+  void reset(std::size_t n) {
     clear();
     reserve(n);
   }
