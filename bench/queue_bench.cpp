@@ -2,7 +2,8 @@
 // unavoidable work per attempt, one sleep drawn from the engine's own stream and one pop and one push
 // on a queue of N sleeping clients, for the radix heap (the engine's queue), the calendar queue sized
 // to the sleep law's year (the cap), the calendar queue with no year (its radix heap alone: the cost
-// of its one extra branch) and the 4-ary heap. Two sleep laws: every sleep uniform on [0, cap] (the
+// of its one extra branch), the calendar queue with buckets one base wide (CalendarBase) and the
+// 4-ary heap. Two sleep laws: every sleep uniform on [0, cap] (the
 // capped stretch of full jitter, where the classic test spends most of its attempts), and full
 // jitter from the first failure (U·min(cap, 2^k), k the client's failures, reset after 12: most
 // wakes a short sleep ahead, as at the start of a burst). The ratios calendar / radix are printed
@@ -30,12 +31,12 @@ namespace {
 constexpr double cap = 1000.0;
 
 enum class Law { capped, jitter };
-enum class Year { none, sized };
+enum class Year { none, sized, base };  // base: buckets of about one base (1) wide, or a fourth of N
 
 template <class Queue>
 void reset(Queue& q, std::size_t n, Year year) {
   if constexpr (requires { q.reset(n, cap); }) {
-    q.reset(n, year == Year::sized ? cap : 0.0);
+    q.reset(n, year == Year::none ? 0.0 : cap, year == Year::base ? 1.0 : 0.0);
   } else {
     q.reserve(n);
   }
@@ -74,10 +75,12 @@ void BM_Queue(benchmark::State& state) {
   BENCHMARK(__VA_ARGS__)->Name(NAME)->Arg(100)->Arg(1000)->Arg(100000)->Unit(benchmark::kMicrosecond)
 QUEUE_BENCH("Radix/capped", BM_Queue<MonotoneWakeQueue, Law::capped>);
 QUEUE_BENCH("Calendar/capped", BM_Queue<CalendarWakeQueue, Law::capped>);
+QUEUE_BENCH("CalendarBase/capped", BM_Queue<CalendarWakeQueue, Law::capped, Year::base>);
 QUEUE_BENCH("CalendarNoYear/capped", BM_Queue<CalendarWakeQueue, Law::capped, Year::none>);
 QUEUE_BENCH("Heap4/capped", BM_Queue<WakeQueue, Law::capped>);
 QUEUE_BENCH("Radix/jitter", BM_Queue<MonotoneWakeQueue, Law::jitter>);
 QUEUE_BENCH("Calendar/jitter", BM_Queue<CalendarWakeQueue, Law::jitter>);
+QUEUE_BENCH("CalendarBase/jitter", BM_Queue<CalendarWakeQueue, Law::jitter, Year::base>);
 QUEUE_BENCH("Heap4/jitter", BM_Queue<WakeQueue, Law::jitter>);
 
 class RatioReporter : public benchmark::ConsoleReporter {
@@ -111,6 +114,8 @@ int main(int argc, char** argv) {
     print_ratio(rep, "Calendar/capped" + N, "Radix/capped" + N);
     print_ratio(rep, "CalendarNoYear/capped" + N, "Radix/capped" + N);
     print_ratio(rep, "Calendar/jitter" + N, "Radix/jitter" + N);
+    print_ratio(rep, "CalendarBase/capped" + N, "Radix/capped" + N);
+    print_ratio(rep, "CalendarBase/jitter" + N, "Radix/jitter" + N);
     print_ratio(rep, "Radix/capped" + N, "Heap4/capped" + N);
   }
   benchmark::Shutdown();

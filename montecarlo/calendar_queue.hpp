@@ -40,8 +40,10 @@ class CalendarWakeQueue {
 
   void reserve(std::size_t n) { run_.reserve(std::min<std::size_t>(n, 64)); }
   // Empties the queue, keeping its storage, for about n entries whose pushes land within `year` of
-  // the last pop (year <= 0 or not finite: no ring, the radix heap alone).
-  void reset(std::size_t n, double year = 0.0) {
+  // the last pop (year <= 0 or not finite: no ring, the radix heap alone): a bucket per four
+  // entries, or buckets about `width` wide (e.g. the base, the first sleeps' scale) when that is
+  // finer, 64 to 65,536 buckets.
+  void reset(std::size_t n, double year = 0.0, double width = 0.0) {
     clear();
     overflow_.reset(n);
     if (!(year > 0.0) || !std::isfinite(year)) {
@@ -49,7 +51,10 @@ class CalendarWakeQueue {
       return;
     }
     ring_on_ = true;
-    const std::size_t buckets = std::clamp(std::bit_ceil(std::max<std::size_t>(n, 1)) / 4, min_buckets, max_buckets);
+    std::size_t want = std::max<std::size_t>(n / 4, 1);
+    if (width > 0.0 && year / width < static_cast<double>(max_buckets))
+      want = std::max(want, static_cast<std::size_t>(year / width));
+    const std::size_t buckets = std::clamp(std::bit_ceil(want), min_buckets, max_buckets);
     if (slots_.size() != buckets) {
       slots_ = std::vector<Slot>(buckets);
       occupied_.assign(buckets / 64, 0);

@@ -60,7 +60,8 @@ void same_front(MonotoneWakeQueue& radix, CalendarWakeQueue& cal, bool look) {
 RC_GTEST_PROP(CalendarWakeQueue, PopsInTheRadixHeapsOrder, ()) {
   const double year = *rc::gen::element(0.0, 1e-3, 1.0, 4.0, 7.5, 1000.0, 1e12, inf);
   const auto n = *rc::gen::element<std::size_t>(1, 10, 100, 5000);
-  const auto count = *rc::gen::inRange<std::size_t>(0, 3000);  // long enough to wrap the ring
+  const double width = *rc::gen::element(0.0, 0.01, 1.0, 100.0);  // the bucket width asked for
+  const auto count = *rc::gen::inRange<std::size_t>(0, 3000);     // long enough to wrap the ring
   const auto ops = *rc::gen::container<std::vector<Op>>(
       count,
       rc::gen::construct<Op>(rc::gen::weightedElement<int>({{5, 0}, {4, 1}, {1, 2}}), rc::gen::inRange(0, 8),
@@ -68,7 +69,7 @@ RC_GTEST_PROP(CalendarWakeQueue, PopsInTheRadixHeapsOrder, ()) {
   MonotoneWakeQueue radix;
   CalendarWakeQueue cal;
   radix.reset(n);
-  cal.reset(n, year);
+  cal.reset(n, year, width);
   double now = 0.0;
   std::int32_t id = 0;
   for (const Op& op : ops) {
