@@ -35,6 +35,7 @@
 #include "montecarlo/components/population.hpp"
 #include "montecarlo/components/quota.hpp"
 #include "montecarlo/components/recovery.hpp"
+#include "montecarlo/components/retries_in_flight.hpp"
 #include "montecarlo/components/retry_limit.hpp"
 #include "montecarlo/components/retry_on.hpp"
 #include "montecarlo/components/rows.hpp"
@@ -49,8 +50,9 @@ namespace retrylab::montecarlo::detail {
 
 using PlainParts = Parts<>;
 using LeanParts = Parts<ServerView, Rows, Service, Timeout, Effects, RetryLimit, Deadline>;
-using FullParts = Parts<ServerView, Rows, Service, Network, Population, Lock, Limit, Timeout, Effects, Breaker,
-                        RetryLimit, Deadline, Budget, Quota, Injection, Recovery, Settle, LoadThinning, Hedge, RetryOn>;
+using FullParts =
+    Parts<ServerView, Rows, Service, Network, Population, Lock, Limit, Timeout, Effects, Breaker, RetryLimit, Deadline,
+          Budget, Quota, Injection, Recovery, Settle, LoadThinning, Hedge, RetryOn, RetriesInFlight>;
 
 // The per-attempt and per-client records of the full tier: every component's state (one layout for
 // both full builds, so a worker's lent storage serves either).

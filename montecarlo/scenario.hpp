@@ -205,6 +205,14 @@ struct ClientPolicy {
   // The failure kinds a client retries (index into retry_on_names; 0 = all): a failure of another
   // kind ends its request (lost).
   int retry_on = 0;
+  // Retries in flight (components/retries_in_flight.hpp, Envoy's circuit-breaker retries): a retry
+  // holds a place from when it is scheduled (its sleep) until its attempt's outcome; a retry over the
+  // limit is not sent (its request is lost). Without a budget (retries_in_flight_percent 0) the limit
+  // is retries_in_flight (Envoy's max_retries; 0 = no limit); with one it is
+  // max(retries_in_flight, floor(percent/100 × attempts in flight)) (Envoy's retry_budget: its
+  // min_retry_concurrency and budget_percent).
+  std::int64_t retries_in_flight = 0;      // [0, max_limit]
+  double retries_in_flight_percent = 0.0;  // [0, 100]
 };
 
 // Injected failures: an attempt the server completes that would succeed fails instead, with

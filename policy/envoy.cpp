@@ -206,35 +206,76 @@ void route_timeout(Reader& r, const Found& f) {
   if (t > 0) r.add("deadline", num(t * 1000), "ms", at + ".timeout (spans every retry)", line(f.parent["timeout"]));
 }
 
+constexpr std::string_view breaker_doc = "Envoy api v3 config.cluster.v3.CircuitBreakers.Thresholds";
+
+// The retries in flight (retries_in_flight, retries_in_flight_percent): the first cluster's circuit
+// breaker at DEFAULT priority (a route's priority unless it says otherwise): its retry_budget
+// (budget_percent default 20, min_retry_concurrency default 3), else its max_retries (default 3);
+// without a circuit breaker in the file, Envoy's default max_retries 3.
 void budgets(Reader& r, const YAML::Node& root) {
   std::vector<Found> found;
   find_all(root, "", "circuit_breakers", found);
-  if (found.empty()) {
-    r.note("clusters", root,
-           "the cluster's circuit breaker is not in the file: Envoy's default max_retries 3 (at most 3 retries in "
-           "flight to the cluster at once) is not modelled");
+  const auto default_max = [&](const std::string& why) {
+    r.add("retries_in_flight", "3", "", fmt::format("{}.max_retries: defaults to 3 ({})", breaker_doc, why), 0);
+  };
+  if (found.empty()) return default_max("no circuit_breakers in the file");
+  for (std::size_t i = 1; i < found.size(); ++i)
+    r.note(found[i].path, found[i].node, "not simulated: the first cluster's circuit_breakers are", false);
+  const Found& f = found.front();
+  YAML::Node chosen;  // a YAML::Node is defined even when empty: `picked` says whether one was chosen
+  bool picked = false;
+  std::string at;
+  if (f.node.IsMap() && f.node["thresholds"] && f.node["thresholds"].IsSequence()) {
+    const YAML::Node th = f.node["thresholds"];
+    for (std::size_t i = 0; i < th.size(); ++i) {
+      const std::string p = fmt::format("{}.thresholds[{}]", f.path, i);
+      if (!th[i].IsMap()) r.fail(th[i], p, "must be a map (Thresholds)");
+      const bool is_default = !th[i]["priority"] || th[i]["priority"].Scalar() == "DEFAULT";
+      if (!is_default || picked) {
+        r.note(p, th[i], "not simulated: a route uses the DEFAULT priority's thresholds (the first)", false);
+        continue;
+      }
+      chosen.reset(th[i]);
+      picked = true;
+      at = p;
+    }
+  }
+  if (!picked) return default_max("no DEFAULT-priority thresholds in " + f.path);
+  if (chosen["retry_budget"]) {
+    const YAML::Node b = chosen["retry_budget"];
+    const std::string k = at + ".retry_budget";
+    if (!b.IsMap()) r.fail(b, k, "must be a map (RetryBudget)");
+    // budget_percent is a DoubleValue: a number, or {value: number}.
+    YAML::Node bp = b["budget_percent"];
+    if (bp && bp.IsMap()) bp = bp["value"];
+    const double pct = bp ? r.count(bp, k + ".budget_percent", 0, 100) : 20.0;
+    YAML::Node mc = b["min_retry_concurrency"];
+    if (mc && mc.IsMap()) mc.reset(mc["value"]);
+    const double conc = mc ? std::floor(r.count(mc, k + ".min_retry_concurrency", 0, 1e9)) : 3.0;
+    if (pct <= 0 && conc <= 0) {
+      r.note(k, b, "a budget of 0% with min_retry_concurrency 0 (no retry is ever sent) is not modelled");
+    } else {
+      r.add("retries_in_flight", num(conc), "",
+            mc ? k + ".min_retry_concurrency"
+               : fmt::format("{}.RetryBudget.min_retry_concurrency: defaults to 3", breaker_doc),
+            mc ? line(mc) : 0);
+      r.add("retries_in_flight_percent", num(pct), "",
+            bp ? k + ".budget_percent" : fmt::format("{}.RetryBudget.budget_percent: defaults to 20%", breaker_doc),
+            bp ? line(bp) : 0);
+    }
+    if (chosen["max_retries"])
+      r.note(at + ".max_retries", chosen["max_retries"], "has no effect while a retry_budget is set", false);
     return;
   }
-  for (const Found& f : found) {
-    std::vector<Found> rb;
-    find_all(f.node, f.path, "retry_budget", rb);
-    for (const Found& b : rb) {
-      if (!b.node.IsMap()) r.fail(b.node, b.path, "must be a map (RetryBudget)");
-      // budget_percent is a DoubleValue: a number, or {value: number}.
-      YAML::Node bp = b.node["budget_percent"];
-      if (bp && bp.IsMap()) bp = bp["value"];
-      const double pct = bp ? r.count(bp, b.path + ".budget_percent", 0, 100) : 20.0;
-      const double conc = b.node["min_retry_concurrency"]
-                              ? r.count(b.node["min_retry_concurrency"], b.path + ".min_retry_concurrency", 0, 1e9)
-                              : 3.0;
-      r.note(b.path, b.node,
-             fmt::format("retries in flight at most max({}, {}% of the requests in flight) is not modelled: "
-                         "retrylab's budgets count retries over time, not retries in flight",
-                         num(conc), num(pct)));
-    }
-    if (rb.empty())
-      r.note(f.path, f.node, "the circuit breaker's max_retries (default 3 retries in flight at once) is not modelled");
+  if (!chosen["max_retries"]) return default_max(at + " has no max_retries");
+  YAML::Node mr = chosen["max_retries"];
+  if (mr.IsMap()) mr.reset(mr["value"]);
+  const double m = std::floor(r.count(mr, at + ".max_retries", 0, 1e9));
+  if (m <= 0) {
+    r.note(at + ".max_retries", mr, "max_retries 0 (no retry is ever sent) is not modelled");
+    return;
   }
+  r.add("retries_in_flight", num(m), "", at + ".max_retries", line(mr));
 }
 
 }  // namespace

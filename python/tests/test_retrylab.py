@@ -6,6 +6,7 @@ import math
 import os
 import re
 import subprocess
+import warnings
 
 import numpy as np
 import pytest
@@ -351,21 +352,24 @@ POLICY_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "polic
 def test_policy_file_same_numbers_as_the_cli_and_warnings():
     path = os.path.join(POLICY_DIR, "envoy", "route-retry-budget.yaml")
     kwargs = dict(model="none", clients=50, failure_prob=0.3, runs=4, unit="ms", attempt_duration=10)
-    with pytest.warns(UserWarning, match="retry_budget not modelled"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # every key of the file is mapped: no warning
         py = retrylab.simulate(policy=path, **kwargs)
     cli = cli_json("simulate", *flags(kwargs), "--policy", path)
     for key in ("scenario", "metrics", "stop"):
         assert py[key] == cli[key], key
     assert py["scenario"]["max_attempts"] == 4
     assert py["scenario"]["retry_on"] == "retryable"
+    assert py["scenario"]["retries_in_flight"] == 5  # the retry budget: min_retry_concurrency
+    assert py["scenario"]["retries_in_flight_percent"] == 25  # and budget_percent
     # A keyword given wins over the file.
     with pytest.warns(UserWarning, match="max_attempts 2 overrides the policy's 4"):
         assert retrylab.simulate(policy=path, max_attempts=2, **kwargs)["scenario"]["max_attempts"] == 2
 
 
 def test_policy_strict_and_errors_name_the_file():
-    path = os.path.join(POLICY_DIR, "envoy", "route-retry-budget.yaml")
-    with pytest.raises(ValueError, match=r"^policy .*:12: static_resources\.clusters\[0\]\.circuit_breakers\.thresholds\[0\]\.retry_budget .*strict"):
+    path = os.path.join(POLICY_DIR, "envoy", "retry-previous-hosts.yaml")  # its retry_policy has no retry_on
+    with pytest.raises(ValueError, match=r"^policy .*:30: static_resources\.listeners\[0\].*\.retry_policy .*strict"):
         retrylab.simulate(model="none", clients=5, unit="ms", attempt_duration=10, policy=path, strict=True)
     with pytest.raises(ValueError, match="^strict needs policy=FILE"):
         retrylab.simulate(model="none", strategy="full", clients=5, strict=True)

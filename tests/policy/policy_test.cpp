@@ -169,35 +169,76 @@ TEST(Policy, EnvoyDocsExampleTakesEnvoysDefaults) {
   const pol::Policy p = pol::load(dir + "/envoy/retry-previous-hosts.yaml");
   EXPECT_EQ(p.format, pol::Format::envoy);
   // num_retries defaults to 1; base_interval 25 ms, max_interval 10 x base; the route timeout 15 s.
-  const std::map<std::string, std::string> want{{"max_attempts", "2"}, {"strategy", "full"}, {"base", "25 ms"},
-                                                {"cap", "250 ms"},     {"multiplier", "2"},  {"deadline", "15000 ms"}};
+  const std::map<std::string, std::string> want{{"max_attempts", "2"},     {"strategy", "full"},
+                                                {"base", "25 ms"},         {"cap", "250 ms"},
+                                                {"multiplier", "2"},       {"deadline", "15000 ms"},
+                                                {"retries_in_flight", "3"}};  // no circuit_breakers: Envoy's default
   EXPECT_EQ(fields(p), want);
   const std::string at =
       "static_resources.listeners[0].filter_chains[0].filters[0].typed_config.route_config."
       "virtual_hosts[0].routes[0].route.retry_policy";
   const std::map<std::string, bool> n{{at, true},  // no retry_on
                                       {at + ".retry_host_predicate", false},
-                                      {at + ".host_selection_retry_max_attempts", false},
-                                      {"clusters", true}};  // the default max_retries 3, not modelled
+                                      {at + ".host_selection_retry_max_attempts", false}};
   EXPECT_EQ(notes(p), n);
 }
 
 TEST(Policy, EnvoyRouteWithBackOffTimeoutsAndRetryBudget) {
   const pol::Policy p = pol::load(dir + "/envoy/route-retry-budget.yaml");
   // retry_on "5xx,reset,connect-failure": retryable failures only.
-  const std::map<std::string, std::string> want{{"max_attempts", "4"},     {"timeout", "250 ms"},  {"strategy", "full"},
-                                                {"base", "100 ms"},        {"cap", "1000 ms"},     {"multiplier", "2"},
-                                                {"retry_on", "retryable"}, {"deadline", "2000 ms"}};
+  const std::map<std::string, std::string> want{{"max_attempts", "4"},      {"timeout", "250 ms"},
+                                                {"strategy", "full"},       {"base", "100 ms"},
+                                                {"cap", "1000 ms"},         {"multiplier", "2"},
+                                                {"retry_on", "retryable"},  {"deadline", "2000 ms"},
+                                                {"retries_in_flight", "5"}, {"retries_in_flight_percent", "25"}};
   EXPECT_EQ(fields(p), want);
   EXPECT_EQ(entry(p, "retry_on").line, 45);
-  int budget_notes = 0;
-  for (const pol::Note& n : p.notes)
-    if (n.key.find("retry_budget") != std::string::npos) {
-      ++budget_notes;
-      EXPECT_TRUE(n.effect);
-      EXPECT_NE(n.text.find("max(5, 25% of the requests in flight)"), std::string::npos) << n.text;
-    }
-  EXPECT_EQ(budget_notes, 1);
+  EXPECT_EQ(entry(p, "retries_in_flight_percent").line, 12);  // budget_percent
+  EXPECT_EQ(entry(p, "retries_in_flight").line, 13);          // min_retry_concurrency
+  for (const pol::Note& n : p.notes) EXPECT_EQ(n.key.find("circuit_breakers"), std::string::npos) << n.key;
+}
+
+TEST(Policy, EnvoyRetriesInFlightFromTheCircuitBreaker) {
+  const auto with = [](const std::string& breakers) {
+    return pol::parse(pol::Format::envoy,
+                      "clusters:\n- name: b\n" + breakers +
+                          "routes:\n- route:\n    cluster: b\n    retry_policy: {retry_on: 5xx, num_retries: 2}\n",
+                      "x.yaml");
+  };
+  const auto value = [](const pol::Policy& p, const char* field) {
+    const pol::Entry* e = p.find(field);
+    return e == nullptr ? std::string("(none)") : e->value;
+  };
+  // max_retries, at DEFAULT priority (given or implied); a HIGH threshold is named without effect.
+  pol::Policy p =
+      with("  circuit_breakers:\n    thresholds:\n    - {priority: HIGH, max_retries: 9}\n    - {max_retries: 7}\n");
+  EXPECT_EQ(value(p, "retries_in_flight"), "7");
+  EXPECT_EQ(value(p, "retries_in_flight_percent"), "(none)");
+  EXPECT_FALSE(notes(p).at("clusters[0].circuit_breakers.thresholds[0]"));
+  // A threshold without max_retries or a budget: the default 3.
+  EXPECT_EQ(value(with("  circuit_breakers:\n    thresholds:\n    - {max_connections: 5}\n"), "retries_in_flight"),
+            "3");
+  // A budget with Envoy's defaults (20%, minimum 3); max_retries beside it has no effect.
+  p = with("  circuit_breakers:\n    thresholds:\n    - {max_retries: 7, retry_budget: {}}\n");
+  EXPECT_EQ(value(p, "retries_in_flight"), "3");
+  EXPECT_EQ(value(p, "retries_in_flight_percent"), "20");
+  EXPECT_FALSE(notes(p).at("clusters[0].circuit_breakers.thresholds[0].max_retries"));
+  // max_retries 0 and an empty budget (no retry ever sent) are notes with effect, no field.
+  p = with("  circuit_breakers:\n    thresholds:\n    - {max_retries: 0}\n");
+  EXPECT_EQ(value(p, "retries_in_flight"), "(none)");
+  EXPECT_TRUE(notes(p).at("clusters[0].circuit_breakers.thresholds[0].max_retries"));
+  p = with(
+      "  circuit_breakers:\n    thresholds:\n    - retry_budget: {budget_percent: {value: 0}, "
+      "min_retry_concurrency: 0}\n");
+  EXPECT_EQ(value(p, "retries_in_flight"), "(none)");
+  EXPECT_TRUE(notes(p).at("clusters[0].circuit_breakers.thresholds[0].retry_budget"));
+  // A budget percent out of range is refused, naming the key.
+  try {
+    with("  circuit_breakers:\n    thresholds:\n    - retry_budget: {budget_percent: 150}\n");
+    ADD_FAILURE() << "accepted";
+  } catch (const retrylab::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("budget_percent"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Policy, AwsModesFollowBotocore) {
