@@ -43,7 +43,7 @@ struct Figure {
   int width = 900;     // pixels
   int height = 600;
   std::vector<std::string> formats{"svg", "png"};  // the images rendered (svg, png)
-  std::string stamp;                               // the text up the right edge; empty: the validation certificate(s)
+  std::string stamp{};                             // the text up the right edge; empty: the validation certificate(s)
 };
 
 // Writes NAME.gp and runs gnuplot once per format (svg, pngcairo). Throws std::runtime_error if gnuplot is

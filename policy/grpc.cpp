@@ -282,7 +282,7 @@ std::map<std::string, int> json_key_lines(const std::string& text, const std::st
     bool array;
     std::string path;
     std::size_t index = 0;
-    std::set<std::string> keys;  // an object's keys so far
+    std::set<std::string> keys{};  // an object's keys so far
   };
   std::map<std::string, int> out;
   std::vector<Frame> stack;
