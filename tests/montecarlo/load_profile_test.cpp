@@ -16,12 +16,14 @@
 #include "montecarlo/resources.hpp"
 #include "montecarlo/simulate.hpp"
 #include "tests/montecarlo/engine_instances.hpp"
+#include "tests/support/scenario_checks.hpp"
 
 namespace mc = retrylab::montecarlo;
 using mc::LoadProfile;
 using retrylab::InputError;
 using retrylab::Model;
 using retrylab::Strategy;
+using retrylab::test::same_bits;
 
 namespace {
 
@@ -42,8 +44,6 @@ std::vector<double> steady_arrivals(const mc::testing::TraceObserver& trace) {
     if (!trace.arrival_burst[i]) t.push_back(trace.arrival_time[i]);
   return t;
 }
-
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 mc::Scenario one_attempt_each(const std::string& profile, double horizon) {
   mc::Scenario s;

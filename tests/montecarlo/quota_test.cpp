@@ -11,11 +11,14 @@
 #include "montecarlo/engine.hpp"
 #include "montecarlo/simulate.hpp"
 #include "tests/montecarlo/engine_instances.hpp"
+#include "tests/support/scenario_checks.hpp"
 
 namespace mc = retrylab::montecarlo;
 using retrylab::InputError;
 using retrylab::Model;
 using retrylab::Strategy;
+using retrylab::test::refused_field;
+using retrylab::test::same_bits;
 
 namespace {
 
@@ -27,17 +30,6 @@ mc::Scenario failing_burst(std::int64_t clients) {
   s.failures.failure_prob = 1.0;
   return s;
 }
-
-std::string refused_field(const mc::Scenario& s) {
-  try {
-    mc::check_scenario(s);
-  } catch (const InputError& e) {
-    return e.field();
-  }
-  return "(accepted)";
-}
-
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 }  // namespace
 

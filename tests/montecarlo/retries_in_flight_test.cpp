@@ -15,8 +15,10 @@
 #include "montecarlo/engine.hpp"
 #include "montecarlo/scenario.hpp"
 #include "montecarlo/simulate.hpp"
+#include "tests/support/scenario_checks.hpp"
 
 namespace mc = retrylab::montecarlo;
+using retrylab::test::refused_field;
 namespace d = retrylab::montecarlo::detail;
 using retrylab::InputError;
 using retrylab::Model;
@@ -84,15 +86,6 @@ Outcomes run(const mc::Scenario& s, std::uint64_t seed) {
 mc::RunResult simulate(const mc::Scenario& s) {
   mc::check_scenario(s);
   return mc::simulate_run(s, 5, 0);
-}
-
-std::string refused_field(const mc::Scenario& s) {
-  try {
-    mc::check_scenario(s);
-  } catch (const InputError& e) {
-    return e.field();
-  }
-  return "(accepted)";
 }
 
 }  // namespace

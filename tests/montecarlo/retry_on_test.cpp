@@ -10,12 +10,14 @@
 #include "analytic/error.hpp"
 #include "montecarlo/scenario.hpp"
 #include "montecarlo/simulate.hpp"
+#include "tests/support/scenario_checks.hpp"
 
 namespace mc = retrylab::montecarlo;
 using mc::FailureKind;
 using retrylab::InputError;
 using retrylab::Model;
 using retrylab::Strategy;
+using retrylab::test::refused_field;
 
 namespace {
 
@@ -35,15 +37,6 @@ mc::Scenario failing_burst(std::int64_t clients, FailureKind kind) {
 mc::RunResult run(const mc::Scenario& s) {
   mc::check_scenario(s);
   return mc::simulate_run(s, 5, 0);
-}
-
-std::string refused_field(const mc::Scenario& s) {
-  try {
-    mc::check_scenario(s);
-  } catch (const InputError& e) {
-    return e.field();
-  }
-  return "(accepted)";
 }
 
 }  // namespace

@@ -13,11 +13,13 @@
 #include "montecarlo/engine.hpp"
 #include "montecarlo/simulate.hpp"
 #include "tests/montecarlo/engine_instances.hpp"
+#include "tests/support/scenario_checks.hpp"
 
 namespace mc = retrylab::montecarlo;
 using retrylab::InputError;
 using retrylab::Model;
 using retrylab::Strategy;
+using retrylab::test::same_bits;
 
 namespace {
 
@@ -41,8 +43,6 @@ mc::Scenario failing_burst(std::int64_t clients) {
   s.client.bucket_refund = 1.0;
   return s;
 }
-
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 }  // namespace
 

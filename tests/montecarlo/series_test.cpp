@@ -13,11 +13,13 @@
 #include "montecarlo/controls.hpp"
 #include "montecarlo/series.hpp"
 #include "montecarlo/simulate.hpp"
+#include "tests/support/scenario_checks.hpp"
 
 namespace mc = retrylab::montecarlo;
 using retrylab::InputError;
 using retrylab::Model;
 using retrylab::Strategy;
+using retrylab::test::same_bits;
 using Q = mc::SeriesQuantity;
 
 namespace {
@@ -27,8 +29,6 @@ double total(const mc::Series& s, Q q) {
   for (const auto& m : s.values[static_cast<std::size_t>(q)]) sum += m.mean;
   return sum;
 }
-
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 mc::Scenario random_scenario() {
   mc::Scenario s;
