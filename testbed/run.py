@@ -203,6 +203,15 @@ def simulate(spec, retrylab, out):
         cmd += ["--policy-select", spec["policy_select"]]
     if spec.get("budget_scope"):
         cmd += ["--budget-scope", spec["budget_scope"]]
+    if spec["failure_kind"] != "retryable":
+        # the server's failures, in the outage too, are of this kind (retryable: the engine's default)
+        kind = spec["failure_kind"]
+        if float(sc.get("failure_prob", 0)) > 0:
+            cmd += ["--failure-kind", kind]
+        if float(sc.get("outage_end", 0)) > float(sc.get("outage_start", 0)):
+            cmd += ["--outage-kind", kind]
+        if sc.get("overflow") == "reject":  # and so are its rejections
+            cmd += ["--reject-kind", kind]
     for key, value in sc.items():
         cmd += ["--" + key.replace("_", "-"), str(value)]
     res = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
