@@ -206,7 +206,8 @@ OpenedStudy open_study(StudySpec& spec, const StudyOptions& opt) {
   // A record of no point of this study (edited in, or of another spec with the same header) is not
   // carried along into the new results.
   if (o.resumed != o.store->size())
-    for (const auto& [key, rec] : o.store->records()) {
+    for (const auto& record : o.store->records()) {
+      const auto& key = record.first;  // not a structured binding: clang 14 cannot capture one
       const auto sw =
           std::find_if(spec.sweeps.begin(), spec.sweeps.end(), [&](const SweepSpec& w) { return w.name == key.first; });
       if (sw == spec.sweeps.end() || key.second < 0 || key.second >= static_cast<std::int64_t>(sw->points.size()))
