@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "papers/published/statements.hpp"
+#include "tests/support/csv_fields.hpp"
 
 #include <cmath>
 #include <cstdlib>
@@ -49,22 +50,7 @@ std::set<std::string> signed_statements(const fs::path& csv) {
   return out;
 }
 
-std::vector<std::string> fields(const std::string& line) {
-  std::vector<std::string> out(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"')
-      out.back() += line[++i];
-    else if (c == '"')
-      quoted = !quoted;
-    else if (c == ',' && !quoted)
-      out.emplace_back();
-    else
-      out.back() += c;
-  }
-  return out;
-}
+std::vector<std::string> fields(const std::string& line) { return retrylab::test::csv_fields(line); }
 
 bool ends_with(const std::string& s, const std::string& t) {
   return s.size() >= t.size() && s.compare(s.size() - t.size(), t.size(), t) == 0;

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/csv_fields.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -22,20 +24,7 @@ std::vector<std::string> header(const fs::path& p) {
   std::ifstream in(p);
   std::string line;
   std::getline(in, line);
-  std::vector<std::string> out(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"')
-      out.back() += line[++i];
-    else if (c == '"')
-      quoted = !quoted;
-    else if (c == ',' && !quoted)
-      out.emplace_back();
-    else
-      out.back() += c;
-  }
-  return out;
+  return retrylab::test::csv_fields(line);
 }
 
 bool ends_with(const std::string& s, const std::string& tail) {

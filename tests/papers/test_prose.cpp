@@ -22,6 +22,7 @@
 #include "papers/prose.hpp"
 #include "papers/published.hpp"
 #include "papers/spec.hpp"
+#include "tests/support/csv_fields.hpp"
 
 namespace fs = std::filesystem;
 using retrylab::papers::unbacked_numbers;
@@ -91,22 +92,7 @@ TEST(Prose, TheCommittedPapersProseComesFromTheirTables) {
 
 // --- Characterisations: "A to B" in prose against the least and greatest value of a table column ---
 
-std::vector<std::string> csv_fields(const std::string& line) {
-  std::vector<std::string> out(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"')
-      out.back() += line[++i];
-    else if (c == '"')
-      quoted = !quoted;
-    else if (c == ',' && !quoted)
-      out.emplace_back();
-    else
-      out.back() += c;
-  }
-  return out;
-}
+using retrylab::test::csv_fields;
 
 // The least and greatest number in `column` of `csv` over the rows whose other columns take one of
 // the listed values (a cell that is not a number, "none of the grid", is no value).
