@@ -19,6 +19,8 @@ import threading
 import time
 from concurrent import futures
 
+import request_log
+
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -84,12 +86,7 @@ def main():
     futures.wait(jobs, timeout=max(0.0, args.max_seconds - now_ms() / 1000.0))
     with lock:
         done = list(results)
-    ended = {r["request"] for r in done}  # calls still running at --max-seconds: named, not dropped
-    done += [{"request": rid, "arrival": t, "issued": None, "end": None, "outcome": "unfinished",
-              "status": "unfinished"} for rid, t in arrivals if rid not in ended]
-    with open(args.out, "w") as f:
-        for rec in done:
-            f.write(json.dumps(rec) + "\n")
+    request_log.write(args.out, done, arrivals)
     pool.shutdown(wait=False, cancel_futures=True)
     os._exit(0)  # calls still running past --max-seconds are abandoned, not waited for
 

@@ -17,6 +17,8 @@ import time
 
 import grpc
 
+import request_log
+
 METHOD = "/retrylab.testbed.Dependency/Call"
 
 
@@ -71,12 +73,7 @@ def main():
     all_done.wait(max(0.0, args.max_seconds - now_ms() / 1000.0))
     with lock:
         done = list(results)
-    ended = {r["request"] for r in done}  # calls still running at --max-seconds: named, not dropped
-    done += [{"request": rid, "arrival": t, "issued": None, "end": None, "outcome": "unfinished",
-              "status": "unfinished"} for rid, t in arrivals if rid not in ended]
-    with open(args.out, "w") as f:
-        for rec in done:
-            f.write(json.dumps(rec) + "\n")
+    request_log.write(args.out, done, arrivals)
     channel.close()
 
 
