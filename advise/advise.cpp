@@ -107,6 +107,8 @@ double least_base(const Request& r) { return r.base > 0.0 ? r.base : 1.0; }
 
 double max_cap(const Request& r) { return std::min(cap_span * least_base(r), r.drain_within); }
 
+bool can_drain(const Request& r) noexcept { return r.drain_within >= static_cast<double>(r.clients); }
+
 void check_request(const Request& r) {
   if (r.model == Model::ps || r.model == Model::none)
     throw InputError("model", fmt::format("must be collision, free or shared (got {}: no conflicts, nothing to advise)",

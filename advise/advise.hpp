@@ -147,6 +147,12 @@ struct Advice {
 // The cap range every curve spans: [least_base, min(10^4 · least_base, drain_within)].
 double max_cap(const Request& r);
 
+// Whether any policy could drain the burst by drain_within: in every model a success holds the
+// resource for a whole attempt-duration (collision: no other attempt overlaps it; free: commits
+// at least one apart; shared: one unit of the server's work, done at rate at most 1), so the last
+// of N clients succeeds no sooner than N. False: drain_within < N, and advise runs nothing.
+bool can_drain(const Request& r) noexcept;
+
 Advice advise(const Request& r);
 
 }  // namespace retrylab::advise

@@ -134,6 +134,16 @@ std::vector<std::string> warnings(const Advice& a) {
         any ? fmt::format(": the recommended policy sustains {:.3g} per attempt-duration",
                           a.candidates.front().sustainable_rate)
             : ""));
+  if (!can_drain(r)) {
+    w.push_back(fmt::format(
+        "{} clients cannot drain within {:g} attempt-durations whatever the policy: every success holds the "
+        "resource for a whole attempt-duration (collide: no other attempt overlaps it; free: commits at least "
+        "one apart; use-capacity: one unit of the server's work), so the last of N clients succeeds no sooner "
+        "than N attempt-durations after the burst; nothing was simulated. Give a deadline of at least N "
+        "attempt-durations",
+        r.clients, r.drain_within));
+    return w;
+  }
   if (!any)
     w.push_back(
         fmt::format("no strategy's policy kept its margin in the confirming runs (every run drains at its "

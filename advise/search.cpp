@@ -210,6 +210,12 @@ bool keeps_margin(const Request& r, const Stats& neighbour, const Stats& policy)
 Candidate search(const Request& r, Strategy s, Bench& bench) {
   Candidate c;
   c.strategy = s;
+  if (!can_drain(r)) {  // no run could drain: the curve is listed, nothing is run
+    c.guess = {std::nullopt, "none"};
+    const Line line{s, least_base(r), 0.0};
+    for (double cap : grid_of(r, line)) c.curve.push_back(bench.stats(line.at(cap), coarse_runs));
+    return c;
+  }
   c.guess = first_guess(r, s);
   const Curve curve = curve_of(r, s, c.guess, bench);
   c.ratio = curve.line.ratio;
