@@ -35,12 +35,19 @@ std::vector<double> grid_of(const Request& r, const Line& line) {
   return caps;
 }
 
-// The least passing index, from the guess g: octaves towards it, then bisection. -1 if none up to top.
+// The least passing index, from the guess g: down from it while they pass, by one octave, then
+// two, four, ...; if it fails, octaves down from the top until one fails; then bisection. -1 if
+// none up to top. The same index as walking from the guess octave by octave wherever passing is
+// monotone in the cap, for less: below the guess every probe that passes is a slow drain (many
+// attempts a client), and doubling steps make few of them where everything drains (use-capacity,
+// free); above it every cap above the least that passes gets the curve's runs anyway, so a passing
+// probe there costs nothing extra, while a cap that does not drain is the dearest probe, the more
+// the lower it is (its runs go on to the deadline, every client retrying at least once a cap).
 int least_passing(int g, int top, const std::function<bool(int)>& passes) {
   int lo = -1, hi = std::clamp(g, 0, top);  // lo fails (or is below the grid), hi passes
   if (passes(hi)) {
-    while (hi > 0) {
-      const int t = std::max(0, hi - octave);
+    for (int step = octave; hi > 0; step *= 2) {
+      const int t = std::max(0, hi - step);
       if (!passes(t)) {
         lo = t;
         break;
@@ -49,12 +56,12 @@ int least_passing(int g, int top, const std::function<bool(int)>& passes) {
     }
   } else {
     lo = hi;
-    for (;;) {
-      if (lo >= top) return -1;
-      hi = std::min(lo + octave, top);
-      if (passes(hi)) break;
-      lo = hi;
-    }
+    if (lo >= top || !passes(top)) return -1;
+    for (hi = top; hi - octave > lo; hi -= octave)
+      if (!passes(hi - octave)) {
+        lo = hi - octave;
+        break;
+      }
   }
   while (hi - lo > 1) {
     const int mid = lo + (hi - lo) / 2;
