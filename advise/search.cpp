@@ -82,6 +82,27 @@ std::optional<Policy> best_of(const Bench& bench, const std::vector<Policy>& ps,
   return best;
 }
 
+// Runs 0 .. runs−1 of every policy in ps, but first sift_runs of each: a policy whose first runs
+// all drained and whose objective, paired run by run with the leader's (the least mean over those
+// runs), lies above it by a one-sided 1 − sift_error Student-t interval (lower end > 0) gets no
+// more: it is not the best of ps (a policy at least as good as the leader is dropped with chance at
+// most sift_error, under the t approximation). The leader and the undecided get all their runs.
+void sift(Bench& bench, const std::vector<Policy>& ps, std::int64_t runs) {
+  bench.ensure(ps, sift_runs);
+  const std::optional<Policy> leader = best_of(bench, ps, sift_runs);
+  std::vector<Policy> kept;
+  for (const Policy& p : ps) {
+    if (leader && Bench::key_of(p) != Bench::key_of(*leader) && bench.stats(p, sift_runs).feasible()) {
+      const MeanSummary d = bench.difference(p, *leader, sift_runs);
+      if (d.n == sift_runs && std::isfinite(d.sd) &&
+          student_t_interval(d.mean, d.sd, d.n, 1.0 - 2.0 * sift_error).lo > 0.0)
+        continue;
+    }
+    kept.push_back(p);
+  }
+  bench.ensure(kept, runs);
+}
+
 struct Curve {
   Line line;
   std::vector<double> caps;
@@ -100,7 +121,7 @@ Curve scan(const Request& r, const Line& line, double guess, Bench& bench) {
   if (c.least < 0) return c;
   std::vector<Policy> above;
   for (int i = c.least; i <= top; ++i) above.push_back(line.at(c.caps[i]));
-  bench.ensure(above, coarse_runs);
+  sift(bench, above, coarse_runs);
   c.best = best_of(bench, above, coarse_runs);
   return c;
 }
@@ -116,7 +137,7 @@ std::optional<Policy> base_search(const Request& r, const Curve& first, Bench& b
     for (double b = least_base(r); b < cap * (1 - 1e-12); b *= 2) ps.push_back({first.line.strategy, b, cap});
     ps.push_back({first.line.strategy, cap, cap});
   }
-  bench.ensure(ps, coarse_runs);
+  sift(bench, ps, coarse_runs);
   return best_of(bench, ps, coarse_runs);
 }
 

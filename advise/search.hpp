@@ -19,6 +19,10 @@ inline constexpr double margin_factor = 0.7;
 inline constexpr double margin_slack = 1.5;      // a neighbour's objective at most this times the policy's
 inline constexpr std::int64_t coarse_runs = 8;   // runs per curve point and per base tried
 inline constexpr std::int64_t refine_runs = 32;  // runs per refined policy and per margin neighbour
+// Sequential elimination (search.cpp: sift): curve caps and bases tried get sift_runs runs first,
+// and only those not separated from the leader (paired one-sided t, error sift_error) the rest.
+inline constexpr std::int64_t sift_runs = 4;
+inline constexpr double sift_error = 0.001;
 
 Policy lower_neighbour(const Policy& p);  // cap × 0.7, base min(base, that cap)
 Policy upper_neighbour(const Policy& p);  // cap / 0.7, the same base
