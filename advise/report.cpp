@@ -215,6 +215,8 @@ Json advice_json(const Advice& a, double d) {
                   {"seed", r.seed}};
   j["search"] = {{"cap_range", {least_base(r) * d, max_cap(r) * d}},
                  {"curve_runs", coarse_runs},
+                 {"curve_first_runs", sift_runs},
+                 {"elimination_error", sift_error},
                  {"refine_runs", refine_runs},
                  {"margin_factor", margin_factor},
                  {"sustainable_runs", sustainable_runs},

@@ -219,13 +219,14 @@ void print_recommended(std::string& out, const advise::Advice& a, const std::str
 void print_curve(std::string& out, const advise::Advice& a, const std::string& u, double d) {
   const advise::Candidate& c = a.candidates.front();
   const double k = advise::objective_scale(a.request, d);
-  out += fmt::format("\ncurve: {} jitter, {}; {} runs per cap on common random numbers (recommended: {} runs)\n",
-                     to_string(c.strategy),
-                     c.ratio == 1.0 ? std::string("base = cap")
-                     : c.ratio > 0
-                         ? fmt::format("base = cap / {}", num(c.ratio))
-                         : fmt::format("base {} {}", num(c.curve.empty() ? 0.0 : c.curve.front().policy.base * d), u),
-                     advise::coarse_runs, advise::refine_runs);
+  out += fmt::format(
+      "\ncurve: {} jitter, {}; {} runs per cap ({} where they put it behind the best) on common random numbers "
+      "(recommended: {} runs)\n",
+      to_string(c.strategy),
+      c.ratio == 1.0 ? std::string("base = cap")
+      : c.ratio > 0  ? fmt::format("base = cap / {}", num(c.ratio))
+                     : fmt::format("base {} {}", num(c.curve.empty() ? 0.0 : c.curve.front().policy.base * d), u),
+      advise::coarse_runs, advise::sift_runs, advise::refine_runs);
   out += fmt::format("{:>10} {:>10} {:>8}  {:<32} {:<24} {:<32}\n", "cap (" + u + ")", "base", "drained",
                      "drain time (" + u + ")", "attempts per client", "objective");
   std::vector<std::pair<const advise::Stats*, std::string>> rows;

@@ -200,6 +200,69 @@ TEST(Advise, FreeDrainsFromTheBase) {
   EXPECT_EQ(a.candidates.front().least_cap, least_base(r));
 }
 
+// The bound behind can_drain, on the engine: in every model a burst of N drains no sooner than N
+// attempt-durations (a success holds the resource for a whole one). Exact: a run below it fails.
+TEST(Advise, NoBurstDrainsSoonerThanOneAttemptDurationAClient) {
+  for (Model m : {Model::collision, Model::free, Model::shared}) {
+    Request r;
+    r.model = m;
+    r.clients = 40;
+    std::int64_t drained = 0;
+    for (const Policy& p : {Policy{Strategy::full, 1.0, 64.0}, Policy{Strategy::equal, 1.0, 256.0}})
+      for (const auto& run : independent_runs(r, burst_scenario(r, p, r.clients), 7005, 0, 20)) {
+        if (!run.drained) continue;
+        ++drained;
+        EXPECT_GE(run.drain_time, static_cast<double>(r.clients)) << to_string(m);
+      }
+    EXPECT_GT(drained, 20) << to_string(m);
+  }
+}
+
+TEST(Advise, ADeadlineShorterThanNRunsNothingAndSaysWhy) {
+  Request r;
+  r.clients = 100000;  // the documented maximum, whose default deadline (60,000) it cannot meet
+  const Advice a = advise(r);
+  ASSERT_EQ(a.candidates.size(), capped_strategies().size());
+  for (const Candidate& c : a.candidates) {
+    EXPECT_FALSE(c.found);
+    EXPECT_EQ(c.runs_simulated, 0);
+    ASSERT_FALSE(c.curve.empty());
+    for (const Stats& s : c.curve) EXPECT_EQ(s.drained.n, 0);
+  }
+  const std::vector<std::string> w = warnings(a);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w.front().find("cannot drain within 60000 attempt-durations"), std::string::npos) << w.front();
+  r.clients = 2;
+  r.drain_within = 1.5;
+  EXPECT_FALSE(can_drain(r));
+  r.drain_within = 2.0;
+  EXPECT_TRUE(can_drain(r));
+}
+
+// Sequential elimination (search.cpp: sift): a curve cap left at sift_runs runs, all drained, is
+// worse than the curve's best, which has all coarse_runs.
+TEST(Advise, TheCurveStopsOnlyCapsWorseThanItsBest) {
+  Request r;
+  r.model = Model::shared;
+  r.clients = 100;
+  r.base = 1.0;
+  r.strategies = {Strategy::full};
+  const Advice a = advise(r);
+  const Candidate& c = a.candidates.front();
+  ASSERT_TRUE(c.found);
+  const Stats* best = nullptr;
+  for (const Stats& s : c.curve)
+    if (s.feasible() && s.drained.n == coarse_runs && (!best || s.objective.mean < best->objective.mean)) best = &s;
+  ASSERT_NE(best, nullptr);
+  int stopped = 0;
+  for (const Stats& s : c.curve) {
+    if (s.drained.n != sift_runs || !s.feasible()) continue;  // (a cap with a run that failed gets no more)
+    ++stopped;
+    EXPECT_GT(s.objective.mean, best->objective.mean) << s.policy.cap;
+  }
+  EXPECT_GT(stopped, 0);  // on use-capacity the caps far below the optimum drain, slowly
+}
+
 TEST(Advise, TheWatchSeesEveryStageAndRunAndChangesNothing) {
   // The progress display's view (advise::Watch): each strategy's search and the confirmation as
   // stages, one `searched` per strategy, one `run` per run made (the runs_simulated it reports),
