@@ -6,7 +6,8 @@
 // the CLI converts to the user's unit. docs/advise.md states the method; in short, per strategy:
 //  1. the curve: caps over the whole range, base .. min(10^4·base, drain_within), on a half-octave
 //     grid (the least cap that drains found by bisection from the analytic first guess, every grid
-//     cap above it run), all on common random numbers (advise/runs.hpp);
+//     cap above it run: 4 runs, and 4 more unless those put it behind the best, search.hpp), all on
+//     common random numbers (advise/runs.hpp); nothing at all when drain_within < N (can_drain);
 //  2. with the base searched (not pinned): bases in octaves around the curve's best cap, then the
 //     curve again at the best cap-to-base ratio;
 //  3. refinement at eighth-octave caps (and half-octave bases) around the optimum with more runs;
