@@ -35,18 +35,20 @@ std::vector<double> grid_of(const Request& r, const Line& line) {
   return caps;
 }
 
-// The least passing index, from the guess g: down from it while they pass, by one octave, then
-// two, four, ...; if it fails, octaves down from the top until one fails; then bisection. -1 if
-// none up to top. The same index as walking from the guess octave by octave wherever passing is
-// monotone in the cap, for less: below the guess every probe that passes is a slow drain (many
-// attempts a client), and doubling steps make few of them where everything drains (use-capacity,
-// free); above it every cap above the least that passes gets the curve's runs anyway, so a passing
-// probe there costs nothing extra, while a cap that does not drain is the dearest probe, the more
-// the lower it is (its runs go on to the deadline, every client retrying at least once a cap).
-int least_passing(int g, int top, const std::function<bool(int)>& passes) {
+// The least passing index, from the guess g: down from it while they pass, by one octave at a
+// time, or (gallop) by one, then two, four, ...; if it fails, octaves down from the top until one
+// fails; then bisection. -1 if none up to top. The same index as walking from the guess octave by
+// octave wherever passing is monotone in the cap, for less: a cap that does not drain is the
+// dearest probe, the more the lower it is (its runs go on to the deadline, every client retrying at
+// least once a cap), and every cap above the least that passes gets the curve's runs anyway, so a
+// passing probe there costs nothing extra. Galloping suits use-capacity and free, where caps far
+// below the guess still drain, slowly (a hundred attempts a client): it makes few of those probes;
+// on collide, where the guess is mostly within an octave of a cliff below which no run drains, it
+// would probe deep below the cliff instead, so there the walk goes octave by octave.
+int least_passing(int g, int top, bool gallop, const std::function<bool(int)>& passes) {
   int lo = -1, hi = std::clamp(g, 0, top);  // lo fails (or is below the grid), hi passes
   if (passes(hi)) {
-    for (int step = octave; hi > 0; step *= 2) {
+    for (int step = octave; hi > 0; step *= gallop ? 2 : 1) {
       const int t = std::max(0, hi - step);
       if (!passes(t)) {
         lo = t;
@@ -117,7 +119,8 @@ Curve scan(const Request& r, const Line& line, double guess, Bench& bench) {
   if (c.caps.empty()) return c;
   const int top = static_cast<int>(c.caps.size()) - 1;
   const int g = guess > c.caps.front() ? static_cast<int>(std::lround(octave * std::log2(guess / c.caps.front()))) : 0;
-  c.least = least_passing(g, top, [&](int i) { return bench.passes(line.at(c.caps[i]), coarse_runs); });
+  c.least = least_passing(g, top, r.model != Model::collision,
+                          [&](int i) { return bench.passes(line.at(c.caps[i]), coarse_runs); });
   if (c.least < 0) return c;
   std::vector<Policy> above;
   for (int i = c.least; i <= top; ++i) above.push_back(line.at(c.caps[i]));
