@@ -110,7 +110,7 @@ std::vector<SweepPoint> expand(const Where& w, const Draft& d) {
         throw;
       } catch (const InputError& e) {
         // Name the key the bad value came from, when it is one field, else the grid block.
-        const std::string field = e.field();
+        const std::string& field = e.field();
         std::string key = b.key;
         std::int64_t line = b.line;
         for (int f = 0; f < nf; ++f)
@@ -164,7 +164,7 @@ std::vector<SweepPoint> expand_ext(const Where& w, const Draft& d) {
       try {
         montecarlo::check_layered(p.layered);
       } catch (const InputError& e) {
-        const std::string field = e.field();
+        const std::string& field = e.field();
         auto [key, line] = where(field);
         throw SpecError(key, std::string(e.what()).substr(field.size() + 1), w.file, line);
       }

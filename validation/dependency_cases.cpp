@@ -33,8 +33,6 @@ namespace retrylab::validation {
 
 using namespace detail;
 using montecarlo::RunPlan;
-using montecarlo::RunResult;
-using montecarlo::Scenario;
 
 namespace {
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
@@ -85,6 +83,7 @@ ValidationCase amplification_case(int layers, int attempts, double failure, std:
                      const double exact = expected_bottom_calls(m);
                      out.closed_form = fmt::format("E_L = {}", g(exact));
                      std::vector<double> v;
+                     v.reserve(res.size());
                      for (const auto& r : res) v.push_back(r.bottom_calls_per_request);
                      apply_mean_rule(out, v, exact, 0.0, "none: i.i.d. requests", ctx.alpha);
                      return out;

@@ -31,10 +31,6 @@
 namespace retrylab::validation {
 
 using namespace detail;
-using montecarlo::RunPlan;
-using montecarlo::RunResult;
-using montecarlo::Scenario;
-
 // ---- 4: sleep distributions ----------------------------------------------------------------------
 
 ValidationCase sleep_case(const Backoff& backoff, int retry, std::int64_t draws) {
