@@ -129,8 +129,8 @@ std::vector<std::string> warnings(const Advice& a) {
     w.push_back(fmt::format(
         "failed attempts use the server's capacity: no client backoff raises much the steady load this resource "
         "sustains (paper 1, papers/cap-is-doing-the-work){}; server-side mechanisms do (papers/raising-the-ceiling): "
-        "a FIFO queue or lock in front of the hot row (simulate --limit 1 --overflow queue, or --lock on), or a "
-        "concurrency limit that rejects early (--limit 1 --overflow reject)",
+        "a FIFO queue or lock in front of the hot row (simulate with `limit=1` `overflow=queue`, or `lock=on`), "
+        "or a concurrency limit that rejects early (`limit=1` `overflow=reject`)",
         any ? fmt::format(": the recommended policy sustains {:.3g} per attempt-duration",
                           a.candidates.front().sustainable_rate)
             : ""));
@@ -194,7 +194,7 @@ std::vector<std::string> notes(const Advice& a) {
   if (r.base == 0.0 && c.policy.base > least_base(r))
     n.push_back(
         fmt::format("the base was searched: a lone client whose attempt fails waits {:g}x the base on average "
-                    "before its retry; give --base to pin a shorter one",
+                    "before its retry; give `base` to pin a shorter one",
                     first_sleep(c.strategy)));
   return n;
 }

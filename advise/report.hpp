@@ -23,8 +23,8 @@ double objective_scale(const Request& r, double d) noexcept;
 // The stats that describe a candidate: its confirming runs when confirmed, else its search runs.
 const Stats& headline(const Candidate& c) noexcept;
 
-// Where no client policy helps (shared) and what would; a steady load at or above the sustainable
-// one; strategies that found nothing; no recommendation.
+// Where no client policy helps (shared) and what would (an option it names is a reference, `base`,
+// spelled by the front end: api/spelling.hpp); a steady load at or above the sustainable one; ...
 std::vector<std::string> warnings(const Advice& a);
 
 // What the reader should know about the recommendation: why a cap within 2x the base, how long a

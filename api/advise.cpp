@@ -31,15 +31,11 @@ std::optional<std::int64_t> decimal_integer(const std::string& t) {
   return v;
 }
 
-// The option's name, and an option with its value ("--objective attempts", objective="attempts"),
-// as the front end spells them.
+// The option's name as the front end spells it (another option a message names is a reference:
+// api/spelling.hpp).
 struct Names {
   Spelling how;
-  std::string operator()(std::string_view flag) const { return spelled(flag, how); }
-  std::string valued(std::string_view flag, std::string_view value) const {
-    return how == Spelling::flag ? fmt::format("{} {}", spelled(flag, how), value)
-                                 : fmt::format("{}=\"{}\"", spelled(flag, how), value);
-  }
+  std::string operator()(std::string_view option) const { return spelled(option, how); }
 };
 
 // What a failed attempt costs, in plain terms, and the contention model it names (docs/models.md §1).
@@ -47,24 +43,24 @@ Model model_of(const std::string& failed, const Names& n) {
   if (failed == "free") return Model::free;
   if (failed == "use-capacity") return Model::shared;
   if (failed == "collide") return Model::collision;
-  throw InputError(n("--failed-attempts"), fmt::format("must be free, use-capacity or collide (got {})", failed));
+  throw InputError(n("failed_attempts"), fmt::format("must be free, use-capacity or collide (got {})", failed));
 }
 
 // D: the length of one attempt-duration in the user's unit (1 with --unit attempt).
 double attempt_length(const AdviseRequest& o, const Names& n) {
   if (o.unit == "attempt") {
     if (o.attempt_duration && *o.attempt_duration != 1.0)
-      throw InputError(n("--attempt-duration"), fmt::format("must be 1 (or left out) with {} (got {})",
-                                                            n.valued("--unit", "attempt"), *o.attempt_duration));
+      throw InputError(n("attempt_duration"), fmt::format("must be 1 (or left out) with {} (got {})",
+                                                          ref("unit", "attempt"), *o.attempt_duration));
     return 1.0;
   }
   if (o.unit != "ms" && o.unit != "s")
-    throw InputError(n("--unit"), fmt::format("must be attempt, ms or s (got {})", o.unit));
+    throw InputError(n("unit"), fmt::format("must be attempt, ms or s (got {})", o.unit));
   if (!o.attempt_duration)
-    throw InputError(n("--attempt-duration"), fmt::format("is required with {}: the mean time of one attempt in {}",
-                                                          n.valued("--unit", o.unit), o.unit));
+    throw InputError(n("attempt_duration"), fmt::format("is required with {}: the mean time of one attempt in {}",
+                                                        ref("unit", o.unit), o.unit));
   if (!(*o.attempt_duration > 0.0) || !std::isfinite(*o.attempt_duration))
-    throw InputError(n("--attempt-duration"), fmt::format("must be a finite number > 0 (got {})", *o.attempt_duration));
+    throw InputError(n("attempt_duration"), fmt::format("must be a finite number > 0 (got {})", *o.attempt_duration));
   return *o.attempt_duration;
 }
 
@@ -78,7 +74,7 @@ std::vector<Strategy> strategies_of(const std::optional<std::string>& text, cons
     const auto s = parse_strategy(name);
     if (!s)
       throw InputError(
-          n("--strategies"),
+          n("strategies"),
           fmt::format("must be a comma-separated list of nojitter, full, equal, decorrelated, memoryless (got {})",
                       name));
     out.push_back(*s);
@@ -91,31 +87,31 @@ std::vector<Strategy> strategies_of(const std::optional<std::string>& text, cons
 void objective_of(const AdviseRequest& o, double d, advise::Request& r, const Names& n) {
   const auto obj = advise::parse_objective(o.objective);
   if (!obj)
-    throw InputError(n("--objective"), fmt::format("must be drain-time, attempts or weighted (got {})", o.objective));
+    throw InputError(n("objective"), fmt::format("must be drain-time, attempts or weighted (got {})", o.objective));
   r.objective = *obj;
   if (r.objective == advise::Objective::attempts && !o.drain_within)
-    throw InputError(n("--drain-within"), fmt::format("is required with {}: the deadline within which the burst "
-                                                      "must drain",
-                                                      n.valued("--objective", "attempts")));
+    throw InputError(n("drain_within"), fmt::format("is required with {}: the deadline within which the burst "
+                                                    "must drain",
+                                                    ref("objective", "attempts")));
   if (r.objective == advise::Objective::weighted) {
     const std::string u = o.unit == "attempt" ? "attempt-durations" : o.unit;
     if (!o.weight || !(*o.weight > 0.0))
-      throw InputError(n("--weight"),
+      throw InputError(n("weight"),
                        o.weight
                            ? fmt::format("must be a number > 0, in {} of drain time per attempt (got {})", u, *o.weight)
                            : fmt::format("is required with {}: the {} of drain time one attempt "
                                          "per client is worth",
-                                         n.valued("--objective", "weighted"), u));
+                                         ref("objective", "weighted"), u));
     r.weight = *o.weight / d;
   } else if (o.weight) {
-    throw InputError(n("--weight"), fmt::format("applies to {} only (got {})", n.valued("--objective", "weighted"),
-                                                n.valued("--objective", o.objective)));
+    throw InputError(n("weight"), fmt::format("applies to {} only (got {})", ref("objective", "weighted"),
+                                              ref("objective", o.objective)));
   }
 }
 
 advise::Request request_of(const AdviseRequest& o, double d, const Names& n) {
-  if (!o.clients) throw InputError(n("--clients"), "is required: the number of clients that pile up at once");
-  if (!o.failed_attempts) throw InputError(n("--failed-attempts"), "is required: free, use-capacity or collide");
+  if (!o.clients) throw InputError(n("clients"), "is required: the number of clients that pile up at once");
+  if (!o.failed_attempts) throw InputError(n("failed_attempts"), "is required: free, use-capacity or collide");
   advise::Request r;
   r.model = model_of(*o.failed_attempts, n);
   const std::string& clients = *o.clients;
@@ -124,7 +120,7 @@ advise::Request request_of(const AdviseRequest& o, double d, const Names& n) {
     const auto v = decimal_integer(text);
     // a number's range is checked with the request (check_request): [2, 100000]
     if (!v || *v < 0)
-      throw InputError(n("--clients"),
+      throw InputError(n("clients"),
                        fmt::format("must be an integer in [2, 100000] or a range LOW:HIGH (got \"{}\")", clients));
     return *v;
   };
@@ -135,8 +131,8 @@ advise::Request request_of(const AdviseRequest& o, double d, const Names& n) {
     r.clients = integer(clients.substr(colon + 1));
   }
   for (const auto& [flag, v] :
-       {std::pair{"--rate", o.rate}, std::pair{"--base", o.base}, std::pair{"--drain-within", o.drain_within},
-        std::pair{"--probability", std::optional<double>(o.probability)}, std::pair{"--weight", o.weight}})
+       {std::pair{"rate", o.rate}, std::pair{"base", o.base}, std::pair{"drain_within", o.drain_within},
+        std::pair{"probability", std::optional<double>(o.probability)}, std::pair{"weight", o.weight}})
     if (v && !std::isfinite(*v)) throw InputError(n(flag), fmt::format("must be a finite number (got {})", *v));
   r.rate = o.rate.value_or(0.0) * d;  // per unit -> per attempt-duration
   if (o.base) r.base = *o.base / d;
@@ -145,15 +141,15 @@ advise::Request request_of(const AdviseRequest& o, double d, const Names& n) {
   r.strategies = strategies_of(o.strategies, n);
   r.seed = o.seed;
   r.threads = o.threads;
-  if (o.base && !(*o.base > 0.0)) throw InputError(n("--base"), fmt::format("must be a number > 0 (got {})", *o.base));
+  if (o.base && !(*o.base > 0.0)) throw InputError(n("base"), fmt::format("must be a number > 0 (got {})", *o.base));
   if (r.rate < 0.0 || r.rate >= 1.0)
-    throw InputError(n("--rate"),
-                     fmt::format("must be >= 0 and below one attempt per attempt-duration ({} per {}) (got {})",
-                                 1.0 / d, o.unit, o.rate.value_or(0.0)));
+    throw InputError(
+        n("rate"), fmt::format("must be >= 0 and below one attempt per attempt-duration ({} per {}) (got {})", 1.0 / d,
+                               o.unit, o.rate.value_or(0.0)));
   if (o.drain_within && !(r.drain_within > advise::least_base(r) && r.drain_within <= 1e7))
-    throw InputError(n("--drain-within"),
+    throw InputError(n("drain_within"),
                      fmt::format("must be above {} ({:g} {}) and at most 1e7 attempt-durations ({:g} {}) (got {})",
-                                 n("--base"), advise::least_base(r) * d, o.unit, 1e7 * d, o.unit, *o.drain_within));
+                                 ref("base"), advise::least_base(r) * d, o.unit, 1e7 * d, o.unit, *o.drain_within));
   objective_of(o, d, r, n);
   try {
     advise::check_request(r);
@@ -285,7 +281,7 @@ void print_candidates(std::string& out, const advise::Advice& a, const std::stri
   }
 }
 
-std::string table(const advise::Advice& a, const std::string& unit, double d) {
+std::string table(const advise::Advice& a, const std::string& unit, double d, Spelling how) {
   std::string out;
   const advise::Request& r = a.request;
   const std::string u = unit == "attempt" ? "attempt-durations" : unit;
@@ -309,8 +305,8 @@ std::string table(const advise::Advice& a, const std::string& unit, double d) {
   if (!a.candidates.empty()) print_curve(out, a, u, d);
   if (any) print_runner_ups(out, a, u, d);
   print_candidates(out, a, u, d);
-  for (const auto& n : advise::notes(a)) out += "\nnote: " + n + "\n";
-  for (const auto& w : advise::warnings(a)) out += "\nwarning: " + w + "\n";
+  for (const auto& n : advise::notes(a)) out += "\nnote: " + spell_text(n, how) + "\n";
+  for (const auto& w : advise::warnings(a)) out += "\nwarning: " + spell_text(w, how) + "\n";
   return out;
 }
 
@@ -319,9 +315,14 @@ std::string table(const advise::Advice& a, const std::string& unit, double d) {
 PreparedAdvice prepare_advise(const AdviseRequest& r, Spelling how) {
   const Names n{how};
   PreparedAdvice p;
-  p.attempt_duration = attempt_length(r, n);
-  p.unit = r.unit;
-  p.request = request_of(r, p.attempt_duration, n);
+  p.how = how;
+  try {
+    p.attempt_duration = attempt_length(r, n);
+    p.unit = r.unit;
+    p.request = request_of(r, p.attempt_duration, n);
+  } catch (const InputError& e) {
+    rethrow_spelled(e, how);
+  }
   return p;
 }
 
@@ -336,11 +337,13 @@ nlohmann::ordered_json advise_json(const advise::Advice& a, const PreparedAdvice
   if (p.unit != "attempt") j["attempt_duration"] = p.attempt_duration;
   const nlohmann::ordered_json body = advise::advice_json(a, p.attempt_duration);
   for (auto& [k, v] : body.items()) j[k] = v;
+  for (const char* key : {"warnings", "notes"})
+    for (auto& text : j[key]) text = spell_text(text.get<std::string>(), p.how);
   return j;
 }
 
 std::string advise_table(const advise::Advice& a, const PreparedAdvice& p) {
-  return table(a, p.unit, p.attempt_duration);
+  return table(a, p.unit, p.attempt_duration, p.how);
 }
 
 }  // namespace retrylab::api

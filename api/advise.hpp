@@ -38,6 +38,7 @@ struct PreparedAdvice {
   advise::Request request;  // in attempt-durations
   std::string unit = "attempt";
   double attempt_duration = 1.0;  // D: one attempt-duration in `unit` (1 with attempt)
+  Spelling how = Spelling::flag;  // how the warnings and notes name an option
 };
 
 // Throws InputError naming the option in `how`'s spelling, with its allowed range.

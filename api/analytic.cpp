@@ -75,8 +75,8 @@ constexpr P amplification_params[] = {
 constexpr P budget_params[] = {
     {"preset", K::text,
      "aws-standard (500, cost 5, refund 1) | aws-standard-timeout (cost 10) | grpc (maxTokens 10, tokenRatio 0.1, "
-     "threshold 5) | finagle (ttl 10 s, minRetriesPerSec 10, percentCanRetry 0.2) | custom (--capacity, --cost and "
-     "--refund required; --threshold 0 unless given)",
+     "threshold 5) | finagle (ttl 10 s, minRetriesPerSec 10, percentCanRetry 0.2) | custom (`capacity`, `cost` and "
+     "`refund` required; `threshold` 0 unless given)",
      "", "aws-standard"},
     {"capacity", K::real, "Bucket capacity B > 0 (overrides the preset)", "", ""},
     {"cost", K::real, "Token cost of a retry > 0 (overrides the preset)", "", ""},
@@ -114,7 +114,7 @@ constexpr P burst_params[] = {
     {"rate", K::real, "Steady load λ in [0, 1) (default 0.05)", per_attempt, ""},
     {"collapse", K::real, "Collapse threshold K >= 1", "", "3000"},
     {"horizon", K::real, "Horizon T > 0, at most 1e6 times the first stage's mean sleep", attempts, "60000"},
-    {"find_cap", K::flag, "Also search the smallest cap base·2^(i/8) that drains (--cap is then ignored for it)", "",
+    {"find_cap", K::flag, "Also search the smallest cap base·2^(i/8) that drains (`cap` is then ignored for it)", "",
      ""}};
 
 constexpr AnalyticCommand commands[] = {
@@ -250,7 +250,7 @@ std::optional<double> decimal_real(const std::string& text) {
 double parse_cap(const std::string& text) {
   if (text == "none") return HUGE_VAL;
   const auto v = decimal_real(text);
-  if (!v || !(*v > 0)) throw InputError("--cap", fmt::format("must be a number > 0 or \"none\" (got \"{}\")", text));
+  if (!v || !(*v > 0)) throw InputError("cap", fmt::format("must be a number > 0 or \"none\" (got \"{}\")", text));
   return *v;
 }
 
@@ -320,7 +320,7 @@ Dim dim_of_param(const AnalyticParam& p) {
 
 montecarlo::TimeUnit time_unit_of(const AnalyticCommand& c, const AnalyticUnit& u) {
   if (!has_times(c) && (u.unit != "attempt" || u.attempt_duration))
-    throw InputError(u.unit != "attempt" ? "--unit" : "--attempt-duration",
+    throw InputError(u.unit != "attempt" ? "unit" : "attempt_duration",
                      fmt::format("does not apply to analytic {}: it has no times (its counts have no unit)", c.name));
   return montecarlo::time_unit(u.unit, u.attempt_duration.value_or(0.0), u.attempt_duration.has_value());
 }

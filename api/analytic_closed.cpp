@@ -50,14 +50,14 @@ Document fluid_cap_error_band(Strategy s) {
 // ttl), so it has its own bound and takes --requests instead of the bucket's flags.
 Document finagle_budget(const AnalyticValues& v) {
   const Options o = options_of(v);
-  const char* bucket_only = o.capacity    ? "--capacity"
-                            : o.cost      ? "--cost"
-                            : o.refund    ? "--refund"
-                            : o.threshold ? "--threshold"
+  const char* bucket_only = o.capacity    ? "capacity"
+                            : o.cost      ? "cost"
+                            : o.refund    ? "refund"
+                            : o.threshold ? "threshold"
                                           : nullptr;
   if (bucket_only)
-    throw InputError(bucket_only, "does not apply to --preset finagle (a token bucket's flag; give --requests)");
-  if (o.successes != 0.0) throw InputError("--successes", "does not apply to --preset finagle (give --requests)");
+    throw InputError(bucket_only, "does not apply to `preset=finagle` (a token bucket's parameter; give `requests`)");
+  if (o.successes != 0.0) throw InputError("successes", "does not apply to `preset=finagle` (give `requests`)");
   const FinagleBudget f{};
   const double value = finagle_max_retries(f, o.requests);
   Document in{{"preset", o.preset},
@@ -80,8 +80,8 @@ Document finagle_budget(const AnalyticValues& v) {
 
 Document aloha(const AnalyticValues& v) {
   const Options o = options_of(v);
-  if (o.rate && o.goodput) throw InputError("--goodput", "cannot be combined with --rate (give one of them)");
-  if (!o.rate && !o.goodput) throw InputError("--rate", "or --goodput is required (got neither)");
+  if (o.rate && o.goodput) throw InputError("goodput", "cannot be combined with `rate` (give one of them)");
+  if (!o.rate && !o.goodput) throw InputError("rate", "or `goodput` is required (got neither)");
   const std::string assumptions =
       "Poisson attempts of duration 1, success iff no overlap (collision model), retries off";
   if (o.rate) {
@@ -106,7 +106,7 @@ Document aloha(const AnalyticValues& v) {
 
 Document occ(const AnalyticValues& v) {
   const Options o = options_of(v);
-  if (!o.rate) throw InputError("--rate", "is required (got nothing)");
+  if (!o.rate) throw InputError("rate", "is required (got nothing)");
   const OccFree m{*o.rate};
   Document doc = opening("occ", Document{{"rate", m.rate}}, goodput(m));
   doc["success_probability"] = success_probability(m);
@@ -135,7 +135,7 @@ Document hedge(const AnalyticValues& v) {
 
 Document ps(const AnalyticValues& v) {
   const Options o = options_of(v);
-  if (!o.load) throw InputError("--load", "is required (got nothing)");
+  if (!o.load) throw InputError("load", "is required (got nothing)");
   const ProcessorSharing m{*o.load, o.service};
   Document doc = opening("ps", Document{{"load", m.load}, {"service", m.service}}, mean_time(m));
   doc["mean_time"] = mean_time(m);
@@ -244,7 +244,7 @@ Document growth(const AnalyticValues& v) {
   doc["step_growth"] = number(step);
   cite(doc,
        "E[ln(s_k/s_(k−1)) | s_(k−1) = sleep] = (3·ln g − g − r·ln r + r)/(3 − r), r = base/sleep, g = min(3, "
-       "cap/sleep); limit ln 3 − 1 as sleep/base → ∞ (value = step growth when --sleep is given, else the limit)",
+       "cap/sleep); limit ln 3 − 1 as sleep/base → ∞ (value = step growth when sleep is given, else the limit)",
        "decorrelated jitter s_k = min(cap, U(base, 3·s_(k−1)))",
        "proofs/Decorrelated.v: decorrelated_step_growth, decorrelated_step_growth_limit, log_uniform_integral");
   return doc;
@@ -253,9 +253,9 @@ Document growth(const AnalyticValues& v) {
 Document fluid_cap(const AnalyticValues& v) {
   const Options o = options_of(v);
   if (!o.rate)
-    throw InputError("--rate",
+    throw InputError("rate",
                      "is required: the steady Poisson load λ in [0, 1/(2e)) under the burst sets the cap "
-                     "(--rate 0 for a pure burst, where the estimate is the base)");
+                     "(`rate=0` for a pure burst, where the estimate is the base)");
   FluidCap f;
   f.clients = o.clients;
   f.rate = *o.rate;
@@ -299,7 +299,7 @@ Document amplification(const AnalyticValues& v) {
 Document budget(const AnalyticValues& v) {
   const Options o = options_of(v);
   if (o.preset == "finagle") return finagle_budget(v);
-  if (o.requests != 0.0) throw InputError("--requests", "applies only to --preset finagle");
+  if (o.requests != 0.0) throw InputError("requests", "applies only to `preset=finagle`");
   TokenBucket t;
   if (o.preset == "aws-standard")
     t = aws_standard();
@@ -309,13 +309,13 @@ Document budget(const AnalyticValues& v) {
     t = grpc_throttling();
   else if (o.preset != "custom")
     throw InputError(
-        "--preset",
+        "preset",
         fmt::format("must be one of aws-standard|aws-standard-timeout|grpc|finagle|custom (got {})", o.preset));
   if (o.preset == "custom")  // no preset behind it: every bucket parameter is the user's (threshold 0 unless given)
-    for (const auto& [flag, given] : {std::pair{"--capacity", o.capacity.has_value()},
-                                      {"--cost", o.cost.has_value()},
-                                      {"--refund", o.refund.has_value()}})
-      if (!given) throw InputError(flag, "is required with --preset custom (a custom bucket has no preset values)");
+    for (const auto& [flag, given] : {std::pair{"capacity", o.capacity.has_value()},
+                                      {"cost", o.cost.has_value()},
+                                      {"refund", o.refund.has_value()}})
+      if (!given) throw InputError(flag, "is required with `preset=custom` (a custom bucket has no preset values)");
   if (o.capacity) t.capacity = *o.capacity;
   if (o.cost) t.retry_cost = *o.cost;
   if (o.refund) t.refund = *o.refund;

@@ -80,7 +80,7 @@ Document markov(const AnalyticValues& v) {
   doc["kind"] = "exact";
   doc["assumptions"] =
       "N clients start together at t = 0, alone (no steady load), retries on; memoryless sleeps Exp(mean w_k/2); "
-      "exponential attempt durations of mean 1 (simulate with --service exponential)";
+      "exponential attempt durations of mean 1 (the engine's service = exponential)";
   doc["accuracy"] = "exact up to the sparse LU solve: residual as printed (relative)";
   doc["proof"] =
       "proofs/Markov.v: generator_rows_sum_zero, generator_assembled_rows_sum_zero (each generator row, as assembled "
@@ -129,9 +129,9 @@ Document steady(const AnalyticValues& v) {
   doc["assumptions"] =
       "mean field: independent failures with one probability p, backlog spread over the stages as in the renewal, "
       "attempts a Poisson stream of rate G(n) = n·A(p)/B(p); S(n) = G(1−p); collapse when the backlog reaches "
-      "--collapse within --horizon (escape: over the unstable point at once; no_escape: by the drift alone; passage: "
+      "collapse within horizon (escape: over the unstable point at once; no_escape: by the drift alone; passage: "
       "the backlog as a birth-death chain, up at the load and down at S(n), whose mean first-passage time from 0 to "
-      "--collapse is at most --horizon)";
+      "collapse is at most horizon)";
   doc["accuracy"] = "an estimate: see analytic/README.md for its errors against paper 1's simulated thresholds";
   doc["proof"] =
       "of the model's equations, not of its accuracy: proofs/Steady.v: mean_field_attempt_rate, "
@@ -164,7 +164,7 @@ Document burst(const AnalyticValues& v) {
   doc["assumptions"] =
       "stage ODEs: a stage-k client retries at rate 1/m_k (mean sleep), attempts a Poisson stream of rate G, "
       "success P(G); attempt durations neglected; drained when under 1/2 burst client remains (99%: B/100); "
-      "--find-cap: the smallest cap base·2^(i/8) that drains";
+      "find_cap: the smallest cap base·2^(i/8) that drains";
   doc["accuracy"] =
       "an estimate: see analytic/README.md for its errors against paper 1's simulated cap thresholds "
       "and drain times; blind to lock-step (nojitter)";

@@ -13,16 +13,12 @@ namespace retrylab::api {
 
 namespace {
 
-std::string policy_needed(Spelling how) { return how == Spelling::flag ? "--policy FILE" : "policy=FILE"; }
-
-}  // namespace
-
-PreparedSimulation prepare(const SimulateRequest& r, Spelling how,
-                           const std::function<void(const std::string&)>& warn) {
+PreparedSimulation prepared(const SimulateRequest& r, Spelling how,
+                            const std::function<void(const std::string&)>& warn) {
   ScenarioRequest request = r.scenario;
   if (!r.policy) {
-    if (r.policy_select) throw InputError(spelled("policy_select", how), fmt::format("needs {}", policy_needed(how)));
-    if (r.strict) throw InputError(spelled("strict", how), fmt::format("needs {}", policy_needed(how)));
+    if (r.policy_select) throw InputError(spelled("policy_select", how), "needs `policy=FILE`");
+    if (r.strict) throw InputError(spelled("strict", how), "needs `policy=FILE`");
   } else {
     // The file's fields, in the request's unit; the fields given keep their values (docs/policies.md).
     const policy::Policy p = load_policy(*r.policy, r.policy_select.value_or(""), how);
@@ -36,8 +32,7 @@ PreparedSimulation prepare(const SimulateRequest& r, Spelling how,
     if (r.plot) check_plot_path(*r.plot, how);
     out.bin = series_bin(*r.series, out.scenario, how);
   } else if (r.plot) {
-    throw InputError(spelled("plot", how), fmt::format("needs {} (the figure is of the time series)",
-                                                       how == Spelling::flag ? "--series BIN" : "series=BIN"));
+    throw InputError(spelled("plot", how), "needs `series=BIN` (the figure is of the time series)");
   }
   try {  // the limits name fields (load_profile): as the front end spells them
     montecarlo::check_resources(
@@ -47,8 +42,9 @@ PreparedSimulation prepare(const SimulateRequest& r, Spelling how,
     // The brooker preset sets collapse itself (above its clients): lowering collapse cannot help.
     if (const auto m = request.fields.find("model"); m != request.fields.end() && m->second == "brooker") {
       std::string text = std::string(e.what()).substr(e.field().size() + 1);
-      if (const auto at = text.find("lower --runs or --collapse"); at != std::string::npos) {
-        text.replace(at, 26, "lower --runs");
+      const std::string lower = "lower `runs` or `collapse`";
+      if (const auto at = text.find(lower); at != std::string::npos) {
+        text.replace(at, lower.size(), "lower `runs`");
         rethrow_spelled(InputError(e.field(), text), how);
       }
     }
@@ -56,6 +52,17 @@ PreparedSimulation prepare(const SimulateRequest& r, Spelling how,
   }
   out.warnings = sanity_warnings(out.scenario, how);
   return out;
+}
+
+}  // namespace
+
+PreparedSimulation prepare(const SimulateRequest& r, Spelling how,
+                           const std::function<void(const std::string&)>& warn) {
+  try {
+    return prepared(r, how, warn);
+  } catch (const InputError& e) {
+    rethrow_spelled(e, how);  // the field and the fields its message mentions, as the front end spells them
+  }
 }
 
 Simulation simulate(const PreparedSimulation& p, const std::function<void(std::int64_t, std::int64_t)>& done) {

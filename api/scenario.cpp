@@ -17,21 +17,6 @@ using montecarlo::FieldUnit;
 using montecarlo::Scenario;
 using montecarlo::TimeUnit;
 
-std::string spelled(std::string_view field, Spelling how) {
-  std::string name(field);
-  if (name.rfind("--", 0) == 0) {  // already a flag (the library names a few so): back to the field's name
-    name.erase(0, 2);
-    std::replace(name.begin(), name.end(), '-', '_');
-  }
-  if (how == Spelling::keyword) return name;
-  std::replace(name.begin(), name.end(), '_', '-');
-  return "--" + name;
-}
-
-void rethrow_spelled(const InputError& e, Spelling how) {
-  throw InputError(spelled(e.field(), how), std::string(e.what()).substr(e.field().size() + 1));
-}
-
 namespace {
 
 bool given(const ScenarioRequest& r, std::string_view field) { return r.fields.find(field) != r.fields.end(); }
@@ -54,7 +39,7 @@ double to_attempts(const Field& f, double v, const TimeUnit& u) {
 
 // --outage START:END[:FRACTION] into the outage_* fields of both scenarios.
 void apply_outage(const ScenarioRequest& r, Spelling how, Scenario& typed, Scenario& sc, const TimeUnit& u) {
-  const std::string name = how == Spelling::flag ? "--outage" : "outage";
+  const std::string name = spelled("outage", how);
   for (const char* f : {"outage_start", "outage_end", "outage_fraction"})
     if (given(r, f)) throw InputError(name, fmt::format("cannot be given with {}", spelled(f, how)));
   std::vector<std::string> parts;
@@ -156,16 +141,9 @@ ResolvedScenario brooker(const ScenarioRequest& r, Spelling how) {
   if (r.load_profile) foreign.push_back(spelled("load_profile", how));
   if (!foreign.empty())
     throw InputError(foreign.front(),
-                     how == Spelling::flag
-                         ? "does not apply to --model brooker (it takes --strategy, --base, --cap, "
-                           "--window, --clients, --leg-mean, --leg-sd; to change more, run the "
-                           "engine flags the table prints)"
-                         : "does not apply to model=\"brooker\" (it takes strategy, base, cap, window, "
-                           "clients, leg_mean, leg_sd; to change more, give the engine fields its "
-                           "table prints)");
-  if (!given(r, "strategy"))
-    throw InputError(spelled("strategy", how),
-                     how == Spelling::flag ? "is required with --model brooker" : "is required with model=\"brooker\"");
+                     "does not apply to `model=brooker` (it takes `strategy`, `base`, `cap`, `window`, `clients`, "
+                     "`leg_mean`, `leg_sd`; to change more, give the engine fields its table prints)");
+  if (!given(r, "strategy")) throw InputError(spelled("strategy", how), "is required with `model=brooker`");
   const montecarlo::BrookerTest defaults;
   const double leg_mean = r.leg_mean.value_or(defaults.leg_mean), leg_sd = r.leg_sd.value_or(defaults.leg_sd);
   if (!(leg_mean > 0.0) || !std::isfinite(leg_mean))
@@ -239,19 +217,15 @@ ResolvedScenario resolve_fields(const ScenarioRequest& r, Spelling how) {
     if (montecarlo::find_field(name) == nullptr)
       throw InputError(spelled(name, how), "is not a scenario field (the field table lists them)");
   if (!given(r, "model"))
-    throw InputError(spelled("model", how), how == Spelling::flag
-                                                ? "is required: collision, free, shared, ps or none (or the preset "
-                                                  "brooker); --list-fields lists every field"
-                                                : "is required: collision, free, shared, ps or none (or the preset "
-                                                  "brooker); retrylab.fields() lists every field");
+    throw InputError(spelled("model", how),
+                     "is required: collision, free, shared, ps or none (or the preset brooker); `list_fields` "
+                     "lists every field");
   const bool is_brooker = r.fields.find("model")->second == "brooker";
   if (!is_brooker)
     for (const auto& [name, value] : {std::pair{"leg_mean", r.leg_mean}, std::pair{"leg_sd", r.leg_sd}})
       if (value)
-        throw InputError(
-            spelled(name, how),
-            fmt::format("applies only to {}brooker (got {}{})", how == Spelling::flag ? "--model " : "model=",
-                        how == Spelling::flag ? "--model " : "model=", r.fields.find("model")->second));
+        throw InputError(spelled(name, how), fmt::format("applies only to {} (got {})", ref("model", "brooker"),
+                                                         ref("model", r.fields.find("model")->second)));
   if (is_brooker) return brooker(r, how);
 
   ResolvedScenario out;

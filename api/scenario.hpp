@@ -6,7 +6,8 @@
 // Invariants: every field is parsed by the field table (montecarlo/fields.hpp); the rules between
 // fields are checked on the scenario in the user's unit first, so an error quotes the values as
 // typed ("cap must be >= base (got cap=20, base=100)" in ms), then the scenario in attempt-durations
-// is checked again; every InputError names the field as the front end spells it (Spelling).
+// is checked again; every InputError names the field by its id and other fields as references
+// (api/spelling.hpp), spelled for the front end (Spelling) as it leaves.
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -14,17 +15,11 @@
 #include <string_view>
 
 #include "analytic/error.hpp"
+#include "api/spelling.hpp"
 #include "montecarlo/metrics.hpp"
 #include "montecarlo/scenario.hpp"
 
 namespace retrylab::api {
-
-// How a front end names a field in its errors: "--reject-cost" (a CLI flag) or "reject_cost" (a
-// Python keyword argument).
-enum class Spelling { flag, keyword };
-std::string spelled(std::string_view field, Spelling how);
-// An InputError from the library (naming a field as the field table does) renamed for the front end.
-[[noreturn]] void rethrow_spelled(const InputError& e, Spelling how);
 
 struct ScenarioRequest {
   // Field name (the table's, '_' not '-') -> the value as typed: "0.5", "none", "lognormal", "on".

@@ -140,9 +140,9 @@ std::string series_csv(const Series& series, const montecarlo::TimeUnit& u) {
 std::string series_table(const Series& series, const ResolvedScenario& s, const std::vector<double>& collapses) {
   const montecarlo::TimeUnit& u = s.unit;
   const std::vector<Q> shown = shown_series(s.scenario);
-  std::string out =
-      fmt::format("\nseries: mean over the runs per bin of {} {} (--json or --csv for the 95% intervals)\n",
-                  u.out(montecarlo::Dim::time, series.bin), u.plural());
+  std::string out = fmt::format("\nseries: mean over the runs per bin of {} {} ({} or {} for the 95% intervals)\n",
+                                u.out(montecarlo::Dim::time, series.bin), u.plural(), spelled("json", Spelling::flag),
+                                spelled("csv", Spelling::flag));
   if (!collapses.empty())
     out += fmt::format(
         "collapsed: runs the collapse rule ({} clients waiting) had stopped by the bin's end; a "

@@ -109,8 +109,8 @@ std::string fields_in_unit(const ResolvedScenario& s, bool as_flags) {
     out += as_flags ? fmt::format("{} {}", montecarlo::flag_of(f), value) : fmt::format("{}={}", f.name, value);
   }
   if (!s.load_profile.empty())  // not a row of the table (a text)
-    out +=
-        as_flags ? fmt::format(" --load-profile {}", s.load_profile) : fmt::format(" load_profile={}", s.load_profile);
+    out += as_flags ? fmt::format(" {} {}", spelled("load_profile", Spelling::flag), s.load_profile)
+                    : fmt::format(" load_profile={}", s.load_profile);
   return out;
 }
 
@@ -138,8 +138,9 @@ std::string simulate_table(const Simulation& sim) {
   const montecarlo::Summary& s = sim.summary;
   std::string out;
   if (sim.scenario.brooker)
-    out += fmt::format("preset brooker: {} --unit {} --attempt-duration {}\n", fields_in_unit(sim.scenario, true),
-                       u.name, u.attempt_duration);
+    out += fmt::format("preset brooker: {} {} {} {} {}\n", fields_in_unit(sim.scenario, true),
+                       spelled("unit", Spelling::flag), u.name, spelled("attempt_duration", Spelling::flag),
+                       u.attempt_duration);
   out +=
       fmt::format("retrylab simulate: {} runs={} seed={}\n", scenario_line(sim.scenario), sim.plan.runs, sim.plan.seed);
   if (!u.plain())
@@ -171,7 +172,7 @@ std::string simulate_table(const Simulation& sim) {
   return out;
 }
 
-std::vector<std::string> stop_notes(const Simulation& sim) {
+std::vector<std::string> stop_notes(const Simulation& sim, Spelling how) {
   std::vector<double> at;
   for (const montecarlo::RunResult& r : sim.runs)
     if (r.collapsed) at.push_back(r.stop_time);
@@ -191,11 +192,11 @@ std::vector<std::string> stop_notes(const Simulation& sim) {
   return {
       fmt::format("{} of {} runs collapsed: the collapse rule stopped each when {} clients were waiting at once{}, "
                   "first at t = {} {}, on average at {} {}; a run's series bins after its stop are left out, so "
-                  "the means there hold only the runs still going (a larger collapse count, --collapse or "
-                  "collapse=, lets them go on)",
+                  "the means there hold only the runs still going (a larger collapse count, {}, lets them "
+                  "go on)",
                   at.size(), sim.runs.size(), s.measurement.collapse, in_arrivals,
                   table_number(u.out(Dim::time, first), Digits::dense), u.plural(),
-                  table_number(u.out(Dim::time, mean), Digits::dense), u.plural())};
+                  table_number(u.out(Dim::time, mean), Digits::dense), u.plural(), spelled("collapse", how))};
 }
 
 std::string simulate_csv(const Simulation& sim) {

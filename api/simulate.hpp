@@ -57,7 +57,8 @@ std::string simulate_csv(const Simulation& sim);
 // When the collapse rule stopped runs: one line saying how many, when (in the unit) and what the
 // rule's count means there (its clients as a time of arrivals at the load), for stderr (the CLI) or
 // a UserWarning (Python); empty otherwise. The rule's default (3,000 clients) is kept: a count has
-// no unit, and every earlier result keeps its bytes; this line reads it in the user's unit.
-std::vector<std::string> stop_notes(const Simulation& sim);
+// no unit, and every earlier result keeps its bytes; this line reads it in the user's unit and
+// names the collapse field as `how` spells it.
+std::vector<std::string> stop_notes(const Simulation& sim, Spelling how = Spelling::flag);
 
 }  // namespace retrylab::api

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "api/analytic.hpp"
+#include "api/spelling.hpp"
 #include "cli/common.hpp"
 
 namespace retrylab::cli {
@@ -42,7 +43,7 @@ std::string flag_of(std::string_view name) {
 }
 
 CLI::Option* bind(CLI::App* sub, const api::AnalyticParam& p, Slot& s) {
-  const std::string flag = flag_of(p.name), help(p.help);
+  const std::string flag = flag_of(p.name), help = api::spell_text(p.help, api::Spelling::flag);
   const bool fallback = !p.fallback.empty();
   if (fallback) {
     const api::AnalyticValue v = api::fallback_value(p);

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "analytic/error.hpp"
+#include "api/spelling.hpp"
 #include "cli/common.hpp"
 #include "validation/escape.hpp"
 #ifdef RETRYLAB_WITH_MPI
@@ -17,12 +18,11 @@
 
 namespace {
 
-// Flags are named "--x" by the CLI and "x" by the library: print the flag form once. Positional
-// arguments are named in upper case (SPEC, PAPER, TRACE), as --help shows them, and stay as they are.
-std::string as_flag(const std::string& field) {
-  const bool positional = !field.empty() && std::all_of(field.begin(), field.end(),
-                                                        [](char c) { return (c >= 'A' && c <= 'Z') || c == '_'; });
-  return positional || field.rfind("-", 0) == 0 ? field : "--" + field;
+// An error names its field by id and mentions others as references (api/spelling.hpp): the CLI
+// spells them as flags ("--cap"). Positional arguments are named in upper case (SPEC, PAPER, TRACE),
+// as --help shows them, and stay as they are.
+std::string as_flags(const retrylab::InputError& e) {
+  return retrylab::api::spelled_message(e, retrylab::api::Spelling::flag);
 }
 
 // CLI11's validators report "--flag: must be ..."; every other error reads "--flag must be ...".
@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
     say(unknown_flag ? *unknown_flag : parse_message(e.what()));
     return 2;
   } catch (const retrylab::InputError& e) {
-    say(as_flag(e.field()) + std::string(e.what()).substr(e.field().size()));
+    say(as_flags(e));
     return 2;
   }
   try {
@@ -102,7 +102,7 @@ int main(int argc, char** argv) {
     say(e.what());
     return 1;
   } catch (const retrylab::InputError& e) {
-    say(as_flag(e.field()) + std::string(e.what()).substr(e.field().size()));
+    say(as_flags(e));
     return 2;
   } catch (const std::exception& e) {
     say(std::string("error: ") + e.what());

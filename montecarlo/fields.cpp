@@ -151,7 +151,7 @@ constexpr Field core_fields[] = {
           .kind = FieldKind::number,
           .hi = inf,
           .hi_open = true,
-          .meaning = "milliseconds per attempt-duration, for the controls whose windows keep time (set by --unit)",
+          .meaning = "milliseconds per attempt-duration, for the controls whose windows keep time (set from the unit)",
           .access = member<&Scenario::client, &ClientPolicy::attempt_ms>()}};
 
 // Every component's parameters (builds.hpp lists them all in FullParts).

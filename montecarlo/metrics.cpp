@@ -131,16 +131,16 @@ TimeUnit time_unit(const std::string& unit, double attempt_duration, bool given)
   u.name = unit;
   if (unit == "attempt") {
     if (given && attempt_duration != 1.0)
-      throw InputError("--attempt-duration",
-                       fmt::format("must be 1 (or left out) with --unit attempt (got {})", attempt_duration));
+      throw InputError("attempt_duration",
+                       fmt::format("must be 1 (or left out) with `unit=attempt` (got {})", attempt_duration));
     return u;
   }
-  if (unit != "ms" && unit != "s") throw InputError("--unit", fmt::format("must be attempt, ms or s (got {})", unit));
+  if (unit != "ms" && unit != "s") throw InputError("unit", fmt::format("must be attempt, ms or s (got {})", unit));
   if (!given)
-    throw InputError("--attempt-duration",
-                     fmt::format("is required with --unit {}: the mean time of one attempt in {}", unit, unit));
+    throw InputError("attempt_duration",
+                     fmt::format("is required with `unit={}`: the mean time of one attempt in {}", unit, unit));
   if (!(attempt_duration > 0.0) || !std::isfinite(attempt_duration))
-    throw InputError("--attempt-duration", fmt::format("must be a finite number > 0 (got {})", attempt_duration));
+    throw InputError("attempt_duration", fmt::format("must be a finite number > 0 (got {})", attempt_duration));
   u.attempt_duration = attempt_duration;
   return u;
 }

@@ -160,13 +160,13 @@ void check_resources(const Scenario& s, const RunPlan& plan, double max_memory, 
   }
   if (e.bytes > max_memory)
     throw InputError(
-        "max-memory",
+        "max_memory",
         fmt::format("is {:.3g} GiB, below the estimated {:.3g} GiB of this run (runs={}, "
-                    "collapse={}, series bins={}; lower --runs or --collapse, widen the --series bin, or "
-                    "raise --max-memory{})",
+                    "collapse={}, series bins={}; lower `runs` or `collapse`, widen the `series` bin, or "
+                    "raise `max_memory`{})",
                     max_memory / (1ull << 30), e.bytes / (1ull << 30), plan.runs, s.measurement.collapse, series_bins,
                     timeouts_pile_up(s) ? "; timed-out attempts stay on the shared server: bound them with "
-                                          "--max-attempts, --deadline or --horizon"
+                                          "`max_attempts`, `deadline` or `horizon`"
                                         : ""));
 }
 

@@ -98,7 +98,7 @@ void check_scenario(const Scenario& s) {
   }
   s.traffic.load_profile.check();  // not a row of the table: its own ranges
   if (s.traffic.clients == 0 && candidate_rate(s) == 0.0)
-    throw InputError("clients", "must be > 0 when --rate is 0 (no traffic: give a burst, steady traffic or both)");
+    throw InputError("clients", "must be > 0 when `rate` is 0 (no traffic: give a burst, steady traffic or both)");
   if (std::isnan(s.measurement.horizon) || s.measurement.horizon < 0.0 || std::isinf(s.measurement.horizon))
     throw InputError("horizon", fmt::format("must be a finite number > 0 (got {})", s.measurement.horizon));
   if (s.traffic.load_profile.set() && s.measurement.horizon == 0.0)
@@ -119,7 +119,7 @@ void check_scenario(const Scenario& s) {
   if (needs_clock(o.client) && !(o.client.attempt_ms > 0.0))
     throw InputError("attempt_ms",
                      fmt::format("must be > 0 with budget={} breaker={}: their windows are in ms (give "
-                                 "--unit ms or s with --attempt-duration)",
+                                 "`unit=ms` or s with `attempt_duration`)",
                                  budget_preset_names[o.client.budget], breaker_preset_names[o.client.breaker]));
   const bool local_rejects =
       o.client.breaker != 0 || std::string_view(budget_preset_names[o.client.budget]) == "sre-adaptive";

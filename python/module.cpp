@@ -4,8 +4,8 @@
 // (--unit/--attempt-duration of `retrylab simulate`), the summary built from the same summarize() in
 // the same run order, so a seed gives the CLI's numbers bit for bit (python/tests compares them).
 // Results cross into Python as JSON text (doubles printed to round-trip) plus numpy arrays for the
-// per-run metrics. Every InputError becomes ValueError with the CLI's one-line message (the field
-// spelled as its flag). The GIL is released while the engine runs.
+// per-run metrics. Every InputError becomes ValueError with the CLI's one-line message, its fields
+// spelled as keywords (api/spelling.hpp). The GIL is released while the engine runs.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -51,21 +51,21 @@ namespace retrylab::python {
 
 namespace {
 
-// An InputError as Python's ValueError, naming the argument as Python spells it (reject_cost).
-// The memory limit is half the machine's memory, which a Python caller cannot raise (the CLI's
-// --max-memory can); the other flags in a message become keywords in retrylab/_errors.py.
-std::string in_keywords(std::string text) {
-  const std::string raise = ", or raise --max-memory";
+// An InputError as Python's ValueError: its field and the fields its message mentions (references,
+// api/spelling.hpp) as Python spells them (reject_cost, unit="ms"). The memory limit is half the
+// machine's memory, which a Python caller cannot raise (the CLI's max_memory option can).
+std::string in_keywords(const InputError& e) {
+  const std::string what = e.what();
+  std::string text = what.substr(std::min(what.size(), e.field().size() + 1));
+  // The api spells the rule before it leaves (api::prepare): the option to raise, as Python spells it.
+  const std::string raise = ", or raise " + api::spelled("max_memory", api::Spelling::keyword);
   if (const auto at = text.find(raise); at != std::string::npos)
     text.replace(at, raise.size(), "; the limit is half the machine's memory");
-  return text;
+  return api::spelled(e.field(), api::Spelling::keyword) + " " + api::spell_text(text, api::Spelling::keyword);
 }
 
 // Its text printable (a file's bytes quoted in it may not be UTF-8, which Python's str refuses).
-[[noreturn]] void raise(const InputError& e) {
-  const std::string field = e.field() == "max-memory" ? "memory" : api::spelled(e.field(), api::Spelling::keyword);
-  throw py::value_error(printable(field + in_keywords(std::string(e.what()).substr(e.field().size()))));
-}
+[[noreturn]] void raise(const InputError& e) { throw py::value_error(printable(in_keywords(e))); }
 
 using api::number;
 using api::to_json;
@@ -132,7 +132,7 @@ py::tuple simulate(const std::map<std::string, std::string>& values, const std::
     py::gil_scoped_release release;
     sim = api::simulate(prepared);
   }
-  for (const std::string& n : api::stop_notes(sim)) user_warning(n);
+  for (const std::string& n : api::stop_notes(sim, api::Spelling::keyword)) user_warning(n);
   const api::ResolvedScenario& sc = prepared.scenario;
   Json j = api::simulate_json(sim);
   j["canonical"] = montecarlo::canonical(sc.scenario);
@@ -303,7 +303,7 @@ std::string analytic_doc(const api::AnalyticCommand& c) {
   std::string doc =
       fmt::format("{}\n\nAs `retrylab analytic {} --json`, returned as a dict. Parameters:\n", c.meaning, c.name);
   for (const api::AnalyticParam& p : c.params)
-    doc += fmt::format("  {}: {}{}\n", p.name, p.help,
+    doc += fmt::format("  {}: {}{}\n", p.name, api::spell_text(p.help, api::Spelling::keyword),
                        p.fallback.empty() ? std::string() : fmt::format(" (default {})", p.fallback));
   return doc;
 }
@@ -316,7 +316,7 @@ py::list analytic_commands() {
       py::dict d;
       d["name"] = std::string(p.name);
       d["kind"] = std::string(python_kind(p.kind));
-      d["help"] = std::string(p.help);
+      d["help"] = api::spell_text(p.help, api::Spelling::keyword);
       d["unit"] = std::string(p.unit);
       d["default"] = p.fallback.empty() ? py::object(py::none()) : py::object(py::str(std::string(p.fallback)));
       d["required"] = p.required;
@@ -392,8 +392,7 @@ PYBIND11_MODULE(_core, m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const retrylab::InputError& e) {
-      const std::string name = retrylab::api::spelled(e.field(), retrylab::api::Spelling::keyword);
-      PyErr_SetString(PyExc_ValueError, (name + std::string(e.what()).substr(e.field().size())).c_str());
+      PyErr_SetString(PyExc_ValueError, in_keywords(e).c_str());
     }
   });
   m.def("fields", &fields, "The scenario field table");

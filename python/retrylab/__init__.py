@@ -18,7 +18,6 @@ import os as _os
 import typing as _t
 
 from . import _core
-from ._errors import python_terms as _python_terms
 from ._fields import integer as _integer
 from ._fields import suggests_keywords as _suggests_keywords
 from ._fields import takes_fields as _takes_fields
@@ -29,12 +28,10 @@ __version__ = _core.version
 
 
 def _analytic():
-    """retrylab.analytic: _core.analytic's closed forms, their errors in Python's terms."""
+    """retrylab.analytic: _core.analytic's closed forms (their errors name keywords: the core spells them)."""
     import functools
     import sys
     import types
-
-    from ._errors import in_python_terms
 
     from ._fields import unknown
 
@@ -57,7 +54,7 @@ def _analytic():
             value = getattr(_core.analytic, name)
             if callable(value) and name in params:
                 value = suggesting(name, value)
-            setattr(module, name, in_python_terms(value) if callable(value) else value)
+            setattr(module, name, value)
     sys.modules[module.__name__] = module  # `import retrylab.analytic` works too
     return module
 
@@ -120,12 +117,11 @@ def simulate(*, runs: int = 20, seed: int = 1, threads: int = 0, unit: str = "at
         raise TypeError(f"policy_select must be a string (got {type(policy_select).__name__} {policy_select!r})")
     runs, seed, threads = _run_options(runs, seed, threads)
     unit = _utf8("unit", unit) if isinstance(unit, str) else unit
-    with _python_terms():
-        text, per_run = _core.simulate(values, unit, _duration(attempt_duration), runs, seed, threads,
-                                       bool(server_engine), None if series is None else float(series),
-                                       None if policy is None else _os.fsencode(_os.fspath(policy)),
-                                       _utf8("policy_select", policy_select or ""), bool(strict),
-                                       None if load_profile is None else _os.fsencode(_os.fspath(load_profile)))
+    text, per_run = _core.simulate(values, unit, _duration(attempt_duration), runs, seed, threads,
+                                   bool(server_engine), None if series is None else float(series),
+                                   None if policy is None else _os.fsencode(_os.fspath(policy)),
+                                   _utf8("policy_select", policy_select or ""), bool(strict),
+                                   None if load_profile is None else _os.fsencode(_os.fspath(load_profile)))
     out = Result(_json.loads(text))
     out["per_run"] = per_run
     if "series" in out:
@@ -265,12 +261,11 @@ def advise(*, clients: _t.Union[int, str, _t.Tuple[int, int]], failed_attempts: 
     def real(x):
         return None if x is None else float(x)
 
-    with _python_terms():
-        text = _core.advise(clients, _utf8("failed_attempts", failed_attempts), _utf8("unit", unit),
-                            real(attempt_duration), real(rate), real(base), real(drain_within), float(probability),
-                            _utf8("objective", objective), real(weight),
-                            None if strategies is None else _utf8("strategies", strategies), seed,
-                            threads)
+    text = _core.advise(clients, _utf8("failed_attempts", failed_attempts), _utf8("unit", unit),
+                        real(attempt_duration), real(rate), real(base), real(drain_within), float(probability),
+                        _utf8("objective", objective), real(weight),
+                        None if strategies is None else _utf8("strategies", strategies), seed,
+                        threads)
     return _json.loads(text)
 
 
@@ -294,12 +289,10 @@ def check(trace: _t.Any, *,
         path = _os.fsdecode(trace)
         if not _os.path.isfile(path) or not _os.access(path, _os.R_OK):
             raise ValueError(f"trace must be a readable file (got {path})")
-        with _python_terms():
-            return _json.loads(_core.check(_os.fsencode(path)))
+        return _json.loads(_core.check(_os.fsencode(path)))
     from ._trace import check_columns
 
-    with _python_terms():
-        return check_columns(trace, run_ends, header)
+    return check_columns(trace, run_ends, header)
 
 
 @_suggests_keywords

@@ -1,6 +1,7 @@
 """retrylab.advise() against `retrylab advise --json` on random requests: one code path (api/advise.hpp)
-behind both front ends, so every option gives the same document, bit for bit, or the same refusal
-(the CLI's line with its flags spelled as Python's keywords). Exact comparisons; the requests are
+behind both front ends, so every option gives the same document, bit for bit (its notes and
+warnings name options as each front end spells them: "give --base", "give base"), or the same
+refusal (the CLI's line with its flags spelled as Python's keywords). Exact comparisons; the requests are
 drawn from fixed seeds and kept small (2 to 12 clients, one or two strategies, short deadlines, few
 collisions) so the 20 take about 30 s of CPU in all."""
 import functools
@@ -59,8 +60,16 @@ def cli_args(kw):
 
 
 def keywords(cli_message):
-    valued = re.sub(r"--(unit|objective) ([a-z-]+)\b", r'\1="\2"', cli_message)
+    valued = re.sub(r"--(unit|objective|overflow|lock) ([a-z-]+)\b", r'\1="\2"', cli_message)
+    valued = re.sub(r"--limit (\d+)", r"limit=\1", valued)
     return re.sub(r"--(\w[\w-]*)", lambda m: m.group(1).replace("-", "_"), valued)
+
+
+def in_keywords(document):
+    """The CLI's document with the options its notes and warnings name spelled as Python's keywords."""
+    for key in ("notes", "warnings"):
+        document[key] = [keywords(line) for line in document[key]]
+    return document
 
 
 REQUESTS = [random_request(random.Random(2024 + i), i) for i in range(20)]
@@ -75,7 +84,7 @@ def cli(i):
 def test_python_advise_is_the_cli_advise(i):
     kw, out = REQUESTS[i], cli(i)
     if out.returncode == 0:
-        assert retrylab.advise(**kw) == json.loads(out.stdout)
+        assert retrylab.advise(**kw) == in_keywords(json.loads(out.stdout))
         return
     assert out.returncode == 2, out
     with pytest.raises(ValueError) as e:

@@ -221,4 +221,6 @@ def test_sanity_warnings_and_the_collapse_note_are_user_warnings():
                           "--rate", "50", "--unit", "ms", "--attempt-duration", "20", "--horizon", "400", "--runs",
                           "2", "--quiet", "--json"], capture_output=True, text=True, check=True)
     assert json.loads(cli.stdout)["warnings"] == ["--" + r["warnings"][0]]  # the field as each front end spells it
-    assert cli.stderr.splitlines()[1] == "retrylab: note: " + lines[1]
+    # The note names the collapse field as each front end spells it (--collapse, collapse).
+    assert "a larger collapse count, collapse, lets them go on" in lines[1]
+    assert cli.stderr.splitlines()[1] == "retrylab: note: " + lines[1].replace(", collapse,", ", --collapse,")

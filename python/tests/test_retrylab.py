@@ -200,6 +200,10 @@ def test_advise_matches_the_cli():
     py = retrylab.advise(**args)
     cli = cli_json("advise", "--clients", "40", "--failed-attempts", "collide", "--strategies", "full", "--unit", "ms",
                    "--attempt-duration", "20")
+    # The same document; its notes and warnings name options as each front end spells them.
+    assert "give --base to pin a shorter one" in cli["notes"][-1] and "give base to pin" in py["notes"][-1]
+    cli["notes"] = [keywords(n) for n in cli["notes"]]
+    cli["warnings"] = [keywords(w) for w in cli["warnings"]]
     assert py == cli
     assert py["recommended"]["cap"] >= 20
 

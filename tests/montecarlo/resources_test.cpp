@@ -129,7 +129,7 @@ TEST(WorkEstimate, TimedOutAttemptsOnASharedServerAreCounted) {
     mc::check_resources(s, mc::RunPlan{1, 1, 1}, 0.05 * (1 << 30));
     ADD_FAILURE() << "accepted under 50 MB";
   } catch (const InputError& e) {
-    EXPECT_EQ(e.field(), "max-memory") << e.what();
+    EXPECT_EQ(e.field(), "max_memory") << e.what();
   }
   s.measurement.horizon = 400;
   const double measured = measured_attempts_per_client(s, 1);
