@@ -55,9 +55,17 @@ std::string json_value(const std::string& v) {
 }
 }  // namespace
 
+bool trace_has_kinds(const Scenario& s) noexcept {
+  return s.failures.failure_kind != FailureKind::retryable || s.failures.outage_kind != FailureKind::retryable ||
+         s.admission.reject_kind != FailureKind::retryable || s.client.retry_on != 0;
+}
+
 std::string trace_header(const Scenario& s, std::uint64_t seed, std::int64_t runs, TraceFormat f, const TimeUnit& u) {
   const auto server = trace_server_fields(s, u);
-  const int version = server.empty() ? trace_format_version : trace_server_format_version;
+  const bool kinds = trace_has_kinds(s);
+  const int version = kinds            ? trace_kind_format_version
+                      : server.empty() ? trace_format_version
+                                       : trace_server_format_version;
   const double window = s.backoff.strategy == Strategy::window ? s.backoff.window : 0.0;
   const double base = in_unit(s.backoff.base, u), horizon = in_unit(effective_horizon(s), u),
                warmup = in_unit(s.measurement.warmup, u), rate = u.out(Dim::per_time, s.traffic.rate);
@@ -75,7 +83,7 @@ std::string trace_header(const Scenario& s, std::uint64_t seed, std::int64_t run
     h += fmt::format("# time_unit={}\n", unit);
     if (!u.plain()) h += fmt::format("# attempt_duration={}\n", length);
     h += fmt::format("# seed={}\n# runs={}\n# order=end\n", seed, runs);
-    h += trace_csv_columns;
+    h += kinds ? trace_csv_columns_kind : trace_csv_columns;
     h += '\n';
     return h;
   }
@@ -91,19 +99,27 @@ std::string trace_header(const Scenario& s, std::uint64_t seed, std::int64_t run
       u.plain() ? std::string() : ",\"attempt_duration\":" + length, seed, runs);
 }
 
-std::string trace_line(const TraceRow& r, TraceFormat f, const TimeUnit& u) {
+std::string trace_line(const TraceRow& r, TraceFormat f, const TimeUnit& u, bool kinds) {
   const bool first = r.retry == 0 || !std::isfinite(r.sleep);
   const double arrival = in_unit(r.arrival, u), start = in_unit(r.start, u), end = in_unit(r.end, u);
   const std::string sleep = first ? std::string() : fmt::format("{}", in_unit(r.sleep, u));
+  // version 3: the failure's kind, empty (null) on a success
+  const std::string_view kind = r.success ? std::string_view() : failure_kind_names[static_cast<int>(r.kind)];
   if (f == TraceFormat::csv) {
+    if (kinds)
+      return fmt::format("{},{},{},{},{},{},{},{},{},{}\n", r.run, r.client, arrival, start, end,
+                         r.success ? "success" : "failure", r.retry, sleep, r.burst ? 1 : 0, kind);
     return fmt::format("{},{},{},{},{},{},{},{},{}\n", r.run, r.client, arrival, start, end,
                        r.success ? "success" : "failure", r.retry, sleep, r.burst ? 1 : 0);
   }
   return fmt::format(
       "{{\"run\":{},\"client\":{},\"arrival\":{},\"start\":{},\"end\":{},\"outcome\":\"{}\",\"retry\":{},"
-      "\"sleep\":{},\"burst\":{}}}\n",
+      "\"sleep\":{},\"burst\":{}{}}}\n",
       r.run, r.client, arrival, start, end, r.success ? "success" : "failure", r.retry,
-      first ? std::string("null") : sleep, r.burst ? "true" : "false");
+      first ? std::string("null") : sleep, r.burst ? "true" : "false",
+      !kinds      ? std::string()
+      : r.success ? std::string(",\"kind\":null")
+                  : fmt::format(",\"kind\":\"{}\"", kind));
 }
 
 std::string trace_run_end(std::int64_t run, std::string_view stop, double stop_time, TraceFormat f, const TimeUnit& u) {
@@ -120,9 +136,17 @@ using Sink = AtomicFile;
 // The observer: per-client state only while the client is waiting (arrived, not yet done).
 class TraceObserver {
  public:
-  TraceObserver(Sink& sink, TraceFormat f, std::int64_t run, bool retries, const TimeUnit& u)
-      : sink_(sink), format_(f), run_(run), retries_(retries), unit_(u) {}
-  void on_arrival(std::int64_t client, double t, bool burst) { clients_[client] = {t, 0, std::nan(""), burst}; }
+  TraceObserver(Sink& sink, TraceFormat f, std::int64_t run, bool retries, const TimeUnit& u, bool kinds)
+      : sink_(sink), format_(f), run_(run), retries_(retries), unit_(u), kinds_(kinds) {}
+  void on_arrival(std::int64_t client, double t, bool burst) {
+    clients_[client] = {t, 0, std::nan(""), burst, FailureKind::retryable};
+  }
+  // The full tier's completed outcome record, just before its on_end: the failure's kind.
+  void on_outcome(std::int64_t client, const detail::Outcome& o) {
+    if (!kinds_) return;
+    const auto it = clients_.find(client);
+    if (it != clients_.end()) it->second.kind = o.status;
+  }
   void on_start(std::int64_t /*attempt*/, std::int64_t /*client*/, double /*t*/) noexcept {}
   void on_sleep(std::int64_t client, std::int32_t retry, double sleep) {
     State& c = clients_[client];
@@ -133,7 +157,8 @@ class TraceObserver {
     const auto it = clients_.find(client);
     if (it == clients_.end()) return;  // cannot happen: every client arrives before its attempts
     const State& c = it->second;
-    sink_.write(trace_line({run_, client, c.arrival, start, end, success, c.retry, c.sleep, c.burst}, format_, unit_));
+    sink_.write(trace_line({run_, client, c.arrival, start, end, success, c.retry, c.sleep, c.burst, c.kind}, format_,
+                           unit_, kinds_));
     if (success || !retries_) clients_.erase(it);
   }
   // Server engine (retry limit): a client that gives up leaves; its state goes with it.
@@ -145,12 +170,14 @@ class TraceObserver {
     std::int64_t retry;
     double sleep;
     bool burst;
+    FailureKind kind;  // of the outcome heard last (on_outcome), with kinds_
   };
   Sink& sink_;
   TraceFormat format_;
   std::int64_t run_;
   bool retries_;
   const TimeUnit& unit_;
+  bool kinds_;
   std::unordered_map<std::int64_t, State> clients_;
 };
 
@@ -166,7 +193,7 @@ void write_trace(const Scenario& s, std::uint64_t seed, std::int64_t runs, const
   Sink sink(path);
   sink.write(trace_header(s, seed, runs, f, u));
   for (std::int64_t run = 0; run < runs; ++run) {
-    TraceObserver observer(sink, f, run, s.client.retries, u);
+    TraceObserver observer(sink, f, run, s.client.retries, u, trace_has_kinds(s));
     const RunResult r =
         detail::run_engine(s, seed, static_cast<std::uint64_t>(run), options, observer, nullptr, faults);
     sink.write(trace_run_end(run, to_string(r.stop), r.stop_time, f, u));

@@ -69,7 +69,7 @@ void declared_server(const HeaderKeys& h, montecarlo::Scenario& s, bool version2
     const std::int64_t line = h.key_line.count(key) ? h.key_line.at(key) : h.line;
     const std::string& v = it->second;
     if (!version2)
-      malformed(line, key, "is a server option: the header must declare version=2 (version 1 traces have none)");
+      malformed(line, key, "is a server option: the header must declare version=2 or 3 (version 1 traces have none)");
     try {
       f.set(s, field_in_attempt_durations(f, v, d));
     } catch (const InputError&) {
@@ -125,8 +125,9 @@ montecarlo::Scenario declared_scenario(const HeaderKeys& h, std::uint64_t& seed,
   d = declared_unit(h, unit);
   const auto time = [&](const char* key, double fallback) { return num(key, fallback * d) / d; };
   const std::string version = need("version");
-  if (version != "1" && version != "2")
-    malformed(h.line, "version", fmt::format("must be 1, or 2 with server options (got \"{}\")", version));
+  if (version != "1" && version != "2" && version != "3")
+    malformed(h.line, "version",
+              fmt::format("must be 1, 2 with server options, or 3 with failure kinds (got \"{}\")", version));
   montecarlo::Scenario s;
   const auto model = parse_model(need("model"));
   if (!model)
@@ -162,7 +163,7 @@ montecarlo::Scenario declared_scenario(const HeaderKeys& h, std::uint64_t& seed,
       malformed(h.line, "seed", fmt::format("must be an integer >= 0 (got \"{}\")", seed_text->substr(0, 40)));
     seed = x;
   }
-  declared_server(h, s, version == "2", d);
+  declared_server(h, s, version == "2" || version == "3", d);
   // The checker's rules assume one attempt of a client in flight (docs/traces.md): a hedged trace is
   // refused as unusable input, never judged FAIL by rules that do not apply to it.
   if (s.client.hedge_attempts > 1)
@@ -205,6 +206,7 @@ TraceHeader header_from_keys(const std::map<std::string, std::string>& keys) {
   TraceHeader out;
   out.line = -1;
   declare(h, out);
+  out.kinds = keys.at("version") == "3";  // declare() required the key
   return out;
 }
 

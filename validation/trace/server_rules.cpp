@@ -158,6 +158,20 @@ void ServerRules::client_rules(const montecarlo::Scenario& s) {
     sequence_na = "calls rejected locally (breaker, adaptive throttling) fail unsent: their retries leave no row";
   if (o.client.budget != 0 || std::isfinite(o.client.deadline) || local)
     vanish_na = "a retry budget, a deadline or a local rejection can end a request before its retry limit, unrecorded";
+  else if (o.client.quota > 0 || o.client.retries_in_flight > 0 || o.client.retries_in_flight_percent > 0)
+    vanish_na = "a retry quota or a limit on retries in flight can end a request before its retry limit, unrecorded";
+  // Failure kinds: which the client retries, which the declared sources can produce.
+  retried_kinds = montecarlo::retry_on_mask(o.client.retry_on);
+  possible_text = "retryable";
+  const auto source = [&](montecarlo::FailureKind k, bool on, const char* field) {
+    if (!on || k == montecarlo::FailureKind::retryable) return;
+    possible_kinds |= 1U << static_cast<unsigned>(k);
+    possible_text += fmt::format(", {} ({})", montecarlo::failure_kind_names[static_cast<int>(k)], field);
+  };
+  source(o.failures.failure_kind, o.failures.failure_prob > 0, "failure_kind");
+  source(o.failures.outage_kind, o.failures.outage_end > o.failures.outage_start && o.failures.outage_fraction > 0,
+         "outage_kind");
+  source(o.admission.reject_kind, rejects, "reject_kind");
   if (o.client.mix > 0) strategies_mix = true;
   if (o.client.mix > 0)
     ks_na = fmt::format("mix={}: the sleeps are a mixture of two strategies' laws ({} and {})", o.client.mix,
