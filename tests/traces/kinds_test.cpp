@@ -153,6 +153,11 @@ TEST(TraceKinds, RetryAfterAKindNotRetriedAndImpossibleKindsFail) {
                                    "# run_end run=0 stop=drained stop_time=1\n");
   EXPECT_EQ(find(t, "failure kind").lines, (std::vector<std::int64_t>{7}));
   EXPECT_EQ(find(t, "vanished clients").count, 0);  // throttled is not retried either: its request ended
+  // a version-3 trace without failures still reports the rule (nothing to check)
+  const TraceReport none = check_text(v3_header +
+                                      "0,0,0,0,1,success,0,,1,\n"
+                                      "# run_end run=0 stop=finished stop_time=1\n");
+  EXPECT_EQ(find(none, "failure kind").verdict, CheckVerdict::skipped);
 }
 
 TEST(TraceKinds, VanishedClientBesideOneWhoseRequestEnded) {

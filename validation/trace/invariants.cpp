@@ -303,8 +303,8 @@ std::optional<SleepSample> InvariantRules::client(const Row& r, std::int64_t lin
                                  retry_on_text(s_), c->last_line));
   // The failure's kind: one the declared options produce; a kind not retried ends the request.
   bool ends = false;
+  kinds_seen_ = kinds_seen_ || r.kind_given;  // version 3 (a success row says it too)
   if (!r.success && r.kind_given) {
-    kinds_seen_ = true;
     ++kind_n_;
     if (((sv_.possible_kinds >> r.kind) & 1U) == 0)
       kind_.add(line, text, fmt::format("a {} failure, which no declared option produces", kind_name(r.kind)));

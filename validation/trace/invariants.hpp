@@ -82,8 +82,9 @@ class InvariantRules {
   const SleepRules& sleeps_;
   Finding order_, duration_, timeout_, overlap_, lonely_, spacing_, commit_, idle_, lock_, sequence_, limit_, support_,
       vanish_, kind_, not_retried_;
-  // Failure kinds (version 3): failures whose kind was checked, failures of a kind not retried; a
-  // failure without a kind (versions 1, 2) while the client retries only some kinds.
+  // Failure kinds (version 3): failures whose kind was checked, failures of a kind not retried;
+  // whether rows carry kinds; a failure without a kind (versions 1, 2) while the client retries
+  // only some kinds.
   std::int64_t kind_n_ = 0, not_retried_n_ = 0;
   bool kinds_seen_ = false, kinds_unknown_ = false;
   std::int64_t lonely_n_ = 0, commit_n_ = 0;
