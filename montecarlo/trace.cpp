@@ -60,9 +60,16 @@ bool trace_has_kinds(const Scenario& s) noexcept {
          s.admission.reject_kind != FailureKind::retryable || s.client.retry_on != 0;
 }
 
+std::string trace_profile_text(const Scenario& s, const TimeUnit& u) {
+  const LoadProfile& p = s.traffic.load_profile;
+  if (!p.set()) return {};
+  return u.plain() ? p.text() : p.scaled(1.0 / u.attempt_duration).text();
+}
+
 std::string trace_header(const Scenario& s, std::uint64_t seed, std::int64_t runs, TraceFormat f, const TimeUnit& u) {
   const auto server = trace_server_fields(s, u);
-  const bool kinds = trace_has_kinds(s);
+  const std::string profile = trace_profile_text(s, u);
+  const bool kinds = trace_has_kinds(s) || !profile.empty();  // version 3: the kind column
   const int version = kinds            ? trace_kind_format_version
                       : server.empty() ? trace_format_version
                                        : trace_server_format_version;
@@ -79,6 +86,7 @@ std::string trace_header(const Scenario& s, std::uint64_t seed, std::int64_t run
                      to_string(s.backoff.strategy), base, format_cap(cap), in_unit(window, u));
     h += fmt::format("# clients={}\n# rate={}\n# horizon={}\n# warmup={}\n# collapse={}\n# retries={}\n",
                      s.traffic.clients, rate, horizon, warmup, s.measurement.collapse, s.client.retries ? "on" : "off");
+    if (!profile.empty()) h += fmt::format("# load_profile={}\n", profile);
     for (const auto& [key, value] : server) h += fmt::format("# {}={}\n", key, value);
     h += fmt::format("# time_unit={}\n", unit);
     if (!u.plain()) h += fmt::format("# attempt_duration={}\n", length);
@@ -89,6 +97,7 @@ std::string trace_header(const Scenario& s, std::uint64_t seed, std::int64_t run
   }
   const std::string cap_text = std::isinf(cap) ? std::string("\"none\"") : fmt::format("{}", cap);
   std::string fields;
+  if (!profile.empty()) fields += fmt::format(",\"load_profile\":\"{}\"", profile);
   for (const auto& [key, value] : server) fields += fmt::format(",\"{}\":{}", key, json_value(value));
   return fmt::format(
       "{{\"retrylab_trace\":{},\"model\":\"{}\",\"strategy\":\"{}\",\"base\":{},\"cap\":{},\"window\":{},"
@@ -186,6 +195,10 @@ class TraceObserver {
 void write_trace(const Scenario& s, std::uint64_t seed, std::int64_t runs, const std::string& path, const TimeUnit& u) {
   check_scenario(s);
   if (runs < 1) throw InputError("runs", fmt::format("must be >= 1 (got {})", runs));
+  if (const std::size_t n = trace_profile_text(s, u).size(); n > trace_max_profile_text)
+    throw InputError("load_profile", fmt::format("has a text of {} characters: a trace's header carries at most {} "
+                                                 "(one line of at most 64 KiB)",
+                                                 n, trace_max_profile_text));
   detail::EngineOptions options;
   options.lockstep_shortcut = false;
   const auto faults = detail::entry_faults();
@@ -193,7 +206,7 @@ void write_trace(const Scenario& s, std::uint64_t seed, std::int64_t runs, const
   Sink sink(path);
   sink.write(trace_header(s, seed, runs, f, u));
   for (std::int64_t run = 0; run < runs; ++run) {
-    TraceObserver observer(sink, f, run, s.client.retries, u, trace_has_kinds(s));
+    TraceObserver observer(sink, f, run, s.client.retries, u, trace_has_kinds(s) || s.traffic.load_profile.set());
     const RunResult r =
         detail::run_engine(s, seed, static_cast<std::uint64_t>(run), options, observer, nullptr, faults);
     sink.write(trace_run_end(run, to_string(r.stop), r.stop_time, f, u));

@@ -50,6 +50,12 @@ inline constexpr std::string_view trace_csv_columns_kind =
 // its trace is version 3 (rows carry the kind).
 bool trace_has_kinds(const Scenario& s) noexcept;
 
+// A load profile makes the trace version 3 too: its header carries `load_profile`, the profile's
+// canonical text in the trace's unit (montecarlo/profile.hpp), on one header line of at most 64 KiB
+// (the reader's limit), so the text may have at most trace_max_profile_text characters.
+inline constexpr std::size_t trace_max_profile_text = 60000;
+std::string trace_profile_text(const Scenario& s, const TimeUnit& u = {});
+
 // One attempt. retry = 0 for a client's first attempt; sleep is the sleep chosen before it (NaN for
 // retry 0, written empty in CSV and null in JSON).
 struct TraceRow {
@@ -69,7 +75,8 @@ struct TraceRow {
 // and spelling (scenario.hpp: "rows"="4", "lock"="on", "timeout"="3", ...); empty without any.
 std::vector<std::pair<std::string, std::string>> trace_server_fields(const Scenario& s);
 
-// The header text (every line newline-terminated; CSV ends with the column line). In a unit other
+// The header text (every line newline-terminated; CSV ends with the column line); version 3 when the
+// scenario has kinds (trace_has_kinds) or a load profile. In a unit other
 // than attempt-durations (u: ms or s, one attempt-duration = u.attempt_duration) the header says
 // time_unit=ms and attempt_duration=D and gives every time (base, cap, window, horizon, warmup, the
 // server options' times) times D and every rate divided by D; in attempt-durations it is byte for

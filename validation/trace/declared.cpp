@@ -80,6 +80,26 @@ void declared_server(const HeaderKeys& h, montecarlo::Scenario& s, bool version2
   }
 }
 
+// The load profile (version 3): the steady arrivals' rate over time, in the trace's unit, its
+// canonical text (montecarlo/profile.hpp), read into attempt-durations; it replaces rate (0).
+void declared_profile(const HeaderKeys& h, montecarlo::Scenario& s, bool version3, double d) {
+  const auto it = h.kv.find("load_profile");
+  if (it == h.kv.end()) return;
+  const std::int64_t line = h.key_line.count("load_profile") ? h.key_line.at("load_profile") : h.line;
+  if (!version3) malformed(line, "load_profile", "needs version=3 (versions 1 and 2 have no load profile)");
+  try {
+    const montecarlo::LoadProfile p = montecarlo::LoadProfile::parse(it->second);
+    if (p.needs_mean()) throw InputError("load_profile", "");
+    s.traffic.load_profile = p.scaled(d);
+    s.traffic.load_profile.check();
+  } catch (const InputError&) {
+    malformed(line, "load_profile",
+              fmt::format("must be a load profile's text: t:rate,..., step:t:rate,... or sine:period:amplitude:mean "
+                          "(got \"{}\")",
+                          it->second.substr(0, 40)));
+  }
+}
+
 // time_unit (attempt-duration, ms or s) and, with ms or s, attempt_duration = D > 0: how long one
 // attempt-duration is in that unit. Returns D (1 for attempt-durations).
 double declared_unit(const HeaderKeys& h, std::string& unit) {
@@ -164,6 +184,7 @@ montecarlo::Scenario declared_scenario(const HeaderKeys& h, std::uint64_t& seed,
     seed = x;
   }
   declared_server(h, s, version == "2" || version == "3", d);
+  declared_profile(h, s, version == "3", d);
   // The checker's rules assume one attempt of a client in flight (docs/traces.md): a hedged trace is
   // refused as unusable input, never judged FAIL by rules that do not apply to it.
   if (s.client.hedge_attempts > 1)

@@ -1,6 +1,7 @@
 #include "validation/trace/reader.hpp"
 
 #include "validation/trace/declared.hpp"
+#include "validation/trace/server_rules.hpp"
 
 #include <fmt/format.h>
 #include <algorithm>
@@ -422,7 +423,7 @@ bool TraceReader::parse_record(std::optional<Row>& row, std::optional<RunEnd>& s
   const double d = header_.attempt_duration;
   if (row) {
     rescale(*row, d);
-    if (!row->burst_given) row->burst = header_.declared.traffic.rate == 0;  // a pure burst: every client is in it
+    if (!row->burst_given) row->burst = !steady_traffic(header_.declared);  // a pure burst: every client is in it
   }
   if (stop) stop->stop_time /= d;
   return true;
@@ -471,7 +472,7 @@ Row column_row(const TraceHeader& h, const TraceColumns& c, std::size_t i) {
   check_sleep_given(r, n);
   r.burst_given = !c.burst.empty();
   if (r.burst_given && c.burst[i] > 1) malformed(n, "burst", "must be 0 or 1");
-  r.burst = r.burst_given ? c.burst[i] == 1 : h.declared.traffic.rate == 0;
+  r.burst = r.burst_given ? c.burst[i] == 1 : !steady_traffic(h.declared);
   if (h.kinds) {  // 0, 1, 2: retryable, throttled, fatal on a failure; none (255) on a success
     r.kind_given = true;
     const std::uint8_t k = c.kind[i];

@@ -13,6 +13,9 @@
 
 namespace retrylab::validation::trace {
 
+// Steady traffic: a constant rate or a load profile (version 3), arrivals on [0, horizon).
+inline bool steady_traffic(const montecarlo::Scenario& s) { return s.traffic.rate > 0 || s.traffic.load_profile.set(); }
+
 struct ServerRules {
   explicit ServerRules(const montecarlo::Scenario& s);
 
