@@ -88,6 +88,9 @@ def _header(header, kinds):
         if key == "unit":
             key, value = "time_unit", _UNITS.get(value, value)
         out[key] = text(key, value)
+    if "load_profile" in out and not kinds:
+        raise ValueError("trace with a load_profile is version 3, whose rows carry a kind column: give kind "
+                         "(retryable on every failure when the simulator has no failure kinds; docs/traces.md)")
     out["version"] = "3" if kinds else "1" if set(out) <= _VERSION_1_KEYS else "2"
     return out
 
