@@ -109,10 +109,17 @@ int list_fields(const SimulateOptions& o) {
 }
 
 // Before any work, beyond api::prepare's checks: the files the CLI writes can be written.
-void check_outputs(const SimulateOptions& o, const montecarlo::Scenario& sc) {
+void check_outputs(const SimulateOptions& o, const api::ResolvedScenario& rs) {
+  const montecarlo::Scenario& sc = rs.scenario;
   if (!o.plot.empty()) require_writable_file("--plot", o.plot);
-  if (!o.trace.empty() && sc.traffic.load_profile.set())  // its header and `retrylab check` know no profile
-    throw InputError("--trace", "cannot be combined with --load-profile yet (give one of them)");
+  // A trace (version 3) carries the profile's text on one header line of at most 64 KiB.
+  if (!o.trace.empty() && sc.traffic.load_profile.set()) {
+    const std::size_t n = montecarlo::trace_profile_text(sc, rs.brooker ? montecarlo::TimeUnit{} : rs.unit).size();
+    if (n > montecarlo::trace_max_profile_text)
+      throw InputError("--trace", fmt::format("cannot carry this --load-profile: its text has {} characters, a "
+                                              "trace's header at most {} (one line of 64 KiB); give fewer points",
+                                              n, montecarlo::trace_max_profile_text));
+  }
   if (!o.trace.empty()) require_writable_file("--trace", o.trace);
 }
 
@@ -121,7 +128,7 @@ int run_simulate(const SimulateOptions& o) {
   if (!o.list_fields.empty() || std::find(o.given.begin(), o.given.end(), "--list-fields") != o.given.end())
     return list_fields(o);
   api::PreparedSimulation p = api::prepare(request_of(o), api::Spelling::flag, warn);
-  check_outputs(o, p.scenario.scenario);
+  check_outputs(o, p.scenario);
   for (const std::string& w : p.warnings) warn(w);
 
   // Progress on stderr (montecarlo/progress.hpp): runs done, and how far the runs in flight have got.

@@ -41,6 +41,7 @@
 // locally, on_leave(client, t) when a client leaves, on_succeeded(client, t, latency), on_rejection(t)
 // from the limit and on_breaker(t, open) from a shared breaker. NullObserver compiles to
 // nothing. Faults (faults.hpp): NoFaults compiles every planted fault away.
+// Also optional: on_outcome(client, outcome), the completed outcome record (full tier; before on_end).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

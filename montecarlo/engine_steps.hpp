@@ -344,6 +344,9 @@ template <Model M, class P, class Observer, class Faults>
 RL_HOT void Engine<M, P, Observer, Faults>::hear(Outcome& o) {
   parts_.each([&](auto& p) RL_HOOK { p.describe(*this, o); });
   parts_.each([&](auto& p) RL_HOOK { p.on_outcome(*this, std::as_const(o)); });
+  // Optional hook (attempt traces, montecarlo/trace.hpp: a failure's kind): the completed record.
+  if constexpr (requires { observer_.on_outcome(std::int64_t{0}, std::as_const(o)); })
+    observer_.on_outcome(clients_[o.client].serial, std::as_const(o));
 }
 
 // The client stops waiting for attempt j: failed for it, orphaned at the server.

@@ -55,9 +55,24 @@ std::string json_value(const std::string& v) {
 }
 }  // namespace
 
+bool trace_has_kinds(const Scenario& s) noexcept {
+  return s.failures.failure_kind != FailureKind::retryable || s.failures.outage_kind != FailureKind::retryable ||
+         s.admission.reject_kind != FailureKind::retryable || s.client.retry_on != 0;
+}
+
+std::string trace_profile_text(const Scenario& s, const TimeUnit& u) {
+  const LoadProfile& p = s.traffic.load_profile;
+  if (!p.set()) return {};
+  return u.plain() ? p.text() : p.scaled(1.0 / u.attempt_duration).text();
+}
+
 std::string trace_header(const Scenario& s, std::uint64_t seed, std::int64_t runs, TraceFormat f, const TimeUnit& u) {
   const auto server = trace_server_fields(s, u);
-  const int version = server.empty() ? trace_format_version : trace_server_format_version;
+  const std::string profile = trace_profile_text(s, u);
+  const bool kinds = trace_has_kinds(s) || !profile.empty();  // version 3: the kind column
+  const int version = kinds            ? trace_kind_format_version
+                      : server.empty() ? trace_format_version
+                                       : trace_server_format_version;
   const double window = s.backoff.strategy == Strategy::window ? s.backoff.window : 0.0;
   const double base = in_unit(s.backoff.base, u), horizon = in_unit(effective_horizon(s), u),
                warmup = in_unit(s.measurement.warmup, u), rate = u.out(Dim::per_time, s.traffic.rate);
@@ -71,16 +86,18 @@ std::string trace_header(const Scenario& s, std::uint64_t seed, std::int64_t run
                      to_string(s.backoff.strategy), base, format_cap(cap), in_unit(window, u));
     h += fmt::format("# clients={}\n# rate={}\n# horizon={}\n# warmup={}\n# collapse={}\n# retries={}\n",
                      s.traffic.clients, rate, horizon, warmup, s.measurement.collapse, s.client.retries ? "on" : "off");
+    if (!profile.empty()) h += fmt::format("# load_profile={}\n", profile);
     for (const auto& [key, value] : server) h += fmt::format("# {}={}\n", key, value);
     h += fmt::format("# time_unit={}\n", unit);
     if (!u.plain()) h += fmt::format("# attempt_duration={}\n", length);
     h += fmt::format("# seed={}\n# runs={}\n# order=end\n", seed, runs);
-    h += trace_csv_columns;
+    h += kinds ? trace_csv_columns_kind : trace_csv_columns;
     h += '\n';
     return h;
   }
   const std::string cap_text = std::isinf(cap) ? std::string("\"none\"") : fmt::format("{}", cap);
   std::string fields;
+  if (!profile.empty()) fields += fmt::format(",\"load_profile\":\"{}\"", profile);
   for (const auto& [key, value] : server) fields += fmt::format(",\"{}\":{}", key, json_value(value));
   return fmt::format(
       "{{\"retrylab_trace\":{},\"model\":\"{}\",\"strategy\":\"{}\",\"base\":{},\"cap\":{},\"window\":{},"
@@ -91,19 +108,27 @@ std::string trace_header(const Scenario& s, std::uint64_t seed, std::int64_t run
       u.plain() ? std::string() : ",\"attempt_duration\":" + length, seed, runs);
 }
 
-std::string trace_line(const TraceRow& r, TraceFormat f, const TimeUnit& u) {
+std::string trace_line(const TraceRow& r, TraceFormat f, const TimeUnit& u, bool kinds) {
   const bool first = r.retry == 0 || !std::isfinite(r.sleep);
   const double arrival = in_unit(r.arrival, u), start = in_unit(r.start, u), end = in_unit(r.end, u);
   const std::string sleep = first ? std::string() : fmt::format("{}", in_unit(r.sleep, u));
+  // version 3: the failure's kind, empty (null) on a success
+  const std::string_view kind = r.success ? std::string_view() : failure_kind_names[static_cast<int>(r.kind)];
   if (f == TraceFormat::csv) {
+    if (kinds)
+      return fmt::format("{},{},{},{},{},{},{},{},{},{}\n", r.run, r.client, arrival, start, end,
+                         r.success ? "success" : "failure", r.retry, sleep, r.burst ? 1 : 0, kind);
     return fmt::format("{},{},{},{},{},{},{},{},{}\n", r.run, r.client, arrival, start, end,
                        r.success ? "success" : "failure", r.retry, sleep, r.burst ? 1 : 0);
   }
   return fmt::format(
       "{{\"run\":{},\"client\":{},\"arrival\":{},\"start\":{},\"end\":{},\"outcome\":\"{}\",\"retry\":{},"
-      "\"sleep\":{},\"burst\":{}}}\n",
+      "\"sleep\":{},\"burst\":{}{}}}\n",
       r.run, r.client, arrival, start, end, r.success ? "success" : "failure", r.retry,
-      first ? std::string("null") : sleep, r.burst ? "true" : "false");
+      first ? std::string("null") : sleep, r.burst ? "true" : "false",
+      !kinds      ? std::string()
+      : r.success ? std::string(",\"kind\":null")
+                  : fmt::format(",\"kind\":\"{}\"", kind));
 }
 
 std::string trace_run_end(std::int64_t run, std::string_view stop, double stop_time, TraceFormat f, const TimeUnit& u) {
@@ -120,9 +145,17 @@ using Sink = AtomicFile;
 // The observer: per-client state only while the client is waiting (arrived, not yet done).
 class TraceObserver {
  public:
-  TraceObserver(Sink& sink, TraceFormat f, std::int64_t run, bool retries, const TimeUnit& u)
-      : sink_(sink), format_(f), run_(run), retries_(retries), unit_(u) {}
-  void on_arrival(std::int64_t client, double t, bool burst) { clients_[client] = {t, 0, std::nan(""), burst}; }
+  TraceObserver(Sink& sink, TraceFormat f, std::int64_t run, bool retries, const TimeUnit& u, bool kinds)
+      : sink_(sink), format_(f), run_(run), retries_(retries), unit_(u), kinds_(kinds) {}
+  void on_arrival(std::int64_t client, double t, bool burst) {
+    clients_[client] = {t, 0, std::nan(""), burst, FailureKind::retryable};
+  }
+  // The full tier's completed outcome record, just before its on_end: the failure's kind.
+  void on_outcome(std::int64_t client, const detail::Outcome& o) {
+    if (!kinds_) return;
+    const auto it = clients_.find(client);
+    if (it != clients_.end()) it->second.kind = o.status;
+  }
   void on_start(std::int64_t /*attempt*/, std::int64_t /*client*/, double /*t*/) noexcept {}
   void on_sleep(std::int64_t client, std::int32_t retry, double sleep) {
     State& c = clients_[client];
@@ -133,7 +166,8 @@ class TraceObserver {
     const auto it = clients_.find(client);
     if (it == clients_.end()) return;  // cannot happen: every client arrives before its attempts
     const State& c = it->second;
-    sink_.write(trace_line({run_, client, c.arrival, start, end, success, c.retry, c.sleep, c.burst}, format_, unit_));
+    sink_.write(trace_line({run_, client, c.arrival, start, end, success, c.retry, c.sleep, c.burst, c.kind}, format_,
+                           unit_, kinds_));
     if (success || !retries_) clients_.erase(it);
   }
   // Server engine (retry limit): a client that gives up leaves; its state goes with it.
@@ -145,12 +179,14 @@ class TraceObserver {
     std::int64_t retry;
     double sleep;
     bool burst;
+    FailureKind kind;  // of the outcome heard last (on_outcome), with kinds_
   };
   Sink& sink_;
   TraceFormat format_;
   std::int64_t run_;
   bool retries_;
   const TimeUnit& unit_;
+  bool kinds_;
   std::unordered_map<std::int64_t, State> clients_;
 };
 
@@ -159,6 +195,10 @@ class TraceObserver {
 void write_trace(const Scenario& s, std::uint64_t seed, std::int64_t runs, const std::string& path, const TimeUnit& u) {
   check_scenario(s);
   if (runs < 1) throw InputError("runs", fmt::format("must be >= 1 (got {})", runs));
+  if (const std::size_t n = trace_profile_text(s, u).size(); n > trace_max_profile_text)
+    throw InputError("load_profile", fmt::format("has a text of {} characters: a trace's header carries at most {} "
+                                                 "(one line of at most 64 KiB)",
+                                                 n, trace_max_profile_text));
   detail::EngineOptions options;
   options.lockstep_shortcut = false;
   const auto faults = detail::entry_faults();
@@ -166,7 +206,7 @@ void write_trace(const Scenario& s, std::uint64_t seed, std::int64_t runs, const
   Sink sink(path);
   sink.write(trace_header(s, seed, runs, f, u));
   for (std::int64_t run = 0; run < runs; ++run) {
-    TraceObserver observer(sink, f, run, s.client.retries, u);
+    TraceObserver observer(sink, f, run, s.client.retries, u, trace_has_kinds(s) || s.traffic.load_profile.set());
     const RunResult r =
         detail::run_engine(s, seed, static_cast<std::uint64_t>(run), options, observer, nullptr, faults);
     sink.write(trace_run_end(run, to_string(r.stop), r.stop_time, f, u));

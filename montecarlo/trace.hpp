@@ -28,6 +28,12 @@ inline constexpr int trace_format_version = 1;
 // of version 1 would check such a trace against rules that do not hold there, so it must refuse it.
 // Traces without server options are version 1, byte for byte as before.
 inline constexpr int trace_server_format_version = 2;
+// A trace of a scenario whose failures have kinds that matter (trace_has_kinds: failure_kind,
+// outage_kind, reject_kind or retry_on other than their defaults) declares version 3: version 2's
+// header and a last column `kind`, each failure's kind (retryable, throttled, fatal; empty on a
+// success), so a checker can tell a request that ended on a kind its client does not retry from a
+// client that vanished. Traces without them keep version 1 or 2, byte for byte.
+inline constexpr int trace_kind_format_version = 3;
 
 enum class TraceFormat { csv, jsonl };
 
@@ -36,6 +42,19 @@ TraceFormat trace_format_for(std::string_view path) noexcept;
 
 // The CSV column line (without newline).
 inline constexpr std::string_view trace_csv_columns = "run,client,arrival,start,end,outcome,retry,sleep,burst";
+// Version 3's: the same, then the failure's kind.
+inline constexpr std::string_view trace_csv_columns_kind =
+    "run,client,arrival,start,end,outcome,retry,sleep,burst,kind";
+
+// True when s's failures can be of a kind other than retryable or its clients retry only some kinds:
+// its trace is version 3 (rows carry the kind).
+bool trace_has_kinds(const Scenario& s) noexcept;
+
+// A load profile makes the trace version 3 too: its header carries `load_profile`, the profile's
+// canonical text in the trace's unit (montecarlo/profile.hpp), on one header line of at most 64 KiB
+// (the reader's limit), so the text may have at most trace_max_profile_text characters.
+inline constexpr std::size_t trace_max_profile_text = 60000;
+std::string trace_profile_text(const Scenario& s, const TimeUnit& u = {});
 
 // One attempt. retry = 0 for a client's first attempt; sleep is the sleep chosen before it (NaN for
 // retry 0, written empty in CSV and null in JSON).
@@ -49,13 +68,15 @@ struct TraceRow {
   std::int64_t retry = 0;
   double sleep = 0.0;
   bool burst = false;
+  FailureKind kind = FailureKind::retryable;  // a failure's kind (written with version 3 only)
 };
 
 // The server options of s that differ from their defaults, as (key, value) in canonical(s)'s order
 // and spelling (scenario.hpp: "rows"="4", "lock"="on", "timeout"="3", ...); empty without any.
 std::vector<std::pair<std::string, std::string>> trace_server_fields(const Scenario& s);
 
-// The header text (every line newline-terminated; CSV ends with the column line). In a unit other
+// The header text (every line newline-terminated; CSV ends with the column line); version 3 when the
+// scenario has kinds (trace_has_kinds) or a load profile. In a unit other
 // than attempt-durations (u: ms or s, one attempt-duration = u.attempt_duration) the header says
 // time_unit=ms and attempt_duration=D and gives every time (base, cap, window, horizon, warmup, the
 // server options' times) times D and every rate divided by D; in attempt-durations it is byte for
@@ -63,8 +84,8 @@ std::vector<std::pair<std::string, std::string>> trace_server_fields(const Scena
 std::string trace_header(const Scenario& s, std::uint64_t seed, std::int64_t runs, TraceFormat f,
                          const TimeUnit& u = {});
 // One row / one run_end record as a newline-terminated line, its times (given in attempt-durations)
-// written in the unit u.
-std::string trace_line(const TraceRow& r, TraceFormat f, const TimeUnit& u = {});
+// written in the unit u; with `kinds` (version 3) the row ends with its failure's kind.
+std::string trace_line(const TraceRow& r, TraceFormat f, const TimeUnit& u = {}, bool kinds = false);
 std::string trace_run_end(std::int64_t run, std::string_view stop, double stop_time, TraceFormat f,
                           const TimeUnit& u = {});
 

@@ -428,7 +428,9 @@ void breaker(Reader& r, const Settings& s) {
     else if (k.rfind("slowcall", 0) == 0)
       r.note(key, "slow calls are not counted: only failures (and timeouts) open retrylab's breaker");
     else if (k.find("exception") != std::string::npos || k.find("predicate") != std::string::npos)
-      r.note(key, "retrylab's failures have no kind: every failure and timeout is recorded as a failure");
+      r.note(key,
+             "retrylab's breaker records every failure and timeout as a failure, whatever its kind (retryable, "
+             "throttled or fatal): exceptions it records or ignores by class have no counterpart");
     else
       r.note(key, "is not modelled (half-open wait limits, state transitions by hand)");
   }

@@ -215,11 +215,11 @@ using Flags = py::array_t<std::uint8_t, py::array::c_style | py::array::forcecas
 
 std::string check_columns(const std::map<std::string, std::string>& header, const Ints& run, const Ints& client,
                           const Ints& retry, const Reals& arrival, const Reals& start, const Reals& end,
-                          const Reals& sleep, const Flags& success, const Flags& burst,
+                          const Reals& sleep, const Flags& success, const Flags& burst, const Flags& kind,
                           const std::vector<std::tuple<std::int64_t, std::string, double>>& run_ends) {
   const auto span = [](const auto& a) { return std::span(a.data(), static_cast<std::size_t>(a.size())); };
   const validation::TraceColumns columns{span(run), span(client), span(retry),   span(arrival), span(start),
-                                         span(end), span(sleep),  span(success), span(burst)};
+                                         span(end), span(sleep),  span(success), span(burst),   span(kind)};
   std::vector<validation::TraceRunEnd> ends;
   for (const auto& [r, stop, time] : run_ends) ends.push_back({r, stop, time});
   validation::TraceReport report;

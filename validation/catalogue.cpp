@@ -579,6 +579,8 @@ std::vector<ValidationCase> catalogue(Scale scale) {
   for (auto& c : hedge_cases(scale)) cat.push_back(std::move(c));
   // 14. arrivals under a load profile.
   for (auto& c : profile_cases(scale)) cat.push_back(std::move(c));
+  // 15. a fixed limit on retries in flight: Erlang's loss formula.
+  for (auto& c : retries_in_flight_cases(scale)) cat.push_back(std::move(c));
   return cat;
 }
 

@@ -138,6 +138,12 @@ std::vector<ValidationCase> hedge_cases(Scale scale);
 // constant profile. "profile-arrivals-…".
 std::vector<ValidationCase> profile_cases(Scale scale);
 
+// 15. A fixed limit on retries in flight without contention (analytic/erlang.hpp;
+// retries_in_flight_cases.cpp): model none, failure_prob p, max_attempts 2, retries_in_flight c; the
+// fraction of retries denied against Erlang B(c, λp·(E[sleep] + 1)), two holding laws of one mean
+// (insensitivity). "rif-erlang-b-…".
+std::vector<ValidationCase> retries_in_flight_cases(Scale scale);
+
 // The standard suites.
 std::vector<ValidationCase> catalogue(Scale scale);
 

@@ -64,11 +64,15 @@ TraceReport check_trace(std::istream& in);
 
 // In-memory rows: one entry per attempt row, all spans of the same length, in a trace's order (runs
 // in increasing order; within a run, rows in order of end); times in the header's unit. sleep is NaN
-// on retry-0 rows; success and burst hold 0 or 1; burst may be empty (no burst column).
+// on retry-0 rows; success and burst hold 0 or 1; burst may be empty (no burst column). kind (version 3
+// only, else empty): a failure's kind, 0 retryable, 1 throttled, 2 fatal (montecarlo::failure_kind_names),
+// trace_no_kind on a success.
+inline constexpr std::uint8_t trace_no_kind = 255;
 struct TraceColumns {
   std::span<const std::int64_t> run, client, retry;
   std::span<const double> arrival, start, end, sleep;
   std::span<const std::uint8_t> success, burst;
+  std::span<const std::uint8_t> kind = {};
 };
 // A run_end record: run `run` stopped (finished, drained, collapsed or horizon) at stop_time.
 struct TraceRunEnd {

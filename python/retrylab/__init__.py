@@ -275,7 +275,8 @@ def check(trace: _t.Any, *,
 
     trace: a file path (CSV or JSON Lines), or the trace as columns: a dict of arrays or a pandas
     DataFrame with columns run, client, arrival, start, end, outcome ("success"/"failure" or
-    True/False), retry, sleep (NaN or None on a first attempt) and optionally burst (0/1). Columns
+    True/False), retry, sleep (NaN or None on a first attempt) and optionally burst (0/1) and kind
+    (a failure's kind: retryable, throttled or fatal; empty or None on a success). Columns
     need the header as keywords: model, strategy, retries (required), and base, cap, window,
     clients, rate, horizon, warmup, collapse, seed, runs and any server field, with unit="ms" and
     attempt_duration=D for times in ms, as the file's header (`# key=value`). The rows are checked in

@@ -11,7 +11,9 @@ import numpy as np
 from . import _core
 from ._fields import text
 
-COLUMNS = ("run", "client", "arrival", "start", "end", "outcome", "retry", "sleep", "burst")
+COLUMNS = ("run", "client", "arrival", "start", "end", "outcome", "retry", "sleep", "burst", "kind")
+_KINDS = ("retryable", "throttled", "fatal")  # a failure's kind (version 3): its code is its index
+_NO_KIND = 255  # a success's (validation/trace_check.hpp: trace_no_kind)
 _VERSION_1_KEYS = {"model", "strategy", "base", "cap", "window", "clients", "rate", "horizon", "warmup", "collapse",
                    "retries", "time_unit", "attempt_duration", "seed", "runs", "order"}
 _UNITS = {"attempt": "attempt-duration", "attempt-duration": "attempt-duration", "ms": "ms", "s": "s"}
@@ -23,7 +25,7 @@ def _column(trace, name, required=True):
     except (KeyError, IndexError, TypeError, ValueError):
         if required:
             raise ValueError(f"trace needs a column {name!r} (the columns: {', '.join(COLUMNS)}; "
-                             "burst may be left out; docs/traces.md)") from None
+                             "burst and kind may be left out; docs/traces.md)") from None
         return None
     return np.asarray(values)
 
@@ -37,6 +39,21 @@ def _outcome(values):
             raise ValueError(f"trace row {i}: outcome must be success or failure (got {values[i]!r})")
         return (words == "success").astype(np.uint8)
     return _flags("outcome", values)
+
+
+def _kinds(values, success):
+    """A failure's kind (retryable, throttled, fatal) as its code; a success has none (empty, None, NaN)."""
+    codes = np.full(len(values), _NO_KIND, np.uint8)
+    for i, (v, ok) in enumerate(zip(values, success)):
+        empty = v is None or (isinstance(v, float) and np.isnan(v)) or (isinstance(v, str) and v == "")
+        if ok:
+            if not empty:
+                raise ValueError(f"trace row {i}: kind must be empty on a success row (got {v!r})")
+        elif empty or str(v).lower() not in _KINDS:
+            raise ValueError(f"trace row {i}: kind must be retryable, throttled or fatal on a failure row (got {v!r})")
+        else:
+            codes[i] = _KINDS.index(str(v).lower())
+    return codes
 
 
 def _flags(name, values):
@@ -65,33 +82,41 @@ def _sleeps(values):
     return values.astype(float)
 
 
-def _header(header):
+def _header(header, kinds):
     out = {}
     for key, value in header.items():
         if key == "unit":
             key, value = "time_unit", _UNITS.get(value, value)
         out[key] = text(key, value)
-    out["version"] = "1" if set(out) <= _VERSION_1_KEYS else "2"
+    if "load_profile" in out and not kinds:
+        raise ValueError("trace with a load_profile is version 3, whose rows carry a kind column: give kind "
+                         "(retryable on every failure when the simulator has no failure kinds; docs/traces.md)")
+    out["version"] = "3" if kinds else "1" if set(out) <= _VERSION_1_KEYS else "2"
     return out
 
 
 def check_columns(trace, run_ends, header):
     """The check report (a dict) for a trace given as columns."""
-    missing = [c for c in COLUMNS[:-1] if _column(trace, c, required=False) is None]
+    missing = [c for c in COLUMNS[:-2] if _column(trace, c, required=False) is None]
     if missing:
         raise ValueError(f"trace needs the column{'s' if len(missing) > 1 else ''} {', '.join(missing)} (the "
-                         f"columns: {', '.join(COLUMNS)}; burst may be left out; docs/traces.md)")
+                         f"columns: {', '.join(COLUMNS)}; burst and kind may be left out; docs/traces.md)")
     run = _integers("run", _column(trace, "run"))
     end = _column(trace, "end").astype(float)
     if len(end) != len(run):
         raise ValueError(f"trace column end must have one entry per row: {len(run)} (got {len(end)})")
     order = np.lexsort((end, run))  # by run, then by end; stable
     burst = _column(trace, "burst", required=False)
+    kind = _column(trace, "kind", required=False)
+    success = _outcome(_column(trace, "outcome"))
     columns = [_integers("client", _column(trace, "client")), _integers("retry", _column(trace, "retry")),
                _column(trace, "arrival").astype(float), _column(trace, "start").astype(float), end,
-               _sleeps(_column(trace, "sleep")), _outcome(_column(trace, "outcome")),
-               np.zeros(0, np.uint8) if burst is None else _flags("burst", burst)]
-    for c in columns[:-1] + ([columns[-1]] if burst is not None else []):
+               _sleeps(_column(trace, "sleep")), success,
+               np.zeros(0, np.uint8) if burst is None else _flags("burst", burst),
+               np.zeros(0, np.uint8) if kind is None or len(kind) != len(success) else _kinds(kind, success)]
+    if kind is not None and len(kind) != len(success):
+        raise ValueError(f"trace column kind must have one entry per row: {len(success)} (got {len(kind)})")
+    for c in columns[:-2] + [c for c, given in ((columns[-2], burst), (columns[-1], kind)) if given is not None]:
         if len(c) != len(run):
             break  # the checker names the column and the lengths
     else:
@@ -103,7 +128,7 @@ def check_columns(trace, run_ends, header):
 
     ends = [(int(e[0]), str(e[1]), float(e[2])) for e in (run_ends or [])]
     try:
-        report = json.loads(_core.check_columns(_header(header), run, *columns, ends))
+        report = json.loads(_core.check_columns(_header(header, kind is not None), run, *columns, ends))
     except ValueError as e:
         message = re.sub(r"\brow (\d+)", lambda m: f"row {given(int(m.group(1)))}", str(e), count=1)
         raise ValueError(message.replace("time_unit=", "unit=")) from None  # the keyword check() takes

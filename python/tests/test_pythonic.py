@@ -137,6 +137,57 @@ def test_check_on_columns_is_check_on_the_file(tmp_path, shuffle):
         assert (a["check"], a["verdict"], a["observed"]) == (b["check"], b["verdict"], b["observed"])
 
 
+def test_check_on_columns_with_failure_kinds_is_check_on_the_file(tmp_path):
+    # version 3: a failure's kind, empty on a success; fatal failures end requests (retry_on retryable)
+    trace = tmp_path / "k.csv"
+    subprocess.run([EXE, "simulate", "--model", "free", "--strategy", "full", "--rate", "0.3", "--horizon", "2000",
+                    "--failure-prob", "0.3", "--failure-kind", "fatal", "--retry-on", "retryable", "--runs", "3",
+                    "--quiet", "--trace", str(trace)], check=True, capture_output=True)
+    on_file = retrylab.check(trace)
+    assert on_file["passed"] is True
+    header, columns = read_csv_trace(trace)
+    assert set(columns["kind"]) == {"", "retryable", "fatal"}
+    on_columns = retrylab.check(columns, **header)
+    assert on_columns["passed"] is True
+    for a, b in zip(on_columns["checks"], on_file["checks"]):
+        assert (a["check"], a["verdict"], a["observed"]) == (b["check"], b["verdict"], b["observed"])
+    verdicts = {c["check"]: c["verdict"] for c in on_columns["checks"]}
+    assert verdicts["kind not retried"] == "pass" and verdicts["vanished clients"] != "n/a"
+    # without the kind column the rows do not say which failures ended their requests: n/a, not FAIL
+    no_kind = retrylab.check({k: v for k, v in columns.items() if k != "kind"}, **header)
+    assert no_kind["passed"] is True
+    verdicts = {c["check"]: c["verdict"] for c in no_kind["checks"]}
+    assert verdicts["kind not retried"] == verdicts["vanished clients"] == "n/a"
+    bad = dict(columns, kind=np.where(columns["kind"] == "fatal", "", columns["kind"]))
+    with pytest.raises(ValueError) as e:
+        retrylab.check(bad, **header)
+    assert "kind must be retryable, throttled or fatal on a failure row" in str(e.value)
+
+
+def test_check_on_columns_with_a_load_profile_is_check_on_the_file(tmp_path):
+    # version 3 with the profile in the header: the arrivals are held to it; the kind column is required
+    trace = tmp_path / "p.csv"
+    subprocess.run([EXE, "simulate", "--model", "free", "--strategy", "full", "--load-profile",
+                    "step:0:0.02,1000:0.5", "--horizon", "2000", "--runs", "4", "--quiet", "--trace", str(trace)],
+                   check=True, capture_output=True)
+    on_file = retrylab.check(trace)
+    header, columns = read_csv_trace(trace)
+    assert header["load_profile"] == "step:0:0.02,1000:0.5"
+    ends = []  # the run_end records: the arrival statistics count the runs cut at the horizon
+    for line in open(trace):
+        if line.startswith("# run_end"):
+            kv = dict(t.split("=", 1) for t in line[1:].split() if "=" in t)
+            ends.append((int(kv["run"]), kv["stop"], float(kv["stop_time"])))
+    on_columns = retrylab.check(columns, run_ends=ends, **header)
+    assert on_file["passed"] is True and on_columns["passed"] is True
+    for a, b in zip(on_columns["checks"], on_file["checks"]):
+        assert (a["check"], a["verdict"], a["observed"]) == (b["check"], b["verdict"], b["observed"])
+    assert {c["check"]: c["verdict"] for c in on_columns["checks"]}["arrival gaps"] == "pass"
+    with pytest.raises(ValueError) as e:
+        retrylab.check({k: v for k, v in columns.items() if k != "kind"}, run_ends=ends, **header)
+    assert "give kind" in str(e.value)
+
+
 def test_check_on_columns_names_the_row_given(tmp_path):
     columns = {"run": [0, 0], "client": [0, 1], "arrival": [0.0, 0.0], "start": [0.0, 0.0], "end": [1.0, 1.0],
                "outcome": ["success", "maybe"], "retry": [0, 0], "sleep": [None, None]}

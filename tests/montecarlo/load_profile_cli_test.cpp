@@ -73,6 +73,10 @@ TEST(LoadProfileCli, BadInputExitsTwoNamingTheFlag) {
   const std::string bad_row = write(dir, "bad.csv", "time,rate\n0,1\nx,2\n");
   const std::string backwards = write(dir, "backwards.csv", "0,1\n5,2\n5,3\n");
   const std::string negative = write(dir, "negative.csv", "0,1\n5,-2\n");
+  // 8,000 rows: its text (about 120,000 characters) does not fit a trace's header line
+  std::string rows;
+  for (int i = 0; i < 8000; ++i) rows += std::to_string(i) + ".0625,1.0625\n";
+  const std::string many = write(dir, "many.csv", rows);
   const std::string base[] = {"--model", "free", "--strategy", "full", "--horizon", "100", "--runs", "1", "--quiet"};
   const auto run = [&](std::vector<std::string> extra) {
     std::vector<std::string> args(std::begin(base), std::end(base));
@@ -91,7 +95,7 @@ TEST(LoadProfileCli, BadInputExitsTwoNamingTheFlag) {
       {{"--load-profile", "0:1", "--rate", "2"}, {"--load-profile", "rate"}},
       {{"--load-profile", "sine:10:1"}, {"--load-profile", "--rate"}},
       {{"--load-profile", "0:1,0:2"}, {"--load-profile", "increase"}},
-      {{"--load-profile", "0:1", "--trace", (dir / "t.csv").string()}, {"--trace", "--load-profile"}},
+      {{"--load-profile", many, "--trace", (dir / "t.csv").string()}, {"--trace", "--load-profile", "characters"}},
   };
   for (const Case& c : cases) {
     const Child o = run(c.extra);

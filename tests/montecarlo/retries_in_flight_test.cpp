@@ -1,8 +1,11 @@
 // Retries in flight (components/retries_in_flight.hpp, Envoy's max_retries and retry_budget).
 // A property over fixed seeds and limits: an observer that counts the retries in flight by itself
 // (from the scheduling of a retry, on_sleep, to the end of its attempt, on_end) never sees more
-// than the limit, and every retry asked is either sent or denied. Then an exact case by hand, the
-// capped amplification under overload, and the refusals of fields that cannot apply.
+// than the limit, every retry asked is either sent or denied, every retry granted is sent (its
+// attempt starts) unless the run stopped during its sleep, and at the end the limit holds exactly
+// the places the observer counts (none leaked, none given back twice), also when attempts time out
+// or fail with a kind the client does not retry. Then an exact case by hand, the capped
+// amplification under overload, and the refusals of fields that cannot apply.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -45,10 +48,13 @@ class Asked : public d::Component {
 struct Watch {
   std::int64_t fixed = 0;
   double percent = 0.0;
-  std::unordered_set<std::int64_t> holding;
-  std::int64_t attempts = 0, retries = 0, most = 0, scheduled = 0, excess = 0;
+  std::unordered_set<std::int64_t> holding, sleeping;
+  std::int64_t attempts = 0, retries = 0, most = 0, scheduled = 0, excess = 0, sent = 0;
   void on_arrival(std::int64_t /*client*/, double /*t*/, bool /*burst*/) {}
-  void on_start(std::int64_t /*attempt*/, std::int64_t /*client*/, double /*t*/) { ++attempts; }
+  void on_start(std::int64_t /*attempt*/, std::int64_t client, double /*t*/) {
+    ++attempts;
+    if (sleeping.erase(client) > 0) ++sent;  // a granted retry's attempt
+  }
   void on_end(std::int64_t /*attempt*/, std::int64_t client, double /*start*/, double /*end*/, bool /*success*/) {
     --attempts;
     if (holding.erase(client) > 0) --retries;
@@ -56,6 +62,7 @@ struct Watch {
   void on_sleep(std::int64_t client, std::int32_t /*k*/, double /*sleep*/) {
     ++scheduled;
     holding.insert(client);
+    sleeping.insert(client);
     ++retries;
     most = std::max(most, retries);
     const auto share = static_cast<std::int64_t>(std::floor(percent / 100.0 * static_cast<double>(attempts)));
@@ -64,11 +71,12 @@ struct Watch {
   }
 };
 
-using Parts = d::Parts<d::Limit, d::Injection, d::RetryLimit, Asked, d::RetriesInFlight>;
+using Parts =
+    d::Parts<d::Service, d::Limit, d::Injection, d::Timeout, d::RetryLimit, d::RetryOn, Asked, d::RetriesInFlight>;
 
 struct Outcomes {
   mc::RunResult result;
-  std::int64_t asked = 0;
+  std::int64_t asked = 0, held = 0;  // held: the limit's own count of places taken at the stop
   Watch watch;
 };
 
@@ -80,6 +88,7 @@ Outcomes run(const mc::Scenario& s, std::uint64_t seed) {
   d::Engine<Model::none, Parts, Watch> engine(s, seed, 0, d::EngineOptions{}, out.watch);
   out.result = engine.run();
   out.asked = engine.parts().template get<Asked>().asked;
+  out.held = engine.parts().template get<d::RetriesInFlight>().in_flight();
   return out;
 }
 
@@ -124,10 +133,50 @@ TEST(RetriesInFlight, NeverMoreThanTheLimitAndEveryRetryAskedIsSentOrDenied) {
       EXPECT_GT(denied, 0);  // the limit was reached
       EXPECT_GT(r.watch.scheduled, 0);
       EXPECT_EQ(denied + r.watch.scheduled, r.asked);  // denied + sent = asked
+      EXPECT_EQ(r.watch.scheduled, r.watch.sent + static_cast<std::int64_t>(r.watch.sleeping.size()));
+      EXPECT_EQ(r.held, r.watch.retries);  // no place leaked or given back twice
       ++cases;
     }
   }
   EXPECT_EQ(cases, 24);
+}
+
+TEST(RetriesInFlight, PlacesComeBackAfterTimeoutsAndKindsNotRetried) {
+  // A client timeout shorter than some services (exponential service: the timeout's outcome gives
+  // the place back, the late reply does not) and fatal injected failures the client does not retry
+  // (retry_on retryable: its request ends before the limit is asked); rejections of a 2-slot limit
+  // are retryable. 3 fixed limits x 3 seeds.
+  int cases = 0;
+  for (const std::int64_t fixed : {1, 3, 10}) {
+    for (const std::uint64_t seed : {4U, 5U, 6U}) {
+      mc::Scenario s;
+      s.model = Model::none;
+      s.backoff = {Strategy::full, 0.5, 8.0, 0.0};
+      s.traffic.rate = 3.0;
+      s.measurement.horizon = 150.0;
+      s.resource.service = mc::ServiceDist::exponential;
+      s.admission.limit = 2;
+      s.failures.failure_prob = 0.2;
+      s.failures.failure_kind = mc::FailureKind::fatal;
+      s.client.retry_on = 1;  // retryable
+      s.client.timeout = 1.5;
+      s.client.max_attempts = 6;
+      s.client.retries_in_flight = fixed;
+      const Outcomes r = run(s, seed);
+      SCOPED_TRACE(::testing::Message() << "fixed " << fixed << " seed " << seed);
+      EXPECT_GT(r.result.metric("timed_out"), 0);
+      EXPECT_GT(r.result.metric("not_retried"), 0);
+      EXPECT_LE(r.watch.excess, 0);
+      EXPECT_LE(r.watch.most, fixed);
+      const auto denied = static_cast<std::int64_t>(r.result.metric("retries_in_flight_denied"));
+      EXPECT_GT(denied, 0);
+      EXPECT_EQ(denied + r.watch.scheduled, r.asked);
+      EXPECT_EQ(r.watch.scheduled, r.watch.sent + static_cast<std::int64_t>(r.watch.sleeping.size()));
+      EXPECT_EQ(r.held, r.watch.retries);
+      ++cases;
+    }
+  }
+  EXPECT_EQ(cases, 9);
 }
 
 TEST(RetriesInFlight, ExactBurstWithThreePlaces) {

@@ -175,7 +175,7 @@ TEST(Traces, MalformedNamesLineAndField) {
   const std::pair<std::string, std::string> cases[] = {
       {"", "line 1: header"},
       {"# retrylab-trace version=1\n# model=free strategy=full retries=on\nrun,client\n", "line 3: header"},
-      {"# retrylab-trace version=3\n# model=free strategy=full retries=on\n" +
+      {"# retrylab-trace version=4\n# model=free strategy=full retries=on\n" +
            free_header.substr(free_header.find("run,")),
        "line 2: version"},
       {"# retrylab-trace version=1\n# model=lake strategy=full "

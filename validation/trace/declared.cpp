@@ -69,7 +69,7 @@ void declared_server(const HeaderKeys& h, montecarlo::Scenario& s, bool version2
     const std::int64_t line = h.key_line.count(key) ? h.key_line.at(key) : h.line;
     const std::string& v = it->second;
     if (!version2)
-      malformed(line, key, "is a server option: the header must declare version=2 (version 1 traces have none)");
+      malformed(line, key, "is a server option: the header must declare version=2 or 3 (version 1 traces have none)");
     try {
       f.set(s, field_in_attempt_durations(f, v, d));
     } catch (const InputError&) {
@@ -77,6 +77,26 @@ void declared_server(const HeaderKeys& h, montecarlo::Scenario& s, bool version2
                 fmt::format("{}{} (got \"{}\")", montecarlo::field_rule(f), d == 1.0 ? "" : " in attempt-durations",
                             v.substr(0, 40)));
     }
+  }
+}
+
+// The load profile (version 3): the steady arrivals' rate over time, in the trace's unit, its
+// canonical text (montecarlo/profile.hpp), read into attempt-durations; it replaces rate (0).
+void declared_profile(const HeaderKeys& h, montecarlo::Scenario& s, bool version3, double d) {
+  const auto it = h.kv.find("load_profile");
+  if (it == h.kv.end()) return;
+  const std::int64_t line = h.key_line.count("load_profile") ? h.key_line.at("load_profile") : h.line;
+  if (!version3) malformed(line, "load_profile", "needs version=3 (versions 1 and 2 have no load profile)");
+  try {
+    const montecarlo::LoadProfile p = montecarlo::LoadProfile::parse(it->second);
+    if (p.needs_mean()) throw InputError("load_profile", "");
+    s.traffic.load_profile = p.scaled(d);
+    s.traffic.load_profile.check();
+  } catch (const InputError&) {
+    malformed(line, "load_profile",
+              fmt::format("must be a load profile's text: t:rate,..., step:t:rate,... or sine:period:amplitude:mean "
+                          "(got \"{}\")",
+                          it->second.substr(0, 40)));
   }
 }
 
@@ -125,8 +145,9 @@ montecarlo::Scenario declared_scenario(const HeaderKeys& h, std::uint64_t& seed,
   d = declared_unit(h, unit);
   const auto time = [&](const char* key, double fallback) { return num(key, fallback * d) / d; };
   const std::string version = need("version");
-  if (version != "1" && version != "2")
-    malformed(h.line, "version", fmt::format("must be 1, or 2 with server options (got \"{}\")", version));
+  if (version != "1" && version != "2" && version != "3")
+    malformed(h.line, "version",
+              fmt::format("must be 1, 2 with server options, or 3 with failure kinds (got \"{}\")", version));
   montecarlo::Scenario s;
   const auto model = parse_model(need("model"));
   if (!model)
@@ -162,7 +183,8 @@ montecarlo::Scenario declared_scenario(const HeaderKeys& h, std::uint64_t& seed,
       malformed(h.line, "seed", fmt::format("must be an integer >= 0 (got \"{}\")", seed_text->substr(0, 40)));
     seed = x;
   }
-  declared_server(h, s, version == "2", d);
+  declared_server(h, s, version == "2" || version == "3", d);
+  declared_profile(h, s, version == "3", d);
   // The checker's rules assume one attempt of a client in flight (docs/traces.md): a hedged trace is
   // refused as unusable input, never judged FAIL by rules that do not apply to it.
   if (s.client.hedge_attempts > 1)
@@ -205,6 +227,7 @@ TraceHeader header_from_keys(const std::map<std::string, std::string>& keys) {
   TraceHeader out;
   out.line = -1;
   declare(h, out);
+  out.kinds = keys.at("version") == "3";  // declare() required the key
   return out;
 }
 

@@ -8,6 +8,12 @@ namespace retrylab::validation::trace {
 
 namespace {
 
+std::string_view kind_name(unsigned k) { return montecarlo::failure_kind_names[std::min(k, 2U)]; }
+
+std::string retry_on_text(const montecarlo::Scenario& s) {
+  return fmt::format("retry_on={}", montecarlo::retry_on_names[s.client.retry_on]);
+}
+
 std::string duration_text(const montecarlo::Scenario& s, const ServerRules& sv) {
   if (!sv.any)
     return s.model == Model::collision || s.model == Model::free
@@ -61,7 +67,16 @@ InvariantRules::InvariantRules(const montecarlo::Scenario& s, const ServerRules&
               s.client.max_attempts > 0
                   ? "a client whose last attempt failed retries before the run stops, unless it was its "
                     "max_attempts-th (see docs/traces.md)"
-                  : "a client whose last attempt failed retries before the run stops (see docs/traces.md)") {}
+                  : "a client whose last attempt failed retries before the run stops (see docs/traces.md)"),
+      kind_("failure kind", "invariant",
+            fmt::format("a failure's kind is one the declared options produce: {}", sv.possible_text)),
+      not_retried_(
+          "kind not retried", "invariant",
+          fmt::format("{}: a failure of a kind not listed ends its request (no retry follows it)", retry_on_text(s))) {
+  if (s.client.retries && sv.retried_kinds != 7)
+    vanish_.check().expected +=
+        fmt::format("; a client whose last failure's kind {} does not list has ended (lost)", retry_on_text(s));
+}
 
 std::optional<SleepSample> InvariantRules::row(const Row& r, std::int64_t line, std::string_view text) {
   row_rules(r, line, text);
@@ -118,6 +133,7 @@ void InvariantRules::end_run(const std::optional<RunEnd>& stop, double stop_time
     // only clients whose last attempt failed are left here (a success erases its client)
     if (!s_.client.retries) continue;
     if (sv_.max_attempts > 0 && c.retry + 1 >= sv_.max_attempts) continue;  // it gave up: lost, not vanished
+    if (c.ended) continue;  // its failure's kind is not retried: lost, not vanished
     ++vanish_n_;
     bool vanished = reason == "finished" || (reason == "drained" && c.burst);
     if (!vanished && sv_.exact) {
@@ -150,7 +166,19 @@ void InvariantRules::finish(std::vector<TraceCheck>& out) {
   out.push_back(applies(sequence_, sv_.sequence_na, rows_, "rows"));
   if (sv_.max_attempts > 0) out.push_back(limit_.finish(rows_, "rows"));
   out.push_back(support_.finish(support_n_, "sleeps"));
-  out.push_back(applies(vanish_, sv_.vanish_na, vanish_n_, "clients left failed at a run's end"));
+  // A trace without kinds (versions 1, 2) declaring retry_on: a request may have ended on a kind not
+  // retried, which its rows do not say.
+  const std::string unknown = kinds_unknown_
+                                  ? fmt::format(
+                                        "{}: a failure of a kind not listed ends its request, and the rows do not "
+                                        "record each failure's kind (version 3 does)",
+                                        retry_on_text(s_))
+                                  : std::string();
+  out.push_back(applies(vanish_, sv_.vanish_na.empty() ? unknown : sv_.vanish_na, vanish_n_,
+                        "clients left failed at a run's end"));
+  if (kinds_seen_) out.push_back(kind_.finish(kind_n_, "failures"));
+  if (s_.client.retries && sv_.retried_kinds != 7)
+    out.push_back(applies(not_retried_, unknown, not_retried_n_, "failures of a kind not retried"));
 }
 
 bool InvariantRules::duration_ok(const Row& r, double d) const {
@@ -269,6 +297,24 @@ std::optional<SleepSample> InvariantRules::client(const Row& r, std::int64_t lin
       bad = true, why = "arrival time changed";
   }
   if (bad) sequence_.add(line, text, why);
+  if (r.retry >= 1 && c && c->ended)
+    not_retried_.add(line, text,
+                     fmt::format("retry {} after a failure of a kind {} does not list (line {})", r.retry,
+                                 retry_on_text(s_), c->last_line));
+  // The failure's kind: one the declared options produce; a kind not retried ends the request.
+  bool ends = false;
+  kinds_seen_ = kinds_seen_ || r.kind_given;  // version 3 (a success row says it too)
+  if (!r.success && r.kind_given) {
+    ++kind_n_;
+    if (((sv_.possible_kinds >> r.kind) & 1U) == 0)
+      kind_.add(line, text, fmt::format("a {} failure, which no declared option produces", kind_name(r.kind)));
+    if (s_.client.retries && ((sv_.retried_kinds >> r.kind) & 1U) == 0) {
+      ++not_retried_n_;
+      ends = true;
+    }
+  } else if (!r.success && sv_.retried_kinds != 7) {
+    kinds_unknown_ = true;
+  }
 
   double prev = std::nan("");  // none before the first retry: each strategy starts from its own base
   if (c) prev = c->prev_sleep;
@@ -289,6 +335,7 @@ std::optional<SleepSample> InvariantRules::client(const Row& r, std::int64_t lin
   if (r.retry >= 1 && r.has_sleep) st.prev_sleep = r.sleep;
   st.last_line = line;
   st.last_text = std::string(text.substr(0, 300));
+  st.ended = ends;
   return sample;
 }
 

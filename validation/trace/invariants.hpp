@@ -47,6 +47,7 @@ class InvariantRules {
     bool burst = false;
     std::int64_t last_line = 0;
     std::string last_text;
+    bool ended = false;  // its last failure was of a kind the client does not retry: its request ended
   };
   struct GroupRow {
     double start;
@@ -80,7 +81,12 @@ class InvariantRules {
   const ServerRules& sv_;
   const SleepRules& sleeps_;
   Finding order_, duration_, timeout_, overlap_, lonely_, spacing_, commit_, idle_, lock_, sequence_, limit_, support_,
-      vanish_;
+      vanish_, kind_, not_retried_;
+  // Failure kinds (version 3): failures whose kind was checked, failures of a kind not retried;
+  // whether rows carry kinds; a failure without a kind (versions 1, 2) while the client retries
+  // only some kinds.
+  std::int64_t kind_n_ = 0, not_retried_n_ = 0;
+  bool kinds_seen_ = false, kinds_unknown_ = false;
   std::int64_t lonely_n_ = 0, commit_n_ = 0;
   std::optional<Lonely> lonely_pending_;
   std::int64_t lock_n_ = 0;

@@ -1,6 +1,7 @@
 #include "validation/trace/reader.hpp"
 
 #include "validation/trace/declared.hpp"
+#include "validation/trace/server_rules.hpp"
 
 #include <fmt/format.h>
 #include <algorithm>
@@ -38,9 +39,26 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
   }
 }
 
-const char* csv_column(std::size_t i) {
+const char* csv_column(std::size_t i, bool burst) {
   constexpr const char* names[] = {"run", "client", "arrival", "start", "end", "outcome", "retry", "sleep", "burst"};
-  return i < 9 ? names[i] : "row";
+  if (i == 8 && !burst) return "kind";
+  return i < 9 ? names[i] : i == 9 ? "kind" : "row";
+}
+
+// Version 3's last field: a failure's kind (index into failure_kind_names), empty on a success.
+void parse_kind(Row& r, std::string_view v, std::int64_t n) {
+  r.kind_given = true;
+  if (r.success) {
+    if (!v.empty()) malformed(n, "kind", fmt::format("must be empty on a success row (got \"{}\")", v.substr(0, 40)));
+    return;
+  }
+  for (std::size_t k = 0; k < std::size(montecarlo::failure_kind_names); ++k)
+    if (v == montecarlo::failure_kind_names[k]) {
+      r.kind = static_cast<std::uint8_t>(k);
+      return;
+    }
+  malformed(n, "kind",
+            fmt::format("must be retryable, throttled or fatal on a failure row (got \"{}\")", v.substr(0, 40)));
 }
 
 // Retry 0 has no sleep before it (its field is empty / null); a retry k >= 1 has one.
@@ -78,7 +96,7 @@ void rescale(Row& r, double d) {
 // `columns`: 9 under the full column line, 8 under the one without burst; every row has exactly that many.
 // A CSV row's fields, without allocating: the first 9 kept, `count` counting them all.
 struct RowFields {
-  std::array<std::string_view, 9> f;
+  std::array<std::string_view, 10> f;
   std::size_t count = 0;
   std::string_view operator[](std::size_t i) const { return f[i]; }
   std::size_t size() const { return count; }
@@ -96,15 +114,16 @@ RowFields split_row(std::string_view s) {
   }
 }
 
-Row parse_csv_row(std::string_view line, std::int64_t n, std::size_t columns) {
+Row parse_csv_row(std::string_view line, std::int64_t n, std::size_t columns, bool kinds) {
   const RowFields f = split_row(line);
+  const bool burst = columns == (kinds ? 10U : 9U);
   if (f.size() != columns)
-    malformed(n, f.size() < columns ? std::string(csv_column(f.size())) : "row",
-              fmt::format("{}: a row has exactly the column line's {} comma-separated fields ({}) (got {})",
+    malformed(n, f.size() < columns ? std::string(csv_column(f.size(), burst)) : "row",
+              fmt::format("{}: a row has exactly the column line's {} comma-separated fields ({}{}) (got {})",
                           f.size() < columns ? "is missing" : "has too many fields", columns,
-                          columns == 9 ? "run,client,arrival,start,end,outcome,retry,sleep,burst"
-                                       : "run,client,arrival,start,end,outcome,retry,sleep",
-                          f.size()));
+                          burst ? "run,client,arrival,start,end,outcome,retry,sleep,burst"
+                                : "run,client,arrival,start,end,outcome,retry,sleep",
+                          kinds ? ",kind" : "", f.size()));
   Row r;
   r.run = need_int(f[0], n, "run");
   r.client = need_int(f[1], n, "client");
@@ -120,13 +139,14 @@ Row parse_csv_row(std::string_view line, std::int64_t n, std::size_t columns) {
   r.has_sleep = !f[7].empty();
   if (r.has_sleep) r.sleep = need_double(f[7], n, "sleep");
   check_sleep_given(r, n);
-  r.burst_given = f.size() == 9;
+  r.burst_given = burst;
   if (r.burst_given) {
     if (f[8] == "1")
       r.burst = true;
     else if (f[8] != "0")
       malformed(n, "burst", fmt::format("must be 0 or 1 (got \"{}\")", f[8].substr(0, 40)));
   }
+  if (kinds) parse_kind(r, f[columns - 1], n);
   return r;
 }
 
@@ -152,7 +172,7 @@ std::int64_t json_int(const nlohmann::json& j, const char* key, std::int64_t n) 
   return v.get<std::int64_t>();
 }
 
-Row parse_json_row(const nlohmann::json& j, std::int64_t n) {
+Row parse_json_row(const nlohmann::json& j, std::int64_t n, bool kinds) {
   Row r;
   r.run = json_int(j, "run", n);
   r.client = json_int(j, "client", n);
@@ -175,6 +195,12 @@ Row parse_json_row(const nlohmann::json& j, std::int64_t n) {
   if (r.burst_given) {
     if (!b->is_boolean()) malformed(n, "burst", "must be true or false");
     r.burst = b->get<bool>();
+  }
+  if (kinds) {  // version 3: "kind" null (or absent) on a success, a kind's name on a failure
+    const auto k = j.find("kind");
+    if (k != j.end() && !k->is_null() && !k->is_string()) malformed(n, "kind", "must be a string or null");
+    parse_kind(
+        r, k == j.end() || k->is_null() ? std::string_view() : std::string_view(k->get_ref<const std::string&>()), n);
   }
   return r;
 }
@@ -322,15 +348,24 @@ void TraceReader::read_json_header(std::map<std::string, std::string>& kv) {
 
 void TraceReader::read_csv_header(std::map<std::string, std::string>& kv,
                                   std::map<std::string, std::int64_t>& key_line) {
+  using montecarlo::trace_csv_columns;
+  const std::string_view no_burst = trace_csv_columns.substr(0, trace_csv_columns.size() - 6);
   for (;;) {
     if (line_.empty() || line_[0] != '#') {
-      if (line_ == montecarlo::trace_csv_columns) return;
-      if (line_ == montecarlo::trace_csv_columns.substr(0, montecarlo::trace_csv_columns.size() - 6)) {
+      // versions 1 and 2: the columns, burst optional; version 3: then kind (checked in the constructor)
+      if (line_ == trace_csv_columns) return;
+      if (line_ == no_burst) {
         header_.columns = 8;
         return;
       }
+      if (line_ == montecarlo::trace_csv_columns_kind || line_ == fmt::format("{},kind", no_burst)) {
+        header_.kinds = true;
+        header_.columns = line_ == montecarlo::trace_csv_columns_kind ? 10 : 9;
+        return;
+      }
       malformed(n_, "header",
-                fmt::format("must be '# key=value' lines then the column line \"{}\"", montecarlo::trace_csv_columns));
+                fmt::format("must be '# key=value' lines then the column line \"{}\" (version 3: \"{}\")",
+                            trace_csv_columns, montecarlo::trace_csv_columns_kind));
     }
     for (auto& [k, v] : comment_pairs(line_)) {
       if (k == "retrylab-trace") continue;
@@ -354,6 +389,14 @@ TraceReader::TraceReader(std::istream& in) : in_(in.rdbuf()) {
   }
   h.line = header_.line;
   declare(h, header_);
+  // Version 3 rows end with the kind (CSV: the column line says so; JSON: every row's "kind").
+  const bool v3 = h.kv.at("version") == "3";
+  if (header_.json) header_.kinds = v3;
+  if (v3 != header_.kinds)
+    malformed(header_.line, "header",
+              v3 ? fmt::format("version 3 needs the column line \"{}\" (burst may be left out)",
+                               montecarlo::trace_csv_columns_kind)
+                 : "the kind column needs version=3 (versions 1 and 2 have no kind)");
 }
 
 // One body line: a row, a run's end, or nothing (a blank line, another comment). False at the end.
@@ -362,7 +405,7 @@ bool TraceReader::parse_record(std::optional<Row>& row, std::optional<RunEnd>& s
   if (line_.empty()) return true;
   if (!header_.json) {
     if (line_[0] != '#') {
-      row = parse_csv_row(line_, n_, header_.columns);
+      row = parse_csv_row(line_, n_, header_.columns, header_.kinds);
     } else {
       const auto pairs = comment_pairs(line_);
       if (!pairs.empty() && pairs[0].first == "run_end") stop = csv_run_end(pairs, n_);
@@ -375,12 +418,12 @@ bool TraceReader::parse_record(std::optional<Row>& row, std::optional<RunEnd>& s
     if (j.contains("run_end"))
       stop = json_run_end(j, n_);
     else
-      row = parse_json_row(j, n_);
+      row = parse_json_row(j, n_, header_.kinds);
   }
   const double d = header_.attempt_duration;
   if (row) {
     rescale(*row, d);
-    if (!row->burst_given) row->burst = header_.declared.traffic.rate == 0;  // a pure burst: every client is in it
+    if (!row->burst_given) row->burst = !steady_traffic(header_.declared);  // a pure burst: every client is in it
   }
   if (stop) stop->stop_time /= d;
   return true;
@@ -429,7 +472,14 @@ Row column_row(const TraceHeader& h, const TraceColumns& c, std::size_t i) {
   check_sleep_given(r, n);
   r.burst_given = !c.burst.empty();
   if (r.burst_given && c.burst[i] > 1) malformed(n, "burst", "must be 0 or 1");
-  r.burst = r.burst_given ? c.burst[i] == 1 : h.declared.traffic.rate == 0;
+  r.burst = r.burst_given ? c.burst[i] == 1 : !steady_traffic(h.declared);
+  if (h.kinds) {  // 0, 1, 2: retryable, throttled, fatal on a failure; none (255) on a success
+    r.kind_given = true;
+    const std::uint8_t k = c.kind[i];
+    if (r.success && k != trace_no_kind) malformed(n, "kind", "must be none on a success row");
+    if (!r.success && k > 2) malformed(n, "kind", "must be retryable, throttled or fatal on a failure row");
+    r.kind = r.success ? 0 : k;
+  }
   return r;
 }
 
@@ -442,6 +492,8 @@ void check_lengths(const TraceColumns& c) {
     if (size != n) malformed(-1, name, fmt::format("must have one entry per row: {} (got {})", n, size));
   if (!c.burst.empty() && c.burst.size() != n)
     malformed(-1, "burst", fmt::format("must have one entry per row: {}, or none (got {})", n, c.burst.size()));
+  if (!c.kind.empty() && c.kind.size() != n)
+    malformed(-1, "kind", fmt::format("must have one entry per row: {}, or none (got {})", n, c.kind.size()));
 }
 
 }  // namespace
@@ -449,6 +501,9 @@ void check_lengths(const TraceColumns& c) {
 ReadCounts feed_rows(const TraceHeader& h, const TraceColumns& rows, std::span<const TraceRunEnd> ends,
                      RecordSink& sink) {
   check_lengths(rows);
+  if (h.kinds != !rows.kind.empty())
+    malformed(-1, "kind",
+              h.kinds ? "a version 3 trace needs the kind column" : "the kind column needs version 3 (a header key)");
   RunOrder order(sink, h.runs);
   std::size_t k = 0;
   const auto stop = [&](std::int64_t n) {
@@ -460,8 +515,9 @@ ReadCounts feed_rows(const TraceHeader& h, const TraceColumns& rows, std::span<c
   for (std::size_t i = 0; i < rows.run.size(); ++i) {
     Row r = column_row(h, rows, i);
     while (k < ends.size() && ends[k].run < r.run) stop(static_cast<std::int64_t>(i));
-    const std::string text = row_text({r.run, r.client, r.retry, rows.arrival[i], rows.start[i], rows.end[i],
-                                       r.has_sleep ? rows.sleep[i] : 0.0, r.success, r.has_sleep, r.burst});
+    const std::string text =
+        row_text({r.run, r.client, r.retry, rows.arrival[i], rows.start[i], rows.end[i],
+                  r.has_sleep ? rows.sleep[i] : 0.0, r.success, r.has_sleep, r.burst, true, r.kind, r.kind_given});
     rescale(r, h.attempt_duration);
     order.row(r, static_cast<std::int64_t>(i), text);
   }

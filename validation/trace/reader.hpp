@@ -40,7 +40,8 @@ struct TraceHeader {
   montecarlo::Scenario declared;
   std::uint64_t seed = 0;
   bool json = false;                      // JSON lines, else CSV
-  std::size_t columns = 9;                // CSV: 9 under the full column line, 8 without burst
+  std::size_t columns = 9;                // CSV: 9 under the full column line, 8 without burst (+1 with kind)
+  bool kinds = false;                     // version 3: rows end with the failure's kind
   std::optional<std::int64_t> runs;       // the header's runs=R
   std::int64_t line = 1;                  // the header's last line
   std::string unit = "attempt-duration";  // time_unit: attempt-duration, ms or s

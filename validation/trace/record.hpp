@@ -30,6 +30,10 @@ struct Row {
   double arrival = 0, start = 0, end = 0, sleep = 0;
   bool success = false, has_sleep = false, burst = false;
   bool burst_given = true;  // false: no burst column; `burst` is then inferred from pure traffic
+  // Version 3: a failure's kind (index into montecarlo::failure_kind_names: retryable, throttled,
+  // fatal); kind_given false in versions 1 and 2 (no kind column: a failure's kind is not known).
+  std::uint8_t kind = 0;
+  bool kind_given = false;
 };
 
 struct RunEnd {
@@ -41,9 +45,13 @@ struct RunEnd {
 // A row as a CSV line (times in attempt-durations): how a rule that judges a row after it has
 // streamed past shows it.
 inline std::string row_text(const Row& r) {
-  return fmt::format("{},{},{},{},{},{},{},{},{}", r.run, r.client, r.arrival, r.start, r.end,
+  constexpr const char* kinds[] = {"retryable", "throttled", "fatal"};
+  return fmt::format("{},{},{},{},{},{},{},{},{}{}", r.run, r.client, r.arrival, r.start, r.end,
                      r.success ? "success" : "failure", r.retry, r.has_sleep ? fmt::format("{}", r.sleep) : "",
-                     r.burst ? 1 : 0);
+                     r.burst ? 1 : 0,
+                     !r.kind_given ? ""
+                     : r.success   ? ","
+                                   : fmt::format(",{}", kinds[std::min<int>(r.kind, 2)]));
 }
 
 }  // namespace retrylab::validation::trace

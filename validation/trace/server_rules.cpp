@@ -14,8 +14,17 @@ namespace {
 
 montecarlo::Scenario without_server(const montecarlo::Scenario& s) { return montecarlo::without_server_options(s); }
 
-// The server options as canonical() writes them: "rows=4 lock=on".
-std::string fields_of(const montecarlo::Scenario& s) {
+// The engine runs a load profile on its full tier, but for the rules it is traffic (the arrivals'
+// law), not a server option: s with server options, the profile left out.
+bool server_options(montecarlo::Scenario s) {
+  s.traffic.load_profile = {};
+  return montecarlo::has_server_features(s);
+}
+
+// The server options as canonical() writes them: "rows=4 lock=on" (canonical() ends with the load
+// profile, which is traffic: left out of both).
+std::string fields_of(montecarlo::Scenario s) {
+  s.traffic.load_profile = {};
   const std::string all = montecarlo::canonical(s), plain = montecarlo::canonical(without_server(s));
   return all.size() > plain.size() + 1 ? all.substr(plain.size() + 1) : std::string();
 }
@@ -33,7 +42,7 @@ void ServerRules::durations(const montecarlo::Scenario& s) {
   using montecarlo::Overflow;
   using montecarlo::ServiceDist;
   const montecarlo::Scenario& o = s;
-  any = montecarlo::has_server_features(s);
+  any = server_options(s);
   const bool limited = o.admission.limit > 0 || o.admission.aimd;
   rejects = limited && o.admission.overflow == Overflow::reject;
   const bool queues = limited && o.admission.overflow == Overflow::queue;
@@ -124,7 +133,7 @@ void ServerRules::model_rules(const montecarlo::Scenario& s) {
   // server for all rows); any other option changes the service or the row's interval.
   montecarlo::Scenario rows_only = s;
   rows_only.resource.rows = 1;
-  if (any && montecarlo::has_server_features(rows_only))
+  if (any && server_options(rows_only))
     service_na = fmt::format("server options ({}) change a row's interval or its service", fields_of(rows_only));
   // The arrival statistics need every arrival before a known time to have its row: attempts of
   // exact length (collision/free) or processor sharing's FIFO order; no server options.
@@ -158,6 +167,20 @@ void ServerRules::client_rules(const montecarlo::Scenario& s) {
     sequence_na = "calls rejected locally (breaker, adaptive throttling) fail unsent: their retries leave no row";
   if (o.client.budget != 0 || std::isfinite(o.client.deadline) || local)
     vanish_na = "a retry budget, a deadline or a local rejection can end a request before its retry limit, unrecorded";
+  else if (o.client.quota > 0 || o.client.retries_in_flight > 0 || o.client.retries_in_flight_percent > 0)
+    vanish_na = "a retry quota or a limit on retries in flight can end a request before its retry limit, unrecorded";
+  // Failure kinds: which the client retries, which the declared sources can produce.
+  retried_kinds = montecarlo::retry_on_mask(o.client.retry_on);
+  possible_text = "retryable";
+  const auto source = [&](montecarlo::FailureKind k, bool on, const char* field) {
+    if (!on || k == montecarlo::FailureKind::retryable) return;
+    possible_kinds |= 1U << static_cast<unsigned>(k);
+    possible_text += fmt::format(", {} ({})", montecarlo::failure_kind_names[static_cast<int>(k)], field);
+  };
+  source(o.failures.failure_kind, o.failures.failure_prob > 0, "failure_kind");
+  source(o.failures.outage_kind, o.failures.outage_end > o.failures.outage_start && o.failures.outage_fraction > 0,
+         "outage_kind");
+  source(o.admission.reject_kind, rejects, "reject_kind");
   if (o.client.mix > 0) strategies_mix = true;
   if (o.client.mix > 0)
     ks_na = fmt::format("mix={}: the sleeps are a mixture of two strategies' laws ({} and {})", o.client.mix,
@@ -167,8 +190,9 @@ void ServerRules::client_rules(const montecarlo::Scenario& s) {
   // Closed forms: goodput with rows only (analytic/rows.hpp); none with any other option.
   montecarlo::Scenario plain = s;
   plain.resource.rows = 1;
-  only_rows = any && !montecarlo::has_server_features(plain);
-  fields = montecarlo::canonical(s).substr(montecarlo::canonical(without_server(s)).size());
+  only_rows = any && !server_options(plain);
+  const std::string listed = fields_of(s);
+  fields = listed.empty() ? listed : " " + listed;
 }
 
 }  // namespace retrylab::validation::trace

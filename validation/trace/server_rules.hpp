@@ -13,6 +13,9 @@
 
 namespace retrylab::validation::trace {
 
+// Steady traffic: a constant rate or a load profile (version 3), arrivals on [0, horizon).
+inline bool steady_traffic(const montecarlo::Scenario& s) { return s.traffic.rate > 0 || s.traffic.load_profile.set(); }
+
 struct ServerRules {
   explicit ServerRules(const montecarlo::Scenario& s);
 
@@ -27,6 +30,11 @@ struct ServerRules {
   // commit"; service_na: shared/ps's processor-sharing rules; arrivals_na: the arrival statistics.
   std::string lonely_na, commit_na, service_na, arrivals_na;
   std::string fields;  // the server options as canonical() writes them, "rows=4 lock=on"
+  // Failure kinds (bit k: montecarlo::FailureKind k): the kinds the client retries (retry_on; 7 =
+  // every kind), and those a failure can have under the declared options (retryable always: a
+  // collision, a timeout; another kind only from a source declared to produce it).
+  unsigned retried_kinds = 7, possible_kinds = 1;
+  std::string possible_text;  // e.g. "retryable (collisions, timeouts), fatal (failure_prob)"
 
  private:
   void durations(const montecarlo::Scenario& s);

@@ -94,7 +94,7 @@ void StatisticalRules::sleep(const SleepSample& x) {
 
 double StatisticalRules::stop_time(const std::optional<RunEnd>& stop) const {
   return stop ? stop->stop_time
-              : (s_.traffic.rate > 0 && !s_.client.retries ? montecarlo::effective_horizon(s_) : run_last_end_);
+              : (steady_traffic(s_) && !s_.client.retries ? montecarlo::effective_horizon(s_) : run_last_end_);
 }
 
 void StatisticalRules::end_run(const std::optional<RunEnd>& stop, double stop_time) {
@@ -105,7 +105,7 @@ void StatisticalRules::end_run(const std::optional<RunEnd>& stop, double stop_ti
     if (run_sojourn_n_ > 0) sojourn_.push_back(run_sojourn_ / static_cast<double>(run_sojourn_n_));
   }
   // classic test
-  const bool finished = stop ? stop->stop == "finished" : s_.traffic.rate == 0 && run_successes_ == s_.traffic.clients;
+  const bool finished = stop ? stop->stop == "finished" : !steady_traffic(s_) && run_successes_ == s_.traffic.clients;
   flush_ks(finished, stop_time);
   classic_runs_.push_back({run_attempts_, run_successes_, run_last_success_, finished, run_line_});
   run_attempts_ = run_successes_ = run_window_successes_ = run_sojourn_n_ = 0;
@@ -297,13 +297,13 @@ void StatisticalRules::sojourn_checks(std::vector<Stat>& stats) const {
 void StatisticalRules::classic_checks(std::vector<Stat>& stats) const {
   // classic test: exact
   std::optional<ClassicResult> classic_form;
-  if (sv_.any && s_.traffic.rate == 0 && s_.traffic.clients >= 1 && s_.client.retries &&
+  if (sv_.any && !steady_traffic(s_) && s_.traffic.clients >= 1 && s_.client.retries &&
       has_classic_closed_form(s_.model, s_.backoff.strategy))
     stats.push_back(
         {not_applicable("classic test (exact)", "attempts per client and makespan (proofs/Classic.v)",
                         fmt::format("the classic closed forms assume no server options (here {})", sv_.fields)),
          std::nan("")});
-  else if (s_.traffic.rate == 0 && s_.traffic.clients >= 1 && s_.client.retries &&
+  else if (!steady_traffic(s_) && s_.traffic.clients >= 1 && s_.client.retries &&
            has_classic_closed_form(s_.model, s_.backoff.strategy)) {
     try {
       classic_form = classic(ClassicTest{s_.model, s_.backoff, s_.traffic.clients});

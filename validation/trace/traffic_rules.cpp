@@ -15,7 +15,9 @@ TrafficRules::TrafficRules(const montecarlo::Scenario& s, const ServerRules& sv)
                 fmt::format("burst clients arrive at t = 0 ({} declared), steady ones in [0, horizon) ({}); a run has "
                             "at most {} burst clients, exactly {} when it stopped finished or drained",
                             s.traffic.clients,
-                            s.traffic.rate > 0 ? fmt::format("rate {}", s.traffic.rate) : "no steady traffic declared",
+                            s.traffic.load_profile.set() ? "load profile " + s.traffic.load_profile.text()
+                            : s.traffic.rate > 0         ? fmt::format("rate {}", s.traffic.rate)
+                                                         : "no steady traffic declared",
                             s.traffic.clients, s.traffic.clients)) {
   tau_ = exact_durations() ? s.measurement.horizon - 1.0 : s.measurement.horizon / 2;
 }
@@ -35,7 +37,7 @@ void TrafficRules::begin_run(std::int64_t run, std::int64_t line) {
 
 void TrafficRules::row(const Row& r, std::int64_t line, std::string_view text) {
   last_start_ = std::max(last_start_, r.start);
-  if (!r.burst_given && s_.traffic.rate > 0 && s_.traffic.clients > 0) burst_unknown_ = true;
+  if (!r.burst_given && steady_traffic(s_) && s_.traffic.clients > 0) burst_unknown_ = true;
   if (r.retry != 0 || burst_unknown_) return;  // a client is counted at its first attempt
   ++checked_;
   if (r.burst) {
@@ -51,7 +53,7 @@ void TrafficRules::row(const Row& r, std::int64_t line, std::string_view text) {
     }
     return;
   }
-  if (!(s_.traffic.rate > 0)) {
+  if (!steady_traffic(s_)) {
     arrivals_.add(line, text, "a steady client (burst = 0), but the header declares no steady traffic (rate=0)");
     return;
   }
@@ -63,8 +65,11 @@ void TrafficRules::row(const Row& r, std::int64_t line, std::string_view text) {
   ++steady_;
   const double gap = r.arrival - last_arrival_;
   last_arrival_ = r.arrival;
+  // Λ over the gap (a load profile: time rescaling makes the gaps of a non-homogeneous Poisson
+  // process i.i.d. Exp(1) in Λ), λ·gap at a constant rate
+  const montecarlo::LoadProfile& p = s_.traffic.load_profile;
   if (gap >= 0 && gaps_.size() + run_gaps_.size() < static_cast<std::size_t>(ks_sample_cap))
-    run_gaps_.push_back(1.0 - std::exp(-s_.traffic.rate * gap));
+    run_gaps_.push_back(1.0 - std::exp(-(p.set() ? p.integral(r.arrival - gap, r.arrival) : s_.traffic.rate * gap)));
 }
 
 void TrafficRules::end_run(const std::optional<RunEnd>& stop) {
@@ -99,11 +104,20 @@ void TrafficRules::finish(std::vector<TraceCheck>& out, std::vector<StatCheck>& 
     Finding f = arrivals_;
     out.push_back(f.finish(checked_, "clients"));
   }
-  if (!(s_.traffic.rate > 0)) return;
+  if (!steady_traffic(s_)) return;
+  const montecarlo::LoadProfile& profile = s_.traffic.load_profile;
   const std::string count_form =
-      fmt::format("Poisson arrivals at rate {}: the count before tau = {} in {} runs is Poisson(rate * tau * runs)",
-                  s_.traffic.rate, tau_, runs_counted_);
-  const std::string gap_form = fmt::format("KS of 1 - exp(-{} * gap) against U(0,1) (Exp gaps)", s_.traffic.rate);
+      profile.set() ? fmt::format(
+                          "Poisson arrivals under the load profile: the count before tau = {} in {} runs is "
+                          "Poisson(Lambda(tau) * runs), Lambda(tau) = {:.6g}",
+                          tau_, runs_counted_, profile.integral(0.0, std::max(tau_, 0.0)))
+                    : fmt::format(
+                          "Poisson arrivals at rate {}: the count before tau = {} in {} runs is "
+                          "Poisson(rate * tau * runs)",
+                          s_.traffic.rate, tau_, runs_counted_);
+  const std::string gap_form =
+      profile.set() ? "KS of 1 - exp(-(Lambda(t_i) - Lambda(t_(i-1)))) against U(0,1) (time-rescaled gaps)"
+                    : fmt::format("KS of 1 - exp(-{} * gap) against U(0,1) (Exp gaps)", s_.traffic.rate);
   if (const std::string na = stats_na(); !na.empty()) {
     for (const auto& [name, form] : {std::pair{"arrival count", count_form}, std::pair{"arrival gaps", gap_form}})
       stats.push_back(
@@ -111,7 +125,8 @@ void TrafficRules::finish(std::vector<TraceCheck>& out, std::vector<StatCheck>& 
     return;
   }
   if (runs_counted_ == 0) return;
-  const double mu = s_.traffic.rate * exposure_;
+  const double mu =
+      profile.set() ? profile.integral(0.0, tau_) * static_cast<double>(runs_counted_) : s_.traffic.rate * exposure_;
   const double p = poisson_two_sided_p(count_, mu);
   stats.push_back({make_check("arrival count", "statistic", count_form,
                               fmt::format("{} arrivals, {:.6g} expected, p = {:.3g}", count_, mu, p)),
