@@ -49,17 +49,19 @@ double peak(const std::vector<double>& values) {
 }
 double last(const std::vector<double>& values) { return values.empty() ? nan : values.back(); }
 
-// The e-folding time of the server's queue after the event: −1/slope of the least-squares line of
-// ln(queue) against time over the bins from event_end to the horizon where the queue is above twice
-// its level before (at least 5 such bins); NaN when fewer, or when the slope is not negative (the
-// queue does not drain).
-double queue_decay_time(const std::vector<double>& queue, const SeriesSettings& s, double before) {
+// The e-folding time of a level's excess over its level before, after the event: −1/slope of the
+// least-squares line of ln(level − before) against time over the bins from the level's largest bin
+// at or after event_end to the horizon where the level is above twice its level before (at least 5
+// such bins); NaN when fewer, or when the slope is not negative (it does not drain).
+double decay_time(const std::vector<double>& level, const SeriesSettings& s, double before) {
   if (!(before >= 0.0)) return nan;
+  auto from = static_cast<std::size_t>(std::ceil(s.event_end / s.bin - 1e-9));
+  for (std::size_t k = from; k < level.size(); ++k)
+    if (level[k] > level[from]) from = k;  // a NaN never is
   double n = 0.0, st = 0.0, sy = 0.0, stt = 0.0, sty = 0.0;
-  for (auto k = static_cast<std::size_t>(std::ceil(s.event_end / s.bin - 1e-9)); k < queue.size(); ++k) {
-    const double q = queue[k];
-    if (!(q > 2.0 * before) || !(q > 0.0)) continue;
-    const double t = (static_cast<double>(k) + 0.5) * s.bin, y = std::log(q);
+  for (std::size_t k = from; k < level.size(); ++k) {
+    if (!(level[k] > 2.0 * before) || !(level[k] > before)) continue;
+    const double t = (static_cast<double>(k) + 0.5) * s.bin, y = std::log(level[k] - before);
     n += 1.0;
     st += t;
     sy += y;
@@ -71,8 +73,14 @@ double queue_decay_time(const std::vector<double>& queue, const SeriesSettings& 
   return slope < 0.0 ? -1.0 / slope : nan;
 }
 
+// Adds x to a when it is defined (a run where it is not is left out of n).
+void add(MeanAccumulator& a, double x) {
+  if (std::isfinite(x)) a.add(x);
+}
+
 struct RunValues {
-  double before, during, after, recovery, backlog_before, backlog_after, backlog_end, peak_server, server_end, decay;
+  double before, during, after, recovery, backlog_before, backlog_after, backlog_end, peak_server, server_end, decay,
+      backlog_decay;
   std::array<double, 3> latency;
 };
 
@@ -144,7 +152,8 @@ json run_series_point(const SweepSpec& sw, std::int64_t index, int threads, cons
         {before, goodput(ok, set.bin, set.event_start, set.event_end), goodput(ok, set.bin, set.event_end, horizon),
          recovery_time(ok, waiting, set, before, waiting_before), waiting_before,
          bin_mean(waiting, set.bin, set.event_end, horizon), last(waiting), peak(at_server), last(at_server),
-         queue_decay_time(at_server, set, bin_mean(at_server, set.bin, warmup, set.event_start)), r.latency});
+         decay_time(at_server, set, bin_mean(at_server, set.bin, warmup, set.event_start)),
+         decay_time(waiting, set, waiting_before), r.latency});
   };
   const auto sim = montecarlo::simulate_series(
       p.scenario, plan, set.bin,
@@ -153,15 +162,12 @@ json run_series_point(const SweepSpec& sw, std::int64_t index, int threads, cons
       },
       one_run);
   MeanAccumulator before, during, after, recovery, peak_waiting, per_request, lost, lost_fraction, requests;
-  MeanAccumulator backlog_before, backlog_after, backlog_end, peak_server, server_end, decay;
+  MeanAccumulator backlog_before, backlog_after, backlog_end, peak_server, server_end, decay, backlog_decay;
   std::array<MeanAccumulator, 3> latency;
   std::int64_t recovered = 0;
   for (std::size_t i = 0; i < sim.runs.size(); ++i) {
     const auto& r = sim.runs[i];
     const RunValues& v = per_run[i];
-    const auto add = [](MeanAccumulator& a, double x) {
-      if (std::isfinite(x)) a.add(x);
-    };
     add(before, v.before / D);
     add(during, v.during / D);
     add(after, v.after / D);
@@ -175,6 +181,7 @@ json run_series_point(const SweepSpec& sw, std::int64_t index, int threads, cons
     add(peak_server, v.peak_server);
     add(server_end, v.server_end);
     add(decay, v.decay * D);
+    add(backlog_decay, v.backlog_decay * D);
     for (std::size_t q = 0; q < latency.size(); ++q) add(latency[q], v.latency[q] * D);
     add(per_request, arrived > 0 ? static_cast<double>(r.attempts) / arrived : nan);
     add(lost, static_cast<double>(r.lost));
@@ -193,6 +200,7 @@ json run_series_point(const SweepSpec& sw, std::int64_t index, int threads, cons
                   {"peak_server_queue", to_json(peak_server.summary())},
                   {"server_queue_end", to_json(server_end.summary())},
                   {"queue_decay_time", to_json(decay.summary())},
+                  {"backlog_decay_time", to_json(backlog_decay.summary())},
                   {"latency_p50", to_json(latency[0].summary())},
                   {"latency_p99", to_json(latency[1].summary())},
                   {"latency_p999", to_json(latency[2].summary())},

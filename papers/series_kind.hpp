@@ -9,8 +9,10 @@
 //     and `recovered` counts the runs that did;
 //   peak_backlog (most clients waiting at once), backlog_end and server_queue_end (the last bin's
 //   mean), peak_server_queue (the largest bin mean of attempts at the server, abandoned or not),
-//   queue_decay_time (the e-folding time of the server's queue after the event, where it is above
-//     twice its level before: undefined when it does not drain, or is back within 5 bins),
+//   queue_decay_time and backlog_decay_time (the e-folding times of the server's queue and of the
+//     clients waiting after the event: their excess over the level before, from its largest bin
+//     after the event, where above twice that level; undefined when it does not drain, or is back
+//     within 5 bins),
 //   latency_p50, latency_p99, latency_p999 (the run's, P²: montecarlo/series.hpp),
 //   attempts_per_request, lost (requests given up), lost_fraction (lost / requests), requests.
 // The record keeps the series' bins of series_record_quantities as {"mean", "lo", "hi"} arrays, the

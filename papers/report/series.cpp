@@ -33,14 +33,16 @@ std::string event_note(const SweepSpec& sw) {
                      sw.unit);
 }
 
-// One panel per policy of the quantities qs (divided by `per`: the bin width for a rate; the first a
-// solid line with its band, the others dashed lines), the event shaded.
+// One panel per policy of the quantities qs (divided by `per`: the bin width for a rate; the first in
+// the policy's colour with its band, the others thin grey lines), the event shaded.
 void policy_panels(const SweepSpec& sw, const std::vector<json>& recs, const std::vector<std::string>& qs, double per,
                    const std::string& what, const std::string& ylabel, Out& out, const std::string& stem) {
   Gp gp;
+  // With several quantities `what` names them, and the title stays short enough for the page.
   gp(layout(recs.size(), 2,
-            fmt::format("{}: {} per policy (mean over {} runs, 95% band; {} shaded)", sw.title, what, sw.runs,
-                        event_note(sw))));
+            qs.size() > 1 ? fmt::format("{}: {}, mean of {} runs", sw.title, what, sw.runs)
+                          : fmt::format("{}: {} per policy (mean over {} runs, 95% band; {} shaded)", sw.title, what,
+                                        sw.runs, event_note(sw))));
   gp("set grid lc rgb '#dddddd'; set key off; set xrange [0:*]; set yrange [0:*]; set lmargin 11");
   const double D = sw.attempt_duration;
   gp(fmt::format("set object 1 rect from {},graph 0 to {},graph 1 behind fc rgb '#f4cccc' fs solid 0.5 noborder",
@@ -65,8 +67,7 @@ void policy_panels(const SweepSpec& sw, const std::vector<json>& recs, const std
         fmt::format("{} using 1:3:4 with filledcurves fc rgb \"{}\" fs transparent solid 0.25 noborder", b, color(i)),
         fmt::format("{} using 1:2 with lines lw 1.5 lc rgb \"{}\"", b, color(i))};
     for (std::size_t j = 1; j < qs.size(); ++j)
-      parts.push_back(
-          fmt::format("{} using 1:{} with lines lw 1.5 dt {} lc rgb \"{}\"", b, 2 + 3 * j, 1 + j, color(i)));
+      parts.push_back(fmt::format("{} using 1:{} with lines lw 1 dt 1 lc rgb \"#777777\"", b, 2 + 3 * j));
     plot_or_empty(gp, parts, "no defined bin", "set xrange [0:*]; set yrange [0:*]");
   }
   gp("unset multiplot");
@@ -87,6 +88,7 @@ void tail_table(const SweepSpec& sw, const std::vector<json>& recs, Out& out) {
                   "backlog before",
                   "backlog after",
                   "backlog at the end",
+                  fmt::format("backlog e-folding time ({})", u),
                   "peak server queue",
                   "server queue at the end",
                   fmt::format("queue e-folding time ({})", u),
@@ -95,16 +97,17 @@ void tail_table(const SweepSpec& sw, const std::vector<json>& recs, Out& out) {
                   fmt::format("p99.9 latency ({})", u)};
   for (const json& r : recs)
     tail.rows.push_back({r.at("policy").get<std::string>(), est_of(r, "backlog_before"), est_of(r, "backlog_after"),
-                         est_of(r, "backlog_end"), est_of(r, "peak_server_queue"), est_of(r, "server_queue_end"),
-                         est_of(r, "queue_decay_time"), est_of(r, "latency_p50"), est_of(r, "latency_p99"),
-                         est_of(r, "latency_p999")});
+                         est_of(r, "backlog_end"), est_of(r, "backlog_decay_time"), est_of(r, "peak_server_queue"),
+                         est_of(r, "server_queue_end"), est_of(r, "queue_decay_time"), est_of(r, "latency_p50"),
+                         est_of(r, "latency_p99"), est_of(r, "latency_p999")});
   tail.notes = {
       fmt::format("Backlog: clients waiting (bin means) over the bins before and after {}, and in the last bin.",
                   event_note(sw)),
+      "E-folding times (backlog, server queue): of the excess over the level before, from the least-squares slope of "
+      "its logarithm over the bins from its largest bin after the event where the level is above twice its level "
+      "before (at least 5 such bins); '–' when it does not drain there (a slope not below 0) or drains within 5 bins.",
       "Server queue: attempts the dependency holds, queued or in service, whether their client still waits for them "
-      "or has timed out and abandoned them (the largest bin mean, and the last bin's). Its e-folding time: from the "
-      "least-squares slope of its logarithm over the bins after the event where it is above twice its level before "
-      "(at least 5 such bins); '–' when it does not drain there (a slope not below 0) or drains within 5 bins.",
+      "or has timed out and abandoned them (the largest bin mean, and the last bin's).",
       fmt::format("Latency: of the requests answered from the warm-up to the end of the run (arrival to answer), each "
                   "run's percentile by the P² estimate; the lost and the unanswered are not in it."),
   };
@@ -180,11 +183,11 @@ void render_series(const StudyData& d, std::size_t si, Out& out) {
                 sw.name + "_goodput");
   policy_panels(sw, recs, {"backlog"}, 1.0, "backlog", "clients waiting (bin mean)", out, sw.name + "_backlog");
   policy_panels(sw, recs, {"server_queue", "in_flight"}, 1.0,
-                "attempts at the server (solid) and attempts their clients still wait for (dashed)",
-                "attempts (bin mean)", out, sw.name + "_server_queue");
+                "attempts at the server (colour, 95% band) and in flight (grey)", "attempts (bin mean)", out,
+                sw.name + "_server_queue");
   policy_panels(sw, recs, {"latency_p99", "latency_p50", "latency_p999"}, 1.0,
-                "request latency p99 (solid, 95% band), p50 and p99.9 (dashed) of the requests answered in each bin",
-                fmt::format("latency ({})", u), out, sw.name + "_latency");
+                "request latency p99 (colour, 95% band), p50 and p99.9 (grey)", fmt::format("latency ({})", u), out,
+                sw.name + "_latency");
 }
 
 }  // namespace retrylab::papers::report
