@@ -49,30 +49,6 @@ double peak(const std::vector<double>& values) {
 }
 double last(const std::vector<double>& values) { return values.empty() ? nan : values.back(); }
 
-// The e-folding time of a level's excess over its level before, after the event: −1/slope of the
-// least-squares line of ln(level − before) against time over the bins from the level's largest bin
-// at or after event_end to the horizon where the level is above twice its level before (at least 5
-// such bins); NaN when fewer, or when the slope is not negative (it does not drain).
-double decay_time(const std::vector<double>& level, const SeriesSettings& s, double before) {
-  if (!(before >= 0.0)) return nan;
-  auto from = static_cast<std::size_t>(std::ceil(s.event_end / s.bin - 1e-9));
-  for (std::size_t k = from; k < level.size(); ++k)
-    if (level[k] > level[from]) from = k;  // a NaN never is
-  double n = 0.0, st = 0.0, sy = 0.0, stt = 0.0, sty = 0.0;
-  for (std::size_t k = from; k < level.size(); ++k) {
-    if (!(level[k] > 2.0 * before) || !(level[k] > before)) continue;
-    const double t = (static_cast<double>(k) + 0.5) * s.bin, y = std::log(level[k] - before);
-    n += 1.0;
-    st += t;
-    sy += y;
-    stt += t * t;
-    sty += t * y;
-  }
-  if (n < 5.0) return nan;
-  const double slope = (n * sty - st * sy) / (n * stt - st * st);
-  return slope < 0.0 ? -1.0 / slope : nan;
-}
-
 // Adds x to a when it is defined (a run where it is not is left out of n).
 void add(MeanAccumulator& a, double x) {
   if (std::isfinite(x)) a.add(x);
@@ -132,6 +108,26 @@ double recovery_time(const std::vector<double>& successes, const std::vector<dou
   }
   if (k > bins - m) return nan;  // the last window is not back: not recovered
   return std::max(0.0, static_cast<double>(k) * s.bin - s.event_end);
+}
+
+double decay_time(const std::vector<double>& level, const SeriesSettings& s, double before) {
+  if (!(before >= 0.0)) return nan;
+  auto from = static_cast<std::size_t>(std::ceil(s.event_end / s.bin - 1e-9));
+  for (std::size_t k = from; k < level.size(); ++k)
+    if (level[k] > level[from]) from = k;  // a NaN never is
+  double n = 0.0, st = 0.0, sy = 0.0, stt = 0.0, sty = 0.0;
+  for (std::size_t k = from; k < level.size(); ++k) {
+    if (!(level[k] > 2.0 * before) || !(level[k] > before)) continue;
+    const double t = (static_cast<double>(k) + 0.5) * s.bin, y = std::log(level[k] - before);
+    n += 1.0;
+    st += t;
+    sy += y;
+    stt += t * t;
+    sty += t * y;
+  }
+  if (n < 5.0) return nan;
+  const double slope = (n * sty - st * sy) / (n * stt - st * st);
+  return slope < 0.0 ? -1.0 / slope : nan;
 }
 
 json run_series_point(const SweepSpec& sw, std::int64_t index, int threads, const std::function<void()>& run_done) {

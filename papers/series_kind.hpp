@@ -48,6 +48,12 @@ inline constexpr std::array<montecarlo::SeriesQuantity, 10> series_record_quanti
 double recovery_time(const std::vector<double>& successes, const std::vector<double>& backlog, const SeriesSettings& s,
                      double goodput_before, double backlog_before);
 
+// The e-folding time (attempt-durations) of a level's excess over its level before, after the event:
+// −1/slope of the least-squares line of ln(level − before) against time over the bins from the
+// level's largest bin at or after event_end to the horizon where the level is above twice its level
+// before (at least 5 such bins); NaN when fewer, or when the slope is not negative (it does not drain).
+double decay_time(const std::vector<double>& level, const SeriesSettings& s, double before);
+
 // {"runs", "policy", "bin", "t", "summary": {metric: S | P}, "series": {quantity: {"mean", "lo", "hi"}}}.
 nlohmann::json run_series_point(const SweepSpec& sw, std::int64_t index, int threads,
                                 const std::function<void()>& run_done);

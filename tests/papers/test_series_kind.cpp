@@ -347,5 +347,24 @@ TEST(SeriesRecovery, BackAndStayingThere) {
   EXPECT_TRUE(std::isnan(recovery_time(ok, waiting, set, 10.0, 5.0)));
 }
 
+// The e-folding time: exact on an exponential drain (its log is a line), measured from the peak when
+// the level first keeps rising after the event, and undefined for a level that grows or is back
+// within 5 bins.
+TEST(SeriesRecovery, DecayTimeOfADrainingLevel) {
+  const SeriesSettings set{
+      .bin = 1.0, .event_start = 10.0, .event_end = 20.0, .recover_within = 0.1, .recover_over = 3.0};
+  std::vector<double> q(60, 5.0);
+  for (std::size_t k = 20; k < 60; ++k) q[k] = 5.0 + 1000.0 * std::exp(-(static_cast<double>(k) + 0.5 - 20.0) / 8.0);
+  EXPECT_NEAR(decay_time(q, set, 5.0), 8.0, 1e-9);
+  for (std::size_t k = 20; k < 24; ++k) q[k] = 100.0 * static_cast<double>(k - 19);  // rising to a peak at 24
+  for (std::size_t k = 24; k < 60; ++k) q[k] = 5.0 + 1000.0 * std::exp(-(static_cast<double>(k) + 0.5 - 24.0) / 8.0);
+  EXPECT_NEAR(decay_time(q, set, 5.0), 8.0, 1e-9);
+  for (std::size_t k = 20; k < 60; ++k) q[k] = 10.0 * static_cast<double>(k);  // growing
+  EXPECT_TRUE(std::isnan(decay_time(q, set, 5.0)));
+  q.assign(60, 5.0);
+  for (std::size_t k = 20; k < 24; ++k) q[k] = 100.0;  // back within 4 bins
+  EXPECT_TRUE(std::isnan(decay_time(q, set, 5.0)));
+}
+
 }  // namespace
 }  // namespace retrylab::papers
