@@ -90,7 +90,9 @@ std::vector<SeriesQuantity> shown_series(const montecarlo::Scenario& s) {
     out.push_back(Q::refused);
     out.push_back(Q::breaker_open);
   }
-  for (const Q q : {Q::lost, Q::backlog, Q::in_flight, Q::latency_p50, Q::latency_p99}) out.push_back(q);
+  for (const Q q :
+       {Q::lost, Q::backlog, Q::in_flight, Q::server_queue, Q::latency_p50, Q::latency_p99, Q::latency_p999})
+    out.push_back(q);
   return out;
 }
 

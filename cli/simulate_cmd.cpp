@@ -215,9 +215,9 @@ void add_simulate_command(CLI::App& app, Action& action) {
   cmd->add_option(
       "--series", opts->series,
       "Also report what happens over time: per bin of this width (in --unit) from 0 to the horizon, the "
-      "mean over the runs and its 95% interval of requests offered, attempts, successes, failures, "
-      "rejections, retries denied, calls refused, the breaker open, requests lost, clients waiting, attempts "
-      "in flight and the p50/p99 latency (at most 10^6 bins)");
+      "mean over the runs and its 95% interval of requests offered, attempts, requests answered (successes), "
+      "failures, rejections, retries denied, calls refused, the breaker open, requests lost, clients waiting, "
+      "attempts in flight, attempts at the server and the p50/p99/p99.9 latency (at most 10^6 bins)");
   cmd->add_option("--plot", opts->plot,
                   "With --series: draw it to FILE.svg or FILE.png (gnuplot; one panel per quantity, the outage shaded; "
                   "the script beside it as FILE.gp)");

@@ -39,7 +39,9 @@
 // t) when a component cancels an attempt in service (hedging; then no on_end); and the hooks a time
 // series reads (montecarlo/series.hpp), in any tier: on_refused(client, t) when a call is refused
 // locally, on_leave(client, t) when a client leaves, on_succeeded(client, t, latency), on_rejection(t)
-// from the limit and on_breaker(t, open) from a shared breaker. NullObserver compiles to
+// from the limit, on_breaker(t, open) from a shared breaker, and on_reach(t) / on_release(t) when an
+// attempt reaches the server / leaves it after admission (full tier: with on_rejection, the count
+// of attempts the server holds, queued or in service). NullObserver compiles to
 // nothing. Faults (faults.hpp): NoFaults compiles every planted fault away.
 // Also optional: on_outcome(client, outcome), the completed outcome record (full tier; before on_end).
 #include <algorithm>
@@ -207,6 +209,7 @@ class Engine {
   RL_HOT void reach(std::int32_t j) {
     if constexpr (separate_send) jobs_.extra(j).reached = t_;
     if constexpr (full) {
+      if constexpr (requires { observer_.on_reach(t_); }) observer_.on_reach(t_);
       if (!parts_.all([&](auto& p) RL_HOOK { return p.admits(*this, j); })) return;
     }
     admit(j);
@@ -352,6 +355,7 @@ class Engine {
   RL_HOT void release_server(std::int32_t j) {
     --admitted_;
     parts_.each([&](auto& p) RL_HOOK { p.on_release(*this, j); });
+    if constexpr (requires { observer_.on_release(t_); }) observer_.on_release(t_);
   }
   // Outcome o is made known to every component (describe, then on_outcome).
   RL_HOT void hear(Outcome& o);

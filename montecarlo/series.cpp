@@ -8,6 +8,7 @@
 #include "analytic/error.hpp"
 #include "montecarlo/engine.hpp"
 #include "montecarlo/entry.hpp"
+#include "montecarlo/p_square.hpp"
 #include "montecarlo/parallel_runs.hpp"
 
 namespace retrylab::montecarlo {
@@ -19,12 +20,15 @@ using Q = SeriesQuantity;
 constexpr int at(Q q) { return static_cast<int>(q); }
 
 // Counts the run's events into its bins, and integrates the piecewise-constant quantities (clients
-// waiting, attempts in flight, the breaker open) over them.
+// waiting, attempts in flight, attempts at the server, the breaker open) over them. The server's
+// count is told by the engine's reach, release and rejection hooks (full tier); the plain tier
+// serves every attempt in flight at once (no queue, no timeout), so there it is in_flight.
 class SeriesObserver {
  public:
-  SeriesObserver(double bin, std::int64_t bins, RunSeries& out) : bin_(bin), bins_(bins), out_(out) {
+  SeriesObserver(double bin, std::int64_t bins, double warmup, bool full, RunSeries& out)
+      : bin_(bin), bins_(bins), warmup_(warmup), full_(full), out_(out) {
     for (auto& v : out_.values) v.assign(static_cast<std::size_t>(bins), 0.0);
-    for (const Q q : {Q::latency_p50, Q::latency_p99}) std::fill(v(q).begin(), v(q).end(), nan);
+    for (const Q q : {Q::latency_p50, Q::latency_p99, Q::latency_p999}) std::fill(v(q).begin(), v(q).end(), nan);
   }
 
   void on_arrival(std::int64_t /*client*/, double t, bool /*burst*/) {
@@ -39,7 +43,7 @@ class SeriesObserver {
   }
   void on_end(std::int64_t /*attempt*/, std::int64_t /*client*/, double /*start*/, double end, bool success) {
     advance(end);
-    count(success ? Q::successes : Q::failures, end);
+    if (!success) count(Q::failures, end);  // a success counts when it answers its request (on_succeeded)
     --in_flight_;
   }
   // A hedge cancelled when its request was answered (components/hedge.hpp): no longer in flight,
@@ -63,14 +67,29 @@ class SeriesObserver {
   void on_rejection(double t) {
     advance(t);
     count(Q::rejected, t);
+    --at_server_;
   }
   void on_leave(std::int64_t /*client*/, double t) {
     advance(t);
     --waiting_;
   }
+  // The request is answered: once per request (a hedge's late reply is absorbed before this).
   void on_succeeded(std::int64_t /*client*/, double t, double latency) {
     advance(t);
+    count(Q::successes, t);
     latencies_.push_back(latency);
+    if (t >= warmup_ && t < end())
+      for (PSquare& p : run_latency_) p.add(latency);
+  }
+  // The attempts the server holds (queued or in service): one reaches it, leaves it after admission
+  // (served, cancelled, or cut at the stop), or is rejected by the limit at once.
+  void on_reach(double t) {
+    advance(t);
+    ++at_server_;
+  }
+  void on_release(double t) {
+    advance(t);
+    --at_server_;
   }
   void on_breaker(double t, bool open) {
     advance(t);
@@ -82,6 +101,8 @@ class SeriesObserver {
   void finish(const RunResult& r) {
     advance(std::min(r.stop_time, end()));
     flush_latencies();
+    for (std::size_t i = 0; i < run_latency_.size(); ++i)
+      out_.latency[i] = run_latency_[i].count() > 0 ? run_latency_[i].estimate() : nan;
     const auto stop_bin = static_cast<std::int64_t>(std::floor(std::min(r.stop_time, end()) / bin_));
     if (r.stop == StopReason::finished) return;
     for (std::int64_t k = stop_bin + 1; k < bins_; ++k)
@@ -111,6 +132,7 @@ class SeriesObserver {
       const double share = (upto - now_) / (bin_end - bin_start);
       v(Q::backlog)[k] += static_cast<double>(waiting_) * share;
       v(Q::in_flight)[k] += static_cast<double>(in_flight_) * share;
+      v(Q::server_queue)[k] += static_cast<double>(full_ ? at_server_ : in_flight_) * share;
       v(Q::breaker_open)[k] += open_ ? share : 0.0;
       now_ = upto;
       if (now_ >= bin_end) {
@@ -133,14 +155,19 @@ class SeriesObserver {
     };
     v(Q::latency_p50)[static_cast<std::size_t>(k_)] = rank(0.50);
     v(Q::latency_p99)[static_cast<std::size_t>(k_)] = rank(0.99);
+    v(Q::latency_p999)[static_cast<std::size_t>(k_)] = rank(0.999);
     latencies_.clear();
   }
 
   double bin_;
   std::int64_t bins_;
+  double warmup_;
+  bool full_;
   RunSeries& out_;
   double now_ = 0.0;
-  std::int64_t waiting_ = 0, in_flight_ = 0;
+  std::int64_t waiting_ = 0, in_flight_ = 0, at_server_ = 0;
+  std::array<PSquare, 3> run_latency_{PSquare(run_latency_percentiles[0]), PSquare(run_latency_percentiles[1]),
+                                      PSquare(run_latency_percentiles[2])};
   bool open_ = false;
   std::int64_t k_ = 0;             // the bin now_ is in (bins_ once the series' end is reached)
   std::vector<double> latencies_;  // of the successes in bin k_
@@ -152,7 +179,7 @@ const std::array<SeriesQuantityDef, series_quantities>& series_quantity_defs() {
   static const std::array<SeriesQuantityDef, series_quantities> defs = {{
       {"offered", "requests arriving (per bin)", Dim::count},
       {"attempts", "attempts sent (per bin)", Dim::count},
-      {"successes", "attempts that succeeded (per bin)", Dim::count},
+      {"successes", "requests answered (per bin)", Dim::count},
       {"failures", "attempts that failed (per bin)", Dim::count},
       {"rejected", "attempts rejected by the limit (per bin)", Dim::count},
       {"retries_denied", "retries the budget refused (per bin)", Dim::count},
@@ -161,8 +188,10 @@ const std::array<SeriesQuantityDef, series_quantities>& series_quantity_defs() {
       {"lost", "requests lost (per bin)", Dim::count},
       {"backlog", "clients waiting (mean over the bin)", Dim::count},
       {"in_flight", "attempts in flight (mean over the bin)", Dim::count},
-      {"latency_p50", "median latency of the bin's successes ({})", Dim::time},
-      {"latency_p99", "99th percentile latency of the bin's successes ({})", Dim::time},
+      {"latency_p50", "median latency of the bin's answered requests ({})", Dim::time},
+      {"latency_p99", "99th percentile latency of the bin's answered requests ({})", Dim::time},
+      {"latency_p999", "99.9th percentile latency of the bin's answered requests ({})", Dim::time},
+      {"server_queue", "attempts at the server, queued or in service (mean over the bin)", Dim::count},
   }};
   return defs;
 }
@@ -200,7 +229,7 @@ SimulatedSeries simulate_series(const Scenario& s, const RunPlan& plan, double b
   out.runs = detail::run_in_order_reduce<RunResult, RunSeries, detail::EngineScratch>(
       plan,
       [&](std::uint64_t i, detail::EngineScratch& scratch, RunSeries& series) {
-        SeriesObserver observer(bin, bins, series);
+        SeriesObserver observer(bin, bins, s.measurement.warmup, full, series);
         const RunResult r = detail::run_engine_chosen(full, lean, s, plan.seed, i, options, observer, &scratch, faults);
         observer.finish(r);
         return r;

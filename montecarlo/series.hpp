@@ -6,9 +6,11 @@
 // the horizon; the runs are reduced bin by bin in run-index order, so the bytes never depend on the
 // thread count.
 // Invariants: memory is bins × quantities per run in flight (at most 2 × threads runs wait to be
-// reduced), never attempts; at most max_series_bins bins. A run's bins after its stop are undefined
-// (left out of n), except for a run that finished (nothing is left to happen: zeros). Summed over its
-// bins, a run's counts equal its totals (offered = clients_arrived, attempts, successes, lost, ...).
+// reduced) and the latencies of one bin's answered requests, never attempts; at most max_series_bins
+// bins. A request is counted once in `successes`, when it is answered (its first successful attempt;
+// a hedge's late reply is not a success again), so successes <= offered summed up to any bin. A run's bins after its
+// stop are undefined (left out of n), except for a run that finished (nothing is left to happen: zeros). Summed over
+// its bins, a run's counts equal its totals (offered = clients_arrived, attempts, successes, lost, ...).
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -28,7 +30,7 @@ inline constexpr std::int64_t max_series_bins = 1'000'000;
 enum class SeriesQuantity : int {
   offered,         // clients (requests) arriving in the bin
   attempts,        // attempts sent
-  successes,       // attempts that succeeded (goodput: successes per bin)
+  successes,       // requests answered, once each (goodput: successes per bin; a hedge's late reply is not one)
   failures,        // attempts that failed (a conflict, an injected failure, a rejection, a timeout)
   rejected,        // attempts the server's limit rejected
   retries_denied,  // retries a budget refused
@@ -37,10 +39,12 @@ enum class SeriesQuantity : int {
   lost,            // requests given up
   backlog,         // clients waiting (time-average over the bin)
   in_flight,       // attempts in flight (time-average over the bin)
-  latency_p50,     // nearest-rank percentiles of (success − arrival) of the requests that succeeded in the bin
+  latency_p50,     // nearest-rank percentiles of (success − arrival) of the requests answered in the bin
   latency_p99,
+  latency_p999,
+  server_queue,  // attempts at the server, queued or in service, their client waiting or not (time-average)
 };
-inline constexpr int series_quantities = 13;
+inline constexpr int series_quantities = 15;
 
 struct SeriesQuantityDef {
   std::string_view key;
@@ -49,10 +53,14 @@ struct SeriesQuantityDef {
 };
 const std::array<SeriesQuantityDef, series_quantities>& series_quantity_defs();
 
-// One run's series: values[q][k] for quantity q in bin k (NaN: undefined for this run).
+// One run's series: values[q][k] for quantity q in bin k (NaN: undefined for this run), and the run's
+// request latency percentiles p50, p99, p99.9 (of the requests answered in [warmup, end of the
+// series), P² estimates: montecarlo/p_square.hpp; NaN when none was answered).
 struct RunSeries {
   std::array<std::vector<double>, series_quantities> values;
+  std::array<double, 3> latency{};
 };
+inline constexpr std::array<double, 3> run_latency_percentiles = {0.50, 0.99, 0.999};
 
 // Every run's series reduced in run-index order: per quantity, per bin.
 struct Series {

@@ -16,7 +16,9 @@ std::vector<std::string> output_stems(const SweepSpec& sw) {
     case SweepKind::burst: suffixes = {"", "_caps", "_drain", "_drained", "_drain_time"}; break;
     case SweepKind::brooker: suffixes = {"", "_models", "_exponents", "_fits"}; break;
     case SweepKind::budget: suffixes = {"", "_warning"}; break;
-    case SweepKind::series: suffixes = {"", "_series", "_goodput", "_backlog"}; break;
+    case SweepKind::series:
+      suffixes = {"", "_tail", "_series", "_goodput", "_backlog", "_server_queue", "_latency"};
+      break;
     default: break;
   }
   std::vector<std::string> out;
