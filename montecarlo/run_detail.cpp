@@ -8,6 +8,7 @@
 #include "analytic/error.hpp"
 #include "montecarlo/engine.hpp"
 #include "montecarlo/entry.hpp"
+#include "montecarlo/observed_run.hpp"
 #include "montecarlo/parallel_runs.hpp"
 
 namespace retrylab::montecarlo {
@@ -95,7 +96,8 @@ std::vector<RunDetail> simulate_detailed(const Scenario& s, const RunPlan& plan,
       plan,
       [&](std::uint64_t i) {
         DetailObserver observer(s, options);
-        const RunResult r = detail::run_engine(s, plan.seed, i, engine, observer, nullptr, faults);
+        const RunResult r = detail::run_engine_plain_or_full(detail::full_tier(s, engine), s, plan.seed, i, engine,
+                                                             observer, nullptr, faults);
         return observer.finish(r);
       },
       progress);

@@ -9,6 +9,7 @@
 #include "montecarlo/engine.hpp"
 #include "montecarlo/entry.hpp"
 #include "montecarlo/p_square.hpp"
+#include "montecarlo/observed_run.hpp"
 #include "montecarlo/parallel_runs.hpp"
 
 namespace retrylab::montecarlo {
@@ -219,7 +220,7 @@ SimulatedSeries simulate_series(const Scenario& s, const RunPlan& plan, double b
   options.pulse = plan.pulse;
   options.lockstep_shortcut = false;   // exact, but it tells no observer of each attempt
   options.one_event_shortcut = false;  // the series needs every hook in time order
-  const bool full = detail::full_tier(s, options), lean = detail::lean_build(s, options);
+  const bool full = detail::full_tier(s, options);
 
   SimulatedSeries out;
   out.series.bin = bin;
@@ -230,7 +231,8 @@ SimulatedSeries simulate_series(const Scenario& s, const RunPlan& plan, double b
       plan,
       [&](std::uint64_t i, detail::EngineScratch& scratch, RunSeries& series) {
         SeriesObserver observer(bin, bins, s.measurement.warmup, full, series);
-        const RunResult r = detail::run_engine_chosen(full, lean, s, plan.seed, i, options, observer, &scratch, faults);
+        const RunResult r =
+            detail::run_engine_plain_or_full(full, s, plan.seed, i, options, observer, &scratch, faults);
         observer.finish(r);
         return r;
       },

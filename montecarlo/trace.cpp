@@ -14,6 +14,7 @@
 #include "montecarlo/atomic_file.hpp"
 #include "montecarlo/engine.hpp"
 #include "montecarlo/entry.hpp"
+#include "montecarlo/observed_run.hpp"
 #include "montecarlo/result.hpp"
 
 namespace retrylab::montecarlo {
@@ -207,8 +208,8 @@ void write_trace(const Scenario& s, std::uint64_t seed, std::int64_t runs, const
   sink.write(trace_header(s, seed, runs, f, u));
   for (std::int64_t run = 0; run < runs; ++run) {
     TraceObserver observer(sink, f, run, s.client.retries, u, trace_has_kinds(s) || s.traffic.load_profile.set());
-    const RunResult r =
-        detail::run_engine(s, seed, static_cast<std::uint64_t>(run), options, observer, nullptr, faults);
+    const RunResult r = detail::run_engine_plain_or_full(
+        detail::full_tier(s, options), s, seed, static_cast<std::uint64_t>(run), options, observer, nullptr, faults);
     sink.write(trace_run_end(run, to_string(r.stop), r.stop_time, f, u));
   }
   sink.commit();

@@ -13,6 +13,12 @@
 #include "montecarlo/simulate.hpp"
 #include "trace.hpp"
 
+// The loops without an observer over planted faults are the planted-fault library's own copy (its
+// simulate.cpp, montecarlo/run_engine.hpp): this file links to it rather than compiling it again.
+namespace retrylab::montecarlo::detail {
+RETRYLAB_NULL_OBSERVER_ENGINES(extern, PlantedFaults)
+}  // namespace retrylab::montecarlo::detail
+
 namespace mc = retrylab::montecarlo;
 using retrylab::Backoff;
 using retrylab::Model;
