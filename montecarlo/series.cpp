@@ -8,8 +8,8 @@
 #include "analytic/error.hpp"
 #include "montecarlo/engine.hpp"
 #include "montecarlo/entry.hpp"
-#include "montecarlo/p_square.hpp"
 #include "montecarlo/observed_run.hpp"
+#include "montecarlo/p_square.hpp"
 #include "montecarlo/parallel_runs.hpp"
 
 namespace retrylab::montecarlo {
