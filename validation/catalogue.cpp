@@ -826,6 +826,8 @@ std::vector<ValidationCase> catalogue(Scale scale) {
   for (auto& c : hedge_cases(scale)) cat.push_back(std::move(c));
   // 14. arrivals under a load profile.
   for (auto& c : profile_cases(scale)) cat.push_back(std::move(c));
+  // 15. the adaptive rate limiter's steady fill rate without throttling.
+  for (auto& c : adaptive_cases(scale)) cat.push_back(std::move(c));
   return cat;
 }
 

@@ -138,6 +138,11 @@ std::vector<ValidationCase> hedge_cases(Scale scale);
 // constant profile. "profile-arrivals-…".
 std::vector<ValidationCase> profile_cases(Scale scale);
 
+// 15. AWS adaptive mode's token bucket without throttling (analytic/adaptive.hpp; adaptive_cases.cpp):
+// model none, no failure, Poisson arrivals at λ: the fill rate's time-average against 2λ.
+// "adaptive-fill-…".
+std::vector<ValidationCase> adaptive_cases(Scale scale);
+
 // The standard suites.
 std::vector<ValidationCase> catalogue(Scale scale);
 
