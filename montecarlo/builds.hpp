@@ -15,13 +15,14 @@
 // step); the lock passes a row on before the limit's queue moves (on_release). The results of every
 // golden depend on it. Hedge's cancellations (on_succeeded) follow every other component's hook for
 // the answering attempt. A component added later goes last (its metrics take the next slots):
-// RetryOn (failure kinds).
+// RetryOn (failure kinds), RetriesInFlight, AdaptiveRate (its send step answers wait).
 #include <algorithm>
 #include <array>
 #include <utility>
 #include <vector>
 
 #include "montecarlo/component.hpp"
+#include "montecarlo/components/adaptive_rate.hpp"
 #include "montecarlo/components/breaker.hpp"
 #include "montecarlo/components/budget.hpp"
 #include "montecarlo/components/deadline.hpp"
@@ -52,7 +53,7 @@ using PlainParts = Parts<>;
 using LeanParts = Parts<ServerView, Rows, Service, Timeout, Effects, RetryLimit, Deadline>;
 using FullParts =
     Parts<ServerView, Rows, Service, Network, Population, Lock, Limit, Timeout, Effects, Breaker, RetryLimit, Deadline,
-          Budget, Quota, Injection, Recovery, Settle, LoadThinning, Hedge, RetryOn, RetriesInFlight>;
+          Budget, Quota, Injection, Recovery, Settle, LoadThinning, Hedge, RetryOn, RetriesInFlight, AdaptiveRate>;
 
 // The per-attempt and per-client records of the full tier: every component's state (one layout for
 // both full builds, so a worker's lent storage serves either).

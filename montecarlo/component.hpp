@@ -80,7 +80,8 @@ struct Outcome {
 // does; a component may change the verb, and the fold stops at the first that does (Parts::decide).
 // The steps (d.ask), each with the verb it starts from and the verbs a component may answer:
 //  - send: client c is about to send an attempt (its first or a retry): send, or refuse (not sent;
-//    the core makes it a `refused` outcome and the request fails);
+//    the core makes it a `refused` outcome and the request fails), or wait (not sent now: the client
+//    asks again at now + d.sleep; a rate limiter's token);
 //  - hedge: client c, still waiting, may send one more attempt of its request (hedge.hpp): send,
 //    or refuse (not sent);
 //  - claim: an outcome of one of c's attempts reached it (d.outcome; answered for a success, retry
@@ -94,7 +95,7 @@ struct Outcome {
 //  - after_sleep: the sleep is known: retry at now + d.sleep, or give_up (a deadline, a budget, a
 //    quota).
 enum class Ask : std::uint8_t { send, hedge, claim, before_sleep, sleep, after_sleep };
-enum class Verb : std::uint8_t { send, refuse, answered, retry, give_up, absorb };
+enum class Verb : std::uint8_t { send, refuse, answered, retry, give_up, absorb, wait };
 struct Decision {
   Ask ask;
   Verb verb;

@@ -133,6 +133,10 @@ RL_HOT void Engine<M, P, Observer, Faults>::send(std::int32_t c) {
       fail(o);
       return;
     }
+    if (d.verb == Verb::wait) {  // not sent now (a rate limiter's token): it asks again at now + d.sleep
+      wakes_.push(t_ + d.sleep, c);
+      return;
+    }
   }
   send_attempt(c);
 }

@@ -83,7 +83,7 @@ BreakerConfig breaker_of(const ClientPolicy& c) {
 
 bool needs_clock(const ClientPolicy& c) noexcept {
   const std::string_view budget = budget_preset_names[c.budget];
-  return budget == "finagle" || budget == "sre-adaptive" || c.breaker != 0;
+  return budget == "finagle" || budget == "sre-adaptive" || c.breaker != 0 || c.adaptive_rate;
 }
 
 void check_scenario(const Scenario& s) {

@@ -213,6 +213,9 @@ struct ClientPolicy {
   // min_retry_concurrency and budget_percent).
   std::int64_t retries_in_flight = 0;      // [0, max_limit]
   double retries_in_flight_percent = 0.0;  // [0, 100]
+  // AWS adaptive mode's client-side rate limiter (components/adaptive_rate.hpp): every attempt waits
+  // for a token of one bucket for every client, its rate following CUBIC, cut on throttling errors.
+  bool adaptive_rate = false;
 };
 
 // Injected failures: an attempt the server completes that would succeed fails instead, with
@@ -243,7 +246,8 @@ struct Measurement {
   bool settle = false;
 };
 
-// True when the scenario uses a control whose windows keep time (it needs attempt_ms > 0).
+// True when the scenario uses a control whose windows keep time (it needs attempt_ms > 0): a budget
+// or breaker that keeps time, or the adaptive rate limiter.
 bool needs_clock(const ClientPolicy& c) noexcept;
 
 // The retry budget the scenario's clients run (montecarlo/controls.hpp): the preset, with the

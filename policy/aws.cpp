@@ -187,11 +187,11 @@ Policy parse_aws(const std::string& text, const std::string& path, std::string_v
                    m == "legacy" ? std::string_view("botocore/data/_retry.json (legacy mode)") : standard_py, guide),
        mode ? mode->line : 0});
   if (m == "adaptive")
-    p.notes.push_back({"retry_mode", mode->line,
-                       "adaptive's client-side rate limiter (a token bucket whose rate follows CUBIC on throttling "
-                       "errors: botocore/retries/adaptive.py, bucket.py, cubic.py) is not modelled; the rest is "
-                       "standard mode",
-                       true});
+    p.entries.push_back({"adaptive_rate", "on", "",
+                         "botocore/retries/adaptive.py (ClientRateLimiter, RateClocker), bucket.py (TokenBucket), "
+                         "throttling.py (CubicCalculator): adaptive mode's client-side rate limiter, on every "
+                         "attempt; the rest is standard mode",
+                         mode->line});
   return p;
 }
 

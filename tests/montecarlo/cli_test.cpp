@@ -107,6 +107,16 @@ TEST(Cli, BadInputExitsTwoWithOneLineNamingTheFlag) {
       {"--model foo --strategy full --clients 3", "--model"},
       {"--model free --strategy bar --clients 3", "--strategy"},
       {"--model free --strategy full", "--clients"},
+      // The adaptive rate limiter: its value, its clock, the send-step deciders it cannot join.
+      {"--model none --strategy full --clients 3 --unit ms --attempt-duration 10 --adaptive-rate maybe",
+       "--adaptive-rate"},
+      {"--model none --strategy full --clients 3 --adaptive-rate on", "--attempt-ms"},
+      {"--model none --strategy full --clients 3 --unit ms --attempt-duration 10 --adaptive-rate on --breaker "
+       "resilience4j",
+       "--adaptive-rate"},
+      {"--model none --strategy full --clients 3 --unit ms --attempt-duration 10 --adaptive-rate on --hedge-attempts "
+       "2 --hedge-delay 5",
+       "--adaptive-rate"},
   };
   for (const auto& b : cases) {
     SCOPED_TRACE(b.args);

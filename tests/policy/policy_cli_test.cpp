@@ -139,6 +139,19 @@ TEST(PolicyCli, AwsStandardQuotaBindsAsWorkedByHand) {
   expect_exact_when_every_attempt_fails(f + " --policy-select legacy", 5);
 }
 
+TEST(PolicyCli, AwsAdaptiveRunsTheRateLimiter) {
+  // retry_mode = adaptive: the client-side rate limiter is on. Throttling errors turn it on and
+  // clients wait for tokens; retryable failures leave it off (botocore's _enabled).
+  const std::string f = "--policy " + dir + "/aws/config --policy-select adaptive --clients 50 --runs 2 ";
+  const nlohmann::json thr = simulate(f + "--failure-prob 0.5 --failure-kind throttled --seed 3");
+  EXPECT_EQ(thr["scenario"]["adaptive_rate"], "on");
+  EXPECT_GT(mean(thr, "adaptive_delayed"), 0.0);
+  EXPECT_GT(mean(thr, "adaptive_on"), 0.0);
+  const nlohmann::json ret = simulate(f + "--failure-prob 0.5 --seed 3");
+  EXPECT_EQ(mean(ret, "adaptive_delayed"), 0.0);
+  EXPECT_EQ(mean(ret, "adaptive_on"), 0.0);
+}
+
 TEST(PolicyCli, Resilience4jExampleRetriesAndItsBreakerStaysClosed) {
   const std::string f = "--policy " + dir + "/resilience4j/application.yml";
   // p = 0.1: a window of 100 calls reaching 50% failures has probability below 1e-20 per check.

@@ -269,9 +269,12 @@ TEST(Policy, AwsModesFollowBotocore) {
   const pol::Policy adaptive = pol::load(dir + "/aws/config", "adaptive");
   EXPECT_EQ(fields(adaptive).at("max_attempts"), "5");
   EXPECT_EQ(fields(adaptive).at("budget"), "aws-standard");
-  int limiter = 0;
-  for (const pol::Note& x : adaptive.notes) limiter += x.text.find("rate limiter") != std::string::npos;
-  EXPECT_EQ(limiter, 1);
+  // Its client-side rate limiter is simulated (botocore's, cited as the source), no longer a note.
+  EXPECT_EQ(fields(adaptive).at("adaptive_rate"), "on");
+  for (const pol::Entry& x : adaptive.entries)
+    if (x.field == "adaptive_rate") EXPECT_NE(x.source.find("botocore/retries/adaptive.py"), std::string::npos);
+  for (const pol::Note& x : adaptive.notes) EXPECT_EQ(x.text.find("rate limiter"), std::string::npos) << x.text;
+  EXPECT_EQ(fields(standard).count("adaptive_rate"), 0u);
   EXPECT_EQ(
       fields(pol::parse(pol::Format::aws, "AWS_RETRY_MODE=legacy\nAWS_MAX_ATTEMPTS=2\n", "env")).at("max_attempts"),
       "2");
