@@ -581,7 +581,7 @@ std::vector<ValidationCase> catalogue(Scale scale) {
   for (auto& c : profile_cases(scale)) cat.push_back(std::move(c));
   // 15. a fixed limit on retries in flight: Erlang's loss formula.
   for (auto& c : retries_in_flight_cases(scale)) cat.push_back(std::move(c));
-  // 15. the adaptive rate limiter's steady fill rate without throttling.
+  // 16. the adaptive rate limiter's steady fill rate without throttling.
   for (auto& c : adaptive_cases(scale)) cat.push_back(std::move(c));
   return cat;
 }

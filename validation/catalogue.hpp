@@ -143,7 +143,7 @@ std::vector<ValidationCase> profile_cases(Scale scale);
 // fraction of retries denied against Erlang B(c, λp·(E[sleep] + 1)), two holding laws of one mean
 // (insensitivity). "rif-erlang-b-…".
 std::vector<ValidationCase> retries_in_flight_cases(Scale scale);
-// 15. AWS adaptive mode's token bucket without throttling (analytic/adaptive.hpp; adaptive_cases.cpp):
+// 16. AWS adaptive mode's token bucket without throttling (analytic/adaptive.hpp; adaptive_cases.cpp):
 // model none, no failure, Poisson arrivals at λ: the fill rate's time-average against 2λ.
 // "adaptive-fill-…".
 std::vector<ValidationCase> adaptive_cases(Scale scale);

@@ -145,9 +145,10 @@ class AdaptiveRate : public Component {
   static void check(const Scenario& s) {
     if (!s.client.adaptive_rate) return;
     if (!(s.client.attempt_ms > 0.0))
-      throw InputError("attempt_ms",
-                       "must be > 0 with adaptive_rate on: botocore's rate limiter keeps time in seconds (give --unit "
-                       "ms or s with --attempt-duration)");
+      throw InputError(
+          "attempt_ms",
+          "must be > 0 with adaptive_rate on: botocore's rate limiter keeps time in seconds (give `unit=ms` "
+          "or s with `attempt_duration`)");
     // A client that waits for a token asks the send step again: a component that decides there
     // before this one would be asked twice for one attempt.
     if (s.client.breaker != 0)
