@@ -257,6 +257,32 @@ class Engine {
   // the lock hear it leave; no outcome), it ends for the tally, and its queued end is skipped
   // (drop_cancelled). Only for a component that declares `cancels`.
   void cancel(std::int32_t j);
+  // Attempt j, queued at the server (the limit's queue, a row's lock: the component that holds it
+  // `withdraws` it), is cancelled: it leaves the queue, never to be served, and its slot is freed;
+  // false when no component holds it queued. Attempt j, wherever it is, ends for its client now,
+  // the server not told (orphan: it runs on, its reply discarded). Each is a `cancelled` outcome,
+  // told to observers as on_cancel. Only for a component that declares `cancels`.
+  bool withdraw(std::int32_t j);
+  void orphan(std::int32_t j);
+  // Removes job j from FIFO q (a walk from the head: a cancelled attempt is mostly near it); false
+  // when j is not in q.
+  bool unlink(Fifo& q, std::int32_t j) noexcept {
+    std::int32_t prev = -1;
+    for (std::int32_t k = q.head; k >= 0; prev = k, k = jobs_.extra(k).next) {
+      if (k != j) continue;
+      const std::int32_t next = jobs_.extra(k).next;
+      if (prev < 0) {
+        q.head = next;
+      } else {
+        jobs_.extra(prev).next = next;
+      }
+      if (q.tail == j) q.tail = prev;
+      return true;
+    }
+    return false;
+  }
+  // Client c's request ends now, lost (a component dealt with its attempt in flight, if any).
+  void lose(std::int32_t c) { give_up(c); }
   // Client c's request failed now, no attempt of it in flight (a component absorbed the failures):
   // the client policy chain runs as after a failed attempt.
   void fail_request(std::int32_t c) { fail(Outcome{.client = c}); }
