@@ -36,7 +36,8 @@
 // on_reject(attempt, client, t, retry_after), on_service_start(attempt, row, t), on_service(attempt,
 // row, start, end, success), on_timeout(attempt, client, t), on_give_up(client, t), on_retry_denied
 // (client, t) when its budget refuses a retry (just before its on_give_up), on_cancel(attempt, client,
-// t) when a component cancels an attempt in service (hedging; then no on_end); and the hooks a time
+// t) when a component cancels an attempt (hedging, a deadline that cancels: in service, queued, or
+// for its client only; then no on_end); and the hooks a time
 // series reads (montecarlo/series.hpp), in any tier: on_refused(client, t) when a call is refused
 // locally, on_leave(client, t) when a client leaves, on_succeeded(client, t, latency), on_rejection(t)
 // from the limit and on_breaker(t, open) from a shared breaker. NullObserver compiles to
