@@ -113,6 +113,9 @@ void check_outputs(const SimulateOptions& o, const montecarlo::Scenario& sc) {
   if (!o.plot.empty()) require_writable_file("--plot", o.plot);
   if (!o.trace.empty() && sc.traffic.load_profile.set())  // its header and `retrylab check` know no profile
     throw InputError("--trace", "cannot be combined with --load-profile yet (give one of them)");
+  if (!o.trace.empty() && sc.client.deadline_cancel)  // a row is an attempt's end: a cancelled one has none
+    throw InputError("--trace",
+                     "cannot be combined with --deadline-cancel on yet: a cancelled attempt has no end to write");
   if (!o.trace.empty()) require_writable_file("--trace", o.trace);
 }
 

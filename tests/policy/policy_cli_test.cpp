@@ -385,4 +385,11 @@ TEST(PolicyCli, GrpcMethodTimeoutCancelsAtTheDeadline) {
   const nlohmann::json k = nlohmann::json::parse(off.out);
   EXPECT_GT(mean(k, "latency_p99"), 9000.0);
   EXPECT_EQ(mean(k, "lost"), 0.0);
+  // A trace cannot hold a cancelled attempt (a row is an attempt's end): refused, not written short.
+  const Child traced =
+      run("simulate --model none --unit ms --attempt-duration 1 --rate 0.5 --horizon 100 --runs 1 --trace " +
+          scratch.path + "/t.csv --policy " + f);
+  EXPECT_EQ(traced.status, 2);
+  EXPECT_EQ(traced.err.rfind("retrylab: --trace cannot be combined with --deadline-cancel on", 0), 0U) << traced.err;
+  EXPECT_FALSE(std::filesystem::exists(scratch.path + "/t.csv"));
 }
