@@ -392,4 +392,16 @@ TEST(PolicyCli, GrpcMethodTimeoutCancelsAtTheDeadline) {
   EXPECT_EQ(traced.status, 2);
   EXPECT_EQ(traced.err.rfind("retrylab: --trace cannot be combined with --deadline-cancel on", 0), 0U) << traced.err;
   EXPECT_FALSE(std::filesystem::exists(scratch.path + "/t.csv"));
+  // And check refuses a trace whose header says deadline_cancel=on (written by another tool, or by an
+  // earlier build), as it refuses a hedged one, naming the header's line.
+  const std::string t = scratch.write(
+      "t2.csv",
+      "# retrylab-trace version=2\n# model=none\n# strategy=full\n# base=1\n# cap=1000\n# window=0\n"
+      "# clients=0\n# rate=1.2\n# horizon=20\n# warmup=0\n# collapse=3000\n# retries=on\n# limit=1\n"
+      "# overflow=queue\n# max_attempts=3\n# deadline=5\n# deadline_cancel=on\n# time_unit=attempt-duration\n"
+      "# seed=1\n# runs=1\n# order=end\nrun,client,arrival,start,end,outcome,retry,sleep,burst\n"
+      "0,0,0.5,0.5,1.5,success,0,,0\n");
+  const Child checked = run("check " + t);
+  EXPECT_EQ(checked.status, 2) << checked.out;
+  EXPECT_NE(checked.err.find("line 17: deadline_cancel is on"), std::string::npos) << checked.err;
 }
