@@ -120,6 +120,9 @@ void check_outputs(const SimulateOptions& o, const api::ResolvedScenario& rs) {
                                               "trace's header at most {} (one line of 64 KiB); give fewer points",
                                               n, montecarlo::trace_max_profile_text));
   }
+  if (!o.trace.empty() && sc.client.deadline_cancel)  // a row is an attempt's end: a cancelled one has none
+    throw InputError("--trace",
+                     "cannot be combined with --deadline-cancel on yet: a cancelled attempt has no end to write");
   if (!o.trace.empty()) require_writable_file("--trace", o.trace);
 }
 

@@ -15,7 +15,8 @@
 // step); the lock passes a row on before the limit's queue moves (on_release). The results of every
 // golden depend on it. Hedge's cancellations (on_succeeded) follow every other component's hook for
 // the answering attempt. A component added later goes last (its metrics take the next slots):
-// RetryOn (failure kinds), RetriesInFlight, AdaptiveRate (its send step answers wait).
+// RetryOn (failure kinds), RetriesInFlight, AdaptiveRate (its send step answers wait),
+// DeadlineCancel (its deadline lane).
 #include <algorithm>
 #include <array>
 #include <utility>
@@ -26,6 +27,7 @@
 #include "montecarlo/components/breaker.hpp"
 #include "montecarlo/components/budget.hpp"
 #include "montecarlo/components/deadline.hpp"
+#include "montecarlo/components/deadline_cancel.hpp"
 #include "montecarlo/components/effects.hpp"
 #include "montecarlo/components/hedge.hpp"
 #include "montecarlo/components/injection.hpp"
@@ -53,7 +55,8 @@ using PlainParts = Parts<>;
 using LeanParts = Parts<ServerView, Rows, Service, Timeout, Effects, RetryLimit, Deadline>;
 using FullParts =
     Parts<ServerView, Rows, Service, Network, Population, Lock, Limit, Timeout, Effects, Breaker, RetryLimit, Deadline,
-          Budget, Quota, Injection, Recovery, Settle, LoadThinning, Hedge, RetryOn, RetriesInFlight, AdaptiveRate>;
+          Budget, Quota, Injection, Recovery, Settle, LoadThinning, Hedge, RetryOn, RetriesInFlight, AdaptiveRate,
+          DeadlineCancel>;
 
 // The per-attempt and per-client records of the full tier: every component's state (one layout for
 // both full builds, so a worker's lent storage serves either).

@@ -16,7 +16,8 @@
 //  - lanes: the event kinds it is the source of (Lane), each stepped by exactly one component
 //    (then: double next_time<L>(E&), the earliest, and void fire<L>(E&), which steps it);
 //  - decides_service: it draws each attempt's service requirement (then: double service_time(E&)).
-//  - cancels: it may cancel an attempt in service (E::cancel), so the core skips cancelled ends.
+//  - cancels: it may cancel an attempt in service (E::cancel), so the core skips cancelled ends; or
+//    one queued at the server (E::withdraw) or its client's wait only (E::orphan).
 // Hooks (all no-ops here; E is the engine, whose public part is the components' view of the core).
 // Every hook of an inactive component returns at once; a hook returning bool is folded in list order
 // with short-circuit (&& for accepts_arrival, admits, on_reply; || for holds_back, carries, keeps_client). What
@@ -51,7 +52,9 @@ struct EngineScratch;
 // arrivals, wake-ups). At one instant the core steps them in this order (engine.hpp's invariants);
 // lane_send (a component's own sends of more attempts for a waiting client: hedges) comes after
 // the reaches, before arrivals.
-enum Lane : unsigned { lane_response = 1, lane_timeout = 2, lane_reach = 4, lane_send = 8 };
+enum Lane : unsigned { lane_response = 1, lane_timeout = 2, lane_reach = 4, lane_send = 8, lane_deadline = 16 };
+// lane_deadline (a request's deadline that cancels its attempt: deadline_cancel.hpp) comes after the
+// client timeouts, before the reaches.
 
 // What became of an attempt, or of a call never sent, as its client learns it: the record every
 // component hears (on_outcome), written by the core and completed by the component that knows more
@@ -63,8 +66,11 @@ enum class OutcomeKind : std::uint8_t {
   rejected,   // the server's admission control rejected it (maybe with a Retry-After)
   timeout,    // its client stopped waiting (a client timeout; the server carries on)
   refused,    // refused locally before it was sent (a breaker, adaptive throttling): no attempt
-  cancelled,  // cancelled in service (a hedge's sibling answered): no reply will come
+  cancelled,  // cancelled (a hedge's sibling answered, its request's deadline came): no reply will come
 };
+// Where a cancelled queued attempt was (Component::withdraws): not held by the component, in a queue
+// before admission (the limit's), or in a queue after admission (a row's lock: e.admitted() counted it).
+enum class Withdrawn : std::uint8_t { not_held, before_admission, after_admission };
 struct Outcome {
   std::int32_t job = -1;
   std::int32_t client = 0;
@@ -182,7 +188,17 @@ struct Component {
   // Admitted attempt j leaves the server (after on_served; e.admitted() no longer counts it).
   template <class E>
   void on_release(E& /*e*/, std::int32_t /*j*/) {}
-  // Attempt j is done at the server and for its client (its slot is freed next).
+  // Attempt j, queued by this component (not yet in service), is cancelled: the component takes it
+  // out of its queue (E::unlink) and says where it was; not_held when it does not hold it. Then every
+  // component hears on_withdrawn (the limit's queue moves up when a place after admission was freed).
+  template <class E>
+  Withdrawn withdraws(E& /*e*/, std::int32_t /*j*/) {
+    return Withdrawn::not_held;
+  }
+  template <class E>
+  void on_withdrawn(E& /*e*/, std::int32_t /*j*/, Withdrawn /*where*/) {}
+  // Attempt j is done at the server and for its client (its slot is freed next), or done for its
+  // client only (cancelled: E::cancel, E::withdraw, E::orphan).
   template <class E>
   void on_job_done(E& /*e*/, std::int32_t /*j*/) {}
   // The reply of attempt j reaches its client: false when the component ended its handling (an
@@ -280,7 +296,7 @@ class Parts {
   template <unsigned L>
   static constexpr int lane_sources = (int{(Cs::lanes & L) != 0} + ... + 0);
   static_assert(lane_sources<lane_response> <= 1 && lane_sources<lane_timeout> <= 1 && lane_sources<lane_reach> <= 1 &&
-                    lane_sources<lane_send> <= 1,
+                    lane_sources<lane_send> <= 1 && lane_sources<lane_deadline> <= 1,
                 "each event lane has one source");
 
   template <class Faults>

@@ -36,7 +36,8 @@
 // on_reject(attempt, client, t, retry_after), on_service_start(attempt, row, t), on_service(attempt,
 // row, start, end, success), on_timeout(attempt, client, t), on_give_up(client, t), on_retry_denied
 // (client, t) when its budget refuses a retry (just before its on_give_up), on_cancel(attempt, client,
-// t) when a component cancels an attempt in service (hedging; then no on_end); and the hooks a time
+// t) when a component cancels an attempt (hedging, a deadline that cancels: in service, queued, or
+// for its client only; then no on_end); and the hooks a time
 // series reads (montecarlo/series.hpp), in any tier: on_refused(client, t) when a call is refused
 // locally, on_leave(client, t) when a client leaves, on_succeeded(client, t, latency), on_rejection(t)
 // from the limit, on_breaker(t, open) from a shared breaker, and on_reach(t) / on_release(t) when an
@@ -261,6 +262,32 @@ class Engine {
   // the lock hear it leave; no outcome), it ends for the tally, and its queued end is skipped
   // (drop_cancelled). Only for a component that declares `cancels`.
   void cancel(std::int32_t j);
+  // Attempt j, queued at the server (the limit's queue, a row's lock: the component that holds it
+  // `withdraws` it), is cancelled: it leaves the queue, never to be served, and its slot is freed;
+  // false when no component holds it queued. Attempt j, wherever it is, ends for its client now,
+  // the server not told (orphan: it runs on, its reply discarded). Each is a `cancelled` outcome,
+  // told to observers as on_cancel. Only for a component that declares `cancels`.
+  bool withdraw(std::int32_t j);
+  void orphan(std::int32_t j);
+  // Removes job j from FIFO q (a walk from the head: a cancelled attempt is mostly near it); false
+  // when j is not in q.
+  bool unlink(Fifo& q, std::int32_t j) noexcept {
+    std::int32_t prev = -1;
+    for (std::int32_t k = q.head; k >= 0; prev = k, k = jobs_.extra(k).next) {
+      if (k != j) continue;
+      const std::int32_t next = jobs_.extra(k).next;
+      if (prev < 0) {
+        q.head = next;
+      } else {
+        jobs_.extra(prev).next = next;
+      }
+      if (q.tail == j) q.tail = prev;
+      return true;
+    }
+    return false;
+  }
+  // Client c's request ends now, lost (a component dealt with its attempt in flight, if any).
+  void lose(std::int32_t c) { give_up(c); }
   // Client c's request failed now, no attempt of it in flight (a component absorbed the failures):
   // the client policy chain runs as after a failed attempt.
   void fail_request(std::int32_t c) { fail(Outcome{.client = c}); }

@@ -17,7 +17,9 @@ inline RunResult Engine<M, P, Observer, Faults>::run_full() {
     const double tt = parts_.template next_time<lane_timeout>(*this);
     const double th = parts_.template next_time<lane_reach>(*this);
     const double ts = parts_.template next_time<lane_send>(*this);
-    const double t = std::min(std::min(te, std::min(tw, next_arrival_)), std::min(std::min(tr, ts), std::min(tt, th)));
+    const double td = parts_.template next_time<lane_deadline>(*this);
+    const double t =
+        std::min(std::min(std::min(te, std::min(tw, next_arrival_)), std::min(std::min(tr, ts), std::min(tt, th))), td);
     if (settle() ? t == inf : !(t < horizon_)) break;
     advance(t);
     if (te == t) {
@@ -26,6 +28,8 @@ inline RunResult Engine<M, P, Observer, Faults>::run_full() {
       parts_.template fire<lane_response>(*this);
     } else if (tt == t) {
       parts_.template fire<lane_timeout>(*this);
+    } else if (td == t) {
+      parts_.template fire<lane_deadline>(*this);
     } else if (th == t) {
       parts_.template fire<lane_reach>(*this);
     } else if (ts == t) {
@@ -391,6 +395,48 @@ inline void Engine<M, P, Observer, Faults>::cancel(std::int32_t j) {
   Outcome o{.job = j, .client = job.client, .kind = OutcomeKind::cancelled};
   hear(o);
   job.id = -1;  // dead: no longer an attempt of its client
+  parts_.each([&](auto& p) RL_HOOK { p.on_job_done(*this, j); });
+}
+
+// Attempt j (queued at the server) is cancelled: out of its queue, its slot freed, a `cancelled` outcome.
+template <Model M, class P, class Observer, class Faults>
+inline bool Engine<M, P, Observer, Faults>::withdraw(std::int32_t j) {
+  static_assert(P::cancels, "only a component that declares cancels may cancel");
+  Withdrawn where = Withdrawn::not_held;
+  parts_.each([&](auto& p) RL_HOOK {
+    if (where == Withdrawn::not_held) where = p.withdraws(*this, j);
+  });
+  if (where == Withdrawn::not_held) return false;
+  if (where == Withdrawn::after_admission) --admitted_;
+  parts_.each([&](auto& p) RL_HOOK { p.on_withdrawn(*this, j, where); });
+  // It reached the server and leaves it unserved: the series' server queue counts it out.
+  if constexpr (requires { observer_.on_release(t_); }) observer_.on_release(t_);
+  Job& job = jobs_[j];
+  job.orphaned = true;
+  job.success = false;
+  if constexpr (requires { observer_.on_cancel(std::int64_t{0}, std::int64_t{0}, 0.0); })
+    observer_.on_cancel(job.id, clients_[job.client].serial, t_);
+  tally_.attempt_ended(sent_of(j), t_, warmup_);
+  Outcome o{.job = j, .client = job.client, .kind = OutcomeKind::cancelled};
+  hear(o);
+  job.id = -1;
+  parts_.each([&](auto& p) RL_HOOK { p.on_job_done(*this, j); });
+  jobs_.free_job(j);
+  return true;
+}
+
+// Attempt j ends for its client now (a `cancelled` outcome); the server carries on, its reply discarded.
+template <Model M, class P, class Observer, class Faults>
+inline void Engine<M, P, Observer, Faults>::orphan(std::int32_t j) {
+  static_assert(P::cancels, "only a component that declares cancels may cancel");
+  Job& job = jobs_[j];
+  job.orphaned = true;
+  if constexpr (requires { observer_.on_cancel(std::int64_t{0}, std::int64_t{0}, 0.0); })
+    observer_.on_cancel(job.id, clients_[job.client].serial, t_);
+  tally_.attempt_ended(sent_of(j), t_, warmup_);
+  Outcome o{.job = j, .client = job.client, .kind = OutcomeKind::cancelled};
+  hear(o);
+  parts_.each([&](auto& p) RL_HOOK { p.on_job_done(*this, j); });
 }
 
 // Client ci's request failed now (outcome o: an attempt failed, was rejected or timed out, or the call

@@ -59,6 +59,10 @@ enum class Scope { shared, client };
 // server's rejections each produce one kind (default retryable); a client retries the kinds its
 // retry_on lists (components/retry_on.hpp).
 enum class FailureKind : std::uint8_t { retryable, throttled, fatal };
+// A cancelled attempt already in service (deadline_cancel): finished (the server is not stopped: it
+// completes the work and its reply is discarded, as most servers do) or abandoned (it leaves the
+// server at once, its work cut short).
+enum class InService : std::uint8_t { finish, abandon };
 
 // Each choice's names in enum order: its field's choices, to_string and parse_* (one table each).
 inline constexpr std::string_view service_names[] = {"deterministic", "exponential", "lognormal", "round-trip"};
@@ -69,6 +73,7 @@ inline constexpr std::string_view idempotency_names[] = {"none", "per-attempt", 
 inline constexpr std::string_view scope_names[] = {"shared", "client"};
 inline constexpr std::string_view charge_names[] = {"per-retry", "per-failure"};
 inline constexpr std::string_view failure_kind_names[] = {"retryable", "throttled", "fatal"};
+inline constexpr std::string_view in_service_names[] = {"finish", "abandon"};
 // The kinds a client retries (ClientPolicy::retry_on, an index here): every failure (as before kinds
 // existed), or a list of kinds; retry_on_mask gives bit k for FailureKind k.
 inline constexpr std::string_view retry_on_names[] = {"all", "retryable", "throttled", "retryable+throttled", "none"};
@@ -216,6 +221,11 @@ struct ClientPolicy {
   // AWS adaptive mode's client-side rate limiter (components/adaptive_rate.hpp): every attempt waits
   // for a token of one bucket for every client, its rate following CUBIC, cut on throttling errors.
   bool adaptive_rate = false;
+  // Deadlines that cancel (components/deadline_cancel.hpp; gRPC's deadline, Envoy's route timeout):
+  // on, at arrival + deadline the request ends (lost) and its attempt in flight is cancelled: queued
+  // at the server, it leaves the queue; in service, it is finished or abandoned (cancel_in_service).
+  bool deadline_cancel = false;
+  InService cancel_in_service = InService::finish;
 };
 
 // Injected failures: an attempt the server completes that would succeed fails instead, with

@@ -197,13 +197,22 @@ void route_timeout(Reader& r, const Found& f) {
     r.note(f.path, f.node, "is not inside a route action: the route's timeout (default 15 s) is not known", true);
     return;
   }
+  // At the route timeout the router resets the upstream request in flight and answers 504
+  // (Router::Filter::onResponseTimeout): the attempt is cancelled.
+  constexpr std::string_view resets =
+      "when it fires, the router resets the upstream request in flight and answers 504 "
+      "(source/common/router/router.cc, onResponseTimeout)";
   if (!f.parent["timeout"]) {
     r.add("deadline", "15000", "ms",
           "Envoy api v3 config.route.v3.RouteAction.timeout: defaults to 15 s, spanning every retry", 0);
+    r.add("deadline_cancel", "on", "", fmt::format("Envoy's route timeout (15 s by default): {}", resets), 0);
     return;
   }
   const double t = r.seconds(f.parent["timeout"], at + ".timeout", true);
-  if (t > 0) r.add("deadline", num(t * 1000), "ms", at + ".timeout (spans every retry)", line(f.parent["timeout"]));
+  if (t > 0) {
+    r.add("deadline", num(t * 1000), "ms", at + ".timeout (spans every retry)", line(f.parent["timeout"]));
+    r.add("deadline_cancel", "on", "", fmt::format("{}.timeout: {}", at, resets), line(f.parent["timeout"]));
+  }
 }
 
 constexpr std::string_view breaker_doc = "Envoy api v3 config.cluster.v3.CircuitBreakers.Thresholds";

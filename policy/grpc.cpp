@@ -261,6 +261,12 @@ void method_config(Policy& p, const Doc& d, const json& mc, const std::string& a
       retries = true;
     } else if (k == "timeout") {
       add(p, d, "deadline", num(seconds(d, v, key)), "s", key);
+      p.entries.push_back({"deadline_cancel", "on", "",
+                           fmt::format("{}: at the deadline the call ends with DEADLINE_EXCEEDED and its attempt "
+                                       "in flight is cancelled (grpc/doc/deadlines.md; the server's handler runs on "
+                                       "unless it checks for cancellation: cancel_in_service finish)",
+                                       key),
+                           d.line(key)});
     } else if (k == "waitForReady") {
       note(p, d, key, "an RPC waiting for a ready connection: retrylab has no connection state");
     } else if (k == "maxRequestMessageBytes" || k == "maxResponseMessageBytes") {

@@ -1,7 +1,8 @@
 #pragma once
 // A request deadline (docs/models.md §4): a client starts no attempt later than arrival + deadline;
-// when its backoff would wake it later, it gives up at once (lost). The decision's after_sleep step. Metric:
-// deadline_lost.
+// when its backoff would wake it later, it gives up at once (lost); with deadline_cancel on
+// (deadline_cancel.hpp) also when it would wake at the deadline exactly (that attempt would be
+// cancelled as it starts). The decision's after_sleep step. Metric: deadline_lost.
 #include <cstdint>
 
 #include "analytic/error.hpp"
@@ -37,11 +38,14 @@ class Deadline : public Component {
                                                 .when_absent = absent::zero,
                                                 .integer = true}};
   template <class Faults>
-  Deadline(const Scenario& s, const Faults& /*faults*/) : deadline_(s.client.deadline) {}
+  Deadline(const Scenario& s, const Faults& /*faults*/)
+      : deadline_(s.client.deadline), cancels_(s.client.deadline_cancel) {}
 
   template <class E>
   [[gnu::always_inline]] void decide(E& e, Decision& d) noexcept {
-    if (d.ask != Ask::after_sleep || !(e.now() + d.sleep > e.client(d.client).arrival + deadline_)) return;
+    if (d.ask != Ask::after_sleep) return;
+    const double wake = e.now() + d.sleep, end = e.client(d.client).arrival + deadline_;
+    if (!(wake > end) && !(cancels_ && wake == end)) return;
     ++lost_;
     d.verb = Verb::give_up;
   }
@@ -52,6 +56,7 @@ class Deadline : public Component {
 
  private:
   double deadline_;  // +inf: none
+  bool cancels_;     // deadline_cancel on
   std::int64_t lost_ = 0;
 };
 

@@ -232,6 +232,18 @@ class Limit : public Component {
     }
     while (!queue_.empty() && e.admitted() < limit_) e.admit(e.pop(queue_));
   }
+  // A cancelled attempt in the queue leaves it (never admitted); a place freed after admission (a
+  // cancelled attempt waiting for its row's lock) lets the queue move up. AIMD takes no sample of
+  // either: the attempt never ran (concurrency-limits' onIgnore).
+  template <class E>
+  Withdrawn withdraws(E& e, std::int32_t j) noexcept {
+    return on_ && e.unlink(queue_, j) ? Withdrawn::before_admission : Withdrawn::not_held;
+  }
+  template <class E>
+  void on_withdrawn(E& e, std::int32_t /*j*/, Withdrawn where) {
+    if (!on_ || where != Withdrawn::after_admission) return;
+    while (!queue_.empty() && e.admitted() < limit_) e.admit(e.pop(queue_));
+  }
   // A rejection's outcome carries the Retry-After it drew and its kind (reject_kind).
   template <class E>
   void describe(E& e, Outcome& o) noexcept {

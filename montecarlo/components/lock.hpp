@@ -1,6 +1,7 @@
 #pragma once
 // A FIFO lock per row (docs/models.md §3): an admitted attempt whose row is busy waits for it in
 // the row's queue; when the row's holder leaves the server, the next waiter starts its service.
+// A cancelled waiter leaves its row's queue (withdraws).
 // Fault lock_released_early (planted build): the lock passes on when service starts, so no one waits.
 #include <cstdint>
 #include <vector>
@@ -42,6 +43,12 @@ class Lock : public Component {
     busy_[r] = 1;
     if (e.faults()(Fault::lock_released_early)) busy_[r] = 0;  // planted fault: passes on at service start
     return false;
+  }
+  // A cancelled attempt waiting for its row leaves the row's queue (it was admitted: the core frees
+  // its place in the limit).
+  template <class E>
+  Withdrawn withdraws(E& e, std::int32_t j) noexcept {
+    return on_ && e.unlink(queue_[e.row_of(j)], j) ? Withdrawn::after_admission : Withdrawn::not_held;
   }
   template <class E>
   [[gnu::always_inline]] void on_release(E& e, std::int32_t j) {

@@ -144,6 +144,7 @@ TEST(Policy, GrpcThrottlingOtherThanThePresetIsAPerFailureBucket) {
                                                 {"cap", "1 s"},
                                                 {"multiplier", "1.5"},
                                                 {"deadline", "2 s"},
+                                                {"deadline_cancel", "on"},  // the deadline cancels
                                                 {"budget", "token-bucket"},
                                                 {"bucket_charge", "per-failure"},
                                                 {"bucket_capacity", "100"},
@@ -169,10 +170,10 @@ TEST(Policy, EnvoyDocsExampleTakesEnvoysDefaults) {
   const pol::Policy p = pol::load(dir + "/envoy/retry-previous-hosts.yaml");
   EXPECT_EQ(p.format, pol::Format::envoy);
   // num_retries defaults to 1; base_interval 25 ms, max_interval 10 x base; the route timeout 15 s.
-  const std::map<std::string, std::string> want{{"max_attempts", "2"},     {"strategy", "full"},
-                                                {"base", "25 ms"},         {"cap", "250 ms"},
-                                                {"multiplier", "2"},       {"deadline", "15000 ms"},
-                                                {"retries_in_flight", "3"}};  // no circuit_breakers: Envoy's default
+  const std::map<std::string, std::string> want{
+      {"max_attempts", "2"},     {"strategy", "full"},     {"base", "25 ms"},         {"cap", "250 ms"},
+      {"multiplier", "2"},       {"deadline", "15000 ms"}, {"deadline_cancel", "on"},  // the route timeout resets
+      {"retries_in_flight", "3"}};  // no circuit_breakers: Envoy's default
   EXPECT_EQ(fields(p), want);
   const std::string at =
       "static_resources.listeners[0].filter_chains[0].filters[0].typed_config.route_config."
@@ -186,11 +187,17 @@ TEST(Policy, EnvoyDocsExampleTakesEnvoysDefaults) {
 TEST(Policy, EnvoyRouteWithBackOffTimeoutsAndRetryBudget) {
   const pol::Policy p = pol::load(dir + "/envoy/route-retry-budget.yaml");
   // retry_on "5xx,reset,connect-failure": retryable failures only.
-  const std::map<std::string, std::string> want{{"max_attempts", "4"},      {"timeout", "250 ms"},
-                                                {"strategy", "full"},       {"base", "100 ms"},
-                                                {"cap", "1000 ms"},         {"multiplier", "2"},
-                                                {"retry_on", "retryable"},  {"deadline", "2000 ms"},
-                                                {"retries_in_flight", "5"}, {"retries_in_flight_percent", "25"}};
+  const std::map<std::string, std::string> want{{"max_attempts", "4"},
+                                                {"timeout", "250 ms"},
+                                                {"strategy", "full"},
+                                                {"base", "100 ms"},
+                                                {"cap", "1000 ms"},
+                                                {"multiplier", "2"},
+                                                {"retry_on", "retryable"},
+                                                {"deadline", "2000 ms"},
+                                                {"deadline_cancel", "on"},
+                                                {"retries_in_flight", "5"},
+                                                {"retries_in_flight_percent", "25"}};
   EXPECT_EQ(fields(p), want);
   EXPECT_EQ(entry(p, "retry_on").line, 45);
   EXPECT_EQ(entry(p, "retries_in_flight_percent").line, 12);  // budget_percent

@@ -192,6 +192,11 @@ montecarlo::Scenario declared_scenario(const HeaderKeys& h, std::uint64_t& seed,
               fmt::format("is {}: retrylab check does not model hedging (its rules assume one attempt of a "
                           "client in flight; docs/traces.md), so a hedged trace is not one to check",
                           s.client.hedge_attempts));
+  // A cancelled attempt (deadline_cancel) has no row: such a trace lacks attempts the rules count.
+  if (s.client.deadline_cancel)
+    malformed(h.key_line.count("deadline_cancel") ? h.key_line.at("deadline_cancel") : h.line, "deadline_cancel",
+              "is on: a cancelled attempt has no row (a row is an attempt's end), so the trace lacks the attempts "
+              "its deadlines cancelled and is not one to check");
   try {
     montecarlo::check_scenario(s);
   } catch (const InputError& e) {
