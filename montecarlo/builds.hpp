@@ -53,10 +53,9 @@ namespace retrylab::montecarlo::detail {
 
 using PlainParts = Parts<>;
 using LeanParts = Parts<ServerView, Rows, Service, Timeout, Effects, RetryLimit, Deadline>;
-using FullParts =
-    Parts<ServerView, Rows, Service, Network, Population, Lock, Limit, Timeout, Effects, Breaker, RetryLimit, Deadline,
-          Budget, Quota, Injection, Recovery, Settle, LoadThinning, Hedge, RetryOn, RetriesInFlight, AdaptiveRate,
-          DeadlineCancel>;
+using FullParts = Parts<ServerView, Rows, Service, Network, Population, Lock, Limit, Timeout, Effects, Breaker,
+                        RetryLimit, Deadline, Budget, Quota, Injection, Recovery, Settle, LoadThinning, Hedge, RetryOn,
+                        RetriesInFlight, AdaptiveRate, DeadlineCancel>;
 
 // The per-attempt and per-client records of the full tier: every component's state (one layout for
 // both full builds, so a worker's lent storage serves either).

@@ -154,8 +154,9 @@ class AdaptiveRate : public Component {
     // A request waiting for a token at its deadline has no attempt to cancel, and its wake would
     // send one after the deadline.
     if (s.client.deadline_cancel)
-      throw InputError("adaptive_rate", "cannot combine with `deadline_cancel=on` yet (a request waiting for a "
-                                        "token at its deadline has no attempt to cancel)");
+      throw InputError("adaptive_rate",
+                       "cannot combine with `deadline_cancel=on` yet (a request waiting for a "
+                       "token at its deadline has no attempt to cancel)");
     if (s.client.breaker != 0)
       throw InputError("adaptive_rate", "cannot combine with a breaker (both decide at the send step)");
     if (std::string_view(budget_preset_names[s.client.budget]) == "sre-adaptive")
