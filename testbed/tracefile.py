@@ -3,7 +3,7 @@
 The header is the one `retrylab simulate --trace` writes for the same scenario and policy (so it
 declares exactly what the engine would run: model, strategy, base, cap, server options, time_unit
 ms and attempt_duration), with `runs=1`; the rows are the server's view of every attempt
-(docs/traces.md, version 2): client = the request's index in arrival order, arrival = its first
+(docs/traces.md, version 2, or 3 with each failure's kind when the engine's header is version 3): client = the request's index in arrival order, arrival = its first
 attempt's arrival at the server, start = the attempt's arrival at the server, end = the end of its
 service (or its rejection), retry = attempts before it, sleep = start − the previous attempt's
 end (so it includes the loopback and the client's own scheduling, not only the backoff sleep), rows
@@ -43,8 +43,10 @@ def engine_header(spec, retrylab, tmp):
     return header, None
 
 
-def rows(run):
-    """Trace rows of the server's attempts; None when a request's attempts overlap (hedging)."""
+def rows(run, kinds=False):
+    """Trace rows of the server's attempts; None when a request's attempts overlap (hedging).
+    With kinds (a version-3 header: its column line ends in `kind`), a failure's row ends with the
+    kind the server gave it and a success's with an empty field."""
     order = sorted(run.by_request, key=lambda rid: run.by_request[rid][0]["arrival"])
     out = []
     for client, rid in enumerate(order):
@@ -57,8 +59,11 @@ def rows(run):
             if prev_end is not None and a["arrival"] < prev_end:
                 return None
             sleep = "" if prev_end is None else repr(a["arrival"] - prev_end)
-            out.append((a["end"], "0,%d,%r,%r,%r,%s,%d,%s,0" % (
-                client, arrival, a["arrival"], a["end"], a["outcome"], retry, sleep)))
+            line = "0,%d,%r,%r,%r,%s,%d,%s,0" % (
+                client, arrival, a["arrival"], a["end"], a["outcome"], retry, sleep)
+            if kinds:
+                line += "," + (a.get("kind") or "retryable" if a["outcome"] == "failure" else "")
+            out.append((a["end"], line))
             prev_end = a["end"]
     out.sort(key=lambda r: r[0])
     return [line for _, line in out]
@@ -72,7 +77,7 @@ def write_and_check(run, spec, fields, path, retrylab):
     header, err = engine_header(spec, retrylab, path + ".engine")
     if header is None:
         return {"summary": "not checked: the engine would not write this scenario's trace: " + err}
-    body = rows(run)
+    body = rows(run, kinds=header[-1].rstrip("\n").endswith(",kind"))
     if body is None:
         return {"summary": "not checked: a request's attempts overlap"}
     last_end = max((a["end"] for a in run.attempts if a["end"] is not None), default=0.0)
