@@ -386,6 +386,8 @@ class Engine {
   }
   // Outcome o is made known to every component (describe, then on_outcome).
   RL_HOT void hear(Outcome& o);
+  // Attempt j ends for its client as cancelled (withdraw, orphan): the observer, the tally, the parts.
+  void hear_cancelled(std::int32_t j);
   RL_HOT void fail(const Outcome& o);
   void give_up(std::int32_t ci);
   void doomed_leave_now();  // planted fault shared_doomed_leave_at_commit

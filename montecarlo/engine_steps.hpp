@@ -389,11 +389,7 @@ inline void Engine<M, P, Observer, Faults>::cancel(std::int32_t j) {
     release_server(j);
   }
   // No on_end: a cancelled attempt neither succeeded nor failed; observers that ask are told.
-  if constexpr (requires { observer_.on_cancel(std::int64_t{0}, std::int64_t{0}, 0.0); })
-    observer_.on_cancel(job.id, clients_[job.client].serial, t_);
-  tally_.attempt_ended(sent_of(j), t_, warmup_);
-  Outcome o{.job = j, .client = job.client, .kind = OutcomeKind::cancelled};
-  hear(o);
+  hear_cancelled(j);
   job.id = -1;  // dead: no longer an attempt of its client
   parts_.each([&](auto& p) RL_HOOK { p.on_job_done(*this, j); });
 }
@@ -414,15 +410,21 @@ inline bool Engine<M, P, Observer, Faults>::withdraw(std::int32_t j) {
   Job& job = jobs_[j];
   job.orphaned = true;
   job.success = false;
+  hear_cancelled(j);
+  job.id = -1;
+  parts_.each([&](auto& p) RL_HOOK { p.on_job_done(*this, j); });
+  jobs_.free_job(j);
+  return true;
+}
+
+template <Model M, class P, class Observer, class Faults>
+inline void Engine<M, P, Observer, Faults>::hear_cancelled(std::int32_t j) {
+  const Job& job = jobs_[j];
   if constexpr (requires { observer_.on_cancel(std::int64_t{0}, std::int64_t{0}, 0.0); })
     observer_.on_cancel(job.id, clients_[job.client].serial, t_);
   tally_.attempt_ended(sent_of(j), t_, warmup_);
   Outcome o{.job = j, .client = job.client, .kind = OutcomeKind::cancelled};
   hear(o);
-  job.id = -1;
-  parts_.each([&](auto& p) RL_HOOK { p.on_job_done(*this, j); });
-  jobs_.free_job(j);
-  return true;
 }
 
 // Attempt j ends for its client now (a `cancelled` outcome); the server carries on, its reply discarded.
@@ -431,11 +433,7 @@ inline void Engine<M, P, Observer, Faults>::orphan(std::int32_t j) {
   static_assert(P::cancels, "only a component that declares cancels may cancel");
   Job& job = jobs_[j];
   job.orphaned = true;
-  if constexpr (requires { observer_.on_cancel(std::int64_t{0}, std::int64_t{0}, 0.0); })
-    observer_.on_cancel(job.id, clients_[job.client].serial, t_);
-  tally_.attempt_ended(sent_of(j), t_, warmup_);
-  Outcome o{.job = j, .client = job.client, .kind = OutcomeKind::cancelled};
-  hear(o);
+  hear_cancelled(j);
   parts_.each([&](auto& p) RL_HOOK { p.on_job_done(*this, j); });
 }
 

@@ -20,6 +20,7 @@
 
 #include "tests/support/golden.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/trace_report.hpp"
 
 namespace {
 
@@ -28,6 +29,8 @@ using retrylab::Model;
 using retrylab::Strategy;
 using retrylab::montecarlo::Scenario;
 using retrylab::montecarlo::TimeUnit;
+using retrylab::test::failed_checks;
+using retrylab::test::find_check;
 using retrylab::validation::check_trace;
 using retrylab::validation::CheckVerdict;
 using retrylab::validation::TraceCheck;
@@ -36,21 +39,6 @@ using retrylab::validation::TraceReport;
 TraceReport check_text(const std::string& text) {
   std::istringstream in(text);
   return check_trace(in);
-}
-
-const TraceCheck& find(const TraceReport& r, const std::string& name) {
-  for (const auto& c : r.checks)
-    if (c.name == name) return c;
-  ADD_FAILURE() << "no check " << name;
-  static const TraceCheck none;
-  return none;
-}
-
-std::string failures(const TraceReport& r) {
-  std::string s;
-  for (const auto& c : r.checks)
-    if (c.verdict == CheckVerdict::fail) s += c.name + ": " + c.observed + "\n";
-  return s;
 }
 
 std::string header(const std::string& keys) {
@@ -93,17 +81,17 @@ TEST(CheckRules, CollisionFailureOverlapsAnother) {
                         "0,3,6.6,6.6,7.6,failure,0,,0\n"  // line 8: ends 7.6, stop 8: a partner could be in flight
                         "# run_end run=0 stop=horizon stop_time=8\n";
   const TraceReport r = check_text(t);
-  const TraceCheck& c = find(r, "failure without overlap");
+  const TraceCheck& c = find_check(r, "failure without overlap");
   EXPECT_EQ(c.lines, (std::vector<std::int64_t>{4}));
   EXPECT_EQ(c.observed, "1 of 3 failures violate it");  // line 8 is not judged
   // A conflict window of 1.5 shows as a lonely failure: starts 1.2 apart
   const std::string wide = h + "0,0,1,1,2,success,0,,0\n0,1,2.2,2.2,3.2,failure,0,,0\n0,1,2.2,3.2,4.2,success,1,0,0\n";
-  EXPECT_EQ(find(check_text(wide), "failure without overlap").lines, (std::vector<std::int64_t>{5}));
+  EXPECT_EQ(find_check(check_text(wide), "failure without overlap").lines, (std::vector<std::int64_t>{5}));
   // another client starting 1e-12 before the failure ends overlaps it within the times' precision
   const std::string touching = h +
                                "0,0,1,1,2,failure,0,,0\n0,1,1.999999999999,1.999999999999,2.999999999999,failure,0,,0\n"
                                "0,0,1,2,3,success,1,0,0\n0,1,1.999999999999,3,4,success,1,0.000000000001,0\n";
-  EXPECT_EQ(find(check_text(touching), "failure without overlap").count, 0);
+  EXPECT_EQ(find_check(check_text(touching), "failure without overlap").count, 0);
 }
 
 TEST(CheckRules, FirstCommitWinsBothWays) {
@@ -112,8 +100,8 @@ TEST(CheckRules, FirstCommitWinsBothWays) {
                         "0,0,0,0,2,success,0,,1\n"
                         "0,1,0,0.5,3.2,success,0,,1\n";
   const TraceReport r = check_text(t);
-  EXPECT_EQ(find(r, "success despite a commit").lines, (std::vector<std::int64_t>{5}));
-  EXPECT_EQ(find(r, "success spacing").verdict, CheckVerdict::pass);  // 1.2 apart: spacing alone misses it
+  EXPECT_EQ(find_check(r, "success despite a commit").lines, (std::vector<std::int64_t>{5}));
+  EXPECT_EQ(find_check(r, "success spacing").verdict, CheckVerdict::pass);  // 1.2 apart: spacing alone misses it
 }
 
 TEST(CheckRules, ProcessorSharingServiceAndOrder) {
@@ -122,44 +110,44 @@ TEST(CheckRules, ProcessorSharingServiceAndOrder) {
   EXPECT_TRUE(check_text(h + "0,0,0,0,2,success,0,,1\n0,1,0,0,2,success,0,,1\n").passed());
   // ending at 1, each received 1/2: the rate was not divided
   const TraceReport half = check_text(h + "0,0,0,0,1,success,0,,1\n0,1,0,0,1,success,0,,1\n");
-  EXPECT_EQ(find(half, "processor sharing").lines, (std::vector<std::int64_t>{4, 5}));
+  EXPECT_EQ(find_check(half, "processor sharing").lines, (std::vector<std::int64_t>{4, 5}));
   // served one at a time (FIFO server): the first got 1/2, the second 3/2
   const TraceReport fifo =
       check_text(h + "0,0,0,0,1,success,0,,1\n0,1,0,0,2,success,0,,1\n# run_end run=0 stop=finished stop_time=2\n");
-  EXPECT_EQ(find(fifo, "processor sharing").count, 2);
+  EXPECT_EQ(find_check(fifo, "processor sharing").count, 2);
   // steady: line 5 started before line 4 but ended after it
   const std::string s = header("model=ps strategy=none rate=0.5 horizon=100 retries=on");
   const TraceReport order = check_text(s + "0,0,3,3,4.5,success,0,,0\n0,1,2.5,2.5,4.6,success,0,,0\n");
-  EXPECT_EQ(find(order, "end in start order").lines, (std::vector<std::int64_t>{5}));
+  EXPECT_EQ(find_check(order, "end in start order").lines, (std::vector<std::int64_t>{5}));
   // at a horizon the attempts still in flight have no row: a service above 1 after the last start
   // may be theirs (not judged), one below 1 cannot be (judged)
   const std::string cut =
       "0,0,0,0,1,success,0,,0\n0,1,8,8,9.5,success,0,,0\n# run_end run=0 stop=horizon stop_time=10\n";
-  EXPECT_EQ(find(check_text(s + cut), "processor sharing").verdict, CheckVerdict::pass);
+  EXPECT_EQ(find_check(check_text(s + cut), "processor sharing").verdict, CheckVerdict::pass);
   const std::string short_cut =
       "0,0,0,0,1,success,0,,0\n0,1,8,8,8.5,success,0,,0\n# run_end run=0 stop=horizon stop_time=10\n";
-  EXPECT_EQ(find(check_text(s + short_cut), "processor sharing").lines, (std::vector<std::int64_t>{5}));
+  EXPECT_EQ(find_check(check_text(s + short_cut), "processor sharing").lines, (std::vector<std::int64_t>{5}));
 }
 
 TEST(CheckRules, Arrivals) {
   const std::string burst = header("model=ps strategy=none clients=2 retries=on");
   // a burst client at t = 1
-  EXPECT_EQ(find(check_text(burst + "0,0,0,0,2,success,0,,1\n0,1,1,1,2.5,success,0,,1\n"), "arrivals").lines,
+  EXPECT_EQ(find_check(check_text(burst + "0,0,0,0,2,success,0,,1\n0,1,1,1,2.5,success,0,,1\n"), "arrivals").lines,
             (std::vector<std::int64_t>{5}));
   // a finished run with one burst client of two declared: named at the run's first line
   const TraceReport short_run =
       check_text(burst + "0,0,0,0,1,success,0,,1\n# run_end run=0 stop=finished stop_time=1\n");
-  EXPECT_EQ(find(short_run, "arrivals").lines, (std::vector<std::int64_t>{4}));
+  EXPECT_EQ(find_check(short_run, "arrivals").lines, (std::vector<std::int64_t>{4}));
   // a steady client in a pure burst, a burst client in pure steady traffic
-  EXPECT_EQ(
-      find(check_text(burst + "0,0,0,0,2,success,0,,1\n0,1,0,0,2,success,0,,1\n0,2,3,3,4,success,0,,0\n"), "arrivals")
-          .lines,
-      (std::vector<std::int64_t>{6}));
-  EXPECT_EQ(
-      find(check_text(header("model=ps strategy=none rate=0.1 horizon=50 retries=on") + "0,0,0,0,1,success,0,,1\n"),
-           "arrivals")
-          .count,
-      1);
+  EXPECT_EQ(find_check(check_text(burst + "0,0,0,0,2,success,0,,1\n0,1,0,0,2,success,0,,1\n0,2,3,3,4,success,0,,0\n"),
+                       "arrivals")
+                .lines,
+            (std::vector<std::int64_t>{6}));
+  EXPECT_EQ(find_check(check_text(header("model=ps strategy=none rate=0.1 horizon=50 retries=on") +
+                                  "0,0,0,0,1,success,0,,1\n"),
+                       "arrivals")
+                .count,
+            1);
 }
 
 // A trace in ms with one attempt-duration = 10 ms holds the same attempts: the same checks, the
@@ -184,7 +172,7 @@ TEST(CheckRules, TracesInMilliseconds) {
       EXPECT_EQ(a.checks[i].verdict, b.checks[i].verdict) << a.checks[i].name;
       EXPECT_EQ(a.checks[i].count, b.checks[i].count) << a.checks[i].name;
     }
-    EXPECT_TRUE(b.passed()) << failures(b);
+    EXPECT_TRUE(b.passed()) << failed_checks(b);
   }
   const std::string rows = "run,client,arrival,start,end,outcome,retry,sleep,burst\n0,0,0,0,10,success,0,,1\n";
   const std::string v1 = "# retrylab-trace version=1\n# model=free strategy=full clients=1 retries=on\n";

@@ -18,6 +18,7 @@
 
 #include "tests/support/golden.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/trace_report.hpp"
 
 namespace {
 
@@ -26,6 +27,8 @@ using retrylab::Model;
 using retrylab::Strategy;
 using retrylab::montecarlo::FailureKind;
 using retrylab::montecarlo::Scenario;
+using retrylab::test::failed_checks;
+using retrylab::test::find_check;
 using retrylab::validation::check_trace;
 using retrylab::validation::CheckVerdict;
 using retrylab::validation::TraceReport;
@@ -40,21 +43,6 @@ std::string write(const Scenario& s, std::uint64_t seed, std::int64_t runs, cons
 TraceReport check_text(const std::string& text) {
   std::istringstream in(text);
   return check_trace(in);
-}
-
-const retrylab::validation::TraceCheck& find(const TraceReport& r, const std::string& name) {
-  for (const auto& c : r.checks)
-    if (c.name == name) return c;
-  ADD_FAILURE() << "no check " << name;
-  static const retrylab::validation::TraceCheck none;
-  return none;
-}
-
-std::string failures(const TraceReport& r) {
-  std::string s;
-  for (const auto& c : r.checks)
-    if (c.verdict == CheckVerdict::fail) s += c.name + ": " + c.observed + "\n";
-  return s;
 }
 
 // Steady traffic on free; a third of the attempts fail injected as fatal, and the client retries
@@ -110,14 +98,15 @@ TEST(TraceKinds, EngineWritesVersion3AndItPasses) {
                 count(text, json ? "\"kind\":null" : ",\n"))
           << file;  // a success has no kind
       const TraceReport r = check_text(text);
-      EXPECT_TRUE(r.passed()) << file << "\n" << failures(r);
+      EXPECT_TRUE(r.passed()) << file << "\n" << failed_checks(r);
       for (const char* rule : {"failure kind", "kind not retried"})
-        EXPECT_EQ(find(r, rule).verdict, CheckVerdict::pass) << file << ": " << rule << ": " << find(r, rule).observed;
+        EXPECT_EQ(find_check(r, rule).verdict, CheckVerdict::pass)
+            << file << ": " << rule << ": " << find_check(r, rule).observed;
       // applied (not n/a): every client left failed at a stop had a kind it retries (often none is)
-      EXPECT_NE(find(r, "vanished clients").verdict, CheckVerdict::not_applicable) << file;
+      EXPECT_NE(find_check(r, "vanished clients").verdict, CheckVerdict::not_applicable) << file;
       // the kind rule saw every failure; the requests that ended on a kind not retried were judged
-      EXPECT_EQ(find(r, "kind not retried").observed.rfind("0 of ", 0), 0u);
-      EXPECT_EQ(find(r, "kind not retried").observed.find("0 of 0 "), std::string::npos);
+      EXPECT_EQ(find_check(r, "kind not retried").observed.rfind("0 of ", 0), 0u);
+      EXPECT_EQ(find_check(r, "kind not retried").observed.find("0 of 0 "), std::string::npos);
     }
   }
 }
@@ -144,20 +133,20 @@ TEST(TraceKinds, RetryAfterAKindNotRetriedAndImpossibleKindsFail) {
                                    "0,0,0,0,1,failure,0,,1,fatal\n"
                                    "0,0,0,1.5,2.5,success,1,0.5,1,\n"
                                    "# run_end run=0 stop=finished stop_time=2.5\n");
-  EXPECT_EQ(find(r, "kind not retried").lines, (std::vector<std::int64_t>{8}));
-  EXPECT_EQ(find(r, "failure kind").verdict, CheckVerdict::pass);
-  EXPECT_EQ(find(r, "retry sequence").verdict, CheckVerdict::pass);
+  EXPECT_EQ(find_check(r, "kind not retried").lines, (std::vector<std::int64_t>{8}));
+  EXPECT_EQ(find_check(r, "failure kind").verdict, CheckVerdict::pass);
+  EXPECT_EQ(find_check(r, "retry sequence").verdict, CheckVerdict::pass);
   // throttled: no declared option produces it (failure_kind=fatal, no limit)
   const TraceReport t = check_text(v3_header +
                                    "0,0,0,0,1,failure,0,,1,throttled\n"
                                    "# run_end run=0 stop=drained stop_time=1\n");
-  EXPECT_EQ(find(t, "failure kind").lines, (std::vector<std::int64_t>{7}));
-  EXPECT_EQ(find(t, "vanished clients").count, 0);  // throttled is not retried either: its request ended
+  EXPECT_EQ(find_check(t, "failure kind").lines, (std::vector<std::int64_t>{7}));
+  EXPECT_EQ(find_check(t, "vanished clients").count, 0);  // throttled is not retried either: its request ended
   // a version-3 trace without failures still reports the rule (nothing to check)
   const TraceReport none = check_text(v3_header +
                                       "0,0,0,0,1,success,0,,1,\n"
                                       "# run_end run=0 stop=finished stop_time=1\n");
-  EXPECT_EQ(find(none, "failure kind").verdict, CheckVerdict::skipped);
+  EXPECT_EQ(find_check(none, "failure kind").verdict, CheckVerdict::skipped);
 }
 
 TEST(TraceKinds, VanishedClientBesideOneWhoseRequestEnded) {
@@ -167,7 +156,7 @@ TEST(TraceKinds, VanishedClientBesideOneWhoseRequestEnded) {
                                    "0,0,0,0,1,failure,0,,1,fatal\n"      // 7: ended (fatal)
                                    "0,1,0,0,1,failure,0,,1,retryable\n"  // 8: should have retried
                                    "# run_end run=0 stop=drained stop_time=1\n");
-  const auto& v = find(r, "vanished clients");
+  const auto& v = find_check(r, "vanished clients");
   EXPECT_EQ(v.lines, (std::vector<std::int64_t>{8}));
   EXPECT_EQ(v.observed, "1 of 1 clients left failed at a run's end violate it");
   EXPECT_NE(v.expected.find("retry_on=retryable"), std::string::npos);
@@ -185,10 +174,10 @@ TEST(TraceKinds, Version2WithRetryOnIsReadWithTheKindRulesNotApplicable) {
     v2 += line + "\n";
   }
   const TraceReport r = check_text(v2);
-  EXPECT_TRUE(r.passed()) << failures(r);
+  EXPECT_TRUE(r.passed()) << failed_checks(r);
   for (const char* rule : {"vanished clients", "kind not retried"}) {
-    EXPECT_EQ(find(r, rule).verdict, CheckVerdict::not_applicable) << rule;
-    EXPECT_NE(find(r, rule).observed.find("version 3"), std::string::npos) << find(r, rule).observed;
+    EXPECT_EQ(find_check(r, rule).verdict, CheckVerdict::not_applicable) << rule;
+    EXPECT_NE(find_check(r, rule).observed.find("version 3"), std::string::npos) << find_check(r, rule).observed;
   }
   for (const auto& c : r.checks) EXPECT_NE(c.name, "failure kind");
 }
@@ -250,7 +239,7 @@ TEST(TraceKinds, ColumnsGiveTheFilesVerdicts) {
     EXPECT_EQ(rows.checks[i].verdict, file.checks[i].verdict) << rows.checks[i].name;
     EXPECT_EQ(rows.checks[i].observed, file.checks[i].observed) << rows.checks[i].name;
   }
-  EXPECT_EQ(find(rows, "kind not retried").lines, (std::vector<std::int64_t>{1}));  // row index
+  EXPECT_EQ(find_check(rows, "kind not retried").lines, (std::vector<std::int64_t>{1}));  // row index
   // the kind column without version 3, and version 3 without it, are refused
   auto plain = header;
   plain["version"] = "2";

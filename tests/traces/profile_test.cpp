@@ -17,6 +17,7 @@
 
 #include "tests/support/golden.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/trace_report.hpp"
 
 namespace {
 
@@ -25,6 +26,8 @@ using retrylab::Model;
 using retrylab::Strategy;
 using retrylab::montecarlo::LoadProfile;
 using retrylab::montecarlo::Scenario;
+using retrylab::test::failed_checks;
+using retrylab::test::find_check;
 using retrylab::validation::CheckVerdict;
 using retrylab::validation::TraceReport;
 
@@ -41,21 +44,6 @@ std::string write(const Scenario& s, const std::string& name, const retrylab::mo
 TraceReport check_text(const std::string& text) {
   std::istringstream in(text);
   return retrylab::validation::check_trace(in);
-}
-
-const retrylab::validation::TraceCheck& find(const TraceReport& r, const std::string& name) {
-  for (const auto& c : r.checks)
-    if (c.name == name) return c;
-  ADD_FAILURE() << "no check " << name;
-  static const retrylab::validation::TraceCheck none;
-  return none;
-}
-
-std::string failures(const TraceReport& r) {
-  std::string s;
-  for (const auto& c : r.checks)
-    if (c.verdict == CheckVerdict::fail) s += c.name + ": " + c.observed + "\n";
-  return s;
 }
 
 // Free, full jitter, steady arrivals stepping from 0.02 to 0.5 at t = 1000 (Λ(2000) = 520 a run).
@@ -85,16 +73,17 @@ TEST(TraceProfiles, EngineTracesCarryTheProfileAndPass) {
         << file;
     EXPECT_NE(text.find(json ? "{\"retrylab_trace\":3," : "# retrylab-trace version=3\n"), std::string::npos);
     const TraceReport r = check_text(text);
-    EXPECT_TRUE(r.passed()) << file << "\n" << failures(r);
+    EXPECT_TRUE(r.passed()) << file << "\n" << failed_checks(r);
     for (const char* rule : {"arrivals", "arrival count", "arrival gaps"})
-      EXPECT_EQ(find(r, rule).verdict, CheckVerdict::pass) << file << ": " << rule << ": " << find(r, rule).observed;
+      EXPECT_EQ(find_check(r, rule).verdict, CheckVerdict::pass)
+          << file << ": " << rule << ": " << find_check(r, rule).observed;
   }
   // In ms (one attempt-duration = 10 ms): times x 10, rates / 10 in the header; the same verdicts.
   const std::string ms = write(stepped(), "ms.csv", {"ms", 10.0});
   EXPECT_NE(ms.find("\n# load_profile=step:0:0.002,10000:0.05\n"), std::string::npos);
   const TraceReport r = check_text(ms);
-  EXPECT_TRUE(r.passed()) << failures(r);
-  EXPECT_EQ(find(r, "arrival gaps").verdict, CheckVerdict::pass);
+  EXPECT_TRUE(r.passed()) << failed_checks(r);
+  EXPECT_EQ(find_check(r, "arrival gaps").verdict, CheckVerdict::pass);
 }
 
 // The profile declared must be the one simulated: a constant rate of the same mass, or the steps
@@ -104,8 +93,9 @@ TEST(TraceProfiles, AnotherProfileThanTheOneSimulatedFailsTheGaps) {
   for (const std::string& other : {std::string("0:0.26"), std::string("step:0:0.5,1000:0.02")}) {
     const TraceReport r =
         check_text(replaced(text, "# load_profile=step:0:0.02,1000:0.5\n", "# load_profile=" + other + "\n"));
-    EXPECT_EQ(find(r, "arrival gaps").verdict, CheckVerdict::fail) << other << ": " << find(r, "arrival gaps").observed;
-    EXPECT_EQ(find(r, "arrival count").verdict, CheckVerdict::pass) << other;
+    EXPECT_EQ(find_check(r, "arrival gaps").verdict, CheckVerdict::fail)
+        << other << ": " << find_check(r, "arrival gaps").observed;
+    EXPECT_EQ(find_check(r, "arrival count").verdict, CheckVerdict::pass) << other;
   }
 }
 
