@@ -149,14 +149,14 @@ class AdaptiveRate : public Component {
           "attempt_ms",
           "must be > 0 with adaptive_rate on: botocore's rate limiter keeps time in seconds (give `unit=ms` "
           "or s with `attempt_duration`)");
-    // A client that waits for a token asks the send step again: a component that decides there
-    // before this one would be asked twice for one attempt.
     // A request waiting for a token at its deadline has no attempt to cancel, and its wake would
     // send one after the deadline.
     if (s.client.deadline_cancel)
       throw InputError("adaptive_rate",
                        "cannot combine with `deadline_cancel=on` yet (a request waiting for a "
                        "token at its deadline has no attempt to cancel)");
+    // A client that waits for a token asks the send step again: a component that decides there
+    // before this one would be asked twice for one attempt.
     if (s.client.breaker != 0)
       throw InputError("adaptive_rate", "cannot combine with a breaker (both decide at the send step)");
     if (std::string_view(budget_preset_names[s.client.budget]) == "sre-adaptive")
