@@ -26,6 +26,38 @@ double erlang_b(std::int64_t places, double load) {
   return b;
 }
 
+namespace {
+
+// The M/M/c domain: servers in [1, 10^9), load in [0, servers) finite.
+void need_mmc(std::int64_t servers, double load) {
+  if (servers < 1 || servers >= 1'000'000'000)
+    throw InputError("servers", fmt::format("must be an integer in [1, 10^9) (got {})", servers));
+  if (!(load >= 0.0 && load < static_cast<double>(servers)))
+    throw InputError("load", fmt::format("must be a number in [0, servers) = [0, {}) (got {})", servers, load));
+}
+
+}  // namespace
+
+double erlang_c(std::int64_t servers, double load) {
+  need_mmc(servers, load);
+  const double c = static_cast<double>(servers);
+  const double b = erlang_b(servers, load);
+  // c − a > 0 and a·B >= 0, so the denominator is > 0 and no
+  // difference of nearly equal terms is formed; C <= 1 since B <= 1.
+  return c * b / ((c - load) + load * b);
+}
+
+double mmc_mean_wait(std::int64_t servers, double load) {
+  const double wait_probability = erlang_c(servers, load);
+  return wait_probability / (static_cast<double>(servers) - load);
+}
+
+double mmc_wait_survival(std::int64_t servers, double load, double t) {
+  need_mmc(servers, load);
+  need_finite_at_least("t", t, 0.0);
+  return erlang_c(servers, load) * std::exp(-(static_cast<double>(servers) - load) * t);
+}
+
 double retries_in_flight_load(double rate, double failure_prob, double mean_sleep, double mean_attempt) {
   need_finite_at_least("rate", rate, 0.0);
   if (!(failure_prob >= 0.0 && failure_prob <= 1.0))

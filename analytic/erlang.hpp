@@ -1,5 +1,5 @@
 #pragma once
-// Erlang's loss formula (docs/models.md §8, "Retries in flight"): c places, requests arriving as a
+// Erlang's loss formula (docs/models.md §7, "Retries in flight"): c places, requests arriving as a
 // Poisson stream of rate λ, each holding a place for a time of mean h, a request that finds every
 // place taken denied (not queued). With offered load a = λh the stationary number of places taken
 // is Poisson(a) truncated to {0..c}, and the fraction of requests denied is
@@ -20,6 +20,28 @@
 // Proof: proofs/Erlang.v: erlang_pi_sum
 // Proof: proofs/Erlang.v: erlang_b_recurrence
 // Proof: proofs/Erlang.v: erlang_b_bounds
+//
+// Erlang's delay formula (docs/models.md §7, "Erlang C"): c servers, one FCFS queue without limit,
+// requests arriving as a Poisson stream of rate λ, exponential service of rate μ, offered load
+// a = λ/μ < c (the M/M/c queue). In units of μ the number present is a birth–death chain, birth a in
+// every state, death min(k, c) in state k; detailed balance gives π_k ∝ a^k/k! for k <= c and
+// π_k = π_c·(a/c)^(k−c) above, a geometric tail that sums for a < c. An arrival waits with probability
+//   C(c, a) = P(N >= c) = c·B/(c − a(1 − B)),   B = B(c, a) (erlang_b above),
+// evaluated from B (no factorial, power or long sum; 0 <= C <= 1, C >= B, C(1, a) = a). In mean
+// service times the mean wait is E[W] = Σ_(k>=c) π_k (k − c + 1)/c = C/(c − a) (an arrival finding
+// k >= c present waits for k − c + 1 departures at rate c), and P(W > t) = C·e^(−(c − a)t): no wait
+// with probability 1 − C, else an exponential wait of rate c − a.
+// Assumptions: Poisson arrivals; exponential service independent of them; FCFS; steady state; a < c.
+// Proved (proofs/ErlangC.v): the stationary law by detailed balance, its geometric tail sum, that it
+// sums to 1, the identity C = c·B/(c − a(1 − B)) the code evaluates, E[W] = C/(c − a) from the sum
+// above, and ∫_0^∞ C·e^(−(c − a)t) dt = C/(c − a) (the survival law has the proved mean). Cited, not
+// proved: that a law in detailed balance summing to 1 is the chain's unique stationary law
+// (irreducible, positive recurrent for a < c); PASTA (Wolff 1982: an arrival sees π, so
+// P(wait) = P(N >= c)); that the wait of an arrival finding k >= c present is the sum of k − c + 1
+// independent exponentials of rate c (memorylessness, FCFS); and the exponential law of W derived
+// from it (a geometric number of such phases; Kleinrock, Queueing Systems vol. 1, 1975, §3.5).
+// k independent M/M/c queues behind random balancing: each sees a Poisson stream of rate λ/k (Poisson
+// thinning, cited), so each is an M/M/c queue of load a/k.
 #include <cstdint>
 
 namespace retrylab {
@@ -32,5 +54,16 @@ double erlang_b(std::int64_t places, double load);
 // rate·failure_prob, each holding its place for mean_sleep + mean_attempt. Throws InputError naming
 // the field: rate, mean_sleep >= 0 and mean_attempt > 0 finite, failure_prob in [0, 1].
 double retries_in_flight_load(double rate, double failure_prob, double mean_sleep, double mean_attempt);
+
+// C(c, a): the probability that an arrival waits in M/M/c; servers c >= 1 (an integer below 10^9),
+// load a in [0, c) finite. Throws InputError("servers" or "load", ...) outside those ranges.
+double erlang_c(std::int64_t servers, double load);
+
+// E[W] = C(c, a)/(c − a): the mean wait in queue in mean service times (ranges as erlang_c).
+double mmc_mean_wait(std::int64_t servers, double load);
+
+// P(W > t) = C(c, a)·e^(−(c − a)t) for t >= 0 finite in mean service times (P(W > 0) = C).
+// Throws InputError naming servers, load (as erlang_c) or t.
+double mmc_wait_survival(std::int64_t servers, double load, double t);
 
 }  // namespace retrylab
