@@ -42,6 +42,12 @@
 // from it (a geometric number of such phases; Kleinrock, Queueing Systems vol. 1, 1975, §3.5).
 // k independent M/M/c queues behind random balancing: each sees a Poisson stream of rate λ/k (Poisson
 // thinning, cited), so each is an M/M/c queue of load a/k.
+// Proof: proofs/ErlangC.v: mmc_detailed_balance
+// Proof: proofs/ErlangC.v: mmc_tail_sum
+// Proof: proofs/ErlangC.v: mmc_pi_sum
+// Proof: proofs/ErlangC.v: erlang_c_from_b
+// Proof: proofs/ErlangC.v: mmc_mean_wait_sum
+// Proof: proofs/ErlangC.v: mmc_wait_survival_integral
 #include <cstdint>
 
 namespace retrylab {
