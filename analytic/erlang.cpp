@@ -55,6 +55,7 @@ double mmc_mean_wait(std::int64_t servers, double load) {
 double mmc_wait_survival(std::int64_t servers, double load, double t) {
   need_mmc(servers, load);
   need_finite_at_least("t", t, 0.0);
+  // proofs/ErlangC.v: mmc_wait_survival_mixture
   return erlang_c(servers, load) * std::exp(-(static_cast<double>(servers) - load) * t);
 }
 

@@ -8,7 +8,9 @@
     (mmc_pi_sum). The probability of N >= c is C = c·B/(c − a(1 − B)), B = Erlang.v's erlang_b (the
     identity the code evaluates), and B <= C <= 1 (erlang_c_from_b). The mean wait in mean service
     times, Σ_(k>=c) π_k (k − c + 1)/c, is C/(c − a) (mmc_mean_wait_sum), and the survival law the
-    code returns, C·e^(−(c − a)t), integrates over [0, ∞) to that same mean
+    code returns, C·e^(−(c − a)t), is the mixture Σ_(j>=0) π_(c+j)·Σ_(i<=j) e^(−ct)(ct)^i/i! of the
+    waits of arrivals finding c + j present (mmc_wait_survival_mixture: a Cauchy product of the
+    geometric tail and the series of e^(at)), and integrates over [0, ∞) to that same mean
     (mmc_wait_survival_integral).
     Cited assumptions (theorems of queueing theory, not Coq axioms, not proved here):
     - detailed balance with a law summing to 1 makes that law the chain's unique stationary one
@@ -16,9 +18,10 @@
     - PASTA (Wolff 1982): a Poisson arrival sees the stationary law, so it waits with probability
       P(N >= c);
     - an arrival that finds k >= c present waits for k − c + 1 departures, each after an independent
-      exponential time of rate c (memorylessness, FCFS), so its mean wait is (k − c + 1)/c;
-    - the law P(W > t) = C·e^(−(c − a)t) derived from it (a geometric number of exponential phases is
-      exponential; Kleinrock, Queueing Systems vol. 1, 1975, §3.5): only its mean is checked here.
+      exponential time of rate c (memorylessness, FCFS), so its mean wait is (k − c + 1)/c and its
+      wait exceeds t with probability Σ_(i<=k−c) e^(−ct)(ct)^i/i! (the Erlang(k − c + 1, c)
+      survival: fewer than k − c + 1 events of a Poisson process of rate c in [0, t]; Kleinrock,
+      Queueing Systems vol. 1, 1975).
     Backs analytic erlang_c, mmc_mean_wait, mmc_wait_survival. *)
 From Coq Require Import Reals Lra Lia.
 From Coquelicot Require Import Coquelicot.
@@ -219,4 +222,53 @@ Proof.
     intros x y _ _ t _.
     replace (- ((INR c - a) / 2) * (2 * t - 0)) with (- (INR c - a) * t) by field. reflexivity.
   - rewrite Rmult_0_r, exp_0. field. lra.
+Qed.
+
+(** e^y = Σ_(i>=0) y^i/i! (Coquelicot's power series of exp). *)
+Lemma exp_series : forall y, is_series (fun i => y ^ i / INR (fact i)) (exp y).
+Proof.
+  intro y. pose proof (is_exp_Reals y) as H. unfold is_pseries in H.
+  refine (is_series_ext _ _ _ _ H). intro i. rewrite pow_n_pow.
+  unfold scal; simpl; unfold mult; simpl. reflexivity.
+Qed.
+
+(** The Cauchy product Σ_j Σ_(i<=j) (y^i/i!)·r^(j−i) = e^y/(1 − r) for 0 <= r < 1, y >= 0. *)
+Lemma exp_geom_product : forall r y, 0 <= r < 1 -> 0 <= y ->
+  is_series (fun j => sum_f_R0 (fun i => y ^ i / INR (fact i) * r ^ (j - i)) j) (exp y * / (1 - r)).
+Proof.
+  intros r y Hr Hy.
+  apply (is_series_mult_pos (fun i => y ^ i / INR (fact i)) (fun n => r ^ n)).
+  - apply exp_series.
+  - apply is_series_geom. rewrite Rabs_pos_eq; lra.
+  - intro i. unfold Rdiv. apply Rmult_le_pos; [apply pow_le; exact Hy |].
+    left. apply Rinv_0_lt_compat, fact_INR_pos.
+  - intro n. apply pow_le. lra.
+Qed.
+
+(** The exponential law of the wait from the mixture: an arrival finding c + j present waits for
+    j + 1 departures at rate c, an Erlang(j + 1, c) time, which exceeds t with probability
+    Σ_(i<=j) e^(−ct)(ct)^i/i!; then Σ_(j>=0) π_(c+j)·Σ_(i<=j) e^(−ct)(ct)^i/i! = C·e^(−(c − a)t). *)
+Theorem mmc_wait_survival_mixture : forall a c t, (0 < c)%nat -> 0 <= a < INR c -> 0 <= t ->
+  is_series (fun j => mmc_pi a c (c + j) *
+                      sum_f_R0 (fun i => exp (- (INR c * t)) * (INR c * t) ^ i / INR (fact i)) j)
+    (erlang_c a c * exp (- (INR c - a) * t)).
+Proof.
+  intros a c t Hc Ha Ht. assert (Hk : 0 < INR c) by (apply lt_0_INR; exact Hc).
+  pose proof (mmc_norm_pos a c Hc Ha) as Hz.
+  pose proof (ratio_bounds a c Hc Ha) as Hr.
+  set (r := a / INR c) in *. set (x := INR c * t).
+  assert (Hx : 0 <= r * x) by (unfold x; apply Rmult_le_pos; [lra | apply Rmult_le_pos; lra]).
+  set (K := erlang_w a c / mmc_norm a c * exp (- x)).
+  pose proof (is_series_scal_r K _ _ (exp_geom_product r (r * x) Hr Hx)) as H.
+  replace (erlang_c a c * exp (- (INR c - a) * t)) with (exp (r * x) * / (1 - r) * K).
+  - refine (is_series_ext _ _ _ _ H). intro j.
+    match goal with |- ?u = ?v => change (@eq R u v) end.
+    unfold mmc_pi. rewrite mmc_w_above by lia. replace (c + j - c)%nat with j by lia. fold r.
+    rewrite (Rmult_comm (sum_f_R0 _ j) K), scal_sum, scal_sum.
+    apply sum_eq. intros i Hi.
+    replace (r ^ j) with (r ^ i * r ^ (j - i)) by (rewrite <- pow_add; f_equal; lia).
+    rewrite Rpow_mult_distr. unfold K. pose proof (fact_INR_pos i). field. split; lra.
+  - rewrite <- (mmc_wait_prob_eq a c Hc Ha). unfold K, x, r.
+    replace (- (INR c - a) * t) with (a / INR c * (INR c * t) + - (INR c * t)) by (field; lra).
+    rewrite exp_plus. field. repeat split; lra.
 Qed.
