@@ -15,16 +15,13 @@ namespace retrylab::api {
 
 using Json = nlohmann::ordered_json;
 using montecarlo::Series;
-using montecarlo::SeriesQuantity;
-using Q = SeriesQuantity;
+using montecarlo::SeriesQuantityDef;
 
 namespace {
 
-const montecarlo::SeriesQuantityDef& def(Q q) {
-  return montecarlo::series_quantity_defs()[static_cast<std::size_t>(q)];
+std::string label(const SeriesQuantityDef& d, const montecarlo::TimeUnit& u) {
+  return fmt::format(fmt::runtime(d.label), u.plural());
 }
-const std::vector<MeanSummary>& values(const Series& s, Q q) { return s.values[static_cast<std::size_t>(q)]; }
-std::string label(Q q, const montecarlo::TimeUnit& u) { return fmt::format(fmt::runtime(def(q).label), u.plural()); }
 double t_of(const Series& s, std::int64_t k, const montecarlo::TimeUnit& u) {
   return u.out(montecarlo::Dim::time, static_cast<double>(k) * s.bin);
 }
@@ -82,17 +79,13 @@ void check_plot_path(const std::string& file, Spelling how) {
     throw InputError(spelled("plot", how), "must not hold a control character (gnuplot cannot name such a file)");
 }
 
-std::vector<SeriesQuantity> shown_series(const montecarlo::Scenario& s) {
-  std::vector<Q> out{Q::offered, Q::attempts, Q::successes, Q::failures};
-  if (s.admission.limit > 0) out.push_back(Q::rejected);
-  if (s.client.budget != 0) out.push_back(Q::retries_denied);
-  if (s.client.breaker != 0) {
-    out.push_back(Q::refused);
-    out.push_back(Q::breaker_open);
-  }
-  for (const Q q :
-       {Q::lost, Q::backlog, Q::in_flight, Q::server_queue, Q::latency_p50, Q::latency_p99, Q::latency_p999})
-    out.push_back(q);
+std::vector<std::size_t> shown_series(const Series& series, const montecarlo::Scenario& s) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < series.quantities.size(); ++i)
+    if (series.quantities[i].shown == nullptr || series.quantities[i].shown(s)) out.push_back(i);
+  std::stable_sort(out.begin(), out.end(), [&](std::size_t a, std::size_t b) {
+    return series.quantities[a].column < series.quantities[b].column;
+  });
   return out;
 }
 
@@ -104,17 +97,17 @@ Json series_json(const Series& series, const montecarlo::TimeUnit& u) {
   for (std::int64_t k = 0; k < series.bins; ++k) t.push_back(t_of(series, k, u));
   j["t"] = std::move(t);
   Json qs = Json::object();
-  for (int i = 0; i < montecarlo::series_quantities; ++i) {
-    const auto q = static_cast<Q>(i);
+  for (std::size_t i = 0; i < series.quantities.size(); ++i) {
+    const SeriesQuantityDef& d = series.quantities[i];
     Json mean = Json::array(), lo = Json::array(), hi = Json::array(), n = Json::array();
-    for (const MeanSummary& m : values(series, q)) {
-      mean.push_back(number(u.out(def(q).dim, m.mean)));
-      lo.push_back(number(u.out(def(q).dim, m.ci95.lo)));
-      hi.push_back(number(u.out(def(q).dim, m.ci95.hi)));
+    for (const MeanSummary& m : series.values[i]) {
+      mean.push_back(number(u.out(d.dim, m.mean)));
+      lo.push_back(number(u.out(d.dim, m.ci95.lo)));
+      hi.push_back(number(u.out(d.dim, m.ci95.hi)));
       n.push_back(m.n);
     }
-    qs[std::string(def(q).key)] = {
-        {"label", label(q, u)},    {"unit", def(q).dim == montecarlo::Dim::time ? u.plural() : "count"},
+    qs[std::string(d.key)] = {
+        {"label", label(d, u)},    {"unit", d.dim == montecarlo::Dim::time ? u.plural() : "count"},
         {"mean", std::move(mean)}, {"lo", std::move(lo)},
         {"hi", std::move(hi)},     {"n", std::move(n)}};
   }
@@ -124,15 +117,15 @@ Json series_json(const Series& series, const montecarlo::TimeUnit& u) {
 
 std::string series_csv(const Series& series, const montecarlo::TimeUnit& u) {
   std::string out = "t";
-  for (const auto& d : montecarlo::series_quantity_defs()) out += fmt::format(",{0},{0}_lo,{0}_hi", d.key);
+  for (const auto& d : series.quantities) out += fmt::format(",{0},{0}_lo,{0}_hi", d.key);
   out += '\n';
   for (std::int64_t k = 0; k < series.bins; ++k) {
     out += csv_number(t_of(series, k, u));
-    for (int i = 0; i < montecarlo::series_quantities; ++i) {
-      const auto q = static_cast<Q>(i);
-      const MeanSummary& m = values(series, q)[static_cast<std::size_t>(k)];
-      out += fmt::format(",{},{},{}", csv_number(u.out(def(q).dim, m.mean)), csv_number(u.out(def(q).dim, m.ci95.lo)),
-                         csv_number(u.out(def(q).dim, m.ci95.hi)));
+    for (std::size_t i = 0; i < series.quantities.size(); ++i) {
+      const montecarlo::Dim dim = series.quantities[i].dim;
+      const MeanSummary& m = series.values[i][static_cast<std::size_t>(k)];
+      out += fmt::format(",{},{},{}", csv_number(u.out(dim, m.mean)), csv_number(u.out(dim, m.ci95.lo)),
+                         csv_number(u.out(dim, m.ci95.hi)));
     }
     out += '\n';
   }
@@ -141,7 +134,7 @@ std::string series_csv(const Series& series, const montecarlo::TimeUnit& u) {
 
 std::string series_table(const Series& series, const ResolvedScenario& s, const std::vector<double>& collapses) {
   const montecarlo::TimeUnit& u = s.unit;
-  const std::vector<Q> shown = shown_series(s.scenario);
+  const std::vector<std::size_t> shown = shown_series(series, s.scenario);
   std::string out = fmt::format("\nseries: mean over the runs per bin of {} {} ({} or {} for the 95% intervals)\n",
                                 u.out(montecarlo::Dim::time, series.bin), u.plural(), spelled("json", Spelling::flag),
                                 spelled("csv", Spelling::flag));
@@ -151,12 +144,14 @@ std::string series_table(const Series& series, const ResolvedScenario& s, const 
         "stopped run is left out of the means after it\n",
         s.scenario.measurement.collapse);
   out += fmt::format("{:>12}", "t");
-  for (const Q q : shown) out += fmt::format(" {:>12}", def(q).key.substr(0, 12));
+  for (const std::size_t q : shown) out += fmt::format(" {:>12}", series.quantities[q].key.substr(0, 12));
   if (!collapses.empty()) out += fmt::format(" {:>12}", "collapsed");
   out += '\n';
   for (std::int64_t k = 0; k < series.bins; ++k) {
     out += fmt::format("{:>12}", table_number(t_of(series, k, u), Digits::bin_start));
-    for (const Q q : shown) out += fmt::format(" {:>12}", fmt_num(u.out(def(q).dim, values(series, q)[k].mean)));
+    for (const std::size_t q : shown)
+      out += fmt::format(" {:>12}",
+                         fmt_num(u.out(series.quantities[q].dim, series.values[q][static_cast<std::size_t>(k)].mean)));
     if (!collapses.empty()) {
       const double end = static_cast<double>(k + 1) * series.bin;
       const auto stopped = std::count_if(collapses.begin(), collapses.end(), [end](double t) { return t < end; });
@@ -171,13 +166,13 @@ void plot_series(const Series& series, const ResolvedScenario& s, const std::fil
   check_plot_path(file.string(), Spelling::flag);
   const std::string ext = file.extension().string();
   const montecarlo::TimeUnit& u = s.unit;
-  const std::vector<Q> shown = shown_series(s.scenario);
+  const std::vector<std::size_t> shown = shown_series(series, s.scenario);
   std::vector<std::vector<double>> rows;
   for (std::int64_t k = 0; k < series.bins; ++k) {
     std::vector<double> r{t_of(series, k, u) + 0.5 * u.out(montecarlo::Dim::time, series.bin)};  // bin centre
-    for (const Q q : shown) {
-      const MeanSummary& m = values(series, q)[static_cast<std::size_t>(k)];
-      for (const double x : {m.mean, m.ci95.lo, m.ci95.hi}) r.push_back(u.out(def(q).dim, x));
+    for (const std::size_t q : shown) {
+      const MeanSummary& m = series.values[q][static_cast<std::size_t>(k)];
+      for (const double x : {m.mean, m.ci95.lo, m.ci95.hi}) r.push_back(u.out(series.quantities[q].dim, x));
     }
     rows.push_back(std::move(r));
   }
@@ -204,7 +199,7 @@ void plot_series(const Series& series, const ResolvedScenario& s, const std::fil
   gp += fmt::format("set xlabel {}\n", papers::gp_quote(fmt::format("time ({})", u.plural())));
   for (std::size_t i = 0; i < shown.size(); ++i) {
     const int c = 2 + 3 * static_cast<int>(i);
-    gp += fmt::format("set title {}\n", papers::gp_quote(label(shown[i], u)));
+    gp += fmt::format("set title {}\n", papers::gp_quote(label(series.quantities[shown[i]], u)));
     gp += fmt::format(
         "plot $series using 1:{}:{} with filledcurves fc rgb '#9ecae1' fs transparent solid 0.5 noborder, "
         "$series using 1:{} with lines lw 1.5 lc rgb '#08519c'\n",

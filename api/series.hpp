@@ -2,9 +2,9 @@
 // What happens over time (docs/cli.md "simulate --series", docs/models.md §5 "Over time"): the
 // documents a time series goes out as, in the user's unit. Bins are [k·bin, (k+1)·bin) from 0 to the
 // horizon; each quantity's value in a bin is the mean over the runs defined there with its 95%
-// interval (montecarlo/series.hpp). The JSON and CSV always carry all the quantities, in one order;
-// the table and the figure show those the scenario can move (a rejection needs a limit, a refusal a
-// breaker).
+// interval (montecarlo/series.hpp). The JSON and CSV always carry all the series' quantities (the
+// core's and its build's components'), in rank order; the table and the figure show those the
+// scenario can move, in column order.
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -22,8 +22,10 @@ double series_bin(double width, const ResolvedScenario& s, Spelling how);
 // A figure's path ends .svg or .png (InputError naming "plot" as `how` spells it).
 void check_plot_path(const std::string& file, Spelling how);
 
-// The quantities the scenario can move, in output order.
-std::vector<montecarlo::SeriesQuantity> shown_series(const montecarlo::Scenario& s);
+// The slots of the series' quantities the scenario can move (each quantity's own shown rule, as its
+// owner declared it: a rejection needs a limit, a refusal a component that refuses locally), in the
+// table's and figure's order (their columns).
+std::vector<std::size_t> shown_series(const montecarlo::Series& series, const montecarlo::Scenario& s);
 
 // {"bin", "bins", "t" (bin starts), "quantities": {key: {"label", "unit", "mean", "lo", "hi", "n"}}}.
 nlohmann::ordered_json series_json(const montecarlo::Series& series, const montecarlo::TimeUnit& u);

@@ -19,6 +19,7 @@
 // DeadlineCancel (its deadline lane).
 #include <algorithm>
 #include <array>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -146,15 +147,68 @@ static_assert(
     }(),
     "two component metrics share a key or a rank");
 
+// The parts list whose slots a build's results use: FullParts for every build of its components
+// (plain, lean, full: one meaning per slot), else the build's own list (a test's, with a component
+// of its own: tests/montecarlo/toy_component_test.cpp).
+template <class P>
+struct universe_of;
+template <class... Cs>
+struct universe_of<Parts<Cs...>> {
+  using type = std::conditional_t<(FullParts::has<Cs> && ...), FullParts, Parts<Cs...>>;
+};
+template <class P>
+using universe_t = typename universe_of<P>::type;
+
+// The time-series quantities (montecarlo/series.hpp) of a parts list: the core's and every
+// component's (its `series`), in rank order: slot i of a run's series is defs[i]. Component C's k-th
+// quantity is slot slot<C>(k). FullParts' table is the series registry.
+template <class P>
+struct series_table;
+template <class... Cs>
+struct series_table<Parts<Cs...>> {
+  static constexpr std::size_t count = std::size(core_series) + (std::size(Cs::series) + ... + 0);
+  static constexpr std::array<SeriesQuantityDef, count> defs = [] {
+    std::array<SeriesQuantityDef, count> out{};
+    std::size_t i = 0;
+    for (SeriesQuantityDef d : core_series) {
+      if (d.shown == nullptr) d.shown = [](const Scenario& s) { return Parts<Cs...>::refuses_locally(s); };
+      out[i++] = d;
+    }
+    ((std::copy(Cs::series.begin(), Cs::series.end(), out.begin() + static_cast<std::ptrdiff_t>(i)),
+      i += std::size(Cs::series)),
+     ...);
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.rank < b.rank; });
+    return out;
+  }();
+  template <class C>
+  static constexpr std::size_t slot(std::size_t k) {
+    for (std::size_t i = 0; i < count; ++i)
+      if (defs[i].rank == C::series[k].rank) return i;
+    return count;
+  }
+  static_assert(
+      [] {
+        for (std::size_t i = 1; i < count; ++i)
+          if (defs[i].rank == defs[i - 1].rank) return false;
+        for (std::size_t i = 0; i < count; ++i)
+          for (std::size_t k = i + 1; k < count; ++k)
+            if (defs[i].key == defs[k].key || defs[i].column == defs[k].column) return false;
+        return true;
+      }(),
+      "two series quantities share a key, a rank or a column");
+};
+
 // A run's result: the core's part, every component metric at its value for a run without the
-// component, then each component of the build writes its own.
+// component, then each component of the build writes its own (in its universe's slots).
 template <class E, class P>
 void fill_metrics(E& e, P& parts, RunResult& r, double stop) {
-  const auto& defs = component_metrics::defs;
+  using table = metric_table<universe_t<P>>;
+  static_assert(table::count <= max_component_metrics, "raise max_component_metrics (result.hpp)");
+  const auto& defs = table::defs;
   for (std::size_t i = 0; i < defs.size(); ++i) r.extra[i] = defs[i].when_absent(r);
   parts.each([&](auto& p) {
     using C = std::decay_t<decltype(p)>;
-    p.report(e, static_cast<const RunResult&>(r), stop, MetricOut{r.extra.data() + component_metrics::offset<C>});
+    p.report(e, static_cast<const RunResult&>(r), stop, MetricOut{r.extra.data() + table::template offset<C>});
   });
 }
 

@@ -18,6 +18,15 @@
 //  - decides_service: it draws each attempt's service requirement (then: double service_time(E&)).
 //  - cancels: it may cancel an attempt in service (E::cancel), so the core skips cancelled ends; or
 //    one queued at the server (E::withdraw) or its client's wait only (E::orphan).
+//  - refuses_locally(s): on in s, it may refuse a call at the decision's send step (a `refused`
+//    outcome: no attempt), so the series shows `refused` and check_scenario asks a client on strategy
+//    none for max_attempts (it would retry at one instant forever).
+//  - sends_several: it may keep several attempts of a request in flight (hedging); then every other
+//    component s turns on must declare allows_several_in_flight(s) (default false, so a new component
+//    that counts on one attempt per request is safe: check_scenario refuses the combination).
+//  - shows_controls: when it is on, outputs show the controls' metrics (shown::controls).
+//  - series: the time-series quantities it adds (SeriesQuantityDef, montecarlo/metric.hpp; registered
+//    as metrics are: every series output carries them), told through E::tell_series<C>(k, value).
 // Hooks (all no-ops here; E is the engine, whose public part is the components' view of the core).
 // Every hook of an inactive component returns at once; a hook returning bool is folded in list order
 // with short-circuit (&& for accepts_arrival, admits, on_reply; || for holds_back, carries, keeps_client). What
@@ -27,6 +36,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -121,6 +131,11 @@ struct Component {
   static constexpr unsigned lanes = 0;
   static constexpr bool decides_service = false;  // then: double service_time(E&)
   static constexpr bool cancels = false;          // it may call E::cancel(j)
+  static bool refuses_locally(const Scenario& /*s*/) noexcept { return false; }
+  static constexpr bool sends_several = false;
+  static bool allows_several_in_flight(const Scenario& /*s*/) noexcept { return false; }
+  static constexpr bool shows_controls = false;
+  static constexpr std::array<SeriesQuantityDef, 0> series{};
   // Its parameters: rows of the field table (montecarlo/fields.hpp), each reading its member of Scenario.
   static constexpr std::array<Field, 0> fields{};
   // Its metrics (montecarlo/metric.hpp), which report() writes in this order.
@@ -282,6 +297,16 @@ struct ComposedJob : CoreJobState, job_state_of<Cs>::type... {};
 template <class... Cs>
 struct ComposedClient : client_state_of<Cs>::type... {};
 
+// The name a rule uses for component C: its first field's (a component without fields: "").
+template <class C>
+constexpr std::string_view field_name_of() noexcept {
+  if constexpr (std::size(C::fields) > 0) {
+    return C::fields[0].name;
+  } else {
+    return {};
+  }
+}
+
 // A build's components, in hook order. Every fold below is over the list in order.
 template <class... Cs>
 class Parts {
@@ -363,6 +388,26 @@ class Parts {
   }
   static bool allow_one_event(const Scenario& s) noexcept {
     return ((!Cs::active(s) || Cs::allows_one_event(s)) && ...);
+  }
+  // Whether a component s turns on may refuse a call locally / shows the controls' metrics.
+  static bool refuses_locally(const Scenario& s) noexcept { return ((Cs::active(s) && Cs::refuses_locally(s)) || ...); }
+  static bool shows_controls(const Scenario& s) noexcept { return ((Cs::shows_controls && Cs::active(s)) || ...); }
+  // The first field of the first component s turns on that may refuse a call locally ("" when none).
+  static std::string_view first_refusing(const Scenario& s) noexcept {
+    std::string_view out;
+    ((out.empty() && Cs::active(s) && Cs::refuses_locally(s) ? (out = field_name_of<Cs>(), 0) : 0), ...);
+    return out;
+  }
+  // With a component on that sends several attempts of a request, the first field of the first other
+  // component s turns on that does not allow them ("" when none, or when none sends several).
+  static std::string_view one_in_flight_only(const Scenario& s) noexcept {
+    if (!((Cs::sends_several && Cs::active(s)) || ...)) return {};
+    std::string_view out;
+    ((out.empty() && !Cs::sends_several && Cs::active(s) && !Cs::allows_several_in_flight(s)
+          ? (out = field_name_of<Cs>(), 0)
+          : 0),
+     ...);
+    return out;
   }
 
  private:

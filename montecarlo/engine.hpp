@@ -34,14 +34,14 @@
 // Observer: sees every arrival, send (on_start), receipt (on_end) and, if it declares them, on_sleep
 // (client, retry, sleep) and the full tier's server-view hooks: on_admit(t, admitted, limit),
 // on_reject(attempt, client, t, retry_after), on_service_start(attempt, row, t), on_service(attempt,
-// row, start, end, success), on_timeout(attempt, client, t), on_give_up(client, t), on_retry_denied
-// (client, t) when its budget refuses a retry (just before its on_give_up), on_cancel(attempt, client,
-// t) when a component cancels an attempt (hedging, a deadline that cancels: in service, queued, or
-// for its client only; then no on_end); and the hooks a time
+// row, start, end, success), on_timeout(attempt, client, t), on_give_up(client, t), on_cancel(attempt,
+// client, t) when a component cancels an attempt (hedging, a deadline that cancels: in service, queued,
+// or for its client only; then no on_end); and the hooks a time
 // series reads (montecarlo/series.hpp), in any tier: on_refused(client, t) when a call is refused
-// locally, on_leave(client, t) when a client leaves, on_succeeded(client, t, latency), on_rejection(t)
-// from the limit, on_breaker(t, open) from a shared breaker, and on_reach(t) / on_release(t) when an
-// attempt reaches the server / leaves it after admission (full tier: with on_rejection, the count
+// locally, on_leave(client, t) when a client leaves, on_succeeded(client, t, latency), on_series(slot,
+// t, value) when a component's series quantity moves (tell_series: the limit's rejections, the
+// budget's denied retries, a shared breaker open or closed), and on_reach(t) / on_release(t) when an
+// attempt reaches the server / leaves it after admission (full tier: with on_reject, the count
 // of attempts the server holds, queued or in service). NullObserver compiles to
 // nothing. Faults (faults.hpp): NoFaults compiles every planted fault away.
 // Also optional: on_outcome(client, outcome), the completed outcome record (full tier; before on_end).
@@ -155,6 +155,14 @@ class Engine {
   const Scenario& scenario() const noexcept { return s_; }
   const Faults& faults() const noexcept { return faults_; }
   Observer& observer() noexcept { return observer_; }
+  // Component C's k-th series quantity (its `series`) moves now: a count by `value`, a level to
+  // `value`. Told to an observer that keeps series (on_series(slot, t, value); slot: its place in the
+  // series table of the build's universe, builds.hpp); compiled away for any other.
+  template <class C>
+  void tell_series(std::size_t k, double value) {
+    if constexpr (requires { observer_.on_series(std::size_t{0}, 0.0, 0.0); })
+      observer_.on_series(series_table<universe_t<P>>::template slot<C>(k), t_, value);
+  }
   P& parts() noexcept { return parts_; }
   Job& job(std::int32_t j) noexcept { return jobs_[j]; }
   JobExtra& extra(std::int32_t j) noexcept { return jobs_.extra(j); }

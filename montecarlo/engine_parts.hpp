@@ -356,6 +356,28 @@ class IntervalUnion {
   std::vector<Piece> pieces_;
 };
 
+// The core's time-series quantities (montecarlo/series.hpp), counted by the series observer from the
+// core's own hooks; the components add theirs (their `series` arrays). `refused` is shown when a
+// component the scenario turns on may refuse a call locally (its shown rule is set per parts list:
+// builds.hpp's series_table). Ranks and columns leave room for the components' between them.
+inline constexpr bool series_always(const Scenario& /*s*/) { return true; }
+inline constexpr SeriesQuantityDef core_series[] = {
+    {"offered", "requests arriving (per bin)", Dim::count, 0, 0, series_always},
+    {"attempts", "attempts sent (per bin)", Dim::count, 10, 10, series_always},
+    {"successes", "requests answered (per bin)", Dim::count, 20, 20, series_always},
+    {"failures", "attempts that failed (per bin)", Dim::count, 30, 30, series_always},
+    {"refused", "calls refused locally (per bin)", Dim::count, 60, 60, nullptr},
+    {"lost", "requests lost (per bin)", Dim::count, 80, 80, series_always},
+    {"backlog", "clients waiting (mean over the bin)", Dim::count, 90, 90, series_always},
+    {"in_flight", "attempts in flight (mean over the bin)", Dim::count, 100, 100, series_always},
+    {"latency_p50", "median latency of the bin's answered requests ({})", Dim::time, 110, 110, series_always},
+    {"latency_p99", "99th percentile latency of the bin's answered requests ({})", Dim::time, 120, 120, series_always},
+    {"latency_p999", "99.9th percentile latency of the bin's answered requests ({})", Dim::time, 130, 130,
+     series_always},
+    {"server_queue", "attempts at the server, queued or in service (mean over the bin)", Dim::count, 140, 105,
+     series_always},
+};
+
 // An observer hook the one-event shortcut (engine.hpp) knows before its time: held until every
 // event before it has been told. rank orders hooks of one instant as the four-event loop does
 // (a reply reaching its client, with the sleep it chose, before a send); seq keeps the rest in the

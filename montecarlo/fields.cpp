@@ -228,13 +228,28 @@ bool in_range(const Field& f, double v) {
 std::span<const Field> scenario_fields() noexcept { return table(); }
 
 namespace {
+// A component that keeps several attempts of a request in flight (sends_several: hedging) is
+// refused, before its own rules, beside one that counts on one (allows_several_in_flight).
+template <class P, class C>
+void check_one(const Scenario& s) {
+  if constexpr (C::sends_several) {
+    const std::string_view other = P::one_in_flight_only(s);
+    if (!other.empty())
+      throw InputError(std::string(detail::field_name_of<C>()),
+                       fmt::format("cannot combine with `{}`: it counts on one attempt of a request in flight, "
+                                   "and this sends several",
+                                   other));
+  }
+  C::check(s);
+}
 template <class... Cs>
 void check_each(const Scenario& s, detail::Parts<Cs...>* /*all*/) {
-  (Cs::check(s), ...);
+  (check_one<detail::Parts<Cs...>, Cs>(s), ...);
 }
 }  // namespace
 
 void check_component_rules(const Scenario& s) { check_each(s, static_cast<detail::FullParts*>(nullptr)); }
+std::string_view first_refusing_component(const Scenario& s) { return detail::FullParts::first_refusing(s); }
 
 bool field_shown(const Field& f, const Scenario& s) {
   switch (f.presence) {

@@ -96,6 +96,9 @@ std::span<const Field> scenario_fields() noexcept;
 // Every component's rules between its parameters and the rest of the scenario (its check(s)), in
 // the order of the full build's list (montecarlo/builds.hpp). check_scenario calls it.
 void check_component_rules(const Scenario& s);
+// The first field of the first component s turns on that may refuse a call locally (its
+// refuses_locally trait, component.hpp), or "" when none may.
+std::string_view first_refusing_component(const Scenario& s);
 // Whether canonical() prints f for s (Presence above), and the value it prints.
 bool field_shown(const Field& f, const Scenario& s);
 double field_value(const Field& f, const Scenario& s);

@@ -39,6 +39,24 @@ struct MetricDef {
   bool integer = false;  // a count: every per-run value is a whole number (records write it as one)
 };
 
+// A quantity of a time series (montecarlo/series.hpp, docs/models.md §5 "Over time"), as its owner
+// declares it (the core for the counts it keeps, a component in its `series` array): a count (the
+// events told in each bin: E::tell_series<C>(k, 1)) or a level (a value held from the moment it is
+// told, averaged over each bin: a breaker open, 1, or closed, 0). rank orders the series' JSON and
+// CSV, column its table and figure; neither ever changes for an existing quantity (a new one takes
+// numbers no other has), so every output keeps its order.
+enum class SeriesKind { count, level };
+struct SeriesQuantityDef {
+  std::string_view key;
+  std::string_view label;  // "{}": the unit (plural for times)
+  Dim dim;                 // count (per bin, or a time-average of a count), time
+  int rank = 0;
+  int column = 0;
+  // Whether the table and the figure show it for scenario s (the JSON and CSV carry every quantity).
+  bool (*shown)(const Scenario& s) = nullptr;
+  SeriesKind kind = SeriesKind::count;
+};
+
 // When outputs show a metric: the groups docs/models.md §5 names.
 namespace shown {
 bool always(const Scenario& s, bool server_engine);

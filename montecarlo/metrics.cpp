@@ -13,10 +13,9 @@ namespace retrylab::montecarlo {
 
 namespace {
 
-bool shows_controls(const Scenario& s) {
-  return s.client.budget != 0 || s.client.breaker != 0 || s.failures.failure_prob > 0.0 ||
-         s.failures.outage_end > 0.0 || !std::isinf(s.client.deadline);
-}
+// A component that declares shows_controls is on (the budget, the breaker, injected failures, a
+// deadline).
+bool shows_controls(const Scenario& s) { return detail::FullParts::shows_controls(s); }
 
 // The core's metrics and every component's (builds.hpp: in FullParts order, slot by slot), sorted by rank.
 std::vector<Metric> make_registry() {

@@ -10,6 +10,7 @@
 #include "montecarlo/entry.hpp"
 #include "montecarlo/observed_run.hpp"
 #include "montecarlo/parallel_runs.hpp"
+#include "montecarlo/series.hpp"
 
 namespace retrylab::montecarlo {
 
@@ -35,7 +36,9 @@ class DetailObserver {
     if (success) ended(end, false);
   }
   void on_give_up(std::int64_t /*client*/, double t) { ended(t, true); }
-  void on_retry_denied(std::int64_t /*client*/, double t) noexcept {
+  // The budget's series quantity retries_denied (E::tell_series): a retry it refused.
+  void on_series(std::size_t slot, double t, double /*value*/) noexcept {
+    if (slot != static_cast<std::size_t>(SeriesQuantity::retries_denied)) return;
     if (o_.outage && t >= start_ && t < end_ && std::isnan(first_denied_)) first_denied_ = t;
   }
 

@@ -121,11 +121,11 @@ void check_scenario(const Scenario& s) {
                      fmt::format("must be > 0 with budget={} breaker={}: their windows are in ms (give "
                                  "`unit=ms` or s with `attempt_duration`)",
                                  budget_preset_names[o.client.budget], breaker_preset_names[o.client.breaker]));
-  const bool local_rejects =
-      o.client.breaker != 0 || std::string_view(budget_preset_names[o.client.budget]) == "sre-adaptive";
+  // The first component on that may refuse a call locally (its refuses_locally trait).
+  const std::string_view local_rejects = first_refusing_component(s);
   // A deadline does not end this: the clock never moves past the instant the retries repeat at.
-  if (local_rejects && some_none && s.client.retries && o.client.max_attempts == 0)
-    throw InputError(o.client.breaker != 0 ? "breaker" : "budget",
+  if (!local_rejects.empty() && some_none && s.client.retries && o.client.max_attempts == 0)
+    throw InputError(std::string(local_rejects),
                      "needs max_attempts > 0 when clients on strategy none can be rejected locally: "
                      "they would retry at one instant forever (a deadline never comes)");
   if (instant_reject && some_none && s.client.retries)

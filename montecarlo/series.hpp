@@ -14,6 +14,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -26,16 +27,19 @@ namespace retrylab::montecarlo {
 
 inline constexpr std::int64_t max_series_bins = 1'000'000;
 
-// The quantities of a series, in output order.
+// The quantities of the standard builds' series, in output order (the series registry: the core's
+// and every component's quantities by rank, builds.hpp's series_table over FullParts): each name is
+// its slot. A component adds a quantity in its `series` array (SeriesQuantityDef, metric.hpp), not
+// here; a name here is only for code that reads one (a test, a study's record).
 enum class SeriesQuantity : int {
   offered,         // clients (requests) arriving in the bin
   attempts,        // attempts sent
   successes,       // requests answered, once each (goodput: successes per bin; a hedge's late reply is not one)
   failures,        // attempts that failed (a conflict, an injected failure, a rejection, a timeout)
-  rejected,        // attempts the server's limit rejected
-  retries_denied,  // retries a budget refused
-  refused,         // calls a breaker or adaptive throttling refused locally (unsent)
-  breaker_open,    // the share of the bin the (shared) breaker was open
+  rejected,        // attempts the server's limit rejected (the limit's)
+  retries_denied,  // retries a budget refused (the budget's)
+  refused,         // calls refused locally (unsent): a breaker, adaptive throttling
+  breaker_open,    // the share of the bin the (shared) breaker was open (the breaker's)
   lost,            // requests given up
   backlog,         // clients waiting (time-average over the bin)
   in_flight,       // attempts in flight (time-average over the bin)
@@ -46,27 +50,25 @@ enum class SeriesQuantity : int {
 };
 inline constexpr int series_quantities = 15;
 
-struct SeriesQuantityDef {
-  std::string_view key;
-  std::string_view label;  // "{}": the unit (plural for times)
-  Dim dim;                 // count (per bin, or a time-average of a count), time
-};
-const std::array<SeriesQuantityDef, series_quantities>& series_quantity_defs();
+// The series registry (every quantity of the standard builds, in output order by rank).
+std::span<const SeriesQuantityDef> series_quantity_defs();
 
-// One run's series: values[q][k] for quantity q in bin k (NaN: undefined for this run), and the run's
-// request latency percentiles p50, p99, p99.9 (of the requests answered in [warmup, end of the
-// series), P² estimates: montecarlo/p_square.hpp; NaN when none was answered).
+// One run's series: values[q][k] for quantity q (its slot) in bin k (NaN: undefined for this run),
+// and the run's request latency percentiles p50, p99, p99.9 (of the requests answered in [warmup,
+// end of the series), P² estimates: montecarlo/p_square.hpp; NaN when none was answered).
 struct RunSeries {
-  std::array<std::vector<double>, series_quantities> values;
+  std::vector<std::vector<double>> values;
   std::array<double, 3> latency{};
 };
 inline constexpr std::array<double, 3> run_latency_percentiles = {0.50, 0.99, 0.999};
 
-// Every run's series reduced in run-index order: per quantity, per bin.
+// Every run's series reduced in run-index order: per quantity, per bin. quantities: what each slot
+// is (the registry of the build that made it), so every output of a series loops over it.
 struct Series {
   double bin = 0.0;  // attempt-durations
   std::int64_t bins = 0;
-  std::array<std::vector<MeanSummary>, series_quantities> values;
+  std::vector<SeriesQuantityDef> quantities;
+  std::vector<std::vector<MeanSummary>> values;
 };
 
 // The number of bins of width `bin` over [0, end): ceil(end / bin). InputError("series") when bin is

@@ -142,6 +142,7 @@ class AdaptiveRate : public Component {
                 .when_absent = absent::undefined,
                 .hi = 1.0}};
   static bool active(const Scenario& s) noexcept { return s.client.adaptive_rate; }
+  static bool allows_several_in_flight(const Scenario& /*s*/) noexcept { return true; }
   static void check(const Scenario& s) {
     if (!s.client.adaptive_rate) return;
     if (!(s.client.attempt_ms > 0.0))

@@ -86,6 +86,11 @@ class Breaker : public Component {
             .meaning = "breaker: probes admitted when half-open (0 = the preset's)",
             .access = member<&Scenario::client, &ClientPolicy::breaker_half_open_calls>()}};
   static bool active(const Scenario& s) noexcept { return s.client.breaker != 0; }
+  static bool refuses_locally(const Scenario& /*s*/) noexcept { return true; }
+  static constexpr bool shows_controls = true;
+  static constexpr std::array series{SeriesQuantityDef{"breaker_open", "share of the bin the breaker was open",
+                                                       Dim::count, 70, 70, [](const Scenario& s) { return active(s); },
+                                                       SeriesKind::level}};
   // The rules between its parameters and the rest of the scenario (InputError naming the field).
   static void check(const Scenario& s) {
     if (!s.client.retries && s.client.breaker != 0)
@@ -170,17 +175,14 @@ class Breaker : public Component {
   }
 
  private:
-  // An observer that follows the shared breaker (time series) hears when it opens (open or
-  // half-open: refusing calls) and when it closes.
+  // Its series quantity (breaker_open) hears when the shared breaker opens (open or half-open:
+  // refusing calls) and when it closes.
   template <class E>
   void tell_state(E& e) {
-    auto& observer = e.observer();
-    if constexpr (requires { observer.on_breaker(0.0, true); }) {
-      if (per_client_) return;
-      const bool open = breaker_.state() != BreakerState::closed;
-      if (open != told_open_) observer.on_breaker(e.now(), open);
-      told_open_ = open;
-    }
+    if (per_client_) return;
+    const bool open = breaker_.state() != BreakerState::closed;
+    if (open != told_open_) e.template tell_series<Breaker>(0, open ? 1.0 : 0.0);
+    told_open_ = open;
   }
   // Client c's breaker: the shared one, or its own.
   CircuitBreaker& of(std::int32_t c) noexcept { return per_client_ ? clients_[static_cast<std::size_t>(c)] : breaker_; }

@@ -92,6 +92,12 @@ class Budget : public Component {
                        "is allowed while the tokens are > bucket_threshold)",
             .access = member<&Scenario::client, &ClientPolicy::bucket_charge>()}};
   static bool active(const Scenario& s) noexcept { return s.client.budget != 0; }
+  static bool refuses_locally(const Scenario& s) { return budget_of(s.client).kind == BudgetKind::adaptive; }
+  static bool allows_several_in_flight(const Scenario& /*s*/) noexcept { return true; }
+  static constexpr bool shows_controls = true;
+  static constexpr std::array series{SeriesQuantityDef{"retries_denied", "retries the budget refused (per bin)",
+                                                       Dim::count, 50, 50,
+                                                       [](const Scenario& s) { return active(s); }}};
   // The rules between its parameters and the rest of the scenario (InputError naming the field).
   static void check(const Scenario& s) {
     if (!s.client.retries && s.client.budget != 0)
@@ -172,9 +178,7 @@ class Budget : public Component {
       const RetryGrant grant = of(d.client).try_retry(e.now() * ms_, d.outcome->kind == OutcomeKind::timeout);
       if (!grant.allowed) {
         ++denied_;
-        auto& observer = e.observer();
-        if constexpr (requires { observer.on_retry_denied(std::int64_t{0}, 0.0); })
-          observer.on_retry_denied(e.client(d.client).serial, e.now());
+        e.template tell_series<Budget>(0, 1.0);
         d.verb = Verb::give_up;
         return;
       }

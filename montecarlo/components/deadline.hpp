@@ -25,6 +25,7 @@ class Deadline : public Component {
                  "it later gives up (lost), or none",
       .access = member<&Scenario::client, &ClientPolicy::deadline>()}};
   static bool active(const Scenario& s) noexcept { return s.client.deadline < inf; }
+  static constexpr bool shows_controls = true;
   // The rules between its parameters and the rest of the scenario (InputError naming the field).
   static void check(const Scenario& s) {
     if (!s.client.retries && s.client.deadline != ClientPolicy{}.deadline)

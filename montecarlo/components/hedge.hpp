@@ -34,6 +34,7 @@ class Hedge : public Component {
  public:
   static constexpr unsigned lanes = lane_send;
   static constexpr bool cancels = true;
+  static constexpr bool sends_several = true;
   static constexpr std::array fields{
       Field{.name = "hedge_attempts",
             .group = FieldGroup::client,
@@ -112,13 +113,8 @@ class Hedge : public Component {
       if (c.hedge_percentile != d.hedge_percentile) throw InputError("hedge_percentile", "needs hedge_attempts > 1");
       return;
     }
-    const char* alone = nullptr;
-    if (c.timeout != d.timeout) alone = "a client timeout (timeout)";
-    if (c.deadline != d.deadline) alone = "a deadline";
-    if (c.breaker != d.breaker) alone = "a circuit breaker";
-    if (alone)
-      throw InputError("hedge_attempts", std::string("cannot combine with ") + alone +
-                                             ": each ends a request's one attempt in flight, not its hedges");
+    // The components that count on one attempt per request say so (allows_several_in_flight):
+    // check_component_rules refuses them before this.
     const BudgetConfig b = budget_of(c);
     if (b.kind != BudgetKind::none &&
         !(b.kind == BudgetKind::token_bucket && b.token_bucket.charge == Charge::per_failure))

@@ -70,6 +70,8 @@ class Injection : public Component {
             .choices = failure_kind_names,
             .meaning = "the kind of the outage's failures (see failure_kind; needs outage_end)",
             .access = member<&Scenario::failures, &Failures::outage_kind>()}};
+  static constexpr bool shows_controls = true;
+  static bool allows_several_in_flight(const Scenario& /*s*/) noexcept { return true; }
   static bool active(const Scenario& s) noexcept {
     return s.failures.failure_prob > 0.0 || s.failures.outage_end > 0.0;
   }

@@ -23,6 +23,11 @@ namespace retrylab::montecarlo::detail {
 class Limit : public Component {
  public:
   static constexpr bool delays_start = true;
+  static bool allows_several_in_flight(const Scenario& /*s*/) noexcept { return true; }
+  static constexpr std::array series{SeriesQuantityDef{"rejected", "attempts rejected by the limit (per bin)",
+                                                       Dim::count, 40, 40, [](const Scenario& s) {
+                                                         return s.admission.limit > 0 || s.admission.aimd;  // active(s)
+                                                       }}};
   struct JobState {
     double admitted_at = 0.0, retry_after = 0.0;
     std::int64_t inflight = 0;  // admitted count at its admission (AIMD)
@@ -277,7 +282,7 @@ class Limit : public Component {
     auto& observer = e.observer();
     if constexpr (requires { observer.on_reject(std::int64_t{0}, std::int64_t{0}, 0.0, 0.0); })
       observer.on_reject(job.id, e.client(job.client).serial, e.now(), retry_after);
-    if constexpr (requires { observer.on_rejection(0.0); }) observer.on_rejection(e.now());
+    e.template tell_series<Limit>(0, 1.0);
     e.parts().each([&](auto& p) RL_HOOK { p.on_rejected(e, j); });
     if (o_->reject_cost > 0.0) {
       e.start_service(j, o_->reject_cost);  // the server's work of saying no

@@ -20,6 +20,7 @@ namespace retrylab::montecarlo::detail {
 class LoadThinning : public Component {
  public:
   static bool active(const Scenario& s) noexcept { return s.traffic.load_profile.set(); }
+  static bool allows_several_in_flight(const Scenario& /*s*/) noexcept { return true; }
   static void check(const Scenario& s) {
     if (s.traffic.load_profile.set() && s.traffic.rate != 0.0)
       throw InputError("load_profile", fmt::format("replaces rate: give one of them (got rate={} and load_profile={})",

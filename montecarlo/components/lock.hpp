@@ -24,6 +24,7 @@ class Lock : public Component {
                                            .meaning = "on: a FIFO lock per row (attempts wait, then run alone)",
                                            .access = member<&Scenario::resource, &Resource::lock>()}};
   static bool active(const Scenario& s) noexcept { return s.resource.lock; }
+  static bool allows_several_in_flight(const Scenario& /*s*/) noexcept { return true; }
   template <class Faults>
   Lock(const Scenario& s, const Faults& /*faults*/) : on_(s.resource.lock) {
     if (on_) {

@@ -50,6 +50,7 @@ class Network : public Component {
             .meaning = "sd of each network leg with delay_dist normal (0 = every leg exactly delay)",
             .access = member<&Scenario::resource, &Resource::delay_sd>()}};
   static bool active(const Scenario& s) noexcept { return s.resource.delay > 0.0; }
+  static bool allows_several_in_flight(const Scenario& /*s*/) noexcept { return true; }
   // The rules between its parameters and the rest of the scenario (InputError naming the field).
   static void check(const Scenario& s) {
     const Resource& o = s.resource;

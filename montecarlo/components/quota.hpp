@@ -43,6 +43,7 @@ class Quota : public Component {
                                                 .when_absent = absent::zero,
                                                 .integer = true}};
   static bool active(const Scenario& s) noexcept { return s.client.quota > 0; }
+  static bool allows_several_in_flight(const Scenario& /*s*/) noexcept { return true; }
   static void check(const Scenario& s) {
     if (s.client.quota == 0 && s.client.quota_window != ClientPolicy{}.quota_window)
       throw InputError("quota_window", "needs quota > 0");

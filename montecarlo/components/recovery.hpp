@@ -25,6 +25,7 @@ class Recovery : public Component {
             .meaning = "bin width for recovery_time after the outage (0 = not measured; needs an outage)",
             .access = member<&Scenario::measurement, &Measurement::recovery_window>()}};
   static bool active(const Scenario& s) noexcept { return s.measurement.recovery_window > 0.0; }
+  static bool allows_several_in_flight(const Scenario& /*s*/) noexcept { return true; }
   // The rules between its parameters and the rest of the scenario (InputError naming the field).
   static void check(const Scenario& s) {
     if (s.measurement.recovery_window > 0.0 && s.failures.outage_end == 0.0)

@@ -50,6 +50,7 @@ class RetriesInFlight : public Component {
                   bool) { return s.client.retries_in_flight > 0 || s.client.retries_in_flight_percent > 0.0; },
       .when_absent = absent::zero,
       .integer = true}};
+  static bool allows_several_in_flight(const Scenario& /*s*/) noexcept { return true; }
   static bool active(const Scenario& s) noexcept {
     return s.client.retries_in_flight > 0 || s.client.retries_in_flight_percent > 0.0;
   }

@@ -23,6 +23,7 @@ class RetryLimit : public Component {
             .meaning = "retry limit: a client gives up (a lost request) after this many attempts (0 = unlimited)",
             .access = member<&Scenario::client, &ClientPolicy::max_attempts>()}};
   static bool active(const Scenario& s) noexcept { return s.client.max_attempts > 0; }
+  static bool allows_several_in_flight(const Scenario& /*s*/) noexcept { return true; }
   // The rules between its parameters and the rest of the scenario (InputError naming the field).
   static void check(const Scenario& s) {
     if (!s.client.retries && s.client.max_attempts != 0)

@@ -34,6 +34,7 @@ class RetryOn : public Component {
                                                 .when_absent = absent::zero,
                                                 .integer = true}};
   static bool active(const Scenario& s) noexcept { return s.client.retry_on != 0; }
+  static bool allows_several_in_flight(const Scenario& /*s*/) noexcept { return true; }
   static void check(const Scenario& s) {
     if (s.client.retry_on == 0) return;
     if (!s.client.retries)

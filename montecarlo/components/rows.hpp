@@ -24,6 +24,7 @@ class Rows : public Component {
             .meaning = "M rows, each attempt on one uniformly at random; conflicts only within a row",
             .access = member<&Scenario::resource, &Resource::rows>()}};
   static bool active(const Scenario& s) noexcept { return s.resource.rows > 1; }
+  static bool allows_several_in_flight(const Scenario& /*s*/) noexcept { return true; }
   static bool allows_one_event(const Scenario& /*s*/) noexcept { return true; }
   template <class Faults>
   Rows(const Scenario& s, const Faults& /*faults*/) : rows_(s.resource.rows) {}

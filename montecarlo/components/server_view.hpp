@@ -18,6 +18,7 @@ namespace retrylab::montecarlo::detail {
 class ServerView : public Component {
  public:
   static bool active(const Scenario& /*s*/) noexcept { return false; }
+  static bool allows_several_in_flight(const Scenario& /*s*/) noexcept { return true; }
   // The plain tier has no queue (queue_wait 0 exactly) and keeps no latency list (NaN); every attempt
   // it makes is served.
   static constexpr std::array metrics{

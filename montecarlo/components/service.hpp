@@ -37,6 +37,7 @@ class Service : public Component {
             .meaning = "coefficient of variation of lognormal service (> 0 with it, else 0)",
             .access = member<&Scenario::resource, &Resource::service_cv>()}};
   static bool active(const Scenario& s) noexcept { return s.resource.service != ServiceDist::deterministic; }
+  static bool allows_several_in_flight(const Scenario& /*s*/) noexcept { return true; }
   // The rules between its parameters and the rest of the scenario (InputError naming the field).
   static void check(const Scenario& s) {
     const Resource& o = s.resource;

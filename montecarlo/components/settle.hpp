@@ -20,6 +20,7 @@ class Settle : public Component {
                  "has ended at the server (needs max_attempts or a deadline)",
       .access = member<&Scenario::measurement, &Measurement::settle>()}};
   static bool active(const Scenario& s) noexcept { return s.measurement.settle; }
+  static bool allows_several_in_flight(const Scenario& /*s*/) noexcept { return true; }
   // The rules between its parameters and the rest of the scenario (InputError naming the field).
   static void check(const Scenario& s) {
     if (s.measurement.settle && s.client.retries && s.client.max_attempts == 0 &&
