@@ -70,6 +70,7 @@ class Injection : public Component {
             .choices = failure_kind_names,
             .meaning = "the kind of the outage's failures (see failure_kind; needs outage_end)",
             .access = member<&Scenario::failures, &Failures::outage_kind>()}};
+  static constexpr std::array streams{StreamId::failures};  // its draws (montecarlo/random.hpp)
   static bool active(const Scenario& s) noexcept {
     return s.failures.failure_prob > 0.0 || s.failures.outage_end > 0.0;
   }
