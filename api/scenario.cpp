@@ -65,12 +65,24 @@ void apply_outage(const ScenarioRequest& r, Spelling how, Scenario& typed, Scena
   }
 }
 
-// --load-profile into both scenarios (the engine's in attempt-durations); a sine given without its
-// mean takes rate's, which it then replaces (so rate is 0 in both).
-std::string apply_load_profile(const ScenarioRequest& r, Spelling how, Scenario& typed, Scenario& sc,
-                               const TimeUnit& u) {
+// A text field as typed (its own parser): the load profile's value may also be a CSV file's path,
+// which the front end reads (api/profile_csv.hpp) into the profile's inline form.
+void apply_text(const Field& f, const std::string& value, Spelling how, Scenario& typed) {
   try {
-    montecarlo::LoadProfile p = load_profile_of(*r.load_profile);
+    if (f.name == "load_profile" && names_profile_file(value))
+      typed.traffic.load_profile = read_profile_csv(value);
+    else
+      montecarlo::set_field_text(f, typed, value);
+  } catch (const InputError& e) {
+    rethrow_spelled(e, how);
+  }
+}
+
+// The load profile completed as typed: a sine given without its mean takes rate's, which it then
+// replaces (so rate is 0 in both scenarios).
+void complete_load_profile(const ScenarioRequest& r, Spelling how, Scenario& typed, Scenario& sc) {
+  montecarlo::LoadProfile& p = typed.traffic.load_profile;
+  try {
     if (p.needs_mean()) {
       if (!given(r, "rate"))
         throw InputError(
@@ -82,9 +94,6 @@ std::string apply_load_profile(const ScenarioRequest& r, Spelling how, Scenario&
       sc.traffic.rate = 0.0;
     }
     p.check();
-    typed.traffic.load_profile = p;
-    sc.traffic.load_profile = p.scaled(u.attempt_duration);
-    return p.text();
   } catch (const InputError& e) {
     rethrow_spelled(e, how);
   }
@@ -138,7 +147,6 @@ ResolvedScenario brooker(const ScenarioRequest& r, Spelling how) {
   if (r.unit != "attempt") foreign.push_back(spelled("unit", how));
   if (r.attempt_duration) foreign.push_back(spelled("attempt_duration", how));
   if (r.outage) foreign.push_back(spelled("outage", how));
-  if (r.load_profile) foreign.push_back(spelled("load_profile", how));
   if (!foreign.empty())
     throw InputError(foreign.front(),
                      "does not apply to `model=brooker` (it takes `strategy`, `base`, `cap`, `window`, `clients`, "
@@ -238,13 +246,25 @@ ResolvedScenario resolve_fields(const ScenarioRequest& r, Spelling how) {
   // the engine runs, and the canonical string and RNG key read).
   Scenario typed, sc;
   for (const Field& f : montecarlo::scenario_fields()) {
-    if (!given(r, f.name)) continue;
+    if (!given(r, f.name) || f.kind == montecarlo::FieldKind::text) continue;
     const double v = parsed(f, r, how);
     f.set(typed, v);
     f.set(sc, to_attempts(f, v, out.unit));
   }
   if (r.outage) apply_outage(r, how, typed, sc, out.unit);
-  if (r.load_profile) out.load_profile = apply_load_profile(r, how, typed, sc, out.unit);
+  // The text fields, each by its own parser; in the engine's scenario as typed, then in
+  // attempt-durations (times / D, rates x D).
+  for (const Field& f : montecarlo::scenario_fields())
+    if (given(r, f.name) && f.kind == montecarlo::FieldKind::text)
+      apply_text(f, r.fields.find(f.name)->second, how, typed);
+  complete_load_profile(r, how, typed, sc);
+  for (const Field& f : montecarlo::scenario_fields()) {
+    if (f.kind != montecarlo::FieldKind::text || !f.text.is_set(typed)) continue;
+    std::string text = f.text.get(typed);
+    f.text.set(sc, text);
+    if (f.text.scale) f.text.scale(sc, out.unit.attempt_duration);
+    out.texts.emplace(std::string(f.name), std::move(text));
+  }
   apply_clock(r, how, typed, sc, out.unit);
   if (sc.client.retries && !given(r, "strategy"))
     throw InputError(spelled("strategy", how),
@@ -274,6 +294,7 @@ nlohmann::ordered_json field_list_json(bool kinds) {
                     : f.kind == K::choice ? "choice"
                     : f.kind == K::on_off ? "on_off"
                     : f.kind == K::number ? "number"
+                    : f.kind == K::text   ? "text"
                                           : "number_or_none";
     }
     j.push_back(std::move(row));

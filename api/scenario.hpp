@@ -22,15 +22,13 @@
 namespace retrylab::api {
 
 struct ScenarioRequest {
-  // Field name (the table's, '_' not '-') -> the value as typed: "0.5", "none", "lognormal", "on".
+  // Field name (the table's, '_' not '-') -> the value as typed: "0.5", "none", "lognormal", "on",
+  // a text field's text ("0:1,30:2"; the load profile's may be a CSV file's path).
   // model "brooker" asks for the Brooker preset (montecarlo/brooker_preset.hpp).
   std::map<std::string, std::string, std::less<>> fields;
   std::string unit = "attempt";            // attempt | ms | s
   std::optional<double> attempt_duration;  // in `unit`; required with ms and s
   std::optional<std::string> outage;       // START:END[:FRACTION], shorthand for the outage_* fields
-  // A load that changes over time (api/profile_csv.hpp: an inline form or a CSV file's path), in
-  // `unit`; it replaces rate (a sine takes rate as its mean).
-  std::optional<std::string> load_profile;
   std::optional<double> leg_mean, leg_sd;  // the brooker preset's network legs (ms)
   // Field name -> where a policy file set it ("FILE:LINE: KEY", api/policy.hpp): an error about
   // that field names the file's key, not a flag the user never typed.
@@ -40,8 +38,9 @@ struct ScenarioRequest {
 struct ResolvedScenario {
   montecarlo::Scenario scenario;  // in attempt-durations, checked
   montecarlo::TimeUnit unit;
-  bool brooker = false;      // built by the Brooker preset (its unit is ms; it takes only some fields)
-  std::string load_profile;  // the load profile's canonical text in `unit` (empty: none)
+  bool brooker = false;  // built by the Brooker preset (its unit is ms; it takes only some fields)
+  // Each text field set (the load profile), by name: its canonical text in `unit`, as typed.
+  std::map<std::string, std::string, std::less<>> texts;
 };
 
 // Throws InputError naming the field in `how`'s spelling.

@@ -60,6 +60,16 @@ Json field_json(const Field& f, double v, const montecarlo::TimeUnit& u) {
   return std::visit([](const auto& x) { return Json(x); }, montecarlo::field_output(f, v, u));
 }
 
+// A text field's value in the unit: as typed when the front end kept it, else converted back from
+// attempt-durations.
+std::string text_in_unit(const Field& f, const ResolvedScenario& s) {
+  if (const auto it = s.texts.find(f.name); it != s.texts.end()) return it->second;
+  if (s.unit.plain() || !f.text.scale) return f.text.get(s.scenario);
+  montecarlo::Scenario in_unit = s.scenario;
+  f.text.scale(in_unit, 1.0 / s.unit.attempt_duration);
+  return f.text.get(in_unit);
+}
+
 std::string scenario_line(const ResolvedScenario& s) {
   return s.unit.plain() ? montecarlo::canonical(s.scenario) : fields_in_unit(s, false);
 }
@@ -88,11 +98,11 @@ Json scenario_json(const ResolvedScenario& s, const montecarlo::RunPlan& plan) {
   for (const Field& f : montecarlo::scenario_fields())
     if (montecarlo::field_shown(f, s.scenario))
       (f.presence == montecarlo::Presence::always ? j : extra)[std::string(f.name)] =
-          field_json(f, montecarlo::field_value(f, s.scenario), s.unit);
+          f.kind == montecarlo::FieldKind::text ? Json(text_in_unit(f, s))
+                                                : field_json(f, montecarlo::field_value(f, s.scenario), s.unit);
   j["runs"] = plan.runs;
   j["seed"] = plan.seed;
   for (auto& [k, v] : extra.items()) j[k] = v;
-  if (!s.load_profile.empty()) j["load_profile"] = s.load_profile;  // in the output's unit
   if (plan.server_engine) j["server_engine"] = true;
   return j;
 }
@@ -101,16 +111,18 @@ std::string fields_in_unit(const ResolvedScenario& s, bool as_flags) {
   std::string out;
   for (const Field& f : montecarlo::scenario_fields()) {
     if (!montecarlo::field_shown(f, s.scenario)) continue;
-    double v = montecarlo::field_value(f, s.scenario);
-    if (f.kind == montecarlo::FieldKind::number || f.kind == montecarlo::FieldKind::number_or_none)
-      v = s.unit.out(montecarlo::dim_of(f), v);
-    const std::string value = montecarlo::format_field(f, v);
+    std::string value;
+    if (f.kind == montecarlo::FieldKind::text) {
+      value = text_in_unit(f, s);
+    } else {
+      double v = montecarlo::field_value(f, s.scenario);
+      if (f.kind == montecarlo::FieldKind::number || f.kind == montecarlo::FieldKind::number_or_none)
+        v = s.unit.out(montecarlo::dim_of(f), v);
+      value = montecarlo::format_field(f, v);
+    }
     if (!out.empty()) out += ' ';
     out += as_flags ? fmt::format("{} {}", montecarlo::flag_of(f), value) : fmt::format("{}={}", f.name, value);
   }
-  if (!s.load_profile.empty())  // not a row of the table (a text)
-    out += as_flags ? fmt::format(" {} {}", spelled("load_profile", Spelling::flag), s.load_profile)
-                    : fmt::format(" load_profile={}", s.load_profile);
   return out;
 }
 

@@ -42,7 +42,6 @@ struct SimulateOptions {
   double attempt_duration = 0.0;  // mean attempt time in `unit` (0 = not given)
   std::string list_fields;        // text | markdown | json, when --list-fields is given
   std::string outage;             // START:END[:FRACTION], shorthand for the outage_* fields
-  std::string load_profile;       // a load that changes over time (api/profile_csv.hpp)
   std::int64_t runs = 20;
   std::uint64_t seed = 1;
   int threads = 0;
@@ -77,7 +76,6 @@ api::SimulateRequest request_of(const SimulateOptions& o) {
   sc.unit = o.unit;
   if (was_given(o, "--attempt-duration")) sc.attempt_duration = o.attempt_duration;
   if (was_given(o, "--outage")) sc.outage = o.outage;
-  if (was_given(o, "--load-profile")) sc.load_profile = o.load_profile;
   if (was_given(o, "--leg-mean")) sc.leg_mean = o.leg_mean;
   if (was_given(o, "--leg-sd")) sc.leg_sd = o.leg_sd;
   if (was_given(o, "--policy")) r.policy = o.policy;
@@ -171,7 +169,9 @@ void add_field_flags(CLI::App& cmd, SimulateOptions& opts) {
         fmt::format(" [{}; default {}{}{}]", montecarlo::range_text(f), montecarlo::default_text(f),
                     unit.empty() ? "" : "; ", unit.empty() ? std::string() : "in --unit, else " + std::string(unit));
     cmd.add_option(flag_of(f), opts.values[std::string(f.name)], help)
-        ->type_name(f.kind == montecarlo::FieldKind::choice ? "NAME" : "VALUE");
+        ->type_name(f.kind == montecarlo::FieldKind::choice ? "NAME"
+                    : f.kind == montecarlo::FieldKind::text ? "TEXT"
+                                                            : "VALUE");
   }
 }
 
@@ -183,11 +183,6 @@ void add_simulate_command(CLI::App& app, Action& action) {
   add_field_flags(*cmd, *opts);
   cmd->add_option("--outage", opts->outage,
                   "Outage window START:END[:FRACTION] in --unit (fraction of attempts failed inside, default 1)");
-  cmd->add_option("--load-profile", opts->load_profile,
-                  "Steady arrivals at a rate that changes over time, in --unit, instead of --rate: t:rate,t:rate,... "
-                  "(piecewise-linear), step:t:rate[,t:rate...], sine:period:amplitude (mean --rate), or a CSV "
-                  "file of time,rate rows; needs --horizon")
-      ->type_name("PROFILE");
   cmd->add_option("--unit", opts->unit,
                   "Unit of every time and rate given and printed: attempt (attempt-durations), ms or s")
       ->capture_default_str();

@@ -91,8 +91,8 @@ struct EngineFlight {
 // and the client tables, whose memory is then allocated once per thread, not once per run (on a
 // short run, such as Brooker's test, the full tier's queues, job slab and latency list cost as much
 // in allocation and first touches as in use). A run swaps the containers in (the core's, and each
-// component's through lend()), clears them, and swaps them back out when it ends; no result
-// depends on what the storage held.
+// component's Scratch through its lend()), clears them, and swaps them back out when it ends; no
+// result depends on what the storage held.
 struct EngineScratch {
   MonotoneWakeQueue wakes;
   std::vector<EngineClient> clients;
@@ -101,15 +101,13 @@ struct EngineScratch {
   JobSlab<JobExtra> jobs{false};
   std::vector<ClientExtra> client_extra;
   std::vector<EngineFlight> flights;
-  MonotoneWakeQueue reaches, responds;  // Network's
-  std::vector<double> latencies;        // ServerView's
-};
+  FullParts::Scratch parts;  // each component's own (its Scratch), for any full build
 
-inline void ServerView::lend(EngineScratch& scratch) noexcept { std::swap(latencies_, scratch.latencies); }
-inline void Network::lend(EngineScratch& scratch) noexcept {
-  std::swap(reaches_, scratch.reaches);
-  std::swap(responds_, scratch.responds);
-}
+  template <class C>
+  typename C::Scratch& of() noexcept {
+    return parts.template of<C>();
+  }
+};
 
 // The components' metrics (montecarlo/metric.hpp), in FullParts order: component C's k-th metric is
 // slot metric_offset<C> + k of RunResult::extra and Summary::extra (every build uses FullParts'

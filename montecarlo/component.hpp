@@ -32,8 +32,13 @@
 // with short-circuit (&& for accepts_arrival, admits, on_reply; || for holds_back, carries, keeps_client). What
 // a client does is one protocol: every outcome is a record every component hears (Outcome), and every
 // step of a request is one decision folded over the components (Decision). Randomness: a component
-// draws only from the streams the core owns for its purpose (E::stream<id>()), and only when it is on.
+// declares its own streams (`streams`, ids of montecarlo/random.hpp) and draws only from them (and
+// the core's sleeps stream, for a sleep), with E::stream<id>(), and only when it is on. Storage a
+// worker lends to each run: the component's `Scratch`, held type-indexed by the worker's
+// EngineScratch (builds.hpp) and swapped in and out by its `lend`.
+#include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <string_view>
@@ -44,6 +49,7 @@
 #include "montecarlo/engine_parts.hpp"
 #include "montecarlo/fields.hpp"
 #include "montecarlo/metric.hpp"
+#include "montecarlo/random.hpp"
 #include "montecarlo/result.hpp"
 #include "montecarlo/scenario.hpp"
 
@@ -141,9 +147,15 @@ struct Component {
   // Its metrics (montecarlo/metric.hpp), which report() writes in this order.
   static constexpr std::array<MetricDef, 0> metrics{};
 
-  // Storage a worker thread lends to each run (EngineScratch): swap the component's containers in
-  // and out (at construction and destruction); reset empties them for the run, keeping memory.
-  void lend(EngineScratch& /*scratch*/) noexcept {}
+  // Its random streams: the ids it draws from with E::stream<id>() (each id is the Philox counter's
+  // stream word, so the stream's seed: an id is never reused, random.hpp). The engine makes one
+  // Stream per id a component of its build declares (ComponentStreams).
+  static constexpr std::array<StreamId, 0> streams{};
+  // Storage a worker thread lends to each run: its containers (Scratch, held for it by the worker's
+  // EngineScratch, builds.hpp) are swapped in and out by lend (at construction and destruction);
+  // reset empties them for the run, keeping memory.
+  struct Scratch {};
+  void lend(Scratch& /*scratch*/) noexcept {}
   void reset() noexcept {}
 
   // A client arrives: before its record is set (base: the backoff base its decorrelated state
@@ -307,11 +319,79 @@ constexpr std::string_view field_name_of() noexcept {
   }
 }
 
+// The components' random streams: one Stream per id a component of the build declares (its
+// `streams`), found at compile time by stream<id>(). Invariant (static_assert): each id is declared
+// once in a build and is none of the core's (arrivals, sleeps, ties) or retired ones, so the ids,
+// and with them every stream's numbers, are those the engine had when it owned them by hand.
+template <class... Cs>
+class ComponentStreams {
+ public:
+  static constexpr std::size_t count = (std::size(Cs::streams) + ... + 0);
+  static constexpr std::array<StreamId, count> ids = [] {
+    std::array<StreamId, count> out{};
+    [[maybe_unused]] std::size_t i = 0;  // unused by a build without components
+    ((std::copy(Cs::streams.begin(), Cs::streams.end(), out.begin() + static_cast<std::ptrdiff_t>(i)),
+      i += std::size(Cs::streams)),
+     ...);
+    return out;
+  }();
+  static constexpr bool valid = [] {
+    for (std::size_t i = 0; i < count; ++i) {
+      if (!component_stream_id(ids[i])) return false;
+      for (std::size_t k = i + 1; k < count; ++k)
+        if (ids[i] == ids[k]) return false;
+    }
+    return true;
+  }();
+  static_assert(valid, "a component's stream id is declared twice, or is the core's or a retired one (random.hpp)");
+
+  ComponentStreams(std::uint64_t key, std::uint64_t run) noexcept
+      : streams_(make(key, run, std::make_index_sequence<count>{})) {}
+
+  template <StreamId id>
+  [[gnu::always_inline]] Stream& get() noexcept {
+    constexpr std::size_t i = index_of(id);
+    static_assert(i < count, "no component of this build declares the stream (its `streams`)");
+    return streams_[i];
+  }
+
+ private:
+  static constexpr std::size_t index_of(StreamId id) noexcept {
+    for (std::size_t i = 0; i < count; ++i)
+      if (ids[i] == id) return i;
+    return count;
+  }
+  template <std::size_t... I>
+  static std::array<Stream, count> make([[maybe_unused]] std::uint64_t key, [[maybe_unused]] std::uint64_t run,
+                                        std::index_sequence<I...> /*i*/) noexcept {
+    return {Stream(key, ids[I], run)...};
+  }
+
+  std::array<Stream, count> streams_;
+};
+
+// Each component's Scratch, type-indexed by the component (of<C>()): the storage a worker lends to
+// each run of any build whose components are among Cs.
+template <class C>
+struct ScratchSlot {
+  typename C::Scratch value;
+};
+template <class... Cs>
+struct ComponentScratch {
+  std::tuple<ScratchSlot<Cs>...> slots;
+  template <class C>
+  typename C::Scratch& of() noexcept {
+    return std::get<ScratchSlot<C>>(slots).value;
+  }
+};
+
 // A build's components, in hook order. Every fold below is over the list in order.
 template <class... Cs>
 class Parts {
  public:
   static constexpr bool empty = sizeof...(Cs) == 0;
+  using Streams = ComponentStreams<Cs...>;
+  using Scratch = ComponentScratch<Cs...>;
   template <class C>
   static constexpr bool has = (std::is_same_v<C, Cs> || ...);
   static constexpr bool delays_start = (Cs::delays_start || ...);

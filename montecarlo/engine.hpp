@@ -103,14 +103,7 @@ class Engine {
         jobs_(make_jobs(s)),
         wakes_(scratch ? scratch->wakes : own_wakes_),
         options_(options),
-        service_(key_, StreamId::service, run_index),
-        delay_(key_, StreamId::delay, run_index),
-        population_(key_, StreamId::population, run_index),
-        rows_(key_, StreamId::rows, run_index),
-        retry_after_(key_, StreamId::retry_after, run_index),
-        failures_(key_, StreamId::failures, run_index),
-        throttle_(key_, StreamId::throttle, run_index),
-        load_(key_, StreamId::load, run_index),
+        streams_(key_, run_index),
         parts_(s, faults) {
     if (lent_) swap_storage();  // the lent storage in (the engine's own, empty, out); emptied below
     apply_bias(arrivals_, faults_);
@@ -172,16 +165,12 @@ class Engine {
   std::int64_t& in_service_count() noexcept { return in_service_; }
   template <StreamId id>
   auto& stream() noexcept {
-    if constexpr (id == StreamId::ties) return ties_;
-    if constexpr (id == StreamId::sleeps) return sleeps_;
-    if constexpr (id == StreamId::service) return service_;
-    if constexpr (id == StreamId::delay) return delay_;
-    if constexpr (id == StreamId::population) return population_;
-    if constexpr (id == StreamId::rows) return rows_;
-    if constexpr (id == StreamId::retry_after) return retry_after_;
-    if constexpr (id == StreamId::failures) return failures_;
-    if constexpr (id == StreamId::throttle) return throttle_;
-    if constexpr (id == StreamId::load) return load_;
+    if constexpr (id == StreamId::ties)
+      return ties_;
+    else if constexpr (id == StreamId::sleeps)
+      return sleeps_;
+    else
+      return streams_.template get<id>();  // a component's own (its `streams`)
   }
   // What the plain tier does not store: the send time is the service start (and without a
   // component that delays the start, send, reach and start are one instant), the row is 0.
@@ -469,8 +458,8 @@ class Engine {
   std::vector<std::int32_t> group_;
   EngineOptions options_;
   double cut_ = nan;  // planted fault shared_doomed_leave_at_commit: where a doomed attempt's service was cut
-  // The components' streams (each drawn only when its component is on).
-  Stream service_, delay_, population_, rows_, retry_after_, failures_, throttle_, load_;
+  // The components' streams, as they declare them (each drawn only when its component is on).
+  typename P::Streams streams_;
   P parts_;
   std::vector<ClientExtra> client_extra_;  // beside clients_ (full tier)
   std::int64_t admitted_ = 0, lost_ = 0;

@@ -79,7 +79,7 @@ inline void Engine<M, P, Observer, Faults>::swap_storage() noexcept {
     swap(jobs_, lent_->jobs);
     swap(client_extra_, lent_->client_extra);
     swap(flights_, lent_->flights);
-    parts_.each([&](auto& p) RL_HOOK { p.lend(*lent_); });
+    parts_.each([&](auto& p) RL_HOOK { p.lend(lent_->template of<std::remove_cvref_t<decltype(p)>>()); });
   }
 }
 

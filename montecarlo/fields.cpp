@@ -209,6 +209,7 @@ std::string rule_text(const Field& f) {
         return f.lo_open ? "must be a finite number > 0" : "must be a finite number >= 0";
       return "must be in " + range_text_of(f);
     case FieldKind::integer: return "must be an integer in " + range_text_of(f);
+    case FieldKind::text: return "must be " + std::string(f.text.forms);
   }
   return "is invalid";
 }
@@ -226,6 +227,8 @@ bool in_range(const Field& f, double v) {
 }  // namespace
 
 std::span<const Field> scenario_fields() noexcept { return table(); }
+
+void text_field_has_no_number() { throw std::logic_error("a text field has no number: read it with field_text"); }
 
 namespace {
 // A component that keeps several attempts of a request in flight (sends_several: hedging) is
@@ -252,6 +255,7 @@ void check_component_rules(const Scenario& s) { check_each(s, static_cast<detail
 std::string_view first_refusing_component(const Scenario& s) { return detail::FullParts::first_refusing(s); }
 
 bool field_shown(const Field& f, const Scenario& s) {
+  if (f.kind == FieldKind::text) return f.text.is_set(s);  // its default is unset
   switch (f.presence) {
     case Presence::always: return true;
     case Presence::if_set: return f.get(s) != f.get(Scenario{});
@@ -262,6 +266,19 @@ bool field_shown(const Field& f, const Scenario& s) {
 }
 
 double field_value(const Field& f, const Scenario& s) { return f.canonical_value ? f.canonical_value(s) : f.get(s); }
+
+std::string field_text(const Field& f, const Scenario& s) {
+  return f.kind == FieldKind::text ? f.text.get(s) : format_field(f, field_value(f, s));
+}
+
+void set_field_text(const Field& f, Scenario& s, std::string_view text) {
+  if (f.kind == FieldKind::text) {
+    if (text.empty()) reject(f, text);  // unset is the default, never typed
+    f.text.set(s, text);
+  } else {
+    f.set(s, parse_field(f, text));
+  }
+}
 
 const Field* find_field(std::string_view name) noexcept {
   for (const Field& f : table())
@@ -294,6 +311,7 @@ void check_field(const Field& f, double v) {
     case FieldKind::number:
       if (!std::isfinite(v) || !in_range(f, v)) reject(f, number_text(v));
       return;
+    case FieldKind::text: reject(f, number_text(v));  // a number is not a text form
   }
 }
 
@@ -328,6 +346,7 @@ double parse_field(const Field& f, std::string_view text) {
       // an RNG key) apart from the same scenario given as 0.
       return v == 0.0 ? 0.0 : v;
     }
+    case FieldKind::text: text_field_has_no_number();
   }
   reject(f, text);
 }
@@ -339,6 +358,7 @@ std::string format_field(const Field& f, double v) {
     case FieldKind::integer: return fmt::format("{}", static_cast<std::int64_t>(v));
     case FieldKind::number_or_none: return std::isinf(v) ? "none" : fmt::format("{}", v);
     case FieldKind::number: return fmt::format("{}", v);
+    case FieldKind::text: text_field_has_no_number();
   }
   return {};
 }
@@ -352,11 +372,13 @@ std::string range_text(const Field& f) {
     case FieldKind::number_or_none: return range_text_of(f) + " or none";
     case FieldKind::integer:
     case FieldKind::number: return range_text_of(f);
+    case FieldKind::text: return std::string(f.text.forms);
   }
   return {};
 }
 
 std::string_view unit_text(const Field& f) noexcept {
+  if (f.kind == FieldKind::text && f.text.scale) return "attempt-durations, rates per attempt-duration";
   switch (f.unit) {
     case FieldUnit::time: return "attempt-durations";
     case FieldUnit::per_time: return "per attempt-duration";
@@ -367,7 +389,7 @@ std::string_view unit_text(const Field& f) noexcept {
 
 std::string default_text(const Field& f) {
   if (!f.default_note.empty()) return std::string(f.default_note);
-  return format_field(f, f.get(Scenario{}));
+  return field_text(f, Scenario{});
 }
 
 std::string fields_markdown() {

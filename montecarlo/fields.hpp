@@ -7,7 +7,8 @@
 // docs/scenario-fields.md). A field is declared once, by whoever reads it: the core's rows in
 // fields.cpp, a component's parameters in its own file (its `fields`). Adding a parameter to a
 // component is its member in its group of Scenario (scenario.hpp) and its row in the component.
-// Values travel as doubles: a choice by its index in `choices`, on/off as 1/0, "none" as +inf.
+// Values travel as doubles: a choice by its index in `choices`, on/off as 1/0, "none" as +inf; a
+// text field (the load profile) travels as its text, through its own parser (TextAccess below).
 // canonical(): the fields marked `always` in table order, then every other field whose value
 // differs from its default (a group — aimd_*, mix_* — prints whole when its switch is on), so a
 // field added later never changes the canonical string of a scenario that leaves it at its default.
@@ -20,7 +21,7 @@
 
 namespace retrylab::montecarlo {
 
-enum class FieldKind { number, integer, choice, on_off, number_or_none };
+enum class FieldKind { number, integer, choice, on_off, number_or_none, text };
 // time: a duration (attempt-durations, or the CLI's --unit); per_time: a rate; none: unitless.
 enum class FieldUnit { none, time, per_time };
 // When canonical() prints the field: always; when not at its default; with its group's switch.
@@ -64,6 +65,23 @@ constexpr FieldAccess member() {
           }};
 }
 
+// How a text field (FieldKind::text) reads and writes its member. Its text is untrusted: `set`
+// parses and validates it (InputError naming the field, the allowed forms in its message) before
+// the scenario holds it, and "" leaves the field unset (its default); `get` gives the canonical
+// text ("" when unset); `scale` turns the value from the user's unit into attempt-durations in place
+// (times / d, rates x d: d is the attempt-duration in that unit). A text field has no number: its
+// `access` is no_number (std::logic_error), so a reader that forgets the kind fails loudly.
+struct TextAccess {
+  bool (*is_set)(const Scenario&) = nullptr;
+  std::string (*get)(const Scenario&) = nullptr;
+  void (*set)(Scenario&, std::string_view) = nullptr;
+  void (*scale)(Scenario&, double d) = nullptr;
+  std::string_view forms = {};  // the allowed forms, as the rule and `allowed` print them
+};
+[[noreturn]] void text_field_has_no_number();
+inline constexpr FieldAccess no_number{[](const Scenario&) -> double { text_field_has_no_number(); },
+                                       [](Scenario&, double) { text_field_has_no_number(); }};
+
 // One row of the field table. The core declares its own (montecarlo/fields.cpp) and each component
 // its parameters (its `fields` array, montecarlo/components/*.hpp); the table is all of them in
 // rank order (scenario_fields()).
@@ -87,6 +105,7 @@ struct Field {
   double (*canonical_value)(const Scenario&) = nullptr;
   std::string_view default_note = {};  // the default when get(Scenario{}) does not say it all
   bool plain_loop = false;             // the original event loop implements it (else a set value needs the full tier)
+  TextAccess text = {};                // a text field's reader and parser (kind text only)
 
   double get(const Scenario& s) const { return access.get(s); }
   void set(Scenario& s, double v) const { access.set(s, v); }
@@ -103,13 +122,20 @@ std::string_view first_refusing_component(const Scenario& s);
 bool field_shown(const Field& f, const Scenario& s);
 double field_value(const Field& f, const Scenario& s);
 const Field* find_field(std::string_view name) noexcept;
+// Any field's value as canonical() prints it (format_field of field_value, or a text field's text),
+// and any field set from text as typed (parse_field and set, or a text field's parser): the text
+// form of every kind, for the front ends that carry values as text.
+std::string field_text(const Field& f, const Scenario& s);
+void set_field_text(const Field& f, Scenario& s, std::string_view text);
 
 // "--reject-cost" for reject_cost.
 std::string flag_of(const Field& f);
 // Parses text ("0.5", "none", "on", "lognormal") into the field's value; rejects empty text, hex,
-// trailing characters, NaN and values outside the range. Throws InputError(f.name, ...).
+// trailing characters, NaN and values outside the range. Throws InputError(f.name, ...). A text
+// field has no double value: set_field_text parses it.
 double parse_field(const Field& f, std::string_view text);
-// Checks a value that is already a double (TOML numbers, grid axes); throws like parse_field.
+// Checks a value that is already a double (TOML numbers, grid axes); throws like parse_field (a
+// text field refuses every number, naming its forms).
 void check_field(const Field& f, double v);
 // The value as canonical() prints it: shortest round-trip decimal, choice name, on/off, none.
 std::string format_field(const Field& f, double v);

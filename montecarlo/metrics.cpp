@@ -185,6 +185,7 @@ FieldOutput field_output(const Field& f, double v, const TimeUnit& u) {
       if (std::isinf(v)) return std::string("none");
       [[fallthrough]];
     case FieldKind::number: return u.out(dim_of(f), v);
+    case FieldKind::text: text_field_has_no_number();
   }
   return std::string("none");
 }

@@ -18,8 +18,13 @@
 
 namespace retrylab::montecarlo {
 
-// 4–8: the full tier's streams, drawn only when their feature is on: service times,
-// network delays, client populations (mixed strategy, ignoring Retry-After), rows, Retry-After.
+// A stream's id is the Philox counter's stream word, so its seed: an id, once used, is never given
+// to another purpose (that would change its numbers). 1–3 are the core's; the others are the
+// components' (each declares the ids it draws from in its own `streams`, montecarlo/component.hpp),
+// named here for the components that had them before they declared their own: service times,
+// network delays, client populations (mixed strategy, ignoring Retry-After), rows, Retry-After,
+// injected failures, adaptive throttling, a load profile's thinning. A new component declares a
+// new id in its own file (StreamId{18}, above every id here), without a line here.
 enum class StreamId : std::uint32_t {
   arrivals = 1,
   sleeps = 2,
@@ -38,6 +43,13 @@ enum class StreamId : std::uint32_t {
   layered_failures = 11,
   layered_outage = 13,
 };
+
+// Whether a component may declare id: not the core's (1–3), not the layered count's (11, 13), not
+// a retired simulator's (10, 12, 16), and below 2^8 (the stream word's top byte).
+inline constexpr bool component_stream_id(StreamId id) noexcept {
+  const auto v = static_cast<std::uint32_t>(id);
+  return v >= 4 && v < 256 && v != 10 && v != 11 && v != 12 && v != 13 && v != 16;
+}
 
 // Computed as (1 + k·2^−52) − (1 − 2^−53), k = floor(x / 2^12): the first term is k's bits under
 // 1.0's exponent, and the difference is exact (Sterbenz: the operands are within a factor of 2), so

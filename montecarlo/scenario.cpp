@@ -94,9 +94,9 @@ void check_scenario(const Scenario& s) {
   for (const Field& f : scenario_fields()) {
     if (std::string_view(f.name) == "horizon" && s.measurement.horizon == 0.0)
       continue;  // unset: see effective_horizon
-    check_field(f, f.get(s));
+    if (f.kind != FieldKind::text) check_field(f, f.get(s));
   }
-  s.traffic.load_profile.check();  // not a row of the table: its own ranges
+  s.traffic.load_profile.check();  // a text field's own ranges (its parser checked it as typed)
   if (s.traffic.clients == 0 && candidate_rate(s) == 0.0)
     throw InputError("clients", "must be > 0 when `rate` is 0 (no traffic: give a burst, steady traffic or both)");
   if (std::isnan(s.measurement.horizon) || s.measurement.horizon < 0.0 || std::isinf(s.measurement.horizon))
@@ -145,10 +145,8 @@ std::string canonical(const Scenario& s) {
   for (const Field& f : scenario_fields()) {
     if (!field_shown(f, s)) continue;
     if (!out.empty()) out += ' ';
-    out += fmt::format("{}={}", f.name, format_field(f, field_value(f, s)));
+    out += fmt::format("{}={}", f.name, field_text(f, s));
   }
-  // Not a row of the table (a text): last, and only when set, so no earlier scenario changes.
-  if (s.traffic.load_profile.set()) out += " load_profile=" + s.traffic.load_profile.text();
   return out;
 }
 

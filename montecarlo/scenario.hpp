@@ -119,7 +119,7 @@ struct Traffic {
   std::int64_t clients = 0;  // burst of N clients at t = 0
   double rate = 0.0;         // steady Poisson arrivals on [0, horizon)
   // Steady arrivals whose rate changes over time (montecarlo/profile.hpp): it replaces rate (then
-  // 0), needs a horizon, and is not a row of the field table (its value is a text, not a number).
+  // 0), needs a horizon; a text field of the table (components/load_profile.hpp).
   LoadProfile load_profile{};
 };
 

@@ -28,11 +28,12 @@ TraceFormat trace_format_for(std::string_view path) noexcept {
 namespace {
 
 // The fields canonical(s) prints after the base ones, in its order and spelling (fields.hpp), their
-// times and rates in the unit u.
+// times and rates in the unit u; not the text fields (the load profile has its own line, before
+// these: trace_profile_text).
 std::vector<std::pair<std::string, std::string>> trace_server_fields(const Scenario& s, const TimeUnit& u) {
   std::vector<std::pair<std::string, std::string>> out;
   for (const Field& f : scenario_fields())
-    if (f.presence != Presence::always && field_shown(f, s))
+    if (f.kind != FieldKind::text && f.presence != Presence::always && field_shown(f, s))
       out.emplace_back(std::string(f.name), format_field(f, u.out(dim_of(f), field_value(f, s))));
   return out;
 }

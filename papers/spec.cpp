@@ -77,6 +77,8 @@ std::optional<double> as_number(const toml::node& n) {
 double parse_field_value(const Where& w, const std::string& key, std::string_view field, const toml::node& n) {
   using montecarlo::FieldKind;
   const montecarlo::Field& f = *montecarlo::find_field(field);
+  if (f.kind == FieldKind::text)  // one per sweep: the sweep's own key (papers/spec_series.hpp)
+    fail(w, key, n, fmt::format("must be given once per sweep, as its {} key (not in a grid or a policy)", f.name));
   const bool numeric =
       f.kind == FieldKind::number || f.kind == FieldKind::integer || f.kind == FieldKind::number_or_none;
   try {

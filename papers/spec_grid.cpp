@@ -20,14 +20,16 @@ namespace {
 
 montecarlo::Scenario make_scenario(const std::vector<double>& v) {
   montecarlo::Scenario s;
-  for (std::size_t f = 0; f < n_fields(); ++f) fields_table()[f].set(s, v[f]);
+  // The text fields (the load profile) are not grid axes: the sweep's own key sets them after.
+  for (std::size_t f = 0; f < n_fields(); ++f)
+    if (fields_table()[f].kind != montecarlo::FieldKind::text) fields_table()[f].set(s, v[f]);
   return s;
 }
 
 // make_scenario's inverse, for the defaults of fields a sweep does not give.
 std::vector<double> encode(const montecarlo::Scenario& s) {
   std::vector<double> v;
-  for (const auto& f : fields_table()) v.push_back(f.get(s));
+  for (const auto& f : fields_table()) v.push_back(f.kind == montecarlo::FieldKind::text ? 0.0 : f.get(s));
   return v;
 }
 

@@ -99,8 +99,7 @@ void user_warning(const std::string& w) {
 // UserWarnings, the latter also the document's "warnings".
 py::tuple simulate(const std::map<std::string, std::string>& values, const std::string& unit, double attempt_duration,
                    std::int64_t runs, std::uint64_t seed, int threads, bool server_engine, std::optional<double> series,
-                   std::optional<std::string> policy_file, const std::string& select, bool strict,
-                   std::optional<std::string> load_profile) {
+                   std::optional<std::string> policy_file, const std::string& select, bool strict) {
   for (const auto& [name, text] : values)
     if (!montecarlo::find_field(name))
       throw py::type_error(
@@ -111,7 +110,6 @@ py::tuple simulate(const std::map<std::string, std::string>& values, const std::
   request.scenario.fields.insert(values.begin(), values.end());
   request.scenario.unit = unit;
   if (attempt_duration != 0.0) request.scenario.attempt_duration = attempt_duration;
-  request.scenario.load_profile = std::move(load_profile);  // as --load-profile: an inline form or a CSV file's path
   request.policy = std::move(policy_file);
   if (!select.empty()) request.policy_select = select;
   request.strict = strict;

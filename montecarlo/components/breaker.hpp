@@ -12,6 +12,7 @@
 #include "analytic/error.hpp"
 #include "montecarlo/component.hpp"
 #include "montecarlo/controls.hpp"
+#include "montecarlo/scoped.hpp"
 
 namespace retrylab::montecarlo::detail {
 
@@ -125,23 +126,14 @@ class Breaker : public Component {
   template <class Faults>
   Breaker(const Scenario& s, const Faults& /*faults*/)
       : on_(active(s)),
-        config_(breaker_of(s.client)),
-        breaker_(config_),
-        per_client_(on_ && s.client.breaker_scope == Scope::client),
+        breakers_(breaker_of(s.client), on_ && s.client.breaker_scope == Scope::client),
         ms_(s.client.attempt_ms > 0.0 ? s.client.attempt_ms : 1.0) {}
 
   // With one breaker per client, a new client (its slot reused or not) starts with a closed one; the
   // one it replaces keeps its count of openings.
   template <class E>
   void on_new_client(E& /*e*/, std::int32_t c, double& /*base*/) {
-    if (!per_client_) return;
-    const auto slot = static_cast<std::size_t>(c);
-    if (slot < clients_.size()) {
-      opened_before_ += clients_[slot].times_opened();
-      clients_[slot] = CircuitBreaker(config_);
-    } else {
-      clients_.resize(slot + 1, CircuitBreaker(config_));
-    }
+    breakers_.renew(c, [this](const CircuitBreaker& old) { opened_before_ += old.times_opened(); });
   }
   // The send step: an open breaker refuses the call.
   template <class E>
@@ -169,8 +161,8 @@ class Breaker : public Component {
   template <class E>
   void report(E& /*e*/, const RunResult& /*core*/, double /*stop*/, MetricOut out) {
     out[0] = static_cast<double>(rejected_);
-    std::int64_t opened = breaker_.times_opened() + opened_before_;
-    for (const CircuitBreaker& b : clients_) opened += b.times_opened();
+    std::int64_t opened = opened_before_;
+    breakers_.each([&opened](const CircuitBreaker& b) { opened += b.times_opened(); });
     out[1] = static_cast<double>(opened);
   }
 
@@ -179,20 +171,17 @@ class Breaker : public Component {
   // refusing calls) and when it closes.
   template <class E>
   void tell_state(E& e) {
-    if (per_client_) return;
-    const bool open = breaker_.state() != BreakerState::closed;
+    if (breakers_.per_client()) return;
+    const bool open = breakers_.shared().state() != BreakerState::closed;
     if (open != told_open_) e.template tell_series<Breaker>(0, open ? 1.0 : 0.0);
     told_open_ = open;
   }
   // Client c's breaker: the shared one, or its own.
-  CircuitBreaker& of(std::int32_t c) noexcept { return per_client_ ? clients_[static_cast<std::size_t>(c)] : breaker_; }
+  CircuitBreaker& of(std::int32_t c) noexcept { return breakers_.of(c); }
 
   bool on_;
-  BreakerConfig config_;
-  CircuitBreaker breaker_;
-  bool per_client_;
-  std::vector<CircuitBreaker> clients_;  // by client slot (scope client)
-  std::int64_t opened_before_ = 0;       // openings of per-client breakers already replaced
+  Scoped<CircuitBreaker, BreakerConfig> breakers_;  // shared, or one per client slot
+  std::int64_t opened_before_ = 0;                  // openings of per-client breakers already replaced
   bool told_open_ = false;
   double ms_;
   BreakerTicket ticket_{};  // the call being sent now

@@ -15,6 +15,7 @@
 #include "montecarlo/component.hpp"
 #include "montecarlo/controls.hpp"
 #include "montecarlo/random.hpp"
+#include "montecarlo/scoped.hpp"
 
 namespace retrylab::montecarlo::detail {
 
@@ -91,6 +92,7 @@ class Budget : public Component {
                        "bucket_threshold) or per-failure (gRPC: every failed attempt takes bucket_cost, a retry "
                        "is allowed while the tokens are > bucket_threshold)",
             .access = member<&Scenario::client, &ClientPolicy::bucket_charge>()}};
+  static constexpr std::array streams{StreamId::throttle};  // its draws (montecarlo/random.hpp)
   static bool active(const Scenario& s) noexcept { return s.client.budget != 0; }
   static bool refuses_locally(const Scenario& s) { return budget_of(s.client).kind == BudgetKind::adaptive; }
   static bool allows_several_in_flight(const Scenario& /*s*/) noexcept { return true; }
@@ -139,22 +141,14 @@ class Budget : public Component {
   template <class Faults>
   Budget(const Scenario& s, const Faults& /*faults*/)
       : on_(active(s)),
-        config_(budget_of(s.client)),
-        budget_(config_),
-        per_client_(on_ && s.client.budget_scope == Scope::client),
-        adaptive_(on_ && budget_.kind() == BudgetKind::adaptive),
+        budgets_(budget_of(s.client), on_ && s.client.budget_scope == Scope::client),
+        adaptive_(on_ && budgets_.shared().kind() == BudgetKind::adaptive),
         ms_(s.client.attempt_ms > 0.0 ? s.client.attempt_ms : 1.0) {}
 
   // With one budget per client, a new client (its slot reused or not) starts with a fresh one.
   template <class E>
   void on_new_client(E& /*e*/, std::int32_t c, double& /*base*/) {
-    if (!per_client_) return;
-    const auto slot = static_cast<std::size_t>(c);
-    if (slot < clients_.size()) {
-      clients_[slot] = RetryBudget(config_);
-    } else {
-      clients_.resize(slot + 1, RetryBudget(config_));
-    }
+    budgets_.renew(c);
   }
 
   template <class E>
@@ -210,13 +204,10 @@ class Budget : public Component {
 
  private:
   // Client c's budget: the shared one, or its own.
-  RetryBudget& of(std::int32_t c) noexcept { return per_client_ ? clients_[static_cast<std::size_t>(c)] : budget_; }
+  RetryBudget& of(std::int32_t c) noexcept { return budgets_.of(c); }
 
   bool on_;
-  BudgetConfig config_;
-  RetryBudget budget_;
-  bool per_client_;
-  std::vector<RetryBudget> clients_;  // by client slot (scope client)
+  Scoped<RetryBudget, BudgetConfig> budgets_;  // shared, or one per client slot
   bool adaptive_;
   double ms_;  // milliseconds per attempt-duration: the budget's clock
   std::int64_t denied_ = 0, throttled_ = 0;

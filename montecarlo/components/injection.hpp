@@ -72,6 +72,7 @@ class Injection : public Component {
             .access = member<&Scenario::failures, &Failures::outage_kind>()}};
   static constexpr bool shows_controls = true;
   static bool allows_several_in_flight(const Scenario& /*s*/) noexcept { return true; }
+  static constexpr std::array streams{StreamId::failures};  // its draws (montecarlo/random.hpp)
   static bool active(const Scenario& s) noexcept {
     return s.failures.failure_prob > 0.0 || s.failures.outage_end > 0.0;
   }

@@ -133,6 +133,7 @@ class Limit : public Component {
             .meaning = "the kind of failure a rejection is to its client: retryable (503), throttled (429) or fatal "
                        "(needs rejections)",
             .access = member<&Scenario::admission, &Admission::reject_kind>()}};
+  static constexpr std::array streams{StreamId::retry_after};  // its draws (montecarlo/random.hpp)
   static bool active(const Scenario& s) noexcept { return s.admission.limit > 0 || s.admission.aimd; }
   // The rules between its parameters and the rest of the scenario (InputError naming the field).
   static void check(const Scenario& s) {

@@ -19,6 +19,32 @@ namespace retrylab::montecarlo::detail {
 
 class LoadThinning : public Component {
  public:
+  // Its parameter: a text field (montecarlo/fields.hpp), parsed and validated by LoadProfile::parse
+  // and check (a sine without its mean waits for rate's: the front ends complete it). Its rank puts
+  // it last of the fields it was printed after before it was a row, so no canonical string moved.
+  static constexpr std::array fields{Field{
+      .name = "load_profile",
+      .group = FieldGroup::traffic,
+      .rank = 1190,
+      .kind = FieldKind::text,
+      .meaning = "a load that changes over time: steady arrivals at rate λ(t), which replaces rate (needs horizon)",
+      .access = no_number,
+      .default_note = "none",
+      .text = {.is_set = [](const Scenario& s) { return s.traffic.load_profile.set(); },
+               .get =
+                   [](const Scenario& s) {
+                     return s.traffic.load_profile.set() ? s.traffic.load_profile.text() : std::string();
+                   },
+               .set =
+                   [](Scenario& s, std::string_view text) {
+                     LoadProfile p = LoadProfile::parse(text);
+                     if (!p.needs_mean()) p.check();
+                     s.traffic.load_profile = std::move(p);
+                   },
+               .scale = [](Scenario& s, double d) { s.traffic.load_profile = s.traffic.load_profile.scaled(d); },
+               .forms = "t:rate,t:rate,... (piecewise-linear), step:t:rate[,t:rate...], "
+                        "sine:period:amplitude[:mean] (mean: rate), or a CSV file of time,rate rows"}}};
+  static constexpr std::array streams{StreamId::load};  // its draws (montecarlo/random.hpp)
   static bool active(const Scenario& s) noexcept { return s.traffic.load_profile.set(); }
   static bool allows_several_in_flight(const Scenario& /*s*/) noexcept { return true; }
   static void check(const Scenario& s) {

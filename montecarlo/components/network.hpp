@@ -49,6 +49,7 @@ class Network : public Component {
             .hi_open = true,
             .meaning = "sd of each network leg with delay_dist normal (0 = every leg exactly delay)",
             .access = member<&Scenario::resource, &Resource::delay_sd>()}};
+  static constexpr std::array streams{StreamId::delay};  // its draws (montecarlo/random.hpp)
   static bool active(const Scenario& s) noexcept { return s.resource.delay > 0.0; }
   static bool allows_several_in_flight(const Scenario& /*s*/) noexcept { return true; }
   // The rules between its parameters and the rest of the scenario (InputError naming the field).
@@ -68,7 +69,14 @@ class Network : public Component {
   template <class Faults>
   Network(const Scenario& s, const Faults& /*faults*/) : on_(active(s)), o_(&s.resource) {}
 
-  void lend(EngineScratch& scratch) noexcept;  // builds.hpp
+  // The queues a worker lends to each run (component.hpp).
+  struct Scratch {
+    MonotoneWakeQueue reaches, responds;
+  };
+  void lend(Scratch& scratch) noexcept {
+    std::swap(reaches_, scratch.reaches);
+    std::swap(responds_, scratch.responds);
+  }
   void reset() noexcept {
     reaches_.clear();
     responds_.clear();
@@ -110,7 +118,6 @@ class Network : public Component {
   }
 
  private:
-  friend struct EngineScratch;
   bool on_;
   const Resource* o_;
   MonotoneWakeQueue reaches_, responds_;

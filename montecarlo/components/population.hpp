@@ -77,6 +77,7 @@ class Population : public Component {
             .canonical_value = [](const Scenario& s) {
               return s.client.mix_backoff.strategy == Strategy::window ? s.client.mix_backoff.window : 0.0;
             }}};
+  static constexpr std::array streams{StreamId::population};  // its draws (montecarlo/random.hpp)
   static bool active(const Scenario& s) noexcept { return s.client.mix > 0.0 || s.client.ignore_retry_after > 0.0; }
   static bool allows_several_in_flight(const Scenario& /*s*/) noexcept { return true; }
   // The rules between its parameters and the rest of the scenario (InputError naming the field).

@@ -23,6 +23,7 @@ class Rows : public Component {
             .hi = static_cast<double>(max_rows),
             .meaning = "M rows, each attempt on one uniformly at random; conflicts only within a row",
             .access = member<&Scenario::resource, &Resource::rows>()}};
+  static constexpr std::array streams{StreamId::rows};  // its draws (montecarlo/random.hpp)
   static bool active(const Scenario& s) noexcept { return s.resource.rows > 1; }
   static bool allows_several_in_flight(const Scenario& /*s*/) noexcept { return true; }
   static bool allows_one_event(const Scenario& /*s*/) noexcept { return true; }

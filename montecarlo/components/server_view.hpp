@@ -51,7 +51,11 @@ class ServerView : public Component {
   template <class Faults>
   ServerView(const Scenario& /*s*/, const Faults& /*faults*/) {}
 
-  void lend(EngineScratch& scratch) noexcept;  // builds.hpp (the scratch holds every lent container)
+  // The latency list a worker lends to each run (component.hpp).
+  struct Scratch {
+    std::vector<double> latencies;
+  };
+  void lend(Scratch& scratch) noexcept { std::swap(latencies_, scratch.latencies); }
   void reset() noexcept { latencies_.clear(); }
 
   template <class E>

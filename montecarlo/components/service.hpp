@@ -36,6 +36,7 @@ class Service : public Component {
             .hi = max_service_cv,
             .meaning = "coefficient of variation of lognormal service (> 0 with it, else 0)",
             .access = member<&Scenario::resource, &Resource::service_cv>()}};
+  static constexpr std::array streams{StreamId::service};  // its draws (montecarlo/random.hpp)
   static bool active(const Scenario& s) noexcept { return s.resource.service != ServiceDist::deterministic; }
   static bool allows_several_in_flight(const Scenario& /*s*/) noexcept { return true; }
   // The rules between its parameters and the rest of the scenario (InputError naming the field).

@@ -107,6 +107,8 @@ def simulate(*, runs: int = 20, seed: int = 1, threads: int = 0, unit: str = "at
         raise TypeError(f"load_profile must be a string or a path (got {type(load_profile).__name__} {load_profile!r})")
     if load_profile is not None and "\0" in _os.fsdecode(_os.fspath(load_profile)):
         raise ValueError(f"load_profile must be a text without NUL characters (got {_os.fspath(load_profile)!r})")
+    if load_profile is not None:  # a text field of the table (as `--load-profile`): an inline form or a CSV file's path
+        values["load_profile"] = _os.fsencode(_os.fspath(load_profile))  # a path's bytes as the OS has them
     if series is not None and (isinstance(series, bool) or not isinstance(series, (int, float))):
         raise TypeError(f"series must be a number, a bin width in {unit} (got {type(series).__name__} {series!r})")
     if policy is not None and not isinstance(policy, (str, _os.PathLike)):
@@ -120,8 +122,7 @@ def simulate(*, runs: int = 20, seed: int = 1, threads: int = 0, unit: str = "at
     text, per_run = _core.simulate(values, unit, _duration(attempt_duration), runs, seed, threads,
                                    bool(server_engine), None if series is None else float(series),
                                    None if policy is None else _os.fsencode(_os.fspath(policy)),
-                                   _utf8("policy_select", policy_select or ""), bool(strict),
-                                   None if load_profile is None else _os.fsencode(_os.fspath(load_profile)))
+                                   _utf8("policy_select", policy_select or ""), bool(strict))
     out = Result(_json.loads(text))
     out["per_run"] = per_run
     if "series" in out:

@@ -180,6 +180,7 @@ def sweep(
     adaptive_rate: bool = ...,
     deadline_cancel: bool = ...,
     cancel_in_service: Literal['finish', 'abandon'] = ...,
+    load_profile: str = ...,
     runs: int = ...,
     seed: int = ...,
     threads: int = ...,

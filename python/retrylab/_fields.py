@@ -74,6 +74,8 @@ def annotation_of(f):
         return int
     if kind == "number_or_none":
         return typing.Optional[float]
+    if kind == "text":
+        return str
     return float
 
 
@@ -91,7 +93,7 @@ def field_doc(f):
     else:
         default = f"default {d!r}"
     kind = {"choice": "str", "on_off": "bool", "integer": "int", "number": "float",
-            "number_or_none": "float or None"}[f["kind"]]
+            "number_or_none": "float or None", "text": "str"}[f["kind"]]
     unit = _unit_words(f)
     unit = f"; {unit}" if unit else ""
     return f"{f['name']} : {kind}, {default}\n    {f['meaning']} (allowed: {f['allowed']}{unit})."

@@ -343,6 +343,25 @@ def test_load_profile_same_numbers_as_the_cli(tmp_path):
     assert str(e.value).startswith("load_profile"), str(e.value)
 
 
+def test_load_profile_is_a_text_field_sweep_takes(tmp_path):
+    # A field of the table (kind text), so sweep() takes it as a keyword and as a grid axis: each
+    # point is the simulate() of that profile, and its canonical string carries the profile.
+    row = next(f for f in retrylab.fields() if f["name"] == "load_profile")
+    assert row["kind"] == "text" and row["flag"] == "--load-profile" and row["default"] == "none"
+    args = dict(model="none", retries="off", horizon=40, runs=2, seed=3)
+    profiles = ["0:0.5,40:1", "step:0:1,20:0.25"]
+    table = retrylab.sweep({"load_profile": profiles}, **args)
+    canonical = list(table["canonical"])
+    for profile, c in zip(profiles, canonical):
+        alone = retrylab.simulate(load_profile=profile, **args)
+        assert c == alone["canonical"] and c.endswith(" load_profile=" + profile), c
+    fixed = retrylab.sweep({"warmup": [0, 5]}, load_profile=profiles[1], **args)
+    assert all(c.endswith(" load_profile=" + profiles[1]) for c in fixed["canonical"])
+    with pytest.raises(ValueError) as e:
+        retrylab.sweep({"load_profile": ["0:1", "1;rm -rf /"]}, **args)
+    assert str(e.value).startswith("load_profile"), str(e.value)
+
+
 @pytest.mark.parametrize("series,needle", [(0, "series must be a bin width"), (0.001, "series makes 2000000 bins")])
 def test_series_refusals_name_the_keyword(series, needle):
     with pytest.raises(ValueError) as e:

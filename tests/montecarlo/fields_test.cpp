@@ -115,12 +115,57 @@ TEST(Fields, EveryFieldRoundTripsThroughItsText) {
   const Scenario d{};
   for (const Field& f : scenario_fields()) {
     if (f.name == "horizon") continue;  // 0 = unset, not a value one can type
+    EXPECT_FALSE(f.meaning.empty()) << f.name;
+    if (f.kind == FieldKind::text) continue;  // a text has no number (TextFieldIsParsedByItsOwnParser)
     const double v = f.get(d);
     const std::string text = format_field(f, v);
     EXPECT_EQ(parse_field(f, text), v) << f.name << "=" << text;
     EXPECT_NO_THROW(check_field(f, v)) << f.name;
     EXPECT_FALSE(f.meaning.empty()) << f.name;
   }
+}
+
+// The load profile is a text field: its own parser validates the untrusted text (an error names
+// the field and its forms), canonical() prints it last as before it was a row, its number access
+// fails loudly, a number is refused with its forms, and a unit's scale converts times and rates.
+TEST(Fields, TextFieldIsParsedByItsOwnParser) {
+  const Field& f = field("load_profile");
+  ASSERT_EQ(f.kind, FieldKind::text);
+  EXPECT_EQ(default_text(f), "none");
+  EXPECT_NE(range_text(f).find("step:t:rate"), std::string::npos);
+  Scenario s;
+  s.model = Model::none;
+  s.traffic.clients = 0;
+  s.measurement.horizon = 60;
+  EXPECT_FALSE(field_shown(f, s));
+  set_field_text(f, s, "0:0.5,30:1,60:0.5");
+  EXPECT_TRUE(field_shown(f, s));
+  EXPECT_EQ(field_text(f, s), "0:0.5,30:1,60:0.5");
+  EXPECT_NO_THROW(check_scenario(s));
+  const std::string c = canonical(s);
+  EXPECT_EQ(c.substr(c.size() - std::string(" load_profile=0:0.5,30:1,60:0.5").size()),
+            " load_profile=0:0.5,30:1,60:0.5")
+      << c;
+  for (const char* bad : {"", "0:1,0:2", "0:-1", "nan:1", "step:", "sine:0:1:1", "1;rm -rf /", "0:1\n# x=y"}) {
+    Scenario t = s;
+    try {
+      set_field_text(f, t, bad);
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.field(), "load_profile") << bad;
+      EXPECT_EQ(t.traffic.load_profile, s.traffic.load_profile) << "a refused text changed the scenario: " << bad;
+    }
+  }
+  try {
+    check_field(f, 3.0);
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("t:rate"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(f.get(s), std::logic_error);
+  EXPECT_THROW(format_field(f, 0.0), std::logic_error);
+  f.text.scale(s, 2.0);  // an attempt-duration of 2 in the unit: times / 2, rates x 2
+  EXPECT_EQ(field_text(f, s), "0:1,15:2,30:1");
 }
 
 TEST(Fields, CheckScenarioTakesRangesFromTheTable) {

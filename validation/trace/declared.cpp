@@ -62,7 +62,7 @@ double field_in_attempt_durations(const montecarlo::Field& f, const std::string&
 // them in canonical()'s spelling). Reads them into s; each error names the key and its line.
 void declared_server(const HeaderKeys& h, montecarlo::Scenario& s, bool version2, double d) {
   for (const montecarlo::Field& f : montecarlo::scenario_fields()) {
-    if (f.presence == montecarlo::Presence::always) continue;
+    if (f.presence == montecarlo::Presence::always || f.kind == montecarlo::FieldKind::text) continue;
     const std::string key(f.name);
     const auto it = h.kv.find(key);
     if (it == h.kv.end()) continue;
@@ -80,23 +80,28 @@ void declared_server(const HeaderKeys& h, montecarlo::Scenario& s, bool version2
   }
 }
 
-// The load profile (version 3): the steady arrivals' rate over time, in the trace's unit, its
-// canonical text (montecarlo/profile.hpp), read into attempt-durations; it replaces rate (0).
-void declared_profile(const HeaderKeys& h, montecarlo::Scenario& s, bool version3, double d) {
-  const auto it = h.kv.find("load_profile");
-  if (it == h.kv.end()) return;
-  const std::int64_t line = h.key_line.count("load_profile") ? h.key_line.at("load_profile") : h.line;
-  if (!version3) malformed(line, "load_profile", "needs version=3 (versions 1 and 2 have no load profile)");
-  try {
-    const montecarlo::LoadProfile p = montecarlo::LoadProfile::parse(it->second);
-    if (p.needs_mean()) throw InputError("load_profile", "");
-    s.traffic.load_profile = p.scaled(d);
-    s.traffic.load_profile.check();
-  } catch (const InputError&) {
-    malformed(line, "load_profile",
-              fmt::format("must be a load profile's text: t:rate,..., step:t:rate,... or sine:period:amplitude:mean "
-                          "(got \"{}\")",
-                          it->second.substr(0, 40)));
+// The text fields (version 3; the load profile: the steady arrivals' rate over time, its canonical
+// text in the trace's unit, montecarlo/profile.hpp): each read by its field's own parser, then into
+// attempt-durations. The header's text is canonical, so complete: a sine names its mean.
+void declared_texts(const HeaderKeys& h, montecarlo::Scenario& s, bool version3, double d) {
+  for (const montecarlo::Field& f : montecarlo::scenario_fields()) {
+    if (f.kind != montecarlo::FieldKind::text) continue;
+    const std::string key(f.name);
+    const auto it = h.kv.find(key);
+    if (it == h.kv.end()) continue;
+    const std::int64_t line = h.key_line.count(key) ? h.key_line.at(key) : h.line;
+    if (!version3) malformed(line, key, "needs version=3 (versions 1 and 2 have no text fields)");
+    try {
+      montecarlo::set_field_text(f, s, it->second);
+      if (f.text.scale) f.text.scale(s, d);
+      s.traffic.load_profile.check();  // a sine without its mean is not canonical
+    } catch (const InputError&) {
+      // The canonical forms only (no file, no sine without its mean): as simulate writes them.
+      malformed(line, key,
+                fmt::format("must be a load profile's text: t:rate,..., step:t:rate,... or sine:period:amplitude:mean "
+                            "(got \"{}\")",
+                            it->second.substr(0, 40)));
+    }
   }
 }
 
@@ -184,7 +189,7 @@ montecarlo::Scenario declared_scenario(const HeaderKeys& h, std::uint64_t& seed,
     seed = x;
   }
   declared_server(h, s, version == "2" || version == "3", d);
-  declared_profile(h, s, version == "3", d);
+  declared_texts(h, s, version == "3", d);
   // The checker's rules assume one attempt of a client in flight (docs/traces.md): a hedged trace is
   // refused as unusable input, never judged FAIL by rules that do not apply to it.
   if (s.client.hedge_attempts > 1)
