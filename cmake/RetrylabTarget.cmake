@@ -18,3 +18,14 @@ function(retrylab_add_library layer)
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/retrylab>)
   install(TARGETS ${target} EXPORT retrylabTargets)
 endfunction()
+
+# A build that runs only some of the checks (the sanitize preset) names the test labels it leaves out
+# in RETRYLAB_LABELS_LEFT_OUT (the same labels its ctest preset excludes). There, a test program whose
+# tests all carry such a label is not configured (`if(NOT "slow" IN_LIST RETRYLAB_LABELS_LEFT_OUT)`
+# around it), and a program that no test runs (a regenerator or a check run by hand) is not built by
+# default: retrylab_hand_run_tool(<target>...). `cmake --build B --target <name>` still builds one.
+function(retrylab_hand_run_tool)
+  if(RETRYLAB_LABELS_LEFT_OUT)
+    set_target_properties(${ARGN} PROPERTIES EXCLUDE_FROM_ALL TRUE)
+  endif()
+endfunction()

@@ -218,6 +218,16 @@ inline rc::Gen<Case> gen_case() {
   });
 }
 
+}  // namespace server_cases
+
+// The trace's event loops: compiled once, in server_test.cpp, and linked by the other server test
+// files (as engine_instances.hpp does for the tests' TraceObserver).
+namespace retrylab::montecarlo::detail {
+RETRYLAB_TEST_ENGINE(extern, server_cases::ServerTrace)
+}  // namespace retrylab::montecarlo::detail
+
+namespace server_cases {
+
 struct Run {
   mc::RunResult r;
   ServerTrace t;
