@@ -293,13 +293,18 @@ struct client_state_of<C> {
 };
 
 // What the core keeps of an attempt in the full tier beside Job (jobs.hpp): its send and reach
-// times (when a component delays the start), its service start order (collision), its row, and
-// the next job in a FIFO (row lock, limit queue) or in the free list.
+// times (when a component delays the start), its service start order (collision), its row, the
+// next job in a FIFO (row lock, limit queue) or in the free list, and its stage: set by the core
+// (sent at its send, in_service at its service start, a rejection's with a reject_cost included,
+// done when its service ends; a free rejection stays sent), it tells a component that cancels the
+// attempt where it is (components/cancel_attempt.hpp).
+enum class Stage : std::uint8_t { sent, in_service, done };
 struct CoreJobState {
   double sent = 0.0, reached = 0.0;
   std::int64_t seq = 0;
   std::int32_t row = 0;
   std::int32_t next = -1;
+  Stage stage = Stage::sent;
 };
 
 // The composed per-attempt and per-client records: each component reads its own part as a base

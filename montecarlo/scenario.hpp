@@ -226,6 +226,9 @@ struct ClientPolicy {
   // at the server, it leaves the queue; in service, it is finished or abandoned (cancel_in_service).
   bool deadline_cancel = false;
   InService cancel_in_service = InService::finish;
+  // Hedging's cancelled attempt already in service (hedge_cancel on): abandoned (the default, as
+  // before the field existed) or finished; a queued one always leaves its queue.
+  InService hedge_in_service = InService::abandon;
 };
 
 // Injected failures: an attempt the server completes that would succeed fails instead, with

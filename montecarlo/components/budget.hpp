@@ -157,7 +157,8 @@ class Budget : public Component {
   }
   // The decision fold: at the send step adaptive throttling (the only budget that says no there)
   // may refuse the call; a hedge (components/hedge.hpp) is sent only while a retry would be (gRPC's
-  // token bucket, charged per failure, so asking takes nothing, above its threshold); after the
+  // token bucket, charged per failure, so asking takes nothing, above its threshold; Finagle's
+  // budget withdraws for it as for a retry); after the
   // sleep, the last link of the client policy chain: a retry it refuses ends the request (lost).
   template <class E>
   [[gnu::always_inline]] void decide(E& e, Decision& d) {

@@ -24,6 +24,8 @@ class Deadline : public Component {
       .meaning = "request deadline: no attempt starts later than arrival + deadline; a client whose backoff would wake "
                  "it later gives up (lost), or none",
       .access = member<&Scenario::client, &ClientPolicy::deadline>()}};
+  // With hedging, only beside deadline_cancel on (Hedge::check): the deadline then cancels every copy.
+  static bool allows_several_in_flight(const Scenario& /*s*/) noexcept { return true; }
   static bool active(const Scenario& s) noexcept { return s.client.deadline < inf; }
   static constexpr bool shows_controls = true;
   // The rules between its parameters and the rest of the scenario (InputError naming the field).

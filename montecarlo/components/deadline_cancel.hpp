@@ -1,24 +1,29 @@
 #pragma once
 // Deadlines that cancel (docs/models.md §4; gRPC's call deadline, Envoy's route timeout): with
 // deadline_cancel on, a request ends at arrival + deadline, lost, whatever it is doing then, and its
-// attempt in flight is cancelled: queued at the server (the limit's queue, a row's lock) it leaves
-// the queue, never to be served (E::withdraw); in service it is finished (the server completes it,
-// its reply discarded: E::orphan) or abandoned (it leaves the server at once: E::cancel), as
-// cancel_in_service says; on the network (delay > 0: on its way to the server, or its reply on the
-// way back) or a rejection under way, the client stops waiting for it (E::orphan: the cancellation
-// itself is not carried to the server). A client whose backoff would wake it at or after its deadline gives up then
+// attempts in flight (one, or with hedging each of its copies) are cancelled where they are
+// (cancel_attempt.hpp): queued at the server (the limit's queue, a row's lock) it leaves the queue,
+// never to be served (E::withdraw); in service it is finished (the server completes it, its reply
+// discarded: E::orphan) or abandoned (it leaves the server at once: E::cancel), as cancel_in_service
+// says; on the network (delay > 0: on its way to the server, or its reply on the way back) or a
+// rejection under way, the client stops waiting for it (E::orphan: the cancellation itself is not
+// carried to the server). A client whose backoff would wake it at or after its deadline gives up then
 // (the deadline component's after_sleep rule, deadline.hpp, which with deadline_cancel on also ends
 // a wake at the deadline exactly), so a request still open at its deadline is waiting for an
 // attempt. Source of lane_deadline: the requests' deadlines in a FIFO by arrival
 // (arrival times never decrease, so neither do their deadlines), an entry stale once its request
-// has ended (answered, or given up). Invariants: a request is never answered after its deadline; a
-// cancelled queued attempt is never served. Metrics: deadline_cancelled, cancelled_queued,
-// cancelled_in_service.
+// has ended (answered, or given up). A request's attempts in flight are among its client's latest
+// hedge_attempts sends (1 without hedging; with hedging every earlier request of the client ended
+// with all its attempts). Invariants: a request is never answered after its deadline; a cancelled
+// queued attempt is never served. Metrics: deadline_cancelled, cancelled_queued, cancelled_in_service.
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include "analytic/error.hpp"
 #include "montecarlo/component.hpp"
+#include "montecarlo/components/cancel_attempt.hpp"
 #include "montecarlo/engine_parts.hpp"
 
 namespace retrylab::montecarlo::detail {
@@ -27,14 +32,9 @@ class DeadlineCancel : public Component {
  public:
   static constexpr unsigned lanes = lane_deadline;
   static constexpr bool cancels = true;
-  // Where an attempt is: sent (on the wire to the server, or queued there), in service, or done at
-  // the server (its reply on the wire back; a rejection, which is never cancelled in service).
-  enum class Stage : std::uint8_t { sent, in_service, done };
-  struct JobState {
-    Stage stage = Stage::sent;
-  };
   struct ClientState {
-    bool open = false;  // its request is still open (not answered, not given up)
+    bool open = false;      // its request is still open (not answered, not given up)
+    std::uint8_t next = 0;  // with hedging: the place of its next send in its ring of latest sends
     std::int32_t job = -1;
     std::int64_t id = -1;  // its latest attempt (slot and id)
   };
@@ -78,6 +78,8 @@ class DeadlineCancel : public Component {
                 .shown = [](const Scenario& s, bool) { return s.client.deadline_cancel; },
                 .when_absent = absent::zero,
                 .integer = true}};
+  // With hedging it cancels every live copy of the request (Hedge hears each cancelled outcome).
+  static bool allows_several_in_flight(const Scenario& /*s*/) noexcept { return true; }
   static bool active(const Scenario& s) noexcept { return s.client.deadline_cancel; }
   // The rules between its parameters and the rest of the scenario (InputError naming the field).
   static void check(const Scenario& s) {
@@ -91,9 +93,15 @@ class DeadlineCancel : public Component {
   }
   template <class Faults>
   DeadlineCancel(const Scenario& s, const Faults& /*faults*/)
-      : on_(active(s)), abandon_(s.client.cancel_in_service == InService::abandon), deadline_(s.client.deadline) {}
+      : on_(active(s)),
+        in_service_rule_(s.client.cancel_in_service),
+        deadline_(s.client.deadline),
+        width_(s.client.hedge_attempts > 1 ? static_cast<std::size_t>(s.client.hedge_attempts) : 1) {}
 
-  void reset() noexcept { due_.clear(); }
+  void reset() noexcept {
+    due_.clear();
+    sends_.clear();
+  }
 
   template <class E>
   void on_arrival(E& e, std::int32_t c, double t) {
@@ -101,6 +109,12 @@ class DeadlineCancel : public Component {
     ClientState& mine = e.client_extra(c);
     mine.open = true;
     mine.job = -1;
+    if (width_ > 1) {
+      mine.next = 0;
+      const std::size_t from = static_cast<std::size_t>(c) * width_;
+      if (sends_.size() < from + width_) sends_.resize(from + width_);
+      std::fill_n(sends_.begin() + static_cast<std::ptrdiff_t>(from), width_, Sent{});
+    }
     due_.push_back({t + deadline_, e.client(c).serial, c});  // arrivals never go back in time: a FIFO
   }
   template <class E>
@@ -109,19 +123,10 @@ class DeadlineCancel : public Component {
     ClientState& mine = e.client_extra(c);
     mine.job = j;
     mine.id = e.job(j).id;
-    static_cast<JobState&>(e.extra(j)).stage = Stage::sent;
-  }
-  template <class E>
-  void on_service_start(E& e, std::int32_t j) {
-    if (on_) static_cast<JobState&>(e.extra(j)).stage = Stage::in_service;
-  }
-  template <class E>
-  void on_served(E& e, std::int32_t j) {
-    if (on_) static_cast<JobState&>(e.extra(j)).stage = Stage::done;
-  }
-  template <class E>
-  void on_rejected(E& e, std::int32_t j) {
-    if (on_) static_cast<JobState&>(e.extra(j)).stage = Stage::done;  // the server's answer is under way
+    if (width_ > 1) {
+      sends_[static_cast<std::size_t>(c) * width_ + mine.next] = {mine.job, mine.id};
+      mine.next = static_cast<std::uint8_t>((mine.next + 1) % width_);
+    }
   }
   template <class E>
   void on_succeeded(E& e, std::int32_t c, double /*latency*/) {
@@ -143,28 +148,27 @@ class DeadlineCancel : public Component {
     }
     return inf;
   }
-  // The request's deadline: its attempt in flight (if any) is cancelled, then the request is lost.
-  // A client still open at its deadline is waiting for an attempt (a sleep that would reach the
-  // deadline ended its request: deadline.hpp).
+  // The request's deadline: its attempts in flight are cancelled (oldest first), then the request is
+  // lost. A client still open at its deadline is waiting for an attempt (a sleep that would reach
+  // the deadline ended its request: deadline.hpp).
   template <unsigned L, class E>
   void fire(E& e) {
     const std::int32_t c = due_.front().client;
     due_.pop_front();
     const ClientState& mine = e.client_extra(c);
-    const std::int32_t j = mine.job;
-    if (j < 0 || e.job(j).id != mine.id || e.job(j).orphaned) return;  // not waiting (see above): unreachable
-    const Stage stage = static_cast<JobState&>(e.extra(j)).stage;
-    if (stage == Stage::sent && e.withdraw(j)) {
-      ++queued_;
-    } else if (stage == Stage::in_service) {
-      ++in_service_;
-      if (abandon_) {
-        e.cancel(j);
-      } else {
-        e.orphan(j);
+    if (width_ == 1) {
+      if (!in_flight(e, mine.job, mine.id)) return;  // not waiting (see above): unreachable
+      cancel(e, mine.job);
+    } else {  // the queued ones first (cancel_attempt.hpp), then the rest
+      const std::size_t from = static_cast<std::size_t>(c) * width_;
+      for (std::size_t i = 0; i < width_; ++i) {
+        const Sent x = sends_[from + (mine.next + i) % width_];
+        if (in_flight(e, x.job, x.id) && withdraw_queued(e, x.job)) ++queued_;
       }
-    } else {
-      e.orphan(j);  // on the wire either way, or a rejection under way: the client stops waiting
+      for (std::size_t i = 0; i < width_; ++i) {
+        const Sent x = sends_[from + (mine.next + i) % width_];
+        if (in_flight(e, x.job, x.id)) cancel(e, x.job);
+      }
     }
     ++ended_;
     e.lose(c);
@@ -183,9 +187,22 @@ class DeadlineCancel : public Component {
     std::int64_t serial;
     std::int32_t client;
   };
-  bool on_, abandon_;
+  struct Sent {
+    std::int32_t job = -1;
+    std::int64_t id = -1;
+  };
+  template <class E>
+  void cancel(E& e, std::int32_t j) {
+    const Cancelled where = cancel_attempt(e, j, in_service_rule_);
+    if (where == Cancelled::queued) ++queued_;
+    if (where == Cancelled::in_service) ++in_service_;
+  }
+  bool on_;
+  InService in_service_rule_;
   double deadline_;
+  std::size_t width_;  // attempts of a request in flight at once, at most: hedge_attempts
   Ring<Due> due_;
+  std::vector<Sent> sends_;  // with hedging: by client slot, its latest width_ sends (a ring)
   std::int64_t ended_ = 0, queued_ = 0, in_service_ = 0;
 };
 

@@ -2,18 +2,23 @@
 // Hedged requests (docs/models.md §7; gRPC's hedgingPolicy, gRFC A6): a client sends its request's
 // first attempt, then one more every hedge_delay while none has succeeded and fewer than
 // hedge_attempts were sent; a failed attempt sends the next hedge at once. The first success answers
-// the request; with hedge_cancel on the others are cancelled (E::cancel: they leave the server at
-// once), else they run to their end and their replies are dropped. The request fails (the client
-// policy chain runs: retry limit, backoff, budget) when every attempt sent has failed and no more may
-// be sent. Hedges are throttled by the gRPC token bucket (budget grpc, or token-bucket charged
-// per-failure; the budget answers the decision's hedge step): a hedge it refuses is not sent, and that request
-// sends no more. With hedge_percentile p > 0 (the tail-at-scale backup request) the delay before a
-// request's hedges is the running estimate of the p-th percentile of the latencies of the requests
-// answered so far in the run, each from its first attempt's send to its answer (P² online estimate,
+// the request; with hedge_cancel on the others are cancelled where they are (cancel_attempt.hpp: a
+// queued one leaves its queue; one in service is abandoned or finished, as hedge_in_service says;
+// one on the network is dropped by its client), else they run to their end and their replies are
+// dropped. An attempt that times out (a client timeout: each attempt's own, as Finagle's timeout
+// under its backup requests) fails like any other. The request fails (the client policy chain runs:
+// retry limit, backoff, budget) when every attempt sent has failed and no more may be sent; a request
+// that ends otherwise (a deadline that cancels every attempt of it) sends no more. Hedges are
+// throttled by the gRPC token bucket (budget grpc, or token-bucket charged per-failure) or Finagle's
+// retry budget (a hedge withdraws as a retry does); the budget answers the decision's hedge step: a
+// hedge it refuses is not sent, and that request sends no more. With hedge_percentile p > 0 (the tail-at-scale backup
+// request) the delay before a request's hedges is the running estimate of the p-th percentile of the latencies of the
+// requests answered so far in the run, each from its first attempt's send to its answer (P² online estimate,
 // montecarlo/p_square.hpp: deterministic; exact while fewer than five are answered; hedge_delay
 // until the first is), fixed when the request's first attempt is sent. Source of lane_send: the requests' next hedge
 // times in a heap by (time, push order); an entry is stale once its request is another (generation) or its next time
-// moved. State per client slot in its own vectors (runs without hedging allocate nothing). Invariants: a request is
+// moved. State per client slot in its own vectors (runs without hedging allocate nothing); a request's attempts still
+// in flight (live) are counted down as each one's outcome is heard, a cancellation included. Invariants: a request is
 // answered at most once; it has at most hedge_attempts attempts; with hedge_attempts 1 the component is off. Metrics:
 // hedges, hedge_wins, hedges_cancelled, hedges_throttled.
 #include <algorithm>
@@ -23,6 +28,7 @@
 
 #include "analytic/error.hpp"
 #include "montecarlo/component.hpp"
+#include "montecarlo/components/cancel_attempt.hpp"
 #include "montecarlo/controls.hpp"
 #include "montecarlo/p_square.hpp"
 
@@ -60,8 +66,9 @@ class Hedge : public Component {
             .rank = 720,
             .kind = FieldKind::on_off,
             .hi = 1,
-            .meaning = "hedging: on, the first success cancels the request's other attempts (they leave the server); "
-                       "off, they run to their end (needs hedge_attempts > 1)",
+            .meaning = "hedging: on, the first success cancels the request's other attempts (a queued one leaves its "
+                       "queue, one in service see hedge_in_service); off, they run to their end (needs hedge_attempts "
+                       "> 1)",
             .access = member<&Scenario::client, &ClientPolicy::hedge_cancel>()},
       Field{.name = "hedge_percentile",
             .group = FieldGroup::client,
@@ -72,7 +79,16 @@ class Hedge : public Component {
             .meaning = "hedging, tail-at-scale: the delay is this percentile of the latencies of the requests "
                        "answered so far in the run (P² estimate; hedge_delay until the first answer); 0 = off "
                        "(needs hedge_attempts > 1)",
-            .access = member<&Scenario::client, &ClientPolicy::hedge_percentile>()}};
+            .access = member<&Scenario::client, &ClientPolicy::hedge_percentile>()},
+      Field{.name = "hedge_in_service",
+            .group = FieldGroup::client,
+            .rank = 1200,
+            .kind = FieldKind::choice,
+            .choices = in_service_names,
+            .meaning = "hedging: an attempt the first success cancels while it is in service: abandon (it leaves the "
+                       "server at once) or finish (the server completes it, its reply is discarded); a queued one "
+                       "always leaves its queue (needs hedge_cancel on)",
+            .access = member<&Scenario::client, &ClientPolicy::hedge_in_service>()}};
   static constexpr std::array metrics{
       MetricDef{.key = "hedges",
                 .label = "hedges sent (per run)",
@@ -111,21 +127,23 @@ class Hedge : public Component {
       if (c.hedge_delay != d.hedge_delay) throw InputError("hedge_delay", "needs hedge_attempts > 1");
       if (c.hedge_cancel != d.hedge_cancel) throw InputError("hedge_cancel", "needs hedge_attempts > 1");
       if (c.hedge_percentile != d.hedge_percentile) throw InputError("hedge_percentile", "needs hedge_attempts > 1");
+      if (c.hedge_in_service != d.hedge_in_service) throw InputError("hedge_in_service", "needs hedge_attempts > 1");
       return;
     }
     // The components that count on one attempt per request say so (allows_several_in_flight):
     // check_component_rules refuses them before this.
+    if (!c.hedge_cancel && c.hedge_in_service != d.hedge_in_service)
+      throw InputError("hedge_in_service", "needs hedge_cancel on");
+    if (c.deadline != d.deadline && !c.deadline_cancel)
+      throw InputError("hedge_attempts",
+                       "a deadline with hedging needs deadline_cancel on: a deadline that only stops retries would let "
+                       "hedges go past it");
     const BudgetConfig b = budget_of(c);
-    if (b.kind != BudgetKind::none &&
+    if (b.kind != BudgetKind::none && b.kind != BudgetKind::finagle &&
         !(b.kind == BudgetKind::token_bucket && b.token_bucket.charge == Charge::per_failure))
       throw InputError("hedge_attempts",
-                       "hedges are throttled by gRPC's token bucket only: budget none, grpc, or token-bucket with "
-                       "bucket_charge per-failure");
-    if (c.hedge_cancel &&
-        (s.resource.delay > 0.0 || s.resource.lock || s.admission.overflow == Overflow::queue || s.admission.aimd))
-      throw InputError("hedge_cancel",
-                       "on needs every attempt in service once sent: no network delay, lock, queue or AIMD limit (or "
-                       "set hedge_cancel off)");
+                       "hedges are throttled by gRPC's token bucket or Finagle's retry budget only: budget none, "
+                       "grpc, finagle, or token-bucket with bucket_charge per-failure");
   }
 
   template <class Faults>
@@ -134,6 +152,7 @@ class Hedge : public Component {
         attempts_(static_cast<std::int32_t>(s.client.hedge_attempts)),
         delay_(s.client.hedge_delay),
         cancel_(s.client.hedge_cancel),
+        in_service_(s.client.hedge_in_service),
         percentile_(s.client.hedge_percentile > 0.0),
         tail_(s.client.hedge_percentile / 100.0) {}
 
@@ -171,18 +190,38 @@ class Hedge : public Component {
     if (!on_ || d.ask != Ask::claim) return;
     if (absorbs(e, d.outcome->job, d.client)) d.verb = Verb::absorb;
   }
+  // A cancelled attempt of the request (by its answer, below, or by its deadline) is out: no reply
+  // will come to claim.
+  template <class E>
+  void on_outcome(E& e, const Outcome& o) {
+    if (!on_ || o.kind != OutcomeKind::cancelled) return;
+    Call& k = calls_[static_cast<std::size_t>(o.client)];
+    if (--k.live == 0 && k.left) e.free_client(o.client);
+  }
   template <class E>
   void on_succeeded(E& e, std::int32_t c, double /*latency*/) {
     if (!on_) return;
     Call& k = calls_[static_cast<std::size_t>(c)];
     if (percentile_) tail_.add(e.now() - k.first_sent);
     if (!cancel_) return;
-    for (std::size_t i = 0; i < static_cast<std::size_t>(k.sent); ++i) {
-      if (e.job(k.slot[i]).id != k.id[i]) continue;  // ended (its slot freed, perhaps reused)
-      e.cancel(k.slot[i]);
-      --k.live;
+    // The queued ones first (cancel_attempt.hpp), then the rest in send order; skipped: an attempt
+    // ended (its slot freed, perhaps reused) or timed out (its client no longer waits for it).
+    const auto n = static_cast<std::size_t>(k.sent);
+    for (std::size_t i = 0; i < n; ++i)
+      if (in_flight(e, k.slot[i], k.id[i]) && withdraw_queued(e, k.slot[i])) ++cancelled_;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!in_flight(e, k.slot[i], k.id[i])) continue;
+      cancel_attempt(e, k.slot[i], in_service_);
       ++cancelled_;
     }
+  }
+  // The request ended without an answer (lost): it sends no more hedges.
+  template <class E>
+  void on_give_up(E& /*e*/, std::int32_t c) {
+    if (!on_) return;
+    Call& k = calls_[static_cast<std::size_t>(c)];
+    k.stopped = true;
+    k.next = inf;
   }
   // The client leaves: its slot is kept while attempts of its request are still out.
   template <class E>
@@ -286,6 +325,7 @@ class Hedge : public Component {
   std::int32_t attempts_;
   double delay_;
   bool cancel_;
+  InService in_service_;  // hedge_in_service
   bool percentile_;
   PSquare tail_;                    // the answered requests' latencies (hedge_percentile > 0)
   bool sending_ = false;            // fire is sending a hedge (on_send: it joins the request)

@@ -29,6 +29,8 @@ class Timeout : public Component {
             .lo_open = true,
             .meaning = "client timeout per attempt, or none; the server still does the work (needs retries on)",
             .access = member<&Scenario::client, &ClientPolicy::timeout>()}};
+  // Each copy of a hedged request has its own timeout (Finagle's per-request timeout on each backup).
+  static bool allows_several_in_flight(const Scenario& /*s*/) noexcept { return true; }
   static bool active(const Scenario& s) noexcept { return s.client.timeout < inf; }
   // The rules between its parameters and the rest of the scenario (InputError naming the field).
   static void check(const Scenario& s) {

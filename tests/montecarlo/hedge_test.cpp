@@ -317,11 +317,13 @@ TEST(Hedge, RulesNameTheirField) {
   s = one_client(2, mc::detail::inf);
   EXPECT_EQ(refused_field(s), "hedge_delay");
   s = one_client(2, 1.0);
-  s.client.timeout = 3.0;
-  EXPECT_EQ(refused_field(s), "hedge_attempts");
+  s.client.timeout = 3.0;  // each attempt's own (Finagle's timeout under backup requests)
+  EXPECT_EQ(refused_field(s), "(accepted)");
   s = one_client(2, 1.0);
-  s.client.deadline = 3.0;
+  s.client.deadline = 3.0;  // a deadline that does not cancel would let hedges go past it
   EXPECT_EQ(refused_field(s), "hedge_attempts");
+  s.client.deadline_cancel = true;
+  EXPECT_EQ(refused_field(s), "(accepted)");
   s = one_client(2, 1.0);
   s.client.breaker = 1;
   s.client.attempt_ms = 1.0;
@@ -331,9 +333,19 @@ TEST(Hedge, RulesNameTheirField) {
   EXPECT_EQ(refused_field(s), "hedge_attempts");
   s.client.budget = 2;  // grpc
   EXPECT_EQ(refused_field(s), "(accepted)");
-  s = one_client(2, 1.0);
-  s.resource.delay = 0.5;
-  EXPECT_EQ(refused_field(s), "hedge_cancel");
-  s.client.hedge_cancel = false;
+  s.client.budget = 3;  // finagle: a hedge withdraws as a retry does (its window is in ms)
+  s.client.attempt_ms = 1.0;
   EXPECT_EQ(refused_field(s), "(accepted)");
+  s = one_client(2, 1.0);  // cancelling wherever the attempt is: on the network, in a queue, behind AIMD
+  s.resource.delay = 0.5;
+  s.admission.limit = 2;
+  s.admission.overflow = mc::Overflow::queue;
+  EXPECT_EQ(refused_field(s), "(accepted)");
+  s.client.hedge_in_service = mc::InService::finish;
+  EXPECT_EQ(refused_field(s), "(accepted)");
+  s.client.hedge_cancel = false;
+  EXPECT_EQ(refused_field(s), "hedge_in_service");
+  s = one_client(1, 0.0);
+  s.client.hedge_in_service = mc::InService::finish;
+  EXPECT_EQ(refused_field(s), "hedge_in_service");
 }
