@@ -111,6 +111,7 @@ class Engine {
         failures_(key_, StreamId::failures, run_index),
         throttle_(key_, StreamId::throttle, run_index),
         load_(key_, StreamId::load, run_index),
+        replicas_(key_, StreamId::replicas, run_index),
         parts_(s, faults) {
     if (lent_) swap_storage();  // the lent storage in (the engine's own, empty, out); emptied below
     apply_bias(arrivals_, faults_);
@@ -174,6 +175,7 @@ class Engine {
     if constexpr (id == StreamId::failures) return failures_;
     if constexpr (id == StreamId::throttle) return throttle_;
     if constexpr (id == StreamId::load) return load_;
+    if constexpr (id == StreamId::replicas) return replicas_;
   }
   // What the plain tier does not store: the send time is the service start (and without a
   // component that delays the start, send, reach and start are one instant), the row is 0.
@@ -463,6 +465,7 @@ class Engine {
   double cut_ = nan;  // planted fault shared_doomed_leave_at_commit: where a doomed attempt's service was cut
   // The components' streams (each drawn only when its component is on).
   Stream service_, delay_, population_, rows_, retry_after_, failures_, throttle_, load_;
+  Stream replicas_;
   P parts_;
   std::vector<ClientExtra> client_extra_;  // beside clients_ (full tier)
   std::int64_t admitted_ = 0, lost_ = 0;

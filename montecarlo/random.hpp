@@ -32,6 +32,7 @@ enum class StreamId : std::uint32_t {
   failures = 9,   // injected failures (full tier)
   throttle = 14,  // adaptive throttling's draws (full tier)
   load = 17,      // a load profile's thinning: whether each candidate arrival is kept (full tier)
+  replicas = 18,  // the load balancer's choices among replicas (full tier)
   // The layered amplification count's (montecarlo/amplification.hpp; its key differs from the
   // engine's, so the numbers never collide). 10, 12 and 16 were the streams of simulators since
   // replaced by engine scenarios.
