@@ -16,7 +16,8 @@
 // golden depend on it. Hedge's cancellations (on_succeeded) follow every other component's hook for
 // the answering attempt. A component added later goes last (its metrics take the next slots):
 // RetryOn (failure kinds), RetriesInFlight, AdaptiveRate (its send step answers wait),
-// DeadlineCancel (its deadline lane).
+// DeadlineCancel (its deadline lane), Replicas (the balancer: the limit and the injection read the
+// replica it writes at on_send, which comes before any admission or service).
 #include <algorithm>
 #include <array>
 #include <type_traits>
@@ -39,6 +40,7 @@
 #include "montecarlo/components/population.hpp"
 #include "montecarlo/components/quota.hpp"
 #include "montecarlo/components/recovery.hpp"
+#include "montecarlo/components/replicas.hpp"
 #include "montecarlo/components/retries_in_flight.hpp"
 #include "montecarlo/components/retry_limit.hpp"
 #include "montecarlo/components/retry_on.hpp"
@@ -56,7 +58,7 @@ using PlainParts = Parts<>;
 using LeanParts = Parts<ServerView, Rows, Service, Timeout, Effects, RetryLimit, Deadline>;
 using FullParts = Parts<ServerView, Rows, Service, Network, Population, Lock, Limit, Timeout, Effects, Breaker,
                         RetryLimit, Deadline, Budget, Quota, Injection, Recovery, Settle, LoadThinning, Hedge, RetryOn,
-                        RetriesInFlight, AdaptiveRate, DeadlineCancel>;
+                        RetriesInFlight, AdaptiveRate, DeadlineCancel, Replicas>;
 
 // The per-attempt and per-client records of the full tier: every component's state (one layout for
 // both full builds, so a worker's lent storage serves either).

@@ -24,7 +24,7 @@ namespace retrylab::montecarlo {
 // named here for the components that had them before they declared their own: service times,
 // network delays, client populations (mixed strategy, ignoring Retry-After), rows, Retry-After,
 // injected failures, adaptive throttling, a load profile's thinning. A new component declares a
-// new id in its own file (StreamId{18}, above every id here), without a line here.
+// new id in its own file (StreamId{19}, above every id here), without a line here.
 enum class StreamId : std::uint32_t {
   arrivals = 1,
   sleeps = 2,
@@ -37,6 +37,7 @@ enum class StreamId : std::uint32_t {
   failures = 9,   // injected failures (full tier)
   throttle = 14,  // adaptive throttling's draws (full tier)
   load = 17,      // a load profile's thinning: whether each candidate arrival is kept (full tier)
+  replicas = 18,  // the load balancer's choices among replicas (full tier)
   // The layered amplification count's (montecarlo/amplification.hpp; its key differs from the
   // engine's, so the numbers never collide). 10, 12 and 16 were the streams of simulators since
   // replaced by engine scenarios.

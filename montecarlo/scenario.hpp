@@ -74,6 +74,13 @@ inline constexpr std::string_view scope_names[] = {"shared", "client"};
 inline constexpr std::string_view charge_names[] = {"per-retry", "per-failure"};
 inline constexpr std::string_view failure_kind_names[] = {"retryable", "throttled", "fatal"};
 inline constexpr std::string_view in_service_names[] = {"finish", "abandon"};
+// Replicas (components/replicas.hpp): how the load balancer picks a replica for an attempt, and
+// which replicas a request's later attempts (retries, hedges) may go to.
+enum class Balancer : std::uint8_t { random, round_robin, least_outstanding, p2c };
+enum class ReplicaRetry : std::uint8_t { any, other };
+inline constexpr std::string_view balancer_names[] = {"random", "round-robin", "least-outstanding", "p2c"};
+inline constexpr std::string_view replica_retry_names[] = {"any", "other"};
+inline constexpr std::int64_t max_replicas = 64;  // a request's replicas tried: one bit each
 // The kinds a client retries (ClientPolicy::retry_on, an index here): every failure (as before kinds
 // existed), or a list of kinds; retry_on_mask gives bit k for FailureKind k.
 inline constexpr std::string_view retry_on_names[] = {"all", "retryable", "throttled", "retryable+throttled", "none"};
@@ -242,6 +249,17 @@ struct Failures {
   FailureKind outage_kind = FailureKind::retryable;
 };
 
+// Replicas (components/replicas.hpp): the dependency is `replicas` independent copies of the server,
+// each with its own admission (limit, overflow queue) and its own attempts in service, behind one
+// load balancer. 1 = one server (every earlier scenario). outage_replica: which replica the outage
+// window hits (0 = every one, i = replica i of 1..replicas).
+struct ReplicaSet {
+  std::int64_t count = 1;  // [1, max_replicas]
+  Balancer balancer = Balancer::random;
+  ReplicaRetry retry = ReplicaRetry::any;  // other: a retry or hedge goes to a replica its request has not tried
+  std::int64_t outage_replica = 0;         // [0, count]; needs an outage
+};
+
 // What is measured, and when a run stops.
 struct Measurement {
   double horizon = 0.0;          // 0 = unset: default_burst_horizon for pure bursts, an error with steady traffic
@@ -281,6 +299,7 @@ struct Scenario {
   ClientPolicy client{};
   Failures failures{};
   Measurement measurement{};
+  ReplicaSet replicas{};
 };
 
 // The rate steady arrivals are drawn at: rate, or a load profile's maximum (its candidates,

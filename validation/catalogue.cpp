@@ -583,6 +583,8 @@ std::vector<ValidationCase> catalogue(Scale scale) {
   for (auto& c : retries_in_flight_cases(scale)) cat.push_back(std::move(c));
   // 16. the adaptive rate limiter's steady fill rate without throttling.
   for (auto& c : adaptive_cases(scale)) cat.push_back(std::move(c));
+  // 17. replicas: k independent M/M/c queues, a hedge over two replicas.
+  for (auto& c : replica_cases(scale)) cat.push_back(std::move(c));
   return cat;
 }
 

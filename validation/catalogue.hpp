@@ -147,6 +147,11 @@ std::vector<ValidationCase> retries_in_flight_cases(Scale scale);
 // model none, no failure, Poisson arrivals at λ: the fill rate's time-average against 2λ.
 // "adaptive-fill-…".
 std::vector<ValidationCase> adaptive_cases(Scale scale);
+// 17. Replicas behind a load balancer (components/replicas.hpp; replica_cases.cpp): k independent
+// M/M/c queues under random balancing against Erlang C's mean wait (analytic/erlang.hpp), and one
+// hedge over two replicas against L = min(S1, d + S2) (analytic/hedge.hpp), beside the same hedge
+// behind one FIFO queue (L = S1). "replica-…".
+std::vector<ValidationCase> replica_cases(Scale scale);
 
 // The standard suites.
 std::vector<ValidationCase> catalogue(Scale scale);

@@ -4,7 +4,9 @@
 // outage_end); the failures stream draws only when that probability is above 0. A failed attempt
 // commits nothing (it dooms no other). Each failure carries the kind its source produces
 // (failure_kind, outage_kind: retryable, throttled or fatal; describe writes it into the outcome, a
-// throttled one as an outcome of kind throttled). Metric: injected.
+// throttled one as an outcome of kind throttled). With replicas (components/replicas.hpp) the
+// outage hits the replica outage_replica names (0: every one); an attempt on another replica meets
+// failure_prob inside the window as outside it. Metric: injected.
 #include <fmt/format.h>
 #include <cstdint>
 
@@ -97,7 +99,8 @@ class Injection : public Component {
                                                 .when_absent = absent::zero,
                                                 .integer = true}};
   template <class Faults>
-  Injection(const Scenario& s, const Faults& /*faults*/) : on_(active(s)), o_(&s.failures) {}
+  Injection(const Scenario& s, const Faults& /*faults*/)
+      : on_(active(s)), o_(&s.failures), outage_replica_(s.replicas.outage_replica) {}
 
   template <class E>
   [[gnu::always_inline]] void on_send(E& e, std::int32_t /*c*/, std::int32_t j) {
@@ -107,7 +110,8 @@ class Injection : public Component {
   [[gnu::always_inline]] bool injects(E& e, std::int32_t j) {
     if (!on_) return false;
     const double t = e.now();
-    const bool outage = t >= o_->outage_start && t < o_->outage_end;
+    const bool outage = t >= o_->outage_start && t < o_->outage_end &&
+                        (outage_replica_ == 0 || e.extra(j).replica + 1 == outage_replica_);
     const double p = outage ? o_->outage_fraction : o_->failure_prob;
     if (!(p > 0.0) || !(e.template stream<StreamId::failures>().uniform() < p)) return false;
     ++injected_;
@@ -133,6 +137,7 @@ class Injection : public Component {
  private:
   bool on_;
   const Failures* o_;
+  std::int64_t outage_replica_;  // 1..replicas: the outage hits that replica only; 0: every one
   std::int64_t injected_ = 0;
 };
 

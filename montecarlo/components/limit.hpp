@@ -7,11 +7,14 @@
 // toward L) and may carry a Retry-After (fixed, or uniform(0, 2·retry_after) from the retry_after
 // stream). AIMD samples every admitted attempt as it leaves: drop (it failed, or its time since
 // admission exceeds the AIMD timeout) → floor(L·backoff); else 2·inflight >= L → L + 1; clamped.
+// With replicas (components/replicas.hpp) the limit and the queue are each replica's: L attempts
+// admitted per replica, counted here, each replica's queue moving only for its own releases.
 // Metrics: rejected, mean_limit (the time-average limit over the window).
 #include <fmt/format.h>
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 #include "analytic/error.hpp"
 #include "montecarlo/component.hpp"
@@ -200,13 +203,18 @@ class Limit : public Component {
       : on_(active(s)),
         aimd_(s.admission.aimd),
         o_(&s.admission),
-        limit_(s.admission.aimd ? s.admission.aimd_params.initial : s.admission.limit) {}
+        limit_(s.admission.aimd ? s.admission.aimd_params.initial : s.admission.limit) {
+    if (on_ && s.replicas.count > 1) {  // aimd is refused with replicas (replicas.hpp)
+      held_.assign(static_cast<std::size_t>(s.replicas.count), 0);
+      queues_.assign(static_cast<std::size_t>(s.replicas.count), Fifo{});
+    }
+  }
 
   template <class E>
   [[gnu::always_inline]] bool admits(E& e, std::int32_t j) {
-    if (!on_ || e.admitted() < limit_) return true;
+    if (!on_ || admitted_at(e, j) < limit_) return true;
     if (o_->overflow == Overflow::queue) {
-      e.push(queue_, j);
+      e.push(queue_of(e, j), j);
     } else {
       reject(e, j);
     }
@@ -214,6 +222,7 @@ class Limit : public Component {
   }
   template <class E>
   [[gnu::always_inline]] void on_admit(E& e, std::int32_t j) {
+    if (!held_.empty()) ++held_[replica(e, j)];
     if (!aimd_) return;
     JobState& mine = e.extra(j);
     mine.admitted_at = e.now();
@@ -225,6 +234,7 @@ class Limit : public Component {
   template <class E>
   [[gnu::always_inline]] void on_release(E& e, std::int32_t j) {
     if (!on_) return;
+    if (!held_.empty()) return release_replica(e, replica(e, j));
     if (aimd_) {
       const Aimd& a = o_->aimd_params;
       const JobState& mine = e.extra(j);
@@ -243,11 +253,12 @@ class Limit : public Component {
   // either: the attempt never ran (concurrency-limits' onIgnore).
   template <class E>
   Withdrawn withdraws(E& e, std::int32_t j) noexcept {
-    return on_ && e.unlink(queue_, j) ? Withdrawn::before_admission : Withdrawn::not_held;
+    return on_ && e.unlink(queue_of(e, j), j) ? Withdrawn::before_admission : Withdrawn::not_held;
   }
   template <class E>
-  void on_withdrawn(E& e, std::int32_t /*j*/, Withdrawn where) {
+  void on_withdrawn(E& e, std::int32_t j, Withdrawn where) {
     if (!on_ || where != Withdrawn::after_admission) return;
+    if (!held_.empty()) return release_replica(e, replica(e, j));
     while (!queue_.empty() && e.admitted() < limit_) e.admit(e.pop(queue_));
   }
   // A rejection's outcome carries the Retry-After it drew and its kind (reject_kind).
@@ -269,6 +280,26 @@ class Limit : public Component {
   }
 
  private:
+  // With replicas: attempt j's replica (components/replicas.hpp writes it), the attempts admitted
+  // there, its queue; without: the server's.
+  template <class E>
+  static std::size_t replica(E& e, std::int32_t j) noexcept {
+    return static_cast<std::size_t>(e.extra(j).replica);
+  }
+  template <class E>
+  std::int64_t admitted_at(E& e, std::int32_t j) noexcept {
+    return held_.empty() ? e.admitted() : held_[replica(e, j)];
+  }
+  template <class E>
+  Fifo& queue_of(E& e, std::int32_t j) noexcept {
+    return held_.empty() ? queue_ : queues_[replica(e, j)];
+  }
+  // An attempt admitted at replica r left it: r's queue moves up while r's limit allows.
+  template <class E>
+  void release_replica(E& e, std::size_t r) {
+    --held_[r];
+    while (!queues_[r].empty() && held_[r] < limit_) e.admit(e.pop(queues_[r]));
+  }
   template <class E>
   void reject(E& e, std::int32_t j) {
     auto& job = e.job(j);
@@ -298,6 +329,8 @@ class Limit : public Component {
   std::int64_t rejected_ = 0;
   double area_ = 0.0;
   Fifo queue_;
+  std::vector<std::int64_t> held_;  // with replicas: the attempts admitted at each (empty: one server)
+  std::vector<Fifo> queues_;        // with replicas: each one's queue
 };
 
 }  // namespace retrylab::montecarlo::detail
