@@ -75,6 +75,8 @@ class Replicas : public Component {
             .meaning = "the replica the outage window hits, 1..replicas (0 = every replica)",
             .access = member<&Scenario::replicas, &ReplicaSet::outage_replica>()}};
   static constexpr std::array streams{StreamId::replicas};  // the balancer's draws (montecarlo/random.hpp)
+  // A hedge may go to another replica than its request's earlier attempts (replica_retry other).
+  static bool allows_several_in_flight(const Scenario& /*s*/) noexcept { return true; }
   static bool active(const Scenario& s) noexcept { return s.replicas.count > 1; }
   static void check(const Scenario& s) {
     const ReplicaSet& o = s.replicas;
