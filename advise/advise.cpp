@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <string>
 
 #include "advise/runs.hpp"
@@ -71,7 +72,7 @@ bool confirm(const Request& r, Candidate& c) {
 bool better(const Candidate& a, const Candidate& b) {
   if (a.confirmed != b.confirmed) return a.confirmed;
   if (a.found != b.found) return a.found;
-  if (!a.found) return false;
+  if (!a.found) return a.behind && !b.behind;  // set aside (its curve drained) before none found
   return a.search.objective.mean < b.search.objective.mean;
 }
 
@@ -189,23 +190,99 @@ Advice advise(const Request& r) {
   const auto stage = [&r](Strategy s, const char* what) {
     if (r.watch.stage) r.watch.stage(fmt::format("{}: {}", to_string(s), what));
   };
+  // Steps 1–2 for every strategy; steps 3–4 for those whose best curve policy is not behind that of
+  // the leader (the least objective over the curves' runs), then for any that is not behind the
+  // best candidate found, until none is left that is not; and for all of them if the first
+  // confirmation fails, so the confirmations are made in the order of a search without this.
+  struct Pending {
+    std::unique_ptr<Bench> bench;
+    Curve curve;
+    bool finished = false;
+    bool counted = false;  // Watch::searched was called for it
+  };
+  std::vector<Pending> pend;
+  std::vector<Candidate>& cs = a.candidates;
   for (Strategy s : r.strategies) {
     stage(s, "search");
-    Bench bench(r, r.seed);
-    Candidate c = search(r, s, bench);
-    if (r.watch.searched) r.watch.searched();
-    c.runs_simulated = bench.runs_made();
-    c.sustainable_rate = c.sustainable_collapsed_at = nan;
-    a.candidates.push_back(std::move(c));
+    Pending p{std::make_unique<Bench>(r, r.seed), Curve{}, false, false};
+    cs.push_back(search_curve(r, s, *p.bench, p.curve));
+    cs.back().sustainable_rate = cs.back().sustainable_collapsed_at = nan;
+    cs.back().runs_simulated = p.bench->runs_made();
+    pend.push_back(std::move(p));
   }
-  std::stable_sort(a.candidates.begin(), a.candidates.end(), better);
+  const auto finish = [&](std::size_t i) {
+    Pending& p = pend[i];
+    if (p.finished) return;
+    if (cs[i].behind) stage(cs[i].strategy, "search");
+    finish_search(r, p.curve, *p.bench, cs[i]);
+    cs[i].behind.reset();
+    cs[i].runs_simulated = p.bench->runs_made();
+    p.finished = true;
+    if (r.watch.searched && !p.counted) r.watch.searched();
+    p.counted = true;
+  };
+  // Sets i aside if its best curve policy is behind j's; else finishes it.
+  const auto sift_against = [&](std::size_t i, std::size_t j) {
+    MeanSummary d;
+    if (i != j && pend[i].curve.best && pend[j].curve.best &&
+        behind(*pend[i].bench, *pend[i].curve.best, *pend[j].bench, *pend[j].curve.best, d)) {
+      cs[i].behind = cs[j].strategy;
+      cs[i].curve_best = *pend[i].curve.best;
+      cs[i].behind_by = d;
+      cs[i].behind_objective = pend[j].bench->stats(*pend[j].curve.best, coarse_runs).objective.mean;
+      return;
+    }
+    finish(i);
+  };
+  std::optional<std::size_t> leader;
+  double least = 0.0;
+  for (std::size_t i = 0; i < pend.size(); ++i)
+    if (pend[i].curve.best)
+      if (const double v = pend[i].bench->stats(*pend[i].curve.best, coarse_runs).objective.mean; !leader || v < least)
+        leader = i, least = v;
+  for (std::size_t i = 0; i < pend.size(); ++i) {
+    if (leader)
+      sift_against(i, *leader);
+    else
+      finish(i);
+  }
+  const auto set_aside = [&] {
+    std::vector<std::size_t> v;
+    for (std::size_t i = 0; i < pend.size(); ++i)
+      if (!pend[i].finished) v.push_back(i);
+    return v;
+  };
+  for (bool reopened = true; reopened;) {
+    reopened = false;
+    std::optional<std::size_t> top;
+    for (std::size_t i = 0; i < cs.size(); ++i)
+      if (cs[i].found && (!top || better(cs[i], cs[*top]))) top = i;
+    for (std::size_t i : set_aside()) {
+      if (top)
+        sift_against(i, *top);
+      else
+        finish(i);
+      reopened = reopened || pend[i].finished;
+    }
+  }
+  for (std::size_t i : set_aside()) {
+    if (r.watch.searched && !pend[i].counted) r.watch.searched();
+    pend[i].counted = true;
+  }
   // Confirm the best; if it does not confirm, the next (and re-rank: confirmed first).
-  for (Candidate& c : a.candidates) {
-    if (!c.found) continue;
-    stage(c.strategy, "confirmation and sustainable load");
-    if (confirm(r, c)) break;
+  std::vector<bool> tried(cs.size(), false);
+  for (;;) {
+    std::vector<std::size_t> order(cs.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return better(cs[x], cs[y]); });
+    const auto next = std::find_if(order.begin(), order.end(), [&](std::size_t i) { return cs[i].found && !tried[i]; });
+    if (next == order.end()) break;
+    tried[*next] = true;
+    stage(cs[*next].strategy, "confirmation and sustainable load");
+    if (confirm(r, cs[*next])) break;
+    for (std::size_t i : set_aside()) finish(i);
   }
-  std::stable_sort(a.candidates.begin(), a.candidates.end(), better);
+  std::stable_sort(cs.begin(), cs.end(), better);
   return a;
 }
 
