@@ -76,6 +76,115 @@ bool better(const Candidate& a, const Candidate& b) {
   return a.search.objective.mean < b.search.objective.mean;
 }
 
+// Every strategy's search, in order: steps 1–2 for every strategy; steps 3–4 for those whose best
+// curve policy is not behind that of the leader (the least objective over the curves' runs), then
+// for any that is not behind the best candidate found, until none is left that is not, and for all
+// of them if none is found or the first confirmation fails, so the confirmations are made in the
+// order of a search without setting aside. Candidates stay in the order of r.strategies.
+class Searches {
+ public:
+  Searches(const Request& r, std::vector<Candidate>& cs) : r_(r), cs_(cs) {
+    for (Strategy s : r.strategies) {
+      stage(s, "search");
+      Pending p{std::make_unique<Bench>(r, r.seed), Curve{}, false, false};
+      cs_.push_back(search_curve(r, s, *p.bench, p.curve));
+      cs_.back().sustainable_rate = cs_.back().sustainable_collapsed_at = nan;
+      cs_.back().runs_simulated = p.bench->runs_made();
+      pend_.push_back(std::move(p));
+    }
+  }
+
+  void set_aside_the_behind() {
+    std::optional<std::size_t> leader;
+    double least = 0.0;
+    for (std::size_t i = 0; i < pend_.size(); ++i)
+      if (pend_[i].curve.best)
+        if (const double v = objective(i); !leader || v < least) leader = i, least = v;
+    for (std::size_t i = 0; i < pend_.size(); ++i) sift_against(i, leader);
+    for (bool reopened = true; reopened;) {
+      reopened = false;
+      std::optional<std::size_t> top;
+      for (std::size_t i = 0; i < cs_.size(); ++i)
+        if (cs_[i].found && (!top || better(cs_[i], cs_[*top]))) top = i;
+      for (std::size_t i : set_aside()) {
+        sift_against(i, top);
+        reopened = reopened || pend_[i].finished;
+      }
+    }
+    for (std::size_t i : set_aside()) counted(i);
+  }
+
+  // Confirm the best; if it does not confirm, the next (the set-aside ones searched on first).
+  void confirm_the_best() {
+    std::vector<bool> tried(cs_.size(), false);
+    for (;;) {
+      std::vector<std::size_t> order(cs_.size());
+      for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+      std::stable_sort(order.begin(), order.end(),
+                       [&](std::size_t x, std::size_t y) { return better(cs_[x], cs_[y]); });
+      const auto next =
+          std::find_if(order.begin(), order.end(), [&](std::size_t i) { return cs_[i].found && !tried[i]; });
+      if (next == order.end()) return;
+      tried[*next] = true;
+      stage(cs_[*next].strategy, "confirmation and sustainable load");
+      if (confirm(r_, cs_[*next])) return;
+      for (std::size_t i : set_aside()) finish(i);
+    }
+  }
+
+ private:
+  struct Pending {
+    std::unique_ptr<Bench> bench;
+    Curve curve;
+    bool finished = false;
+    bool counted = false;  // Watch::searched was called for it
+  };
+
+  void stage(Strategy s, const char* what) const {
+    if (r_.watch.stage) r_.watch.stage(fmt::format("{}: {}", to_string(s), what));
+  }
+  void counted(std::size_t i) {
+    if (r_.watch.searched && !pend_[i].counted) r_.watch.searched();
+    pend_[i].counted = true;
+  }
+  double objective(std::size_t i) const {
+    return pend_[i].bench->stats(*pend_[i].curve.best, coarse_runs).objective.mean;
+  }
+  std::vector<std::size_t> set_aside() const {
+    std::vector<std::size_t> v;
+    for (std::size_t i = 0; i < pend_.size(); ++i)
+      if (!pend_[i].finished) v.push_back(i);
+    return v;
+  }
+  void finish(std::size_t i) {
+    Pending& p = pend_[i];
+    if (p.finished) return;
+    if (cs_[i].behind) stage(cs_[i].strategy, "search");
+    finish_search(r_, p.curve, *p.bench, cs_[i]);
+    cs_[i].behind.reset();
+    cs_[i].runs_simulated = p.bench->runs_made();
+    p.finished = true;
+    counted(i);
+  }
+  // Sets i aside if its best curve policy is behind j's; else finishes it.
+  void sift_against(std::size_t i, std::optional<std::size_t> j) {
+    MeanSummary d;
+    if (j && i != *j && pend_[i].curve.best && pend_[*j].curve.best &&
+        behind(*pend_[i].bench, *pend_[i].curve.best, *pend_[*j].bench, *pend_[*j].curve.best, d)) {
+      cs_[i].behind = cs_[*j].strategy;
+      cs_[i].curve_best = *pend_[i].curve.best;
+      cs_[i].behind_by = d;
+      cs_[i].behind_objective = objective(*j);
+      return;
+    }
+    finish(i);
+  }
+
+  const Request& r_;
+  std::vector<Candidate>& cs_;
+  std::vector<Pending> pend_;
+};
+
 }  // namespace
 
 std::vector<Strategy> capped_strategies() {
@@ -187,102 +296,10 @@ Advice advise(const Request& r) {
   check_request(r);
   Advice a;
   a.request = r;
-  const auto stage = [&r](Strategy s, const char* what) {
-    if (r.watch.stage) r.watch.stage(fmt::format("{}: {}", to_string(s), what));
-  };
-  // Steps 1–2 for every strategy; steps 3–4 for those whose best curve policy is not behind that of
-  // the leader (the least objective over the curves' runs), then for any that is not behind the
-  // best candidate found, until none is left that is not; and for all of them if the first
-  // confirmation fails, so the confirmations are made in the order of a search without this.
-  struct Pending {
-    std::unique_ptr<Bench> bench;
-    Curve curve;
-    bool finished = false;
-    bool counted = false;  // Watch::searched was called for it
-  };
-  std::vector<Pending> pend;
-  std::vector<Candidate>& cs = a.candidates;
-  for (Strategy s : r.strategies) {
-    stage(s, "search");
-    Pending p{std::make_unique<Bench>(r, r.seed), Curve{}, false, false};
-    cs.push_back(search_curve(r, s, *p.bench, p.curve));
-    cs.back().sustainable_rate = cs.back().sustainable_collapsed_at = nan;
-    cs.back().runs_simulated = p.bench->runs_made();
-    pend.push_back(std::move(p));
-  }
-  const auto finish = [&](std::size_t i) {
-    Pending& p = pend[i];
-    if (p.finished) return;
-    if (cs[i].behind) stage(cs[i].strategy, "search");
-    finish_search(r, p.curve, *p.bench, cs[i]);
-    cs[i].behind.reset();
-    cs[i].runs_simulated = p.bench->runs_made();
-    p.finished = true;
-    if (r.watch.searched && !p.counted) r.watch.searched();
-    p.counted = true;
-  };
-  // Sets i aside if its best curve policy is behind j's; else finishes it.
-  const auto sift_against = [&](std::size_t i, std::size_t j) {
-    MeanSummary d;
-    if (i != j && pend[i].curve.best && pend[j].curve.best &&
-        behind(*pend[i].bench, *pend[i].curve.best, *pend[j].bench, *pend[j].curve.best, d)) {
-      cs[i].behind = cs[j].strategy;
-      cs[i].curve_best = *pend[i].curve.best;
-      cs[i].behind_by = d;
-      cs[i].behind_objective = pend[j].bench->stats(*pend[j].curve.best, coarse_runs).objective.mean;
-      return;
-    }
-    finish(i);
-  };
-  std::optional<std::size_t> leader;
-  double least = 0.0;
-  for (std::size_t i = 0; i < pend.size(); ++i)
-    if (pend[i].curve.best)
-      if (const double v = pend[i].bench->stats(*pend[i].curve.best, coarse_runs).objective.mean; !leader || v < least)
-        leader = i, least = v;
-  for (std::size_t i = 0; i < pend.size(); ++i) {
-    if (leader)
-      sift_against(i, *leader);
-    else
-      finish(i);
-  }
-  const auto set_aside = [&] {
-    std::vector<std::size_t> v;
-    for (std::size_t i = 0; i < pend.size(); ++i)
-      if (!pend[i].finished) v.push_back(i);
-    return v;
-  };
-  for (bool reopened = true; reopened;) {
-    reopened = false;
-    std::optional<std::size_t> top;
-    for (std::size_t i = 0; i < cs.size(); ++i)
-      if (cs[i].found && (!top || better(cs[i], cs[*top]))) top = i;
-    for (std::size_t i : set_aside()) {
-      if (top)
-        sift_against(i, *top);
-      else
-        finish(i);
-      reopened = reopened || pend[i].finished;
-    }
-  }
-  for (std::size_t i : set_aside()) {
-    if (r.watch.searched && !pend[i].counted) r.watch.searched();
-    pend[i].counted = true;
-  }
-  // Confirm the best; if it does not confirm, the next (and re-rank: confirmed first).
-  std::vector<bool> tried(cs.size(), false);
-  for (;;) {
-    std::vector<std::size_t> order(cs.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return better(cs[x], cs[y]); });
-    const auto next = std::find_if(order.begin(), order.end(), [&](std::size_t i) { return cs[i].found && !tried[i]; });
-    if (next == order.end()) break;
-    tried[*next] = true;
-    stage(cs[*next].strategy, "confirmation and sustainable load");
-    if (confirm(r, cs[*next])) break;
-    for (std::size_t i : set_aside()) finish(i);
-  }
-  std::stable_sort(cs.begin(), cs.end(), better);
+  Searches searches(r, a.candidates);
+  searches.set_aside_the_behind();
+  searches.confirm_the_best();
+  std::stable_sort(a.candidates.begin(), a.candidates.end(), better);
   return a;
 }
 
