@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <string>
 
 #include "advise/runs.hpp"
@@ -71,9 +72,118 @@ bool confirm(const Request& r, Candidate& c) {
 bool better(const Candidate& a, const Candidate& b) {
   if (a.confirmed != b.confirmed) return a.confirmed;
   if (a.found != b.found) return a.found;
-  if (!a.found) return false;
+  if (!a.found) return a.behind && !b.behind;  // set aside (its curve drained) before none found
   return a.search.objective.mean < b.search.objective.mean;
 }
+
+// Every strategy's search, in order: steps 1–2 for every strategy; steps 3–4 for those whose best
+// curve policy is not behind that of the leader (the least objective over the curves' runs), then
+// for any that is not behind the best candidate found, until none is left that is not, and for all
+// of them if none is found or the first confirmation fails, so the confirmations are made in the
+// order of a search without setting aside. Candidates stay in the order of r.strategies.
+class Searches {
+ public:
+  Searches(const Request& r, std::vector<Candidate>& cs) : r_(r), cs_(cs) {
+    for (Strategy s : r.strategies) {
+      stage(s, "search");
+      Pending p{std::make_unique<Bench>(r, r.seed), Curve{}, false, false};
+      cs_.push_back(search_curve(r, s, *p.bench, p.curve));
+      cs_.back().sustainable_rate = cs_.back().sustainable_collapsed_at = nan;
+      cs_.back().runs_simulated = p.bench->runs_made();
+      pend_.push_back(std::move(p));
+    }
+  }
+
+  void set_aside_the_behind() {
+    std::optional<std::size_t> leader;
+    double least = 0.0;
+    for (std::size_t i = 0; i < pend_.size(); ++i)
+      if (pend_[i].curve.best)
+        if (const double v = objective(i); !leader || v < least) leader = i, least = v;
+    for (std::size_t i = 0; i < pend_.size(); ++i) sift_against(i, leader);
+    for (bool reopened = true; reopened;) {
+      reopened = false;
+      std::optional<std::size_t> top;
+      for (std::size_t i = 0; i < cs_.size(); ++i)
+        if (cs_[i].found && (!top || better(cs_[i], cs_[*top]))) top = i;
+      for (std::size_t i : set_aside()) {
+        sift_against(i, top);
+        reopened = reopened || pend_[i].finished;
+      }
+    }
+    for (std::size_t i : set_aside()) counted(i);
+  }
+
+  // Confirm the best; if it does not confirm, the next (the set-aside ones searched on first).
+  void confirm_the_best() {
+    std::vector<bool> tried(cs_.size(), false);
+    for (;;) {
+      std::vector<std::size_t> order(cs_.size());
+      for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+      std::stable_sort(order.begin(), order.end(),
+                       [&](std::size_t x, std::size_t y) { return better(cs_[x], cs_[y]); });
+      const auto next =
+          std::find_if(order.begin(), order.end(), [&](std::size_t i) { return cs_[i].found && !tried[i]; });
+      if (next == order.end()) return;
+      tried[*next] = true;
+      stage(cs_[*next].strategy, "confirmation and sustainable load");
+      if (confirm(r_, cs_[*next])) return;
+      for (std::size_t i : set_aside()) finish(i);
+    }
+  }
+
+ private:
+  struct Pending {
+    std::unique_ptr<Bench> bench;
+    Curve curve;
+    bool finished = false;
+    bool counted = false;  // Watch::searched was called for it
+  };
+
+  void stage(Strategy s, const char* what) const {
+    if (r_.watch.stage) r_.watch.stage(fmt::format("{}: {}", to_string(s), what));
+  }
+  void counted(std::size_t i) {
+    if (r_.watch.searched && !pend_[i].counted) r_.watch.searched();
+    pend_[i].counted = true;
+  }
+  double objective(std::size_t i) const {
+    return pend_[i].bench->stats(*pend_[i].curve.best, coarse_runs).objective.mean;
+  }
+  std::vector<std::size_t> set_aside() const {
+    std::vector<std::size_t> v;
+    for (std::size_t i = 0; i < pend_.size(); ++i)
+      if (!pend_[i].finished) v.push_back(i);
+    return v;
+  }
+  void finish(std::size_t i) {
+    Pending& p = pend_[i];
+    if (p.finished) return;
+    if (cs_[i].behind) stage(cs_[i].strategy, "search");
+    finish_search(r_, p.curve, *p.bench, cs_[i]);
+    cs_[i].behind.reset();
+    cs_[i].runs_simulated = p.bench->runs_made();
+    p.finished = true;
+    counted(i);
+  }
+  // Sets i aside if its best curve policy is behind j's; else finishes it.
+  void sift_against(std::size_t i, std::optional<std::size_t> j) {
+    MeanSummary d;
+    if (j && i != *j && pend_[i].curve.best && pend_[*j].curve.best &&
+        behind(*pend_[i].bench, *pend_[i].curve.best, *pend_[*j].bench, *pend_[*j].curve.best, d)) {
+      cs_[i].behind = cs_[*j].strategy;
+      cs_[i].curve_best = *pend_[i].curve.best;
+      cs_[i].behind_by = d;
+      cs_[i].behind_objective = objective(*j);
+      return;
+    }
+    finish(i);
+  }
+
+  const Request& r_;
+  std::vector<Candidate>& cs_;
+  std::vector<Pending> pend_;
+};
 
 }  // namespace
 
@@ -186,25 +296,9 @@ Advice advise(const Request& r) {
   check_request(r);
   Advice a;
   a.request = r;
-  const auto stage = [&r](Strategy s, const char* what) {
-    if (r.watch.stage) r.watch.stage(fmt::format("{}: {}", to_string(s), what));
-  };
-  for (Strategy s : r.strategies) {
-    stage(s, "search");
-    Bench bench(r, r.seed);
-    Candidate c = search(r, s, bench);
-    if (r.watch.searched) r.watch.searched();
-    c.runs_simulated = bench.runs_made();
-    c.sustainable_rate = c.sustainable_collapsed_at = nan;
-    a.candidates.push_back(std::move(c));
-  }
-  std::stable_sort(a.candidates.begin(), a.candidates.end(), better);
-  // Confirm the best; if it does not confirm, the next (and re-rank: confirmed first).
-  for (Candidate& c : a.candidates) {
-    if (!c.found) continue;
-    stage(c.strategy, "confirmation and sustainable load");
-    if (confirm(r, c)) break;
-  }
+  Searches searches(r, a.candidates);
+  searches.set_aside_the_behind();
+  searches.confirm_the_best();
   std::stable_sort(a.candidates.begin(), a.candidates.end(), better);
   return a;
 }

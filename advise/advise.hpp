@@ -12,6 +12,8 @@
 //     curve again at the best cap-to-base ratio;
 //  3. refinement at eighth-octave caps (and half-octave bases) around the optimum with more runs;
 //     the runner-ups (paired differences against the chosen policy) show how flat the optimum is;
+//     a strategy whose best curve policy is behind another's (a paired one-sided 1 − sift_error
+//     interval over the curve's runs: the leader's, then the best candidate's) stops here;
 //  4. the margin: the chosen policy is the best whose neighbours cap × 0.7 and cap / 0.7 also drain
 //     (advise/search.hpp states the rule); the fastest strategy is then confirmed on an independent
 //     seed (seed + 1): n = ceil(ln 0.05 / ln probability) runs each at the policy and at both
@@ -114,7 +116,15 @@ struct RunnerUp {
 struct Candidate {
   Strategy strategy = Strategy::full;
   Guess guess;
-  bool found = false;           // some policy drained in every search run and kept its margin (then `policy` is set)
+  bool found = false;  // some policy drained in every search run and kept its margin (then `policy` is set)
+  // Set aside after step 2 (not refined, not confirmed; found is false): its best curve policy
+  // `curve_best` is behind the best curve policy of strategy `behind` (the leader's, or the
+  // candidate ranked first) by `behind_by`: its objective minus theirs (whose mean is
+  // `behind_objective`), paired over coarse_runs common runs (search.hpp: behind).
+  std::optional<Strategy> behind;
+  Policy curve_best;
+  MeanSummary behind_by{};
+  double behind_objective = 0.0;
   bool confirmed = false;       // the policy and both margin neighbours drained in every confirming run
   Policy policy;                // the chosen policy
   Stats search;                 // the chosen policy's refinement runs (common random numbers)

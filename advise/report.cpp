@@ -1,6 +1,7 @@
 #include "advise/report.hpp"
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <cmath>
 
 #include "advise/search.hpp"
@@ -84,6 +85,11 @@ Json candidate_json(const Request& r, const Candidate& c, double d) {
             {"found", c.found},
             {"confirmed", c.confirmed}};
   if (c.found) found_json(x, r, c, d);
+  x["behind"] = c.behind ? Json{{"strategy", std::string(to_string(*c.behind))},
+                                {"base", c.curve_best.base * d},
+                                {"cap", c.curve_best.cap * d},
+                                {"difference", mean_json(c.behind_by, objective_scale(r, d))}}
+                         : Json(nullptr);
   x["curve_ratio"] = c.ratio > 0 ? jnum(c.ratio) : Json(nullptr);
   Json curve = Json::array();
   for (const Stats& s : c.curve) curve.push_back(point_json(r, s, d));
@@ -144,7 +150,7 @@ std::vector<std::string> warnings(const Advice& a) {
         r.clients, r.drain_within));
     return w;
   }
-  if (!any)
+  if (!any && std::any_of(a.candidates.begin(), a.candidates.end(), [](const Candidate& c) { return c.found; }))
     w.push_back(
         fmt::format("no strategy's policy kept its margin in the confirming runs (every run drains at its "
                     "cap, at cap x {0} and at cap / {0}, the neighbours within {1}x its objective): no "
@@ -156,7 +162,7 @@ std::vector<std::string> warnings(const Advice& a) {
                     "sustainable load ({:.3g} per attempt-duration): expect collapse",
                     r.rate, a.candidates.front().sustainable_rate));
   for (const auto& c : a.candidates)
-    if (!c.found)
+    if (!c.found && !c.behind)
       w.push_back(
           fmt::format("{}: no policy drained the burst within the objective in every search run with its margin{}",
                       to_string(c.strategy),
@@ -191,6 +197,13 @@ std::vector<std::string> notes(const Advice& a) {
     }
     n.push_back("why a cap within 2x the base: " + why);
   }
+  for (const Candidate& x : a.candidates)
+    if (x.behind)
+      n.push_back(
+          fmt::format("{}: set aside after its curve, neither refined nor confirmed: its best curve policy is "
+                      "behind {}'s, {} {} on the same {} runs (paired; one-sided {:g}% interval above 0)",
+                      to_string(x.strategy), to_string(*x.behind), to_string(r.objective),
+                      percent(x.behind_by, x.behind_objective), coarse_runs, 100 * (1 - sift_error)));
   if (r.base == 0.0 && c.policy.base > least_base(r))
     n.push_back(
         fmt::format("the base was searched: a lone client whose attempt fails waits {:g}x the base on average "

@@ -161,12 +161,18 @@ Stats Bench::stats(const Policy& p, std::int64_t runs) const {
 }
 
 MeanSummary Bench::difference(const Policy& a, const Policy& b, std::int64_t runs) const {
+  return difference(*this, a, *this, b, runs);
+}
+
+MeanSummary Bench::difference(const Bench& bx, const Policy& a, const Bench& by, const Policy& b, std::int64_t runs) {
   MeanAccumulator d;
-  const auto *x = find(a), *y = find(b);
-  if (x && y) {
+  const auto *x = bx.find(a), *y = by.find(b);
+  const Request& req = bx.r_;
+  if (x && y && bx.seed_ == by.seed_ && bx.hash_ == by.hash_ && bx.r_.objective == by.r_.objective &&
+      bx.r_.weight == by.r_.weight) {
     const auto n = std::min({static_cast<std::size_t>(runs), x->size(), y->size()});
     for (std::size_t i = 0; i < n; ++i) {
-      const double u = run_objective(r_, (*x)[i]), v = run_objective(r_, (*y)[i]);
+      const double u = run_objective(req, (*x)[i]), v = run_objective(req, (*y)[i]);
       if (std::isfinite(u) && std::isfinite(v)) d.add(u - v);
     }
   }

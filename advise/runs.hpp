@@ -49,6 +49,9 @@ class Bench {
   Stats stats(const Policy& p, std::int64_t runs) const;
   // Objective of a minus that of b, run by run over their common runs where both drained.
   MeanSummary difference(const Policy& a, const Policy& b, std::int64_t runs) const;
+  // The same across two benches of one request and seed (one strategy's and another's: the same
+  // random numbers); n = 0 when they do not share them.
+  static MeanSummary difference(const Bench& x, const Policy& a, const Bench& y, const Policy& b, std::int64_t runs);
   bool failed(const Policy& p) const;  // some run made did not drain
   std::int64_t runs_made() const noexcept { return made_; }
 

@@ -14,16 +14,6 @@ constexpr int octave = 2;        // curve grid points per octave (half-octaves)
 constexpr int refine_steps = 3;  // refinement: caps c·2^(k/8) for |k| <= 3, between the curve's neighbours
 constexpr int margin_tries = 8;  // policies whose neighbours are tried before giving up on the strategy
 
-// A one-parameter family of policies over the cap: a fixed base, or base = cap / ratio.
-struct Line {
-  Strategy strategy = Strategy::full;
-  double base = 1.0;   // fixed base (ratio == 0)
-  double ratio = 0.0;  // > 0: base = cap / ratio
-
-  Policy at(double cap) const { return {strategy, ratio > 0 ? cap / ratio : base, cap}; }
-  double lowest_cap(const Request& r) const { return ratio > 0 ? least_base(r) * ratio : base; }
-};
-
 std::vector<double> grid_of(const Request& r, const Line& line) {
   std::vector<double> caps;
   const double lo = line.lowest_cap(r), top = max_cap(r) * (1 + 1e-12);
@@ -104,13 +94,6 @@ void sift(Bench& bench, const std::vector<Policy>& ps, std::int64_t runs) {
   }
   bench.ensure(kept, runs);
 }
-
-struct Curve {
-  Line line;
-  std::vector<double> caps;
-  int least = -1;  // index of the least cap that drained in every run (-1: none)
-  std::optional<Policy> best;
-};
 
 // The whole-range curve of a line: the least draining cap by bisection from the guess, then every
 // grid cap above it.
@@ -238,26 +221,46 @@ bool keeps_margin(const Request& r, const Stats& neighbour, const Stats& policy)
          neighbour.objective.mean <= margin_slack * policy.objective.mean;
 }
 
-Candidate search(const Request& r, Strategy s, Bench& bench) {
+Candidate search_curve(const Request& r, Strategy s, Bench& bench, Curve& curve) {
   Candidate c;
   c.strategy = s;
   if (!can_drain(r)) {  // no run could drain: the curve is listed, nothing is run
     c.guess = {std::nullopt, "none"};
     const Line line{s, least_base(r), 0.0};
     for (double cap : grid_of(r, line)) c.curve.push_back(bench.stats(line.at(cap), coarse_runs));
+    curve = Curve{line, {}, -1, std::nullopt};
     return c;
   }
   c.guess = first_guess(r, s);
-  const Curve curve = curve_of(r, s, c.guess, bench);
+  curve = curve_of(r, s, c.guess, bench);
   c.ratio = curve.line.ratio;
   for (double cap : curve.caps) c.curve.push_back(bench.stats(curve.line.at(cap), coarse_runs));
-  if (!curve.best) return c;
-  c.least_cap = curve.caps[curve.least];
+  if (curve.best) c.least_cap = curve.caps[curve.least];
+  return c;
+}
+
+Candidate search(const Request& r, Strategy s, Bench& bench) {
+  Curve curve;
+  Candidate c = search_curve(r, s, bench, curve);
+  finish_search(r, curve, bench, c);
+  return c;
+}
+
+bool behind(const Bench& x, const Policy& a, const Bench& y, const Policy& b, MeanSummary& difference) {
+  difference = Bench::difference(x, a, y, b, coarse_runs);
+  return x.stats(a, coarse_runs).feasible() && y.stats(b, coarse_runs).feasible() && difference.n == coarse_runs &&
+         std::isfinite(difference.sd) &&
+         student_t_interval(difference.mean, difference.sd, difference.n, 1.0 - 2.0 * sift_error).lo > 0.0;
+}
+
+void finish_search(const Request& r, const Curve& curve, Bench& bench, Candidate& c) {
+  if (!curve.best) return;
+  const Strategy s = c.strategy;
   const std::vector<Policy> refined = refinement(r, curve, *curve.best);
   bench.ensure(refined, refine_runs);
   std::map<Bench::Key, Margin> tried;
   const std::optional<Policy> chosen = choose(r, curve, refined, bench, tried);
-  if (!chosen) return c;
+  if (!chosen) return;
   c.found = true;
   c.policy = *chosen;
   c.search = bench.stats(c.policy, refine_runs);
@@ -275,7 +278,6 @@ Candidate search(const Request& r, Strategy s, Bench& bench) {
       c.near_base.push_back(
           {bench.stats(p, refine_runs), bench.difference(p, c.policy, refine_runs), margin_of(r, p, bench)});
   }
-  return c;
 }
 
 }  // namespace retrylab::advise

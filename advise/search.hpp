@@ -10,6 +10,9 @@
 // Invariants: the curve's caps are least_base·ratio·2^(i/2) (ratio 1 for a fixed base), ascending,
 // up to max_cap; the chosen policy, if any, drained in all of its refinement runs and both of its
 // neighbours did too; the runner-ups are ordered by objective.
+#include <optional>
+#include <vector>
+
 #include "advise/advise.hpp"
 #include "advise/runs.hpp"
 
@@ -35,9 +38,37 @@ bool clear_of_deadline(const Request& r, const Stats& s);
 // within margin_slack.
 bool keeps_margin(const Request& r, const Stats& neighbour, const Stats& policy);
 
+// A one-parameter family of policies over the cap: a fixed base, or base = cap / ratio.
+struct Line {
+  Strategy strategy = Strategy::full;
+  double base = 1.0;   // fixed base (ratio == 0)
+  double ratio = 0.0;  // > 0: base = cap / ratio
+
+  Policy at(double cap) const { return {strategy, ratio > 0 ? cap / ratio : base, cap}; }
+  double lowest_cap(const Request& r) const { return ratio > 0 ? least_base(r) * ratio : base; }
+};
+
+// Steps 1–2 of one strategy's search: the curve it ends with and its best policy (coarse_runs runs).
+struct Curve {
+  Line line;
+  std::vector<double> caps;
+  int least = -1;  // index of the least cap that drained in every run (-1: none)
+  std::optional<Policy> best;
+};
+
 // Steps 1–4 for strategy s: the curve, the base search (r.base == 0), the refinement, the margin.
 // Fills every field of the candidate but confirmed, confirm, lower, upper, sustainable_rate and
 // the low end; adds nothing to runs_simulated (the caller counts the bench's runs).
 Candidate search(const Request& r, Strategy s, Bench& bench);
+// The same in two parts: steps 1–2 (the candidate's guess, curve, ratio and least cap; `curve` is
+// what steps 3–4 start from), then steps 3–4. search_curve then finish_search is search.
+Candidate search_curve(const Request& r, Strategy s, Bench& bench, Curve& curve);
+void finish_search(const Request& r, const Curve& curve, Bench& bench, Candidate& c);
+
+// Whether policy a on bench x is behind policy b on bench y: both drained in all coarse_runs of
+// their runs, and a's objective minus b's, paired run by run (the benches share their random
+// numbers: the same request and seed), has a one-sided 1 − sift_error Student-t lower bound > 0.
+// `difference` receives the paired difference (n = 0 when a pair did not drain).
+bool behind(const Bench& x, const Policy& a, const Bench& y, const Policy& b, MeanSummary& difference);
 
 }  // namespace retrylab::advise

@@ -11,7 +11,6 @@ namespace retrylab::advise {
 
 namespace {
 
-constexpr std::int64_t batch = 4;         // runs per decision at one load
 constexpr double resolution = 1.0 / 512;  // the bisection stops at this width
 constexpr double bracket = 1.0 / 16;      // half-width of the bracket around the estimate
 
@@ -28,19 +27,22 @@ Sustainable sustainable_load(const Request& r, const Policy& p) {
   Sustainable s;
   std::int64_t attempts = 0;
   // Whether at least half of the runs collapse at `rate`: runs in batches, stopped as soon as the
-  // verdict of all of them is known (the same verdict, fewer runs).
+  // verdict of all of them is known (the same verdict, fewer runs). A batch is never longer than
+  // the runs either verdict still needs, so no run is made after the verdict is known.
   auto collapses = [&](double rate) {
     const montecarlo::Scenario sc = steady_scenario(r, p, rate, sustainable_collapse, sustainable_horizon);
-    std::int64_t collapsed = 0, survived = 0;
-    for (std::int64_t first = 0; 2 * collapsed < sustainable_runs && 2 * survived <= sustainable_runs; first += batch) {
-      const std::int64_t n = std::min(batch, sustainable_runs - first);
+    std::int64_t collapsed = 0, survived = 0, first = 0;
+    const std::int64_t to_collapse = (sustainable_runs + 1) / 2, to_survive = sustainable_runs / 2 + 1;
+    while (collapsed < to_collapse && survived < to_survive) {
+      const std::int64_t n = std::min(to_collapse - collapsed, to_survive - survived);
       for (const auto& run : common_steady_runs(r, sc, r.seed + 2, first, n)) {
         (run.collapsed ? collapsed : survived) += 1;
         attempts += run.attempts;
       }
       s.runs_made += n;
+      first += n;
     }
-    return 2 * collapsed >= sustainable_runs;
+    return collapsed >= to_collapse;
   };
   double lo = 0.0, hi = 1.0;  // lo sustained (λ = 0 trivially), hi collapsed
   const double e = estimate(r, p);

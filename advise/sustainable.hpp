@@ -9,7 +9,7 @@
 // fraction moves with λ alone. The bisection starts from the bracket ±1/16 around the mean-field
 // estimate of the same quantity (analytic/steady.hpp, the passage load), each end checked by
 // simulation and the bracket widened to 0 or 1 where the estimate was off: the answer is the
-// simulation's. A load's runs go in batches of 4 and stop once the verdict of all 20 is known. The
+// simulation's. A load's runs stop once the verdict of all 20 is known (10 collapsed or 11 not). The
 // bisection also stops once its runs have made sustainable_budget attempts (a policy with a cap of
 // a few attempt-durations makes millions per collapsing run): the bracket [rate, collapsed_at] it
 // reached is reported, so its precision is always stated. Where no load below 1 collapses (free: a

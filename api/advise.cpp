@@ -234,8 +234,10 @@ void print_curve(std::string& out, const advise::Advice& a, const std::string& u
   std::size_t skipped = 0;  // leading caps never run: one line for all of them
   while (skipped < rows.size() && rows[skipped].first->drained.n == 0) ++skipped;
   if (skipped > 0)
-    out += fmt::format("{:>10} .. {}: not run (below a cap that drained none of its runs)\n",
-                       num(rows.front().first->policy.cap * d), num(rows[skipped - 1].first->policy.cap * d));
+    out += fmt::format("{:>10} .. {}: not run ({})\n", num(rows.front().first->policy.cap * d),
+                       num(rows[skipped - 1].first->policy.cap * d),
+                       advise::can_drain(a.request) ? "below a cap where a run did not drain"
+                                                    : "no policy can drain by the deadline: the warning below");
   for (std::size_t i = skipped; i < rows.size(); ++i) {
     const auto& [s, mark] = rows[i];
     if (s->drained.n == 0) {
@@ -268,6 +270,11 @@ void print_candidates(std::string& out, const advise::Advice& a, const std::stri
   out += fmt::format("\n{:<13} {:>10} {:>10} {:>9}  {:<32} {:<22} {:>8}\n", "strategy", "base (" + u + ")",
                      "cap (" + u + ")", "drained", "drain time (" + u + ")", "attempts per client", "runs");
   for (const auto& c : a.candidates) {
+    if (c.behind) {  // its best curve policy, set aside (a note says behind what)
+      out += fmt::format("{:<13} {:>10} {:>10} {:>9}  {:<32} {:<22} {:>8}\n", to_string(c.strategy),
+                         num(c.curve_best.base * d), num(c.curve_best.cap * d), "behind", "-", "-", c.runs_simulated);
+      continue;
+    }
     if (!c.found) {
       out += fmt::format("{:<13} {:>10} {:>10} {:>9}  {:<32} {:<22} {:>8}\n", to_string(c.strategy), "-", "-", "none",
                          "-", "-", c.runs_simulated);
@@ -279,6 +286,21 @@ void print_candidates(std::string& out, const advise::Advice& a, const std::stri
                     num(c.policy.cap * d), fmt::format("{}/{}", h.drained.count, h.drained.n),
                     interval(h.drain_time, d), interval(h.attempts_per_client, 1.0), c.runs_simulated);
   }
+}
+
+// Why there is none, in the order the search stops: nothing could drain, nothing drained in the
+// search, or no policy found kept its margin in the confirming runs.
+std::string no_recommendation(const advise::Advice& a, const std::string& u, double d) {
+  const advise::Request& r = a.request;
+  if (!advise::can_drain(r))
+    return fmt::format("{} clients cannot drain within {} {} whatever the policy (the warning below); nothing was run",
+                       r.clients, num(r.drain_within * d), u);
+  if (std::none_of(a.candidates.begin(), a.candidates.end(), [](const auto& c) { return c.found; }))
+    return fmt::format(
+        "no strategy's policy, caps {} .. {} {}, drained the burst within the objective in every "
+        "search run with its margin",
+        num(advise::least_base(r) * d), num(advise::max_cap(r) * d), u);
+  return "no strategy's policy drained the burst within the objective in every confirming run, with its margin";
 }
 
 std::string table(const advise::Advice& a, const std::string& unit, double d, Spelling how) {
@@ -299,9 +321,7 @@ std::string table(const advise::Advice& a, const std::string& unit, double d, Sp
   if (any)
     print_recommended(out, a, u, d);
   else
-    out +=
-        "\nno recommendation: no strategy's policy drained the burst within the objective in every "
-        "confirming run, with its margin\n";
+    out += "\nno recommendation: " + no_recommendation(a, u, d) + "\n";
   if (!a.candidates.empty()) print_curve(out, a, u, d);
   if (any) print_runner_ups(out, a, u, d);
   print_candidates(out, a, u, d);

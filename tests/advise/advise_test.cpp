@@ -239,6 +239,38 @@ TEST(Advise, ADeadlineShorterThanNRunsNothingAndSaysWhy) {
   EXPECT_TRUE(can_drain(r));
 }
 
+// A strategy set aside after its curve (its best curve policy behind the leader's on the same runs)
+// would not have been recommended: searched alone, its chosen policy's objective is above the
+// recommended one's. nojitter on free is the sure case (lock-step: about twice the drain time).
+TEST(Advise, AStrategySetAsideAfterItsCurveWouldNotHaveBeenRecommended) {
+  Request r;
+  r.model = Model::free;
+  r.clients = 100;
+  r.strategies = {Strategy::full, Strategy::nojitter};
+  const Advice a = advise(r);
+  ASSERT_FALSE(a.candidates.empty());
+  const Candidate& rec = a.candidates.front();
+  ASSERT_TRUE(rec.confirmed);
+  EXPECT_EQ(rec.strategy, Strategy::full);
+  int set_aside = 0;
+  for (const Candidate& c : a.candidates) {
+    if (!c.behind) continue;
+    ++set_aside;
+    EXPECT_FALSE(c.found);
+    EXPECT_FALSE(c.confirmed);
+    EXPECT_EQ(*c.behind, Strategy::full);
+    EXPECT_EQ(c.behind_by.n, coarse_runs);
+    EXPECT_GT(c.behind_by.ci95.lo, 0.0);
+    EXPECT_LT(c.runs_simulated, 200);  // its curve only
+    Request alone = r;
+    alone.strategies = {c.strategy};
+    const Advice b = advise(alone);
+    ASSERT_TRUE(b.candidates.front().found);
+    EXPECT_GT(b.candidates.front().search.objective.mean, rec.search.objective.mean);
+  }
+  EXPECT_EQ(set_aside, 1);
+}
+
 // Sequential elimination (search.cpp: sift): a curve cap left at sift_runs runs, all drained, is
 // worse than the curve's best, which has all coarse_runs.
 TEST(Advise, TheCurveStopsOnlyCapsWorseThanItsBest) {
