@@ -178,6 +178,11 @@ void hedging_policy(Policy& p, const Doc& d, const json& hp, const std::string& 
   p.entries.push_back({"hedge_cancel", "on", "",
                        fmt::format("{}: the first success commits the RPC and cancels the other attempts", a6),
                        d.line(at)});
+  p.entries.push_back({"hedge_in_service", "finish", "",
+                       fmt::format("{}: a cancelled attempt leaves the server's queue, but a handler already running "
+                                   "runs on unless it checks for cancellation (as at the deadline)",
+                                   a6),
+                       d.line(at)});
   p.entries.push_back(
       {"max_attempts", "1", "", at + " (a hedged RPC is not retried once its attempts failed)", d.line(at)});
   p.entries.push_back({"strategy", "none", "", at + " (no retry, so no backoff)", d.line(at)});

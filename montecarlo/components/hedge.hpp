@@ -136,8 +136,8 @@ class Hedge : public Component {
       throw InputError("hedge_in_service", "needs hedge_cancel on");
     if (c.deadline != d.deadline && !c.deadline_cancel)
       throw InputError("hedge_attempts",
-                       "a deadline with hedging needs deadline_cancel on: a deadline that only stops retries would let "
-                       "hedges go past it");
+                       "with a deadline needs deadline_cancel on (a deadline that only stops retries would let hedges "
+                       "go past it)");
     const BudgetConfig b = budget_of(c);
     if (b.kind != BudgetKind::none && b.kind != BudgetKind::finagle &&
         !(b.kind == BudgetKind::token_bucket && b.token_bucket.charge == Charge::per_failure))

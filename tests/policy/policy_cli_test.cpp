@@ -418,3 +418,27 @@ TEST(PolicyCli, GrpcMethodTimeoutCancelsAtTheDeadline) {
   EXPECT_EQ(checked.status, 2) << checked.out;
   EXPECT_NE(checked.err.find("line 17: deadline_cancel is on"), std::string::npos) << checked.err;
 }
+
+TEST(PolicyCli, GrpcHedgingWithAMethodTimeoutCancelsEveryCopy) {
+  // A hedged gRPC method with a 5 s timeout (three attempts 200 ms apart) in the same spike: the
+  // engine takes the combination (the deadline cancels every copy of the request; the first answer
+  // cancels the others, a running handler finishing as gRPC's does), so no request is answered
+  // after 5 s, the requests the deadline ends are counted lost, and copies were sent and cancelled.
+  const Scratch scratch;
+  const std::string f = scratch.write("hedged.json", R"({"methodConfig": [{"name": [{"service": "a.B"}],
+    "timeout": "5s", "hedgingPolicy": {"maxAttempts": 3, "hedgingDelay": "0.2s"}}]})");
+  const Child c =
+      run("simulate --model none --unit ms --attempt-duration 1 --limit 1 --overflow queue --load-profile "
+          "step:0:0.5,10000:2,20000:0.5 --horizon 60000 --collapse 1000000 --runs 2 --quiet --format json --policy " +
+          f);
+  ASSERT_EQ(c.status, 0) << c.err;
+  const nlohmann::json j = nlohmann::json::parse(c.out);
+  EXPECT_EQ(j["scenario"]["deadline_cancel"].get<std::string>(), "on");
+  EXPECT_EQ(j["scenario"]["hedge_in_service"].get<std::string>(), "finish");
+  EXPECT_LE(mean(j, "latency_p99"), 5000.0);
+  EXPECT_GT(mean(j, "deadline_cancelled"), 0.0);
+  EXPECT_EQ(mean(j, "lost"), mean(j, "deadline_cancelled") + mean(j, "deadline_lost"));
+  EXPECT_GT(mean(j, "hedges"), 0.0);
+  EXPECT_GT(mean(j, "hedges_cancelled"), 0.0);
+  EXPECT_GT(mean(j, "cancelled_queued"), 0.0);
+}

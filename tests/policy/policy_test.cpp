@@ -101,8 +101,8 @@ TEST(Policy, GrpcHedgingExampleHedges) {
   // hedgingPolicy maxAttempts 3, hedgingDelay 1s: hedged, the others cancelled at the first success,
   // never retried; retryThrottling maxTokens 10, tokenRatio 0.1: the grpc preset, one per channel.
   const std::map<std::string, std::string> want{
-      {"hedge_attempts", "3"}, {"hedge_delay", "1 s"}, {"hedge_cancel", "on"},    {"max_attempts", "1"},
-      {"strategy", "none"},    {"budget", "grpc"},     {"budget_scope", "shared"}};
+      {"hedge_attempts", "3"}, {"hedge_delay", "1 s"}, {"hedge_cancel", "on"}, {"hedge_in_service", "finish"},
+      {"max_attempts", "1"},   {"strategy", "none"},   {"budget", "grpc"},     {"budget_scope", "shared"}};
   EXPECT_EQ(fields(p), want);
   EXPECT_EQ(entry(p, "hedge_attempts").line, 12);
   EXPECT_EQ(entry(p, "hedge_delay").source, "methodConfig[0].hedgingPolicy.hedgingDelay");
@@ -114,11 +114,9 @@ TEST(Policy, GrpcHedgingCapsAtFiveAndNotesStatusCodes) {
                                    R"({"methodConfig": [{"name": [{"service": "a.B"}],
                                       "hedgingPolicy": {"maxAttempts": 9, "nonFatalStatusCodes": ["UNAVAILABLE"]}}]})",
                                    "x.json");
-  const std::map<std::string, std::string> want{{"hedge_attempts", "5"},
-                                                {"hedge_delay", "0 s"},
-                                                {"hedge_cancel", "on"},
-                                                {"max_attempts", "1"},
-                                                {"strategy", "none"}};
+  const std::map<std::string, std::string> want{{"hedge_attempts", "5"}, {"hedge_delay", "0 s"},
+                                                {"hedge_cancel", "on"},  {"hedge_in_service", "finish"},
+                                                {"max_attempts", "1"},   {"strategy", "none"}};
   EXPECT_EQ(fields(p), want);
   const std::map<std::string, bool> n{{"methodConfig[0].hedgingPolicy.maxAttempts", true},
                                       {"methodConfig[0].hedgingPolicy.nonFatalStatusCodes", true}};
