@@ -42,19 +42,20 @@ double erlang_c(std::int64_t servers, double load) {
   need_mmc(servers, load);
   const double c = static_cast<double>(servers);
   const double b = erlang_b(servers, load);
-  // c − a > 0 and a·B >= 0, so the denominator is > 0 and no
+  // proofs/ErlangC.v: erlang_c_from_b. c − a > 0 and a·B >= 0, so the denominator is > 0 and no
   // difference of nearly equal terms is formed; C <= 1 since B <= 1.
   return c * b / ((c - load) + load * b);
 }
 
 double mmc_mean_wait(std::int64_t servers, double load) {
   const double wait_probability = erlang_c(servers, load);
-  return wait_probability / (static_cast<double>(servers) - load);
+  return wait_probability / (static_cast<double>(servers) - load);  // proofs/ErlangC.v: mmc_mean_wait_sum
 }
 
 double mmc_wait_survival(std::int64_t servers, double load, double t) {
   need_mmc(servers, load);
   need_finite_at_least("t", t, 0.0);
+  // proofs/ErlangC.v: mmc_wait_survival_mixture
   return erlang_c(servers, load) * std::exp(-(static_cast<double>(servers) - load) * t);
 }
 

@@ -34,14 +34,22 @@
 // Assumptions: Poisson arrivals; exponential service independent of them; FCFS; steady state; a < c.
 // Proved (proofs/ErlangC.v): the stationary law by detailed balance, its geometric tail sum, that it
 // sums to 1, the identity C = c·B/(c − a(1 − B)) the code evaluates, E[W] = C/(c − a) from the sum
-// above, and ∫_0^∞ C·e^(−(c − a)t) dt = C/(c − a) (the survival law has the proved mean). Cited, not
-// proved: that a law in detailed balance summing to 1 is the chain's unique stationary law
-// (irreducible, positive recurrent for a < c); PASTA (Wolff 1982: an arrival sees π, so
-// P(wait) = P(N >= c)); that the wait of an arrival finding k >= c present is the sum of k − c + 1
-// independent exponentials of rate c (memorylessness, FCFS); and the exponential law of W derived
-// from it (a geometric number of such phases; Kleinrock, Queueing Systems vol. 1, 1975, §3.5).
+// above, P(W > t) = Σ_(k>=c) π_k·P(Erlang(k − c + 1, c) > t) = C·e^(−(c − a)t) (a Cauchy product of
+// the geometric tail and e^(at)), and ∫_0^∞ C·e^(−(c − a)t) dt = C/(c − a). Cited, not proved: that a
+// law in detailed balance summing to 1 is the chain's unique stationary law (irreducible, positive
+// recurrent for a < c); PASTA (Wolff 1982: an arrival sees π, so P(wait) = P(N >= c)); that the wait
+// of an arrival finding k >= c present is the sum of k − c + 1 independent exponentials of rate c
+// (memorylessness, FCFS), and that such an Erlang time exceeds t with probability
+// Σ_(i<=k−c) e^(−ct)(ct)^i/i! (fewer than k − c + 1 Poisson events in [0, t]).
 // k independent M/M/c queues behind random balancing: each sees a Poisson stream of rate λ/k (Poisson
 // thinning, cited), so each is an M/M/c queue of load a/k.
+// Proof: proofs/ErlangC.v: mmc_detailed_balance
+// Proof: proofs/ErlangC.v: mmc_tail_sum
+// Proof: proofs/ErlangC.v: mmc_pi_sum
+// Proof: proofs/ErlangC.v: erlang_c_from_b
+// Proof: proofs/ErlangC.v: mmc_mean_wait_sum
+// Proof: proofs/ErlangC.v: mmc_wait_survival_mixture
+// Proof: proofs/ErlangC.v: mmc_wait_survival_integral
 #include <cstdint>
 
 namespace retrylab {
