@@ -1,5 +1,5 @@
 // 17. Replicas behind a load balancer (components/replicas.hpp).
-// (a) k independent M/M/c queues (analytic/erlang.hpp, proofs/ErlangC.v): steady Poisson arrivals at
+// (a) k independent M/M/c queues (analytic/erlang.hpp, proofs/ErlangC.v: mmc_mean_wait_sum): Poisson arrivals at
 // rate λ on model `none`, exponential service of mean 1, k replicas each of limit c with a queue,
 // random balancing. Each attempt goes to a replica uniformly and independently of everything else,
 // so each replica sees a Poisson stream of rate λ/k (thinning) and is an M/M/c queue of load
@@ -11,7 +11,7 @@
 // with τ = 1/(√c − √a)² (the M/M/c relaxation time in heavy traffic, as the lock cases use
 // 1/(1 − √ρ)² for M/M/1), so the floor e^(−T0/τ)·λ(W + 1)/λ = e^(−20)(W + 1) is below 10^-8: the rule
 // is in effect t·sd/√n alone. "replica-mmc-k<k>-c<c>-l<λ>".
-// (b) One hedged request over two independent replicas (analytic/hedge.hpp, proofs/Hedge.v): one
+// (b) One hedged request over two independent replicas (analytic/hedge.hpp, proofs/Hedge.v: hedge_mean): one
 // request a run (a burst of one, runs i.i.d., so no two requests overlap), 2 replicas each of limit
 // 1 with a queue, exponential service, hedge_attempts 2 after delay d, replica_retry other: the
 // hedge finds the other replica idle and starts at d, so L = min(S1, d + S2) exactly, the closed
