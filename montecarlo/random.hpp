@@ -24,7 +24,7 @@ namespace retrylab::montecarlo {
 // named here for the components that had them before they declared their own: service times,
 // network delays, client populations (mixed strategy, ignoring Retry-After), rows, Retry-After,
 // injected failures, adaptive throttling, a load profile's thinning. A new component declares a
-// new id in its own file (StreamId{19}, above every id here), without a line here.
+// new id in its own file (StreamId{N}, N above every id in use), without a line here.
 enum class StreamId : std::uint32_t {
   arrivals = 1,
   sleeps = 2,

@@ -1,6 +1,6 @@
 // What a component declares for itself instead of the core listing it (montecarlo/component.hpp):
 // its random streams (the full build's are exactly the ids the engine owned by hand, so every
-// number is the one it drew; a test-tree component declares a new id and draws that id's numbers
+// number is the one it drew; a test-tree component declares a new id (200) and draws that id's numbers
 // with no line in random.hpp or engine.hpp), its scratch storage (type-indexed by the component),
 // and Scoped, the shared/per-client holder Breaker and Budget use (montecarlo/scoped.hpp).
 #include <gtest/gtest.h>
@@ -37,7 +37,7 @@ TEST(ComponentDeclarations, FullBuildStreamsAreTheIdsTheEngineHad) {
 
 // A component of the test tree: a stream of its own (an id no one has) and a container to lend.
 struct Toy : Component {
-  static constexpr StreamId mine{18};
+  static constexpr StreamId mine{200};  // an id no component of the tree has
   static constexpr std::array streams{mine};
   struct Scratch {
     std::vector<int> kept;

@@ -127,6 +127,11 @@ TEST(SeriesSpec, TheRecordShowsTheLoadProfileInTheSweepsUnit) {
 }
 
 TEST(SeriesSpec, BadKeysAreErrorsNamingTheKey) {
+  // The load profile is a text field, given once per sweep: not in a policy, not as a grid axis.
+  expect_error(head + policies + "  load_profile = \"0:1\"\n",
+               "sweep.s.policies[2].load_profile must be given once per sweep", 33);
+  expect_error(head + "grid = { load_profile = [\"0:1\", \"0:2\"] }\n" + policies,
+               "sweep.s.grid.load_profile[0] must be given once per sweep", 24);
   expect_error(head + policies + "  retries_max = 3\n", "sweep.s.policies[2].retries_max", 33);
   expect_error(head + "  [[sweep.s.policies]]\n  name = \"a\"\n", "sweep.s.bin", 5);
   expect_error(head + "bin = 1\n  [[sweep.s.policies]]\n  max_attempts = 1\n", "sweep.s.policies[0].name", 25);
