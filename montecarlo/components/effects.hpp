@@ -28,6 +28,9 @@ class Effects : public Component {
       .choices = idempotency_names,
       .meaning = "idempotency key: none or per-attempt (every successful attempt takes effect), fixed (only the first)",
       .access = member<&Scenario::client, &ClientPolicy::idempotency>()}};
+  // Beside hedging each copy is an attempt at the server, counted in pending until it replies or
+  // leaves the server cancelled (on_job_done).
+  static bool allows_several_in_flight(const Scenario& /*s*/) noexcept { return true; }
   static bool active(const Scenario& s) noexcept { return s.client.timeout < inf; }
   static constexpr std::array metrics{
       MetricDef{.key = "effects",
@@ -80,6 +83,24 @@ class Effects : public Component {
     free_if_done(e, job.client);
     return false;
   }
+  // An attempt cancelled where it leaves the server unserved is no longer pending there: abandoned
+  // in service (E::cancel: job.cancelled) or withdrawn from its queue (on_withdrawn, then its
+  // on_job_done). One its client only stopped waiting for (E::orphan) is still there: its reply
+  // comes to on_reply. Without this a cancelled copy (hedging) or a request's attempt at its
+  // deadline (deadline_cancel) would keep its client's slot forever.
+  template <class E>
+  void on_withdrawn(E& /*e*/, std::int32_t j, Withdrawn /*where*/) noexcept {
+    if (on_) withdrawn_ = j;
+  }
+  template <class E>
+  void on_job_done(E& e, std::int32_t j) {
+    if (!on_) return;
+    const auto& job = e.job(j);
+    if (!job.cancelled && j != withdrawn_) return;
+    withdrawn_ = -1;
+    --mine(e, job.client).pending;
+    free_if_done(e, job.client);
+  }
   template <class E>
   void on_give_up(E& e, std::int32_t c) {
     if (!on_) return;
@@ -113,6 +134,7 @@ class Effects : public Component {
   }
 
   bool on_, fixed_;
+  std::int32_t withdrawn_ = -1;  // the attempt being withdrawn now (between on_withdrawn and on_job_done)
   std::int64_t effects_ = 0, duplicates_ = 0, hidden_ = 0;
 };
 
