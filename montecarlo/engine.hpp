@@ -163,6 +163,8 @@ class Engine {
   ClientExtra& client_extra(std::int32_t c) noexcept { return client_extra_[c]; }
   std::int64_t admitted() const noexcept { return admitted_; }
   std::int64_t& in_service_count() noexcept { return in_service_; }
+  // Client slots in use (taken and not yet freed): what a component that keeps a client must give back.
+  std::size_t client_slots_in_use() const noexcept { return clients_.size() - free_count_; }
   template <StreamId id>
   auto& stream() noexcept {
     if constexpr (id == StreamId::ties)

@@ -268,3 +268,32 @@ TEST(HedgeCancel, TheAmplificationIsCountedOnce) {
   }
   EXPECT_EQ(runs, 24);
 }
+
+TEST(HedgeCancel, ACancelledCopyGivesItsClientSlotBack) {
+  // With a client timeout the effects component keeps a client's slot while any of its attempts is
+  // at the server. One request every 100 on average into one slot with a queue, each served for
+  // exactly 1, hedged twice 0.25 apart: at its answer both hedges wait in the queue and are
+  // withdrawn (or, with hedge_in_service, the one started is abandoned or finished). Every client
+  // leaves, so at the end of a settled run no slot is in use; had a cancelled copy stayed pending,
+  // each of the ~200 requests would have kept its slot.
+  for (const mc::InService rule : {mc::InService::abandon, mc::InService::finish}) {
+    mc::Scenario s = one_client(3, 0.25);
+    s.traffic.clients = 0;
+    s.traffic.rate = 0.01;
+    s.measurement.horizon = 20000.0;
+    s.measurement.settle = true;
+    s.admission.limit = 1;
+    s.admission.overflow = mc::Overflow::queue;
+    s.client.timeout = 10.0;
+    s.client.hedge_cancel = true;
+    s.client.hedge_in_service = rule;
+    mc::check_scenario(s);
+    Watch w;
+    d::Engine<Model::none, d::FullParts, Watch> engine(s, 7, 0, d::EngineOptions{}, w);
+    const mc::RunResult r = engine.run();
+    SCOPED_TRACE(rule == mc::InService::finish ? "finish" : "abandon");
+    EXPECT_GT(r.successes, 150);
+    EXPECT_GT(r.metric("hedges_cancelled"), 150);
+    EXPECT_EQ(engine.client_slots_in_use(), 0U);
+  }
+}
