@@ -218,12 +218,18 @@ TEST(ToyComponent, SeveralInFlightIsRefusedBesideAComponentThatCountsOnOne) {
       EXPECT_NE(std::string(e.what()).find("`" + other + "`"), std::string::npos) << e.what();
     }
   };
-  refused_with([](mc::Scenario& t) { t.client.timeout = 5.0; }, "timeout");
-  refused_with([](mc::Scenario& t) { t.client.deadline = 50.0; }, "deadline");
   refused_with([](mc::Scenario& t) { t.client.breaker = 1; }, "breaker");
   mc::Scenario quota = s;
   quota.client.quota = 3;  // allows several in flight
   EXPECT_NO_THROW(mc::check_scenario(quota));
+  // A client timeout (each copy its own) and a deadline that cancels every copy declare it too.
+  mc::Scenario timed = s;
+  timed.client.timeout = 5.0;
+  EXPECT_NO_THROW(mc::check_scenario(timed));
+  mc::Scenario deadline = s;
+  deadline.client.deadline = 50.0;
+  deadline.client.deadline_cancel = true;
+  EXPECT_NO_THROW(mc::check_scenario(deadline));
 }
 
 // A client on strategy none that a component may refuse locally needs max_attempts: the first such
