@@ -79,7 +79,12 @@ inline void Engine<M, P, Observer, Faults>::swap_storage() noexcept {
     swap(jobs_, lent_->jobs);
     swap(client_extra_, lent_->client_extra);
     swap(flights_, lent_->flights);
-    parts_.each([&](auto& p) RL_HOOK { p.lend(lent_->template of<std::remove_cvref_t<decltype(p)>>()); });
+    // Only a component with storage of its own (a Scratch of its own) has a slot to lend: a build
+    // may hold components outside FullParts (a test's), which keep nothing between runs.
+    parts_.each([&](auto& p) RL_HOOK {
+      using C = std::remove_cvref_t<decltype(p)>;
+      if constexpr (!std::is_same_v<typename C::Scratch, Component::Scratch>) p.lend(lent_->template of<C>());
+    });
   }
 }
 
