@@ -285,6 +285,7 @@ TEST(HedgeCancel, ACancelledCopyGivesItsClientSlotBack) {
     s.admission.limit = 1;
     s.admission.overflow = mc::Overflow::queue;
     s.client.timeout = 10.0;
+    s.client.max_attempts = 1;  // a request ends at its answer or its copies' failures (settle needs an end)
     s.client.hedge_cancel = true;
     s.client.hedge_in_service = rule;
     mc::check_scenario(s);

@@ -11,6 +11,7 @@
 
 #include "montecarlo/engine.hpp"
 #include "montecarlo/scenario.hpp"
+#include "tests/support/build_metric.hpp"
 
 namespace mc = retrylab::montecarlo;
 namespace d = retrylab::montecarlo::detail;
@@ -70,9 +71,11 @@ TEST(OutcomeProtocol, TimeoutsAndLocalRefusalsAreHeard) {
   mc::check_scenario(s);
   const auto r = run<d::Parts<d::Timeout, d::Breaker, Recorder>>(s);
   EXPECT_GT(r.of(d::OutcomeKind::timeout), 0);
-  EXPECT_EQ(r.of(d::OutcomeKind::timeout), r.result.metric("timed_out"));
+  EXPECT_EQ(r.of(d::OutcomeKind::timeout),
+            (mc::testing::build_metric<d::Parts<d::Timeout, d::Breaker, Recorder>>(r.result, "timed_out")));
   EXPECT_GT(r.of(d::OutcomeKind::refused), 0);
-  EXPECT_EQ(r.of(d::OutcomeKind::refused), r.result.metric("breaker_rejected"));
+  EXPECT_EQ(r.of(d::OutcomeKind::refused),
+            (mc::testing::build_metric<d::Parts<d::Timeout, d::Breaker, Recorder>>(r.result, "breaker_rejected")));
   EXPECT_EQ(r.of(d::OutcomeKind::success), 0);
   // Every attempt sent ended in a timeout; a refused call is no attempt.
   EXPECT_EQ(r.of(d::OutcomeKind::timeout), r.result.attempts);
@@ -84,7 +87,8 @@ TEST(OutcomeProtocol, RejectionsAndSuccessesAreHeard) {
   mc::check_scenario(s);
   const auto r = run<d::Parts<d::Limit, Recorder>>(s);
   EXPECT_GT(r.of(d::OutcomeKind::rejected), 0);
-  EXPECT_EQ(r.of(d::OutcomeKind::rejected), r.result.metric("rejected"));
+  EXPECT_EQ(r.of(d::OutcomeKind::rejected),
+            (mc::testing::build_metric<d::Parts<d::Limit, Recorder>>(r.result, "rejected")));
   EXPECT_EQ(r.of(d::OutcomeKind::success), r.result.successes);
   EXPECT_EQ(r.of(d::OutcomeKind::success) + r.of(d::OutcomeKind::rejected), r.result.attempts);
 }
@@ -97,6 +101,7 @@ TEST(OutcomeProtocol, CancellationsAreHeard) {
   mc::check_scenario(s);
   const auto r = run<d::Parts<d::Hedge, Recorder>>(s);
   EXPECT_EQ(r.of(d::OutcomeKind::cancelled), 20);
-  EXPECT_EQ(r.of(d::OutcomeKind::cancelled), r.result.metric("hedges_cancelled"));
+  EXPECT_EQ(r.of(d::OutcomeKind::cancelled),
+            (mc::testing::build_metric<d::Parts<d::Hedge, Recorder>>(r.result, "hedges_cancelled")));
   EXPECT_EQ(r.of(d::OutcomeKind::success), 10);
 }

@@ -18,6 +18,7 @@
 #include "montecarlo/engine.hpp"
 #include "montecarlo/scenario.hpp"
 #include "montecarlo/simulate.hpp"
+#include "tests/support/build_metric.hpp"
 #include "tests/support/scenario_checks.hpp"
 
 namespace mc = retrylab::montecarlo;
@@ -129,7 +130,8 @@ TEST(RetriesInFlight, NeverMoreThanTheLimitAndEveryRetryAskedIsSentOrDenied) {
       if (percent <= 0.0) {
         EXPECT_LE(r.watch.most, fixed);
       }
-      const auto denied = static_cast<std::int64_t>(r.result.metric("retries_in_flight_denied"));
+      const auto denied =
+          static_cast<std::int64_t>(mc::testing::build_metric<Parts>(r.result, "retries_in_flight_denied"));
       EXPECT_GT(denied, 0);  // the limit was reached
       EXPECT_GT(r.watch.scheduled, 0);
       EXPECT_EQ(denied + r.watch.scheduled, r.asked);  // denied + sent = asked
@@ -164,11 +166,12 @@ TEST(RetriesInFlight, PlacesComeBackAfterTimeoutsAndKindsNotRetried) {
       s.client.retries_in_flight = fixed;
       const Outcomes r = run(s, seed);
       SCOPED_TRACE(::testing::Message() << "fixed " << fixed << " seed " << seed);
-      EXPECT_GT(r.result.metric("timed_out"), 0);
-      EXPECT_GT(r.result.metric("not_retried"), 0);
+      EXPECT_GT(mc::testing::build_metric<Parts>(r.result, "timed_out"), 0);
+      EXPECT_GT(mc::testing::build_metric<Parts>(r.result, "not_retried"), 0);
       EXPECT_LE(r.watch.excess, 0);
       EXPECT_LE(r.watch.most, fixed);
-      const auto denied = static_cast<std::int64_t>(r.result.metric("retries_in_flight_denied"));
+      const auto denied =
+          static_cast<std::int64_t>(mc::testing::build_metric<Parts>(r.result, "retries_in_flight_denied"));
       EXPECT_GT(denied, 0);
       EXPECT_EQ(denied + r.watch.scheduled, r.asked);
       EXPECT_EQ(r.watch.scheduled, r.watch.sent + static_cast<std::int64_t>(r.watch.sleeping.size()));

@@ -162,7 +162,9 @@ std::vector<std::string> shown_keys(const mc::Scenario& s) {
   for (const std::size_t i : retrylab::api::shown_series(series, s)) out.emplace_back(series.quantities[i].key);
   return out;
 }
-bool has(const std::vector<std::string>& v, const std::string& k) { return std::find(v.begin(), v.end(), k) != v.end(); }
+bool has(const std::vector<std::string>& v, const std::string& k) {
+  return std::find(v.begin(), v.end(), k) != v.end();
+}
 }  // namespace
 
 // Which quantities a series table shows follows each quantity's owner: the limit's rejections with an
@@ -176,9 +178,9 @@ TEST(ToyComponent, ShownSeriesFollowTheTraits) {
   EXPECT_FALSE(has(plain, "refused"));
   EXPECT_FALSE(has(plain, "retries_denied"));
   EXPECT_FALSE(has(plain, "breaker_open"));
-  EXPECT_EQ(plain, (std::vector<std::string>{"offered", "attempts", "successes", "failures", "lost", "backlog",
-                                             "in_flight", "server_queue", "latency_p50", "latency_p99",
-                                             "latency_p999"}));
+  EXPECT_EQ(plain,
+            (std::vector<std::string>{"offered", "attempts", "successes", "failures", "lost", "backlog", "in_flight",
+                                      "server_queue", "latency_p50", "latency_p99", "latency_p999"}));
   mc::Scenario aimd = s;
   aimd.admission.aimd = true;
   EXPECT_TRUE(has(shown_keys(aimd), "rejected"));
