@@ -1,4 +1,4 @@
-// The shared event loops of engine_instances.hpp, one copy for every montecarlo test program.
+// TraceObserver's event loops (engine_instances.hpp), one copy for every montecarlo test program.
 #include "tests/montecarlo/engine_instances.hpp"
 
 namespace retrylab::montecarlo::detail {

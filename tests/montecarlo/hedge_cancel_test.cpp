@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -16,6 +17,7 @@
 #include "montecarlo/engine.hpp"
 #include "montecarlo/scenario.hpp"
 #include "montecarlo/simulate.hpp"
+#include "tests/montecarlo/engine_instances.hpp"
 
 namespace mc = retrylab::montecarlo;
 namespace d = retrylab::montecarlo::detail;
@@ -26,46 +28,36 @@ namespace {
 
 // What the cases watch, by client serial and attempt id: sends, service starts, cancellations
 // (those before any service start: cancelled in a queue or on the way), answers, and the attempts
-// still in flight whenever a request ends (answered or lost: it must have none left).
+// still in flight whenever a request ends (answered or lost: it must have none left). Read from the
+// tests' server-view observer (server_trace.hpp), whose own checks of every hook must hold too.
 struct Watch {
   std::map<std::int64_t, std::vector<double>> sends;
-  std::map<std::int64_t, std::set<std::int64_t>> flying;  // by client: sent, not yet ended or cancelled
   std::map<std::int64_t, int> answers;
   std::set<std::int64_t> started, cancelled_unstarted;
   std::int64_t served_after_cancel = 0, cancels = 0, left_flying = 0;
   double worst_latency = 0.0;
-
-  void on_arrival(std::int64_t /*client*/, double /*t*/, bool /*burst*/) {}
-  void on_start(std::int64_t attempt, std::int64_t client, double t) {
-    sends[client].push_back(t);
-    flying[client].insert(attempt);
-  }
-  void on_end(std::int64_t attempt, std::int64_t client, double /*start*/, double /*end*/, bool /*success*/) {
-    flying[client].erase(attempt);
-  }
-  void on_service_start(std::int64_t attempt, std::int32_t /*row*/, double /*t*/) {
-    if (cancelled_unstarted.count(attempt) > 0) ++served_after_cancel;
-    started.insert(attempt);
-  }
-  void on_cancel(std::int64_t attempt, std::int64_t client, double /*t*/) {
-    ++cancels;
-    flying[client].erase(attempt);
-    if (started.count(attempt) == 0) cancelled_unstarted.insert(attempt);
-  }
-  void on_succeeded(std::int64_t client, double /*t*/, double latency) {
-    ++answers[client];
-    worst_latency = std::max(worst_latency, latency);
-    left_flying += static_cast<std::int64_t>(flying[client].size());
-  }
-  void on_give_up(std::int64_t client, double /*t*/) {
-    left_flying += static_cast<std::int64_t>(flying[client].size());
+  void take(const mc::testing::ServerTrace& t) {
+    EXPECT_FALSE(t.bad);
+    sends = t.sends_by_client();
+    answers = t.answers;
+    started.clear();
+    for (const auto& [attempt, served] : t.served) started.insert(attempt);
+    cancelled_unstarted = t.cancelled_unstarted;
+    served_after_cancel = t.served_after_cancel;
+    cancels = t.cancels;
+    left_flying = t.left_flying;
+    worst_latency = t.worst_latency;
   }
 };
 
-mc::RunResult run(const mc::Scenario& s, Watch& w, std::uint64_t seed = 7) {
+// One run on `none`'s full build; the client slots still in use at its end in `slots`.
+mc::RunResult run(const mc::Scenario& s, Watch& w, std::uint64_t seed = 7, std::size_t* slots = nullptr) {
   mc::check_scenario(s);
-  d::Engine<Model::none, d::FullParts, Watch> engine(s, seed, 0, d::EngineOptions{}, w);
-  return engine.run();
+  mc::testing::ServerTrace t;
+  const mc::testing::NoneRun x = mc::testing::run_none_full(s, seed, 0, d::EngineOptions{}, t);
+  w.take(t);
+  if (slots != nullptr) *slots = x.client_slots_in_use;
+  return x.result;
 }
 
 // One client on `none` (no contention), every attempt served for exactly 1, hedged.
@@ -288,13 +280,12 @@ TEST(HedgeCancel, ACancelledCopyGivesItsClientSlotBack) {
     s.client.max_attempts = 1;  // a request ends at its answer or its copies' failures (settle needs an end)
     s.client.hedge_cancel = true;
     s.client.hedge_in_service = rule;
-    mc::check_scenario(s);
     Watch w;
-    d::Engine<Model::none, d::FullParts, Watch> engine(s, 7, 0, d::EngineOptions{}, w);
-    const mc::RunResult r = engine.run();
+    std::size_t slots = 0;
+    const mc::RunResult r = run(s, w, 7, &slots);
     SCOPED_TRACE(rule == mc::InService::finish ? "finish" : "abandon");
     EXPECT_GT(r.successes, 150);
     EXPECT_GT(r.metric("hedges_cancelled"), 150);
-    EXPECT_EQ(engine.client_slots_in_use(), 0U);
+    EXPECT_EQ(slots, 0U);
   }
 }

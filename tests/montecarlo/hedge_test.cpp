@@ -27,23 +27,33 @@ using retrylab::test::same_bits;
 
 namespace {
 
-// Per client serial: its attempts' send times, successes heard, and cancellations.
+// Per client serial: its attempts' send times, successes heard, and cancellations; and the on_end
+// hooks told. Read from the tests' client-side observer (trace.hpp) after a run.
 struct HedgeObserver {
   std::map<std::int64_t, std::vector<double>> sends;
   std::map<std::int64_t, int> answers, cancels;
   std::int64_t ends = 0;
-  void on_arrival(std::int64_t /*client*/, double /*t*/, bool /*burst*/) {}
-  void on_start(std::int64_t /*attempt*/, std::int64_t client, double t) { sends[client].push_back(t); }
-  void on_end(std::int64_t /*attempt*/, std::int64_t /*client*/, double /*start*/, double /*end*/, bool /*success*/) {
-    ++ends;
+  void take(const mc::testing::TraceObserver& t) {
+    ASSERT_FALSE(t.bad_serial);
+    sends = t.sends_by_client();
+    answers = t.answers_by_client();
+    cancels = t.cancels_by_client();
+    ends = static_cast<std::int64_t>(t.end_order.size());
   }
-  void on_succeeded(std::int64_t client, double /*t*/, double /*latency*/) { ++answers[client]; }
-  void on_cancel(std::int64_t /*attempt*/, std::int64_t client, double /*t*/) { ++cancels[client]; }
 };
+
+// A run on the full build (it holds the hedge component), observed.
+mc::RunResult run_full_build(const mc::Scenario& s, std::uint64_t seed, std::uint64_t run,
+                             const mc::detail::EngineOptions& options, HedgeObserver& o) {
+  mc::testing::TraceObserver t;
+  const mc::RunResult r = mc::detail::run_engine_build<mc::detail::FullParts>(s, seed, run, options, t);
+  o.take(t);
+  return r;
+}
 
 mc::RunResult run_full(const mc::Scenario& s, HedgeObserver& o, std::uint64_t run = 0) {
   mc::check_scenario(s);
-  return mc::detail::run_engine_build<mc::detail::FullParts>(s, 7, run, mc::detail::EngineOptions{}, o);
+  return run_full_build(s, 7, run, mc::detail::EngineOptions{}, o);
 }
 
 // One client on an uncontended dependency (model none), every attempt served for exactly 1.
@@ -219,7 +229,7 @@ RC_GTEST_PROP(Hedge, HedgingThatNeverFiresChangesNothing, ()) {
   const mc::RunResult a = mc::detail::run_engine(s, 11, run, options, none);
   HedgeObserver o;
   mc::check_scenario(q);
-  const mc::RunResult b = mc::detail::run_engine_build<mc::detail::FullParts>(q, 11, run, options, o);
+  const mc::RunResult b = run_full_build(q, 11, run, options, o);
   RC_ASSERT(a.attempts == b.attempts);
   RC_ASSERT(a.successes == b.successes);
   RC_ASSERT(same_bits(a.stop_time, b.stop_time));
@@ -246,7 +256,7 @@ RC_GTEST_PROP(Hedge, OneAttemptIsTheUnhedgedEngineBitForBit, ()) {
   mc::detail::NullObserver none;
   const mc::RunResult a = mc::detail::run_engine(s, 3, run, options, none);
   HedgeObserver o;
-  const mc::RunResult b = mc::detail::run_engine_build<mc::detail::FullParts>(s, 3, run, options, o);
+  const mc::RunResult b = run_full_build(s, 3, run, options, o);
   RC_ASSERT(a.attempts == b.attempts);
   RC_ASSERT(a.successes == b.successes);
   RC_ASSERT(same_bits(a.stop_time, b.stop_time));

@@ -34,85 +34,9 @@ inline mc::Scenario burst(Model model, std::int64_t clients, Strategy strategy =
   return s;
 }
 
-struct Served {
-  std::int32_t row = 0;
-  double start = 0.0, end = -1.0;
-  bool ended = false, success = false;
-};
-
-struct ServerTrace {
-  std::vector<double> arrival;
-  struct Attempt {
-    std::int64_t client;
-    double sent, heard = -1.0;
-    bool ended = false, success = false, timed_out = false;
-  };
-  std::vector<Attempt> attempts;
-  std::map<std::int64_t, Served> served;                      // by attempt id
-  std::vector<std::pair<std::int64_t, std::int64_t>> admits;  // (admitted, limit)
-  std::map<std::int64_t, double> pending_retry_after;         // attempt -> Retry-After of its rejection
-  std::map<std::int64_t, double> earliest_return;             // client -> may not send before
-  std::vector<double> sleeps;
-  std::int64_t rejects = 0;
-  bool early_return = false;
-  bool bad = false;
-
-  void on_arrival(std::int64_t c, double t, bool) {
-    if (c != static_cast<std::int64_t>(arrival.size())) bad = true;
-    arrival.push_back(t);
-  }
-  void on_start(std::int64_t id, std::int64_t c, double t) {
-    if (id != static_cast<std::int64_t>(attempts.size())) bad = true;
-    attempts.push_back({c, t});
-    const auto it = earliest_return.find(c);
-    if (it != earliest_return.end() && t < it->second) early_return = true;
-  }
-  void on_end(std::int64_t id, std::int64_t c, double sent, double t, bool success) {
-    Attempt& a = attempts.at(static_cast<std::size_t>(id));
-    if (a.client != c || a.sent != sent || a.ended || t < sent) bad = true;
-    a.heard = t;
-    a.ended = true;
-    a.success = success;
-    // The client honours a Retry-After only if it heard the rejection (not when it timed out first).
-    const auto it = pending_retry_after.find(id);
-    if (it != pending_retry_after.end() && !a.timed_out) {
-      earliest_return[c] = t + it->second;
-    } else {
-      earliest_return.erase(c);
-    }
-    if (it != pending_retry_after.end()) pending_retry_after.erase(it);
-  }
-  void on_timeout(std::int64_t id, std::int64_t c, double t) {
-    Attempt& a = attempts.at(static_cast<std::size_t>(id));
-    if (a.client != c || a.ended || t < a.sent) bad = true;
-    a.timed_out = true;
-    ++timeouts;
-  }
-  void on_give_up(std::int64_t c, double) { gave_up.push_back(c); }
-  std::int64_t timeouts = 0;
-  std::vector<std::int64_t> gave_up;
-  void on_sleep(std::int64_t, std::int32_t, double sleep) { sleeps.push_back(sleep); }
-  void on_admit(double t, std::int64_t admitted, std::int64_t limit) {
-    admits.emplace_back(admitted, limit);
-    admit_log.emplace_back(t, admitted, limit);
-  }
-  std::vector<std::tuple<double, std::int64_t, std::int64_t>> admit_log;
-  void on_reject(std::int64_t id, std::int64_t, double, double retry_after) {
-    ++rejects;
-    if (retry_after > 0.0) pending_retry_after[id] = retry_after;
-  }
-  void on_service_start(std::int64_t id, std::int32_t row, double t) {
-    if (served.count(id)) bad = true;
-    served[id] = {row, t};
-  }
-  void on_service(std::int64_t id, std::int32_t row, double start, double end, bool success) {
-    Served& s = served[id];
-    if (s.row != row || s.start != start || s.ended || end < start) bad = true;
-    s.end = end;
-    s.ended = true;
-    s.success = success;
-  }
-};
+// The server-view observer of every server test (server_trace.hpp), its loops compiled once.
+using mc::testing::Served;
+using mc::testing::ServerTrace;
 
 struct Case {
   mc::Scenario s;
@@ -217,16 +141,6 @@ inline rc::Gen<Case> gen_case() {
     return c;
   });
 }
-
-}  // namespace server_cases
-
-// The trace's event loops: compiled once, in server_test.cpp, and linked by the other server test
-// files (as engine_instances.hpp does for the tests' TraceObserver).
-namespace retrylab::montecarlo::detail {
-RETRYLAB_TEST_ENGINE(extern, server_cases::ServerTrace)
-}  // namespace retrylab::montecarlo::detail
-
-namespace server_cases {
 
 struct Run {
   mc::RunResult r;

@@ -25,11 +25,6 @@
 
 using namespace server_cases;
 
-// The loops of server_cases.hpp's ServerTrace, the one copy the server test files link.
-namespace retrylab::montecarlo::detail {
-RETRYLAB_TEST_ENGINE(, server_cases::ServerTrace)
-}  // namespace retrylab::montecarlo::detail
-
 namespace {
 
 // The example in scenario.hpp, written before the server options existed: a scenario without them must
