@@ -160,7 +160,7 @@ RL_HOT void Engine<M, P, Observer, Faults>::send_attempt(std::int32_t c) {
   if (t_ >= warmup_) ++tally_.window_attempts;
   job.client = c;
   if constexpr (separate_send) jobs_.extra(j).sent = t_;
-  if constexpr (full) jobs_.extra(j).stage = Stage::sent;
+  if constexpr (full && P::cancels) jobs_.extra(j).stage = Stage::sent;
   if constexpr (full) parts_.each([&](auto& p) RL_HOOK { p.on_send(*this, c, j); });
   observer_.on_start(job.id, clients_[c].serial, t_);
   if constexpr (full) {
@@ -257,7 +257,7 @@ void Engine<M, P, Observer, Faults>::end_many(std::int32_t first, double key) {
   model_.decide(*this, group_);
   if constexpr (full) {
     for (const std::int32_t j : group_) {
-      jobs_.extra(j).stage = Stage::done;
+      if constexpr (P::cancels) jobs_.extra(j).stage = Stage::done;
       if (!jobs_[j].rejected) parts_.each([&](auto& p) RL_HOOK { p.on_served(*this, j); });
     }
   }
@@ -284,7 +284,7 @@ template <Model M, class P, class Observer, class Faults>
 RL_HOT void Engine<M, P, Observer, Faults>::end_one(std::int32_t j) {
   Job& job = jobs_[j];
   if constexpr (full) {
-    jobs_.extra(j).stage = Stage::done;
+    if constexpr (P::cancels) jobs_.extra(j).stage = Stage::done;
     if (job.rejected) {
       --in_service_;
       respond(j);
