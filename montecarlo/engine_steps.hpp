@@ -417,7 +417,7 @@ inline bool Engine<M, P, Observer, Faults>::withdraw(std::int32_t j) {
   // It reached the server and leaves it unserved: the series' server queue counts it out.
   if constexpr (requires { observer_.on_release(t_); }) observer_.on_release(t_);
   Job& job = jobs_[j];
-  job.orphaned = true;
+  job.cancelled = job.orphaned = true;  // it leaves the server unserved, as a cancel in service does
   job.success = false;
   hear_cancelled(j);
   job.id = -1;
