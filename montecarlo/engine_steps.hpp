@@ -116,7 +116,11 @@ inline std::int32_t Engine<M, P, Observer, Faults>::new_client(double t, bool bu
   }
   double base = s_.backoff.base;
   if constexpr (full) {
-    client_extra_[slot] = ClientExtra{};
+    // Copied from a constant: `= ClientExtra{}` built the record on the stack in stores of 4 and 8
+    // bytes and copied it in 16-byte loads, which could not be forwarded from those stores (a stall on
+    // every arrival: 63% of new_client's time, 11% of the run with a client timeout).
+    static constexpr ClientExtra fresh{};
+    client_extra_[slot] = fresh;
     parts_.each([&](auto& p) RL_HOOK { p.on_new_client(*this, slot, base); });
   }
   const std::int64_t serial = tally_.arrive(t, warmup_);
