@@ -225,7 +225,8 @@ struct Component {
   template <class E>
   void on_withdrawn(E& /*e*/, std::int32_t /*j*/, Withdrawn /*where*/) {}
   // Attempt j is done at the server and for its client (its slot is freed next), or done for its
-  // client only (cancelled: E::cancel, E::withdraw, E::orphan).
+  // client only (cancelled: E::cancel, E::withdraw, E::orphan). job.cancelled says it left the server
+  // unserved (abandoned in service or withdrawn from a queue); an orphan is still there.
   template <class E>
   void on_job_done(E& /*e*/, std::int32_t /*j*/) {}
   // The reply of attempt j reaches its client: false when the component ended its handling (an

@@ -231,7 +231,7 @@ class Engine {
     Job& job = jobs_[j];
     job.start = t_;
     model_.on_start(*this, j);
-    if constexpr (full) jobs_.extra(j).stage = Stage::in_service;
+    if constexpr (full && P::cancels) jobs_.extra(j).stage = Stage::in_service;
     if (!job.rejected) {
       if constexpr (full) parts_.each([&](auto& p) RL_HOOK { p.on_service_start(*this, j); });
       model_.on_service_start(*this, j);

@@ -31,7 +31,8 @@ struct Job {
   std::int32_t client = 0;
   bool rejected = false, success = false;
   bool orphaned = false;   // its client timed out: the outcome is discarded
-  bool cancelled = false;  // cancelled in service (Engine::cancel): its end, still queued, is skipped
+  bool cancelled = false;  // left the server unserved: cancelled in service (Engine::cancel: its end,
+                           // still queued, is skipped) or withdrawn from a queue (Engine::withdraw)
 };
 
 class JobRing {

@@ -114,7 +114,7 @@ void Engine<M, P, Observer, Faults>::one_event_reply(std::int32_t c, double e) {
   if (f.success || !s_.client.retries) {
     tell_later({r, 0, 0, f.id, client.serial, f.sent, f.success, false, 0, 0.0});
     if (f.success) {
-      parts_.template get<ServerView>().latencies().push_back(r - client.arrival);
+      parts_.template get<ServerView>().add_latency(r - client.arrival);
       tally_.count_success(client.arrival, r, warmup_);  // succeed()'s order-free part; the rest below
       tally_.last_success = std::isnan(tally_.last_success) ? r : std::max(tally_.last_success, r);
       ++tally_.burst_successes;

@@ -83,21 +83,16 @@ class Effects : public Component {
     free_if_done(e, job.client);
     return false;
   }
-  // An attempt cancelled where it leaves the server unserved is no longer pending there: abandoned
-  // in service (E::cancel: job.cancelled) or withdrawn from its queue (on_withdrawn, then its
-  // on_job_done). One its client only stopped waiting for (E::orphan) is still there: its reply
-  // comes to on_reply. Without this a cancelled copy (hedging) or a request's attempt at its
-  // deadline (deadline_cancel) would keep its client's slot forever.
-  template <class E>
-  void on_withdrawn(E& /*e*/, std::int32_t j, Withdrawn /*where*/) noexcept {
-    if (on_) withdrawn_ = j;
-  }
+  // An attempt that leaves the server unserved (job.cancelled: abandoned in service by E::cancel or
+  // withdrawn from its queue by E::withdraw) is no longer pending there. One its client only stopped
+  // waiting for (E::orphan) is still there: its reply comes to on_reply. Without this a cancelled copy
+  // (hedging) or a request's attempt at its deadline (deadline_cancel) would keep its client's slot
+  // forever.
   template <class E>
   void on_job_done(E& e, std::int32_t j) {
     if (!on_) return;
     const auto& job = e.job(j);
-    if (!job.cancelled && j != withdrawn_) return;
-    withdrawn_ = -1;
+    if (!job.cancelled) return;
     --mine(e, job.client).pending;
     free_if_done(e, job.client);
   }
@@ -134,7 +129,6 @@ class Effects : public Component {
   }
 
   bool on_, fixed_;
-  std::int32_t withdrawn_ = -1;  // the attempt being withdrawn now (between on_withdrawn and on_job_done)
   std::int64_t effects_ = 0, duplicates_ = 0, hidden_ = 0;
 };
 

@@ -56,7 +56,7 @@ class ServerView : public Component {
     std::vector<double> latencies;
   };
   void lend(Scratch& scratch) noexcept { std::swap(latencies_, scratch.latencies); }
-  void reset() noexcept { latencies_.clear(); }
+  void reset() noexcept { count_ = 0; }  // the list keeps its size: no refill with zeros per run
 
   template <class E>
   [[gnu::always_inline]] void on_service_start(E& e, std::int32_t j) {
@@ -68,7 +68,14 @@ class ServerView : public Component {
   }
   template <class E>
   [[gnu::always_inline]] void on_succeeded(E& /*e*/, std::int32_t /*c*/, double latency) {
-    latencies_.push_back(latency);
+    add_latency(latency);
+  }
+  // One success's latency: a store and a count on the hot path (std::vector::push_back was left an
+  // out-of-line call in the full tier's loop); the list grows out of line.
+  [[gnu::always_inline]] void add_latency(double latency) {
+    if (count_ == latencies_.size()) [[unlikely]]
+      grow();
+    latencies_[count_++] = latency;
   }
 
   template <class E>
@@ -84,26 +91,33 @@ class ServerView : public Component {
   // The one-event shortcut's direct counts (montecarlo/one_event.hpp).
   void count_served() noexcept { ++served_; }
   void count_wait() noexcept { ++queue_wait_n_; }
-  std::vector<double>& latencies() noexcept { return latencies_; }
+  // The latencies recorded (the list trimmed to them).
+  std::vector<double>& latencies() {
+    latencies_.resize(count_);
+    return latencies_;
+  }
 
  private:
   // Nearest rank: the ceil(p·n)-th smallest latency. The selection runs on latencies_[below, n),
   // valid when every element before `below` is <= every element from it and the rank lies at or
   // beyond it (percentiles taken in increasing p); `below` then moves to the rank.
   double percentile(double p, std::size_t& below) {
-    if (latencies_.empty()) return std::numeric_limits<double>::quiet_NaN();
-    const auto n = latencies_.size();
+    if (count_ == 0) return std::numeric_limits<double>::quiet_NaN();
+    const auto n = count_;
     auto rank = static_cast<std::size_t>(std::ceil(p * static_cast<double>(n)));
     rank = std::clamp<std::size_t>(rank, below + 1, n);
     const auto at = [&](std::size_t i) { return latencies_.begin() + static_cast<std::ptrdiff_t>(i); };
-    std::nth_element(at(below), at(rank - 1), latencies_.end());
+    std::nth_element(at(below), at(rank - 1), at(n));
     below = rank - 1;
     return latencies_[rank - 1];
   }
 
+  [[gnu::noinline]] void grow() { latencies_.resize(std::max<std::size_t>(1024, 2 * latencies_.size())); }
+
   std::int64_t served_ = 0, queue_wait_n_ = 0;
   double queue_wait_sum_ = 0.0;
-  std::vector<double> latencies_;
+  std::vector<double> latencies_;  // [0, count_) recorded; the rest room to grow into
+  std::size_t count_ = 0;
 };
 
 }  // namespace retrylab::montecarlo::detail
