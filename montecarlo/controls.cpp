@@ -5,6 +5,8 @@
 #include <cmath>
 
 #include "analytic/error.hpp"
+#include "montecarlo/components/breaker_params.hpp"
+#include "montecarlo/components/budget_params.hpp"
 
 namespace retrylab::montecarlo {
 
@@ -83,6 +85,16 @@ BudgetConfig budget_preset(std::string_view name) {
     throw InputError(
         "budget",
         fmt::format("must be one of none, aws-standard, grpc, finagle, sre-adaptive, token-bucket (got {})", name));
+  }
+  return b;
+}
+
+BudgetConfig BudgetParams::config() const {
+  BudgetConfig b = budget_preset(budget_preset_names[preset]);
+  if (budget_preset_names[preset] == "token-bucket") {
+    b.token_bucket.bucket = TokenBucket{capacity, cost, refund, threshold};
+    b.token_bucket.timeout_cost = timeout_cost;
+    b.token_bucket.charge = charge == 1 ? Charge::per_failure : Charge::per_retry;
   }
   return b;
 }
@@ -329,6 +341,24 @@ BreakerConfig breaker_preset(std::string_view name) {
   if (name == "hystrix") return hystrix_breaker();
   if (name == "resilience4j") return resilience4j_breaker();
   throw InputError("breaker", fmt::format("must be one of none, hystrix, resilience4j (got {})", name));
+}
+
+BreakerConfig BreakerParams::config(double attempt_ms) const {
+  BreakerConfig b = breaker_preset(breaker_preset_names[preset]);
+  const double ms = attempt_ms > 0.0 ? attempt_ms : 1.0;
+  if (window > 0.0) {
+    b.window_kind = BreakerWindow::time;
+    b.window = window * ms;
+  }
+  if (calls > 0) {
+    b.window_kind = BreakerWindow::count;
+    b.window = static_cast<double>(calls);
+  }
+  if (minimum_calls > 0) b.minimum_calls = minimum_calls;
+  if (failure_threshold > 0.0) b.failure_threshold = failure_threshold;
+  if (open_duration > 0.0) b.open_duration = open_duration * ms;
+  if (half_open_calls > 0) b.half_open_calls = half_open_calls;
+  return b;
 }
 
 void check_breaker(const BreakerConfig& b) {

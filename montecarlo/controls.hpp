@@ -106,6 +106,8 @@ struct BudgetConfig {
 
 // Presets: "none", "aws-standard", "grpc", "finagle", "sre-adaptive", "token-bucket" (its defaults).
 // Unknown name: InputError("budget").
+// A scenario's budget (its preset and bucket numbers) becomes one through BudgetParams::config()
+// (components/budget_params.hpp).
 BudgetConfig budget_preset(std::string_view name);
 inline constexpr std::string_view budget_preset_names[] = {"none",    "aws-standard", "grpc",
                                                            "finagle", "sre-adaptive", "token-bucket"};
@@ -216,6 +218,8 @@ struct BreakerConfig {
 };
 
 // Presets: "none" (disabled), "hystrix", "resilience4j". Unknown name: InputError("breaker").
+// A scenario's breaker (its preset and numbers) becomes one through BreakerParams::config(attempt_ms)
+// (components/breaker_params.hpp).
 BreakerConfig breaker_preset(std::string_view name);
 inline constexpr std::string_view breaker_preset_names[] = {"none", "hystrix", "resilience4j"};
 BreakerConfig hystrix_breaker();

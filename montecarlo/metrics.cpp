@@ -44,7 +44,7 @@ bool always(const Scenario& /*s*/, bool /*server_engine*/) { return true; }
 bool never(const Scenario& /*s*/, bool /*server_engine*/) { return false; }
 bool server(const Scenario& s, bool server_engine) { return has_server_features(s) || server_engine; }
 bool controls(const Scenario& s, bool /*server_engine*/) { return shows_controls(s); }
-bool breaker(const Scenario& s, bool /*server_engine*/) { return s.client.breaker != 0; }
+bool breaker(const Scenario& s, bool /*server_engine*/) { return s.client.breaker.on(); }
 bool effects(const Scenario& s, bool /*server_engine*/) {
   return !std::isinf(s.client.timeout) || s.client.idempotency != Idempotency::none;
 }

@@ -53,37 +53,9 @@ bool has_server_features(const Scenario& s) noexcept {
   return s.model == Model::none || s.traffic.load_profile.set();
 }
 
-BudgetConfig budget_of(const ClientPolicy& c) {
-  BudgetConfig b = budget_preset(budget_preset_names[c.budget]);
-  if (budget_preset_names[c.budget] == "token-bucket") {
-    b.token_bucket.bucket = TokenBucket{c.bucket_capacity, c.bucket_cost, c.bucket_refund, c.bucket_threshold};
-    b.token_bucket.timeout_cost = c.bucket_timeout_cost;
-    b.token_bucket.charge = c.bucket_charge == 1 ? Charge::per_failure : Charge::per_retry;
-  }
-  return b;
-}
-
-BreakerConfig breaker_of(const ClientPolicy& c) {
-  BreakerConfig b = breaker_preset(breaker_preset_names[c.breaker]);
-  const double ms = c.attempt_ms > 0.0 ? c.attempt_ms : 1.0;
-  if (c.breaker_window > 0.0) {
-    b.window_kind = BreakerWindow::time;
-    b.window = c.breaker_window * ms;
-  }
-  if (c.breaker_calls > 0) {
-    b.window_kind = BreakerWindow::count;
-    b.window = static_cast<double>(c.breaker_calls);
-  }
-  if (c.breaker_minimum_calls > 0) b.minimum_calls = c.breaker_minimum_calls;
-  if (c.breaker_failure_threshold > 0.0) b.failure_threshold = c.breaker_failure_threshold;
-  if (c.breaker_open_duration > 0.0) b.open_duration = c.breaker_open_duration * ms;
-  if (c.breaker_half_open_calls > 0) b.half_open_calls = c.breaker_half_open_calls;
-  return b;
-}
-
 bool needs_clock(const ClientPolicy& c) noexcept {
-  const std::string_view budget = budget_preset_names[c.budget];
-  return budget == "finagle" || budget == "sre-adaptive" || c.breaker != 0 || c.adaptive_rate;
+  const std::string_view budget = budget_preset_names[c.budget.preset];
+  return budget == "finagle" || budget == "sre-adaptive" || c.breaker.on() || c.adaptive_rate;
 }
 
 void check_scenario(const Scenario& s) {
@@ -117,10 +89,10 @@ void check_scenario(const Scenario& s) {
   const bool some_none = (s.backoff.strategy == Strategy::none && o.client.mix < 1.0) ||
                          (o.client.mix > 0.0 && o.client.mix_backoff.strategy == Strategy::none);
   if (needs_clock(o.client) && !(o.client.attempt_ms > 0.0))
-    throw InputError("attempt_ms",
-                     fmt::format("must be > 0 with budget={} breaker={}: their windows are in ms (give "
-                                 "`unit=ms` or s with `attempt_duration`)",
-                                 budget_preset_names[o.client.budget], breaker_preset_names[o.client.breaker]));
+    throw InputError("attempt_ms", fmt::format("must be > 0 with budget={} breaker={}: their windows are in ms (give "
+                                               "`unit=ms` or s with `attempt_duration`)",
+                                               budget_preset_names[o.client.budget.preset],
+                                               breaker_preset_names[o.client.breaker.preset]));
   // The first component on that may refuse a call locally (its refuses_locally trait).
   const std::string_view local_rejects = first_refusing_component(s);
   // A deadline does not end this: the clock never moves past the instant the retries repeat at.

@@ -20,6 +20,9 @@
 
 #include "analytic/model.hpp"
 #include "analytic/strategy.hpp"
+#include "montecarlo/components/breaker_params.hpp"
+#include "montecarlo/components/budget_params.hpp"
+#include "montecarlo/components/hedge_params.hpp"
 #include "montecarlo/hash.hpp"
 #include "montecarlo/profile.hpp"
 
@@ -48,21 +51,14 @@ enum class RetryAfterRule { fixed, uniform };
 // apply every successful attempt's effect, so a request can take effect several times; fixed (one
 // key chosen before the first attempt) applies only the first, later ones are deduplicated.
 enum class Idempotency { none, per_attempt, fixed };
-// Whose a client-side control is: one instance shared by every client of the run (one process
-// serving them all, or a fleet that shares the control's state), or one per client (each client a
-// process of its own that makes one request: a CLI run, a batch job's worker, a function's cold
-// start). docs/models.md §4 says why shared is the default.
-enum class Scope { shared, client };
 // What a failure tells its client (its status, in retrylab's terms): retryable (gRPC UNAVAILABLE,
 // HTTP 503, a connection reset), throttled (RESOURCE_EXHAUSTED, 429, ThrottlingException) or fatal
 // (a status no client should retry: INVALID_ARGUMENT, 400). Injected failures, the outage and the
 // server's rejections each produce one kind (default retryable); a client retries the kinds its
 // retry_on lists (components/retry_on.hpp).
 enum class FailureKind : std::uint8_t { retryable, throttled, fatal };
-// A cancelled attempt already in service (deadline_cancel): finished (the server is not stopped: it
-// completes the work and its reply is discarded, as most servers do) or abandoned (it leaves the
-// server at once, its work cut short).
-enum class InService : std::uint8_t { finish, abandon };
+// A cancelled attempt already in service, finished or abandoned: InService, beside hedging's
+// parameters (components/hedge_params.hpp).
 
 // Each choice's names in enum order: its field's choices, to_string and parse_* (one table each).
 inline constexpr std::string_view service_names[] = {"deterministic", "exponential", "lognormal", "round-trip"};
@@ -70,10 +66,7 @@ inline constexpr std::string_view delay_names[] = {"fixed", "exponential", "norm
 inline constexpr std::string_view overflow_names[] = {"reject", "queue"};
 inline constexpr std::string_view retry_after_names[] = {"fixed", "uniform"};
 inline constexpr std::string_view idempotency_names[] = {"none", "per-attempt", "fixed"};
-inline constexpr std::string_view scope_names[] = {"shared", "client"};
-inline constexpr std::string_view charge_names[] = {"per-retry", "per-failure"};
 inline constexpr std::string_view failure_kind_names[] = {"retryable", "throttled", "fatal"};
-inline constexpr std::string_view in_service_names[] = {"finish", "abandon"};
 // Replicas (components/replicas.hpp): how the load balancer picks a replica for an attempt, and
 // which replicas a request's later attempts (retries, hedges) may go to.
 enum class Balancer : std::uint8_t { random, round_robin, least_outstanding, p2c };
@@ -168,19 +161,14 @@ struct ClientPolicy {
   // A request's deadline: a client starts no attempt later than arrival + deadline; when its backoff
   // would wake it later, it gives up at once (lost). +inf = none.
   double deadline = std::numeric_limits<double>::infinity();
-  // A retry budget and a circuit breaker (montecarlo/controls.hpp), by preset name (index into
-  // budget_preset_names / breaker_preset_names). Their windows are in ms: attempt_ms (milliseconds
-  // per attempt-duration) must be > 0 for the presets that keep time (finagle, sre-adaptive, hystrix,
-  // resilience4j); the CLI sets it from --unit/--attempt-duration.
-  int budget = 0;
-  int breaker = 0;
+  // A retry budget and a circuit breaker (montecarlo/controls.hpp): each component's own parameters
+  // (components/budget_params.hpp, breaker_params.hpp: a preset, its scope, its numbers). Their
+  // windows are in ms: attempt_ms (milliseconds per attempt-duration) must be > 0 for the presets
+  // that keep time (finagle, sre-adaptive, hystrix, resilience4j); the CLI sets it from
+  // --unit/--attempt-duration.
+  BudgetParams budget{};
+  BreakerParams breaker{};
   double attempt_ms = 0.0;
-  Scope budget_scope = Scope::shared;
-  Scope breaker_scope = Scope::shared;
-  // The generic token bucket (budget = token-bucket): charged per retry (timeout_cost after a
-  // timeout) while the tokens stay >= threshold, refunded per success; starts full.
-  double bucket_capacity = 500.0, bucket_cost = 5.0, bucket_timeout_cost = 10.0, bucket_refund = 1.0,
-         bucket_threshold = 0.0;
   // Idempotency keys (effects at the server: what a request did there, as opposed to what its
   // client saw), counted when a client can retry an attempt that still succeeds (a timeout).
   // duplicate_effects is Σ max(0, effects − 1) over requests; hidden_effects counts requests lost for
@@ -190,30 +178,9 @@ struct ClientPolicy {
   // client together. 0 = none.
   std::int64_t quota = 0;
   double quota_window = 1.0;
-  // How the token bucket charges (budget = token-bucket; index into charge_names): per retry (AWS:
-  // a retry takes bucket_cost while the tokens stay >= bucket_threshold) or per failed attempt
-  // (gRPC's retryThrottling: every failure takes bucket_cost, bucket_timeout_cost after a timeout,
-  // floored at 0; a retry is allowed while the tokens are > bucket_threshold).
-  int bucket_charge = 0;
-  // The breaker's numbers (breaker other than none), each 0 = the preset's: a time window
-  // (attempt-durations) or a count window (calls), at most one of the two; the outcomes needed
-  // before it can open; the failure fraction that opens it, in (0, 1]; how long it stays open; the
-  // probes it admits when half-open.
-  double breaker_window = 0.0;
-  std::int64_t breaker_calls = 0;
-  std::int64_t breaker_minimum_calls = 0;
-  double breaker_failure_threshold = 0.0;
-  double breaker_open_duration = 0.0;
-  std::int64_t breaker_half_open_calls = 0;
-  // Hedged requests (components/hedge.hpp, gRPC's hedgingPolicy): at most hedge_attempts attempts of
-  // a request in flight, the first included ([1, 5]; 1 = no hedging), one more every hedge_delay
-  // (>= 0, finite) while none has succeeded; hedge_cancel: the first success cancels the others.
-  // hedge_percentile in [0, 100): the tail-at-scale backup request, its delay the running estimate of
-  // that percentile of the answered requests' latencies (0 = off: hedge_delay throughout).
-  std::int64_t hedge_attempts = 1;
-  double hedge_delay = 0.0;
-  bool hedge_cancel = true;
-  double hedge_percentile = 0.0;
+  // Hedged requests (components/hedge.hpp, gRPC's hedgingPolicy): the component's own parameters
+  // (components/hedge_params.hpp: attempts, delay, cancel, percentile, in_service).
+  HedgeParams hedge{};
   // The failure kinds a client retries (index into retry_on_names; 0 = all): a failure of another
   // kind ends its request (lost).
   int retry_on = 0;
@@ -233,9 +200,6 @@ struct ClientPolicy {
   // at the server, it leaves the queue; in service, it is finished or abandoned (cancel_in_service).
   bool deadline_cancel = false;
   InService cancel_in_service = InService::finish;
-  // Hedging's cancelled attempt already in service (hedge_cancel on): abandoned (the default, as
-  // before the field existed) or finished; a queued one always leaves its queue.
-  InService hedge_in_service = InService::abandon;
 };
 
 // Injected failures: an attempt the server completes that would succeed fails instead, with
@@ -280,15 +244,6 @@ struct Measurement {
 // True when the scenario uses a control whose windows keep time (it needs attempt_ms > 0): a budget
 // or breaker that keeps time, or the adaptive rate limiter.
 bool needs_clock(const ClientPolicy& c) noexcept;
-
-// The retry budget the scenario's clients run (montecarlo/controls.hpp): the preset, with the
-// bucket_* numbers (and bucket_charge) for token-bucket.
-struct BudgetConfig;
-BudgetConfig budget_of(const ClientPolicy& c);
-// The circuit breaker they run: the preset with every breaker_* number that is set (its windows in
-// ms: the time fields times attempt_ms, or 1 when attempt_ms is 0).
-struct BreakerConfig;
-BreakerConfig breaker_of(const ClientPolicy& c);
 
 struct Scenario {
   Model model = Model::collision;

@@ -7,10 +7,18 @@
 // client c's own control once renew(c) has run for its slot, and the shared one is never asked.
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 namespace retrylab::montecarlo {
+
+// Whose a client-side control is: one instance shared by every client of the run (one process
+// serving them all, or a fleet that shares the control's state), or one per client (each client a
+// process of its own that makes one request: a CLI run, a batch job's worker, a function's cold
+// start). docs/models.md §4 says why shared is the default.
+enum class Scope { shared, client };
+inline constexpr std::string_view scope_names[] = {"shared", "client"};  // its field's choices
 
 template <class Control, class Config>
 class Scoped {

@@ -105,10 +105,10 @@ ValidationCase budget_outage_case(std::string_view preset, std::int64_t runs) {
   s.client.max_attempts = 1000;
   s.measurement.settle = true;
   s.client.attempt_ms = 10.0;
-  s.client.budget = static_cast<int>(
+  s.client.budget.preset = static_cast<int>(
       std::find(std::begin(montecarlo::budget_preset_names), std::end(montecarlo::budget_preset_names), preset) -
       std::begin(montecarlo::budget_preset_names));
-  if (s.client.budget >= static_cast<int>(std::size(montecarlo::budget_preset_names)))
+  if (s.client.budget.preset >= static_cast<int>(std::size(montecarlo::budget_preset_names)))
     throw InputError("budget", fmt::format("must be a budget preset (got {})", preset));
   montecarlo::check_scenario(s);
   if (runs < 1) throw InputError("runs", fmt::format("must be >= 1 (got {})", runs));

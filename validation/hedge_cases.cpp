@@ -31,8 +31,8 @@ montecarlo::Scenario hedge_scenario(double delay, std::int64_t clients) {
   s.backoff = Backoff{Strategy::full, 1.0, 1000.0, 0.0};
   s.traffic.clients = clients;
   s.resource.service = montecarlo::ServiceDist::exponential;
-  s.client.hedge_attempts = 2;
-  s.client.hedge_delay = delay;
+  s.client.hedge.attempts = 2;
+  s.client.hedge.delay = delay;
   return s;
 }
 

@@ -99,9 +99,9 @@ montecarlo::Scenario hedge_scenario(HedgeOn on, double delay) {
   s.resource.service = montecarlo::ServiceDist::exponential;
   s.admission.limit = 1;
   s.admission.overflow = montecarlo::Overflow::queue;
-  s.client.hedge_attempts = 2;
-  s.client.hedge_delay = delay;
-  s.client.hedge_cancel = false;  // a queued copy cannot be cancelled today; L is the same either way
+  s.client.hedge.attempts = 2;
+  s.client.hedge.delay = delay;
+  s.client.hedge.cancel = false;  // a queued copy cannot be cancelled today; L is the same either way
   if (on == HedgeOn::other) {
     s.replicas.count = 2;
     s.replicas.retry = montecarlo::ReplicaRetry::other;

@@ -158,11 +158,11 @@ class AdaptiveRate : public Component {
                        "token at its deadline has no attempt to cancel)");
     // A client that waits for a token asks the send step again: a component that decides there
     // before this one would be asked twice for one attempt.
-    if (s.client.breaker != 0)
+    if (s.client.breaker.on())
       throw InputError("adaptive_rate", "cannot combine with a breaker (both decide at the send step)");
-    if (std::string_view(budget_preset_names[s.client.budget]) == "sre-adaptive")
+    if (std::string_view(budget_preset_names[s.client.budget.preset]) == "sre-adaptive")
       throw InputError("adaptive_rate", "cannot combine with budget sre-adaptive (both decide at the send step)");
-    if (s.client.hedge_attempts > 1)
+    if (s.client.hedge.on())
       throw InputError("adaptive_rate", "cannot combine with hedging (hedge_attempts > 1): a hedge takes no token");
   }
   template <class Faults>

@@ -21,7 +21,9 @@ class Breaker : public Component {
   struct JobState {
     BreakerTicket ticket{};  // the breaker admitted it so
   };
-  // Its parameters (rows of the field table, montecarlo/fields.hpp).
+  // Its parameters: a value in the scenario's client policy (components/breaker_params.hpp), each
+  // a row of the field table (montecarlo/fields.hpp).
+  using Params = BreakerParams;
   static constexpr std::array fields{
       Field{
           .name = "breaker",
@@ -30,7 +32,7 @@ class Breaker : public Component {
           .kind = FieldKind::choice,
           .choices = breaker_preset_names,
           .meaning = "circuit breaker of every client (preset of its library): a call it rejects fails at once, unsent",
-          .access = member<&Scenario::client, &ClientPolicy::breaker>()},
+          .access = member<&Scenario::client, &ClientPolicy::breaker, &BreakerParams::preset>()},
       Field{.name = "breaker_scope",
             .group = FieldGroup::client,
             .rank = 560,
@@ -38,7 +40,7 @@ class Breaker : public Component {
             .choices = scope_names,
             .meaning = "whose the breaker is: one shared by every client, or one per client (its own, closed when "
                        "the client arrives)",
-            .access = member<&Scenario::client, &ClientPolicy::breaker_scope>()},
+            .access = member<&Scenario::client, &ClientPolicy::breaker, &BreakerParams::scope>()},
       Field{.name = "breaker_window",
             .group = FieldGroup::client,
             .rank = 630,
@@ -47,7 +49,7 @@ class Breaker : public Component {
             .hi = std::numeric_limits<double>::infinity(),
             .hi_open = true,
             .meaning = "breaker: a sliding time window of this length (0 = the preset's window)",
-            .access = member<&Scenario::client, &ClientPolicy::breaker_window>()},
+            .access = member<&Scenario::client, &ClientPolicy::breaker, &BreakerParams::window>()},
       Field{.name = "breaker_calls",
             .group = FieldGroup::client,
             .rank = 640,
@@ -55,21 +57,21 @@ class Breaker : public Component {
             .hi = 1e9,
             .meaning = "breaker: a sliding window of the last this many calls (0 = the preset's window; not with "
                        "breaker_window)",
-            .access = member<&Scenario::client, &ClientPolicy::breaker_calls>()},
+            .access = member<&Scenario::client, &ClientPolicy::breaker, &BreakerParams::calls>()},
       Field{.name = "breaker_minimum_calls",
             .group = FieldGroup::client,
             .rank = 650,
             .kind = FieldKind::integer,
             .hi = 1e9,
             .meaning = "breaker: outcomes the window must hold before it can open (0 = the preset's)",
-            .access = member<&Scenario::client, &ClientPolicy::breaker_minimum_calls>()},
+            .access = member<&Scenario::client, &ClientPolicy::breaker, &BreakerParams::minimum_calls>()},
       Field{.name = "breaker_failure_threshold",
             .group = FieldGroup::client,
             .rank = 660,
             .kind = FieldKind::number,
             .hi = 1.0,
             .meaning = "breaker: it opens when the window's failure fraction reaches this (0 = the preset's)",
-            .access = member<&Scenario::client, &ClientPolicy::breaker_failure_threshold>()},
+            .access = member<&Scenario::client, &ClientPolicy::breaker, &BreakerParams::failure_threshold>()},
       Field{.name = "breaker_open_duration",
             .group = FieldGroup::client,
             .rank = 670,
@@ -78,15 +80,15 @@ class Breaker : public Component {
             .hi = std::numeric_limits<double>::infinity(),
             .hi_open = true,
             .meaning = "breaker: how long it stays open before half-open (0 = the preset's)",
-            .access = member<&Scenario::client, &ClientPolicy::breaker_open_duration>()},
+            .access = member<&Scenario::client, &ClientPolicy::breaker, &BreakerParams::open_duration>()},
       Field{.name = "breaker_half_open_calls",
             .group = FieldGroup::client,
             .rank = 680,
             .kind = FieldKind::integer,
             .hi = 1e9,
             .meaning = "breaker: probes admitted when half-open (0 = the preset's)",
-            .access = member<&Scenario::client, &ClientPolicy::breaker_half_open_calls>()}};
-  static bool active(const Scenario& s) noexcept { return s.client.breaker != 0; }
+            .access = member<&Scenario::client, &ClientPolicy::breaker, &BreakerParams::half_open_calls>()}};
+  static bool active(const Scenario& s) noexcept { return s.client.breaker.on(); }
   static bool refuses_locally(const Scenario& /*s*/) noexcept { return true; }
   static constexpr bool shows_controls = true;
   static constexpr std::array series{SeriesQuantityDef{"breaker_open", "share of the bin the breaker was open",
@@ -94,19 +96,19 @@ class Breaker : public Component {
                                                        SeriesKind::level}};
   // The rules between its parameters and the rest of the scenario (InputError naming the field).
   static void check(const Scenario& s) {
-    if (!s.client.retries && s.client.breaker != 0)
+    const Params& o = s.client.breaker;
+    if (!s.client.retries && o.on())
       throw InputError("breaker", "needs retries on (with retries off every client makes exactly one attempt)");
-    if (s.client.breaker == 0 && s.client.breaker_scope != Scope::shared)
+    if (!o.on() && o.scope != Scope::shared)
       throw InputError("breaker_scope", "needs a breaker (breaker other than none)");
-    const ClientPolicy& o = s.client;
     for (const auto& [name, set] :
-         {std::pair{"breaker_window", o.breaker_window != 0.0}, std::pair{"breaker_calls", o.breaker_calls != 0},
-          std::pair{"breaker_minimum_calls", o.breaker_minimum_calls != 0},
-          std::pair{"breaker_failure_threshold", o.breaker_failure_threshold != 0.0},
-          std::pair{"breaker_open_duration", o.breaker_open_duration != 0.0},
-          std::pair{"breaker_half_open_calls", o.breaker_half_open_calls != 0}})
-      if (set && o.breaker == 0) throw InputError(name, "needs a breaker (breaker other than none)");
-    if (o.breaker_window != 0.0 && o.breaker_calls != 0)
+         {std::pair{"breaker_window", o.window != 0.0}, std::pair{"breaker_calls", o.calls != 0},
+          std::pair{"breaker_minimum_calls", o.minimum_calls != 0},
+          std::pair{"breaker_failure_threshold", o.failure_threshold != 0.0},
+          std::pair{"breaker_open_duration", o.open_duration != 0.0},
+          std::pair{"breaker_half_open_calls", o.half_open_calls != 0}})
+      if (set && !o.on()) throw InputError(name, "needs a breaker (breaker other than none)");
+    if (o.window != 0.0 && o.calls != 0)
       throw InputError("breaker_calls", "cannot be given with breaker_window (a window is of time or of calls)");
   }
   static constexpr std::array metrics{MetricDef{.key = "breaker_rejected",
@@ -126,7 +128,7 @@ class Breaker : public Component {
   template <class Faults>
   Breaker(const Scenario& s, const Faults& /*faults*/)
       : on_(active(s)),
-        breakers_(breaker_of(s.client), on_ && s.client.breaker_scope == Scope::client),
+        breakers_(s.client.breaker.config(s.client.attempt_ms), on_ && s.client.breaker.scope == Scope::client),
         ms_(s.client.attempt_ms > 0.0 ? s.client.attempt_ms : 1.0) {}
 
   // With one breaker per client, a new client (its slot reused or not) starts with a closed one; the

@@ -27,7 +27,9 @@ class Budget : public Component {
   struct ClientState {
     double paid = 0.0;  // what it took for the client's pending retry (handed back on success)
   };
-  // Its parameters (rows of the field table, montecarlo/fields.hpp).
+  // Its parameters: a value in the scenario's client policy (components/budget_params.hpp), each
+  // a row of the field table (montecarlo/fields.hpp).
+  using Params = BudgetParams;
   static constexpr std::array fields{
       Field{
           .name = "budget",
@@ -36,7 +38,7 @@ class Budget : public Component {
           .kind = FieldKind::choice,
           .choices = budget_preset_names,
           .meaning = "retry budget of every client (preset of its library): a retry it refuses ends the request (lost)",
-          .access = member<&Scenario::client, &ClientPolicy::budget>()},
+          .access = member<&Scenario::client, &ClientPolicy::budget, &BudgetParams::preset>()},
       Field{.name = "bucket_capacity",
             .group = FieldGroup::client,
             .rank = 480,
@@ -44,7 +46,7 @@ class Budget : public Component {
             .hi = 1e12,
             .lo_open = true,
             .meaning = "token-bucket budget: tokens, initial and most (budget = token-bucket)",
-            .access = member<&Scenario::client, &ClientPolicy::bucket_capacity>()},
+            .access = member<&Scenario::client, &ClientPolicy::budget, &BudgetParams::capacity>()},
       Field{.name = "bucket_cost",
             .group = FieldGroup::client,
             .rank = 490,
@@ -52,7 +54,7 @@ class Budget : public Component {
             .hi = 1e12,
             .lo_open = true,
             .meaning = "token-bucket budget: tokens a retry takes",
-            .access = member<&Scenario::client, &ClientPolicy::bucket_cost>()},
+            .access = member<&Scenario::client, &ClientPolicy::budget, &BudgetParams::cost>()},
       Field{.name = "bucket_timeout_cost",
             .group = FieldGroup::client,
             .rank = 500,
@@ -60,21 +62,21 @@ class Budget : public Component {
             .hi = 1e12,
             .lo_open = true,
             .meaning = "token-bucket budget: tokens a retry after a timeout takes",
-            .access = member<&Scenario::client, &ClientPolicy::bucket_timeout_cost>()},
+            .access = member<&Scenario::client, &ClientPolicy::budget, &BudgetParams::timeout_cost>()},
       Field{.name = "bucket_refund",
             .group = FieldGroup::client,
             .rank = 510,
             .kind = FieldKind::number,
             .hi = 1e12,
             .meaning = "token-bucket budget: tokens a success returns",
-            .access = member<&Scenario::client, &ClientPolicy::bucket_refund>()},
+            .access = member<&Scenario::client, &ClientPolicy::budget, &BudgetParams::refund>()},
       Field{.name = "bucket_threshold",
             .group = FieldGroup::client,
             .rank = 520,
             .kind = FieldKind::number,
             .hi = 1e12,
             .meaning = "token-bucket budget: a retry is allowed only while the tokens stay >= this (< bucket_capacity)",
-            .access = member<&Scenario::client, &ClientPolicy::bucket_threshold>()},
+            .access = member<&Scenario::client, &ClientPolicy::budget, &BudgetParams::threshold>()},
       Field{.name = "budget_scope",
             .group = FieldGroup::client,
             .rank = 550,
@@ -82,7 +84,7 @@ class Budget : public Component {
             .choices = scope_names,
             .meaning = "whose the budget is: one shared by every client, or one per client (its own instance, "
                        "starting full)",
-            .access = member<&Scenario::client, &ClientPolicy::budget_scope>()},
+            .access = member<&Scenario::client, &ClientPolicy::budget, &BudgetParams::scope>()},
       Field{.name = "bucket_charge",
             .group = FieldGroup::client,
             .rank = 620,
@@ -91,10 +93,10 @@ class Budget : public Component {
             .meaning = "token-bucket budget: per-retry (a retry takes bucket_cost while the tokens stay >= "
                        "bucket_threshold) or per-failure (gRPC: every failed attempt takes bucket_cost, a retry "
                        "is allowed while the tokens are > bucket_threshold)",
-            .access = member<&Scenario::client, &ClientPolicy::bucket_charge>()}};
+            .access = member<&Scenario::client, &ClientPolicy::budget, &BudgetParams::charge>()}};
   static constexpr std::array streams{StreamId::throttle};  // its draws (montecarlo/random.hpp)
-  static bool active(const Scenario& s) noexcept { return s.client.budget != 0; }
-  static bool refuses_locally(const Scenario& s) { return budget_of(s.client).kind == BudgetKind::adaptive; }
+  static bool active(const Scenario& s) noexcept { return s.client.budget.on(); }
+  static bool refuses_locally(const Scenario& s) { return s.client.budget.config().kind == BudgetKind::adaptive; }
   static bool allows_several_in_flight(const Scenario& /*s*/) noexcept { return true; }
   static constexpr bool shows_controls = true;
   static constexpr std::array series{SeriesQuantityDef{"retries_denied", "retries the budget refused (per bin)",
@@ -102,19 +104,18 @@ class Budget : public Component {
                                                        [](const Scenario& s) { return active(s); }}};
   // The rules between its parameters and the rest of the scenario (InputError naming the field).
   static void check(const Scenario& s) {
-    if (!s.client.retries && s.client.budget != 0)
+    const Params& o = s.client.budget;
+    if (!s.client.retries && o.on())
       throw InputError("budget", "needs retries on (with retries off every client makes exactly one attempt)");
-    if (s.client.budget == 0 && s.client.budget_scope != Scope::shared)
+    if (!o.on() && o.scope != Scope::shared)
       throw InputError("budget_scope", "needs a budget (budget other than none)");
-    const ClientPolicy& o = s.client;
-    const ClientPolicy d{};
-    const bool bucket_set = o.bucket_capacity != d.bucket_capacity || o.bucket_cost != d.bucket_cost ||
-                            o.bucket_timeout_cost != d.bucket_timeout_cost || o.bucket_refund != d.bucket_refund ||
-                            o.bucket_threshold != d.bucket_threshold || o.bucket_charge != d.bucket_charge;
-    if (bucket_set && budget_preset_names[o.budget] != "token-bucket")
+    const Params d{};
+    const bool bucket_set = o.capacity != d.capacity || o.cost != d.cost || o.timeout_cost != d.timeout_cost ||
+                            o.refund != d.refund || o.threshold != d.threshold || o.charge != d.charge;
+    if (bucket_set && budget_preset_names[o.preset] != "token-bucket")
       throw InputError("budget", "must be token-bucket for the bucket_* fields to apply");
     try {
-      check_budget(budget_of(o));
+      check_budget(o.config());
     } catch (const InputError& e) {
       // The bucket's own names (capacity, cost, ...) as the scenario spells them.
       const std::string f = e.field();
@@ -141,7 +142,7 @@ class Budget : public Component {
   template <class Faults>
   Budget(const Scenario& s, const Faults& /*faults*/)
       : on_(active(s)),
-        budgets_(budget_of(s.client), on_ && s.client.budget_scope == Scope::client),
+        budgets_(s.client.budget.config(), on_ && s.client.budget.scope == Scope::client),
         adaptive_(on_ && budgets_.shared().kind() == BudgetKind::adaptive),
         ms_(s.client.attempt_ms > 0.0 ? s.client.attempt_ms : 1.0) {}
 

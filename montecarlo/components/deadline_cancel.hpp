@@ -96,7 +96,7 @@ class DeadlineCancel : public Component {
       : on_(active(s)),
         in_service_rule_(s.client.cancel_in_service),
         deadline_(s.client.deadline),
-        width_(s.client.hedge_attempts > 1 ? static_cast<std::size_t>(s.client.hedge_attempts) : 1) {}
+        width_(s.client.hedge.attempts > 1 ? static_cast<std::size_t>(s.client.hedge.attempts) : 1) {}
 
   void reset() noexcept {
     due_.clear();

@@ -34,10 +34,11 @@
 
 namespace retrylab::montecarlo::detail {
 
-inline constexpr std::int64_t max_hedge_attempts = 5;  // gRPC caps maxAttempts at 5
-
 class Hedge : public Component {
  public:
+  // Its parameters: a value in the scenario's client policy (components/hedge_params.hpp), each a
+  // row of the field table (montecarlo/fields.hpp).
+  using Params = HedgeParams;
   static constexpr unsigned lanes = lane_send;
   static constexpr bool cancels = true;
   static constexpr bool sends_several = true;
@@ -50,7 +51,7 @@ class Hedge : public Component {
             .hi = static_cast<double>(max_hedge_attempts),
             .meaning = "hedged requests (gRPC hedgingPolicy.maxAttempts): attempts of a request sent at most, the "
                        "first included, one every hedge_delay while none has succeeded (1 = no hedging)",
-            .access = member<&Scenario::client, &ClientPolicy::hedge_attempts>()},
+            .access = member<&Scenario::client, &ClientPolicy::hedge, &HedgeParams::attempts>()},
       Field{.name = "hedge_delay",
             .group = FieldGroup::client,
             .rank = 710,
@@ -60,7 +61,7 @@ class Hedge : public Component {
             .hi_open = true,
             .meaning = "hedging: time between a request's attempts (a failure sends the next at once; needs "
                        "hedge_attempts > 1)",
-            .access = member<&Scenario::client, &ClientPolicy::hedge_delay>()},
+            .access = member<&Scenario::client, &ClientPolicy::hedge, &HedgeParams::delay>()},
       Field{.name = "hedge_cancel",
             .group = FieldGroup::client,
             .rank = 720,
@@ -69,7 +70,7 @@ class Hedge : public Component {
             .meaning = "hedging: on, the first success cancels the request's other attempts (a queued one leaves its "
                        "queue, one in service see hedge_in_service); off, they run to their end (needs hedge_attempts "
                        "> 1)",
-            .access = member<&Scenario::client, &ClientPolicy::hedge_cancel>()},
+            .access = member<&Scenario::client, &ClientPolicy::hedge, &HedgeParams::cancel>()},
       Field{.name = "hedge_percentile",
             .group = FieldGroup::client,
             .rank = 730,
@@ -79,7 +80,7 @@ class Hedge : public Component {
             .meaning = "hedging, tail-at-scale: the delay is this percentile of the latencies of the requests "
                        "answered so far in the run (P² estimate; hedge_delay until the first answer); 0 = off "
                        "(needs hedge_attempts > 1)",
-            .access = member<&Scenario::client, &ClientPolicy::hedge_percentile>()},
+            .access = member<&Scenario::client, &ClientPolicy::hedge, &HedgeParams::percentile>()},
       Field{.name = "hedge_in_service",
             .group = FieldGroup::client,
             .rank = 1200,
@@ -88,57 +89,58 @@ class Hedge : public Component {
             .meaning = "hedging: an attempt the first success cancels while it is in service: abandon (it leaves the "
                        "server at once) or finish (the server completes it, its reply is discarded); a queued one "
                        "always leaves its queue (needs hedge_cancel on)",
-            .access = member<&Scenario::client, &ClientPolicy::hedge_in_service>()}};
+            .access = member<&Scenario::client, &ClientPolicy::hedge, &HedgeParams::in_service>()}};
   static constexpr std::array metrics{
       MetricDef{.key = "hedges",
                 .label = "hedges sent (per run)",
                 .dim = Dim::count,
                 .rank = 350,
-                .shown = [](const Scenario& s, bool) { return s.client.hedge_attempts > 1; },
+                .shown = [](const Scenario& s, bool) { return s.client.hedge.attempts > 1; },
                 .when_absent = absent::zero,
                 .integer = true},
       MetricDef{.key = "hedge_wins",
                 .label = "requests a hedge answered (per run)",
                 .dim = Dim::count,
                 .rank = 360,
-                .shown = [](const Scenario& s, bool) { return s.client.hedge_attempts > 1; },
+                .shown = [](const Scenario& s, bool) { return s.client.hedge.attempts > 1; },
                 .when_absent = absent::zero,
                 .integer = true},
       MetricDef{.key = "hedges_cancelled",
                 .label = "attempts cancelled by an answer (per run)",
                 .dim = Dim::count,
                 .rank = 370,
-                .shown = [](const Scenario& s, bool) { return s.client.hedge_attempts > 1; },
+                .shown = [](const Scenario& s, bool) { return s.client.hedge.attempts > 1; },
                 .when_absent = absent::zero,
                 .integer = true},
       MetricDef{.key = "hedges_throttled",
                 .label = "hedges the budget refused (per run)",
                 .dim = Dim::count,
                 .rank = 380,
-                .shown = [](const Scenario& s, bool) { return s.client.hedge_attempts > 1; },
+                .shown = [](const Scenario& s, bool) { return s.client.hedge.attempts > 1; },
                 .when_absent = absent::zero,
                 .integer = true}};
-  static bool active(const Scenario& s) noexcept { return s.client.hedge_attempts > 1; }
+  static bool active(const Scenario& s) noexcept { return s.client.hedge.on(); }
   // The rules between its parameters and the rest of the scenario (InputError naming the field).
   static void check(const Scenario& s) {
     const ClientPolicy& c = s.client;
     const ClientPolicy d{};
-    if (c.hedge_attempts == 1) {
-      if (c.hedge_delay != d.hedge_delay) throw InputError("hedge_delay", "needs hedge_attempts > 1");
-      if (c.hedge_cancel != d.hedge_cancel) throw InputError("hedge_cancel", "needs hedge_attempts > 1");
-      if (c.hedge_percentile != d.hedge_percentile) throw InputError("hedge_percentile", "needs hedge_attempts > 1");
-      if (c.hedge_in_service != d.hedge_in_service) throw InputError("hedge_in_service", "needs hedge_attempts > 1");
+    const Params& h = c.hedge;
+    const Params hd{};
+    if (!h.on()) {
+      if (h.delay != hd.delay) throw InputError("hedge_delay", "needs hedge_attempts > 1");
+      if (h.cancel != hd.cancel) throw InputError("hedge_cancel", "needs hedge_attempts > 1");
+      if (h.percentile != hd.percentile) throw InputError("hedge_percentile", "needs hedge_attempts > 1");
+      if (h.in_service != hd.in_service) throw InputError("hedge_in_service", "needs hedge_attempts > 1");
       return;
     }
     // The components that count on one attempt per request say so (allows_several_in_flight):
     // check_component_rules refuses them before this.
-    if (!c.hedge_cancel && c.hedge_in_service != d.hedge_in_service)
-      throw InputError("hedge_in_service", "needs hedge_cancel on");
+    if (!h.cancel && h.in_service != hd.in_service) throw InputError("hedge_in_service", "needs hedge_cancel on");
     if (c.deadline != d.deadline && !c.deadline_cancel)
       throw InputError("hedge_attempts",
                        "with a deadline needs deadline_cancel on (a deadline that only stops retries would let hedges "
                        "go past it)");
-    const BudgetConfig b = budget_of(c);
+    const BudgetConfig b = c.budget.config();
     if (b.kind != BudgetKind::none && b.kind != BudgetKind::finagle &&
         !(b.kind == BudgetKind::token_bucket && b.token_bucket.charge == Charge::per_failure))
       throw InputError("hedge_attempts",
@@ -149,12 +151,12 @@ class Hedge : public Component {
   template <class Faults>
   Hedge(const Scenario& s, const Faults& /*faults*/)
       : on_(active(s)),
-        attempts_(static_cast<std::int32_t>(s.client.hedge_attempts)),
-        delay_(s.client.hedge_delay),
-        cancel_(s.client.hedge_cancel),
-        in_service_(s.client.hedge_in_service),
-        percentile_(s.client.hedge_percentile > 0.0),
-        tail_(s.client.hedge_percentile / 100.0) {}
+        attempts_(static_cast<std::int32_t>(s.client.hedge.attempts)),
+        delay_(s.client.hedge.delay),
+        cancel_(s.client.hedge.cancel),
+        in_service_(s.client.hedge.in_service),
+        percentile_(s.client.hedge.percentile > 0.0),
+        tail_(s.client.hedge.percentile / 100.0) {}
 
   template <class E>
   void on_new_client(E& /*e*/, std::int32_t c, double& /*base*/) {

@@ -59,7 +59,7 @@ class RetriesInFlight : public Component {
     const char* field = s.client.retries_in_flight > 0 ? "retries_in_flight" : "retries_in_flight_percent";
     if (!s.client.retries)
       throw InputError(field, "needs retries on (with retries off every client makes exactly one attempt)");
-    if (s.client.hedge_attempts > 1)
+    if (s.client.hedge.on())
       throw InputError(field,
                        "cannot combine with hedging (hedge_attempts > 1): Envoy's hedged retries are not modelled");
   }

@@ -39,7 +39,7 @@ class RetryOn : public Component {
     if (s.client.retry_on == 0) return;
     if (!s.client.retries)
       throw InputError("retry_on", "needs retries on (with retries off every client makes exactly one attempt)");
-    if (s.client.hedge_attempts > 1)
+    if (s.client.hedge.on())
       throw InputError("retry_on",
                        "cannot combine with hedging (hedge_attempts > 1): a hedged request's non-fatal codes are "
                        "not modelled");

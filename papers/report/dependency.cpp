@@ -21,10 +21,10 @@ const montecarlo::Scenario& scenario_of(const SweepSpec& sw, std::size_t i) { re
 double ms(const SweepSpec& sw, double t) { return t * sw.attempt_duration; }
 
 std::string budget_name(const montecarlo::Scenario& s) {
-  return std::string(montecarlo::budget_preset_names[s.client.budget]);
+  return std::string(montecarlo::budget_preset_names[s.client.budget.preset]);
 }
 std::string breaker_name(const montecarlo::Scenario& s) {
-  return std::string(montecarlo::breaker_preset_names[s.client.breaker]);
+  return std::string(montecarlo::breaker_preset_names[s.client.breaker.preset]);
 }
 std::string choice_name(std::string_view field, double v) {
   return montecarlo::format_field(*montecarlo::find_field(field), v);
@@ -179,7 +179,7 @@ void warning_table(const SweepSpec& sw, const std::vector<json>& recs, Out& out)
           {}};
   for (std::size_t i = 0; i < sw.points.size(); ++i) {
     const auto& s = scenario_of(sw, i);
-    if (s.client.budget == 0 || !recs[i].at("summary").contains("warning_time")) continue;
+    if (!s.client.budget.on() || !recs[i].at("summary").contains("warning_time")) continue;
     t.rows.push_back({outage_name(sw, s), static_cast<double>(s.client.max_attempts), budget_name(s),
                       est_of(recs[i], "warning_time"), est_of(recs[i], "failure_time"), est_of(recs[i], "warning_lead"),
                       est_of(recs[i], "warning_ratio"), static_cast<double>(n_of(recs[i], "warning_time"))});

@@ -213,16 +213,16 @@ TEST(AdaptiveRate, FieldsThatCannotApplyAreRefused) {
   EXPECT_EQ(refused_field(s), "attempt_ms");  // botocore's clock is in seconds
   s.client.attempt_ms = 10.0;
   EXPECT_EQ(refused_field(s), "(accepted)");
-  s.client.breaker = 1;
+  s.client.breaker.preset = 1;
   EXPECT_EQ(refused_field(s), "adaptive_rate");
-  s.client.breaker = 0;
-  s.client.hedge_attempts = 2;
-  s.client.hedge_delay = 1.0;
+  s.client.breaker.preset = 0;
+  s.client.hedge.attempts = 2;
+  s.client.hedge.delay = 1.0;
   EXPECT_EQ(refused_field(s), "adaptive_rate");
-  s.client.hedge_attempts = 1;
-  s.client.hedge_delay = 0.0;
+  s.client.hedge.attempts = 1;
+  s.client.hedge.delay = 0.0;
   for (int b = 0; b < static_cast<int>(std::size(mc::budget_preset_names)); ++b) {
-    s.client.budget = b;
+    s.client.budget.preset = b;
     if (mc::budget_preset_names[b] == "sre-adaptive") {
       EXPECT_EQ(refused_field(s), "adaptive_rate");
     }

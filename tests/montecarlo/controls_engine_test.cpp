@@ -56,7 +56,7 @@ TEST(EngineControls, AwsStandardBudgetGrantsExactlyCapacityOverCostRetries) {
   s.backoff = {Strategy::full, 1.0, 1000.0, 0.0};
   s.traffic.clients = 200;
   s.failures.failure_prob = 1.0;
-  s.client.budget = 1;  // aws-standard
+  s.client.budget.preset = 1;  // aws-standard
   const mc::RunResult r = mc::simulate_run(s, 7, 0);
   EXPECT_EQ(r.attempts, 300);
   EXPECT_EQ(r.metric("retries_denied"), 200);
@@ -71,24 +71,24 @@ TEST(EngineControls, GenericTokenBucketGrantsCapacityMinusThresholdOverCost) {
   s.backoff = {Strategy::full, 1.0, 1000.0, 0.0};
   s.traffic.clients = 200;
   s.failures.failure_prob = 1.0;
-  s.client.budget = 5;  // token-bucket
-  s.client.bucket_capacity = 60.0;
-  s.client.bucket_cost = 4.0;
-  s.client.bucket_threshold = 20.0;
+  s.client.budget.preset = 5;  // token-bucket
+  s.client.budget.capacity = 60.0;
+  s.client.budget.cost = 4.0;
+  s.client.budget.threshold = 20.0;
   const mc::RunResult r = mc::simulate_run(s, 7, 0);
   EXPECT_EQ(r.attempts, 210);
   EXPECT_EQ(r.metric("retries_denied"), 200);
   EXPECT_EQ(r.lost, 200);
   // The bucket's fields apply only to the token-bucket budget; its own rules name the field.
-  s.client.budget = 1;
+  s.client.budget.preset = 1;
   try {
     mc::check_scenario(s);
     FAIL() << "bucket_* with aws-standard was accepted";
   } catch (const InputError& e) {
     EXPECT_EQ(e.field(), "budget");
   }
-  s.client.budget = 5;
-  s.client.bucket_threshold = 60.0;
+  s.client.budget.preset = 5;
+  s.client.budget.threshold = 60.0;
   try {
     mc::check_scenario(s);
     FAIL() << "a threshold at the capacity was accepted";
@@ -108,8 +108,8 @@ TEST(EngineControls, BreakerRejectsCallsLocallyDuringAnOutage) {
   s.failures.outage_end = 1500.0;
   const mc::RunResult plain = mc::simulate_run(s, 3, 0);
   EXPECT_EQ(plain.metric("breaker_rejected"), 0);
-  s.client.breaker = 1;        // hystrix: 10 s window, opens at >= 50% of >= 20 calls, 5 s open
-  s.client.attempt_ms = 10.0;  // one attempt-duration = 10 ms
+  s.client.breaker.preset = 1;  // hystrix: 10 s window, opens at >= 50% of >= 20 calls, 5 s open
+  s.client.attempt_ms = 10.0;   // one attempt-duration = 10 ms
   const mc::RunResult guarded = mc::simulate_run(s, 3, 0);
   EXPECT_GT(guarded.metric("breaker_rejected"), 0);
   EXPECT_LT(guarded.attempts, plain.attempts);  // rejected calls are never sent
@@ -117,7 +117,7 @@ TEST(EngineControls, BreakerRejectsCallsLocallyDuringAnOutage) {
 
 TEST(EngineControls, InputRules) {
   mc::Scenario s = one_client();
-  s.client.budget = 3;  // finagle keeps time: needs attempt_ms
+  s.client.budget.preset = 3;  // finagle keeps time: needs attempt_ms
   EXPECT_THROW(mc::check_scenario(s), InputError);
   s.client.attempt_ms = 20.0;
   EXPECT_NO_THROW(mc::check_scenario(s));
@@ -128,7 +128,7 @@ TEST(EngineControls, InputRules) {
   EXPECT_THROW(mc::check_scenario(t), InputError);  // end before start
   mc::Scenario u = one_client();
   u.backoff.strategy = Strategy::none;
-  u.client.breaker = 1;
+  u.client.breaker.preset = 1;
   u.client.attempt_ms = 1.0;
   EXPECT_THROW(mc::check_scenario(u), InputError);  // would retry at one instant forever
   u.client.deadline = 6.0;
@@ -146,12 +146,12 @@ RC_GTEST_PROP(EngineControls, BudgetBoundHoldsWithAnyMechanisms, ()) {
   s.backoff = {*rc::gen::element(Strategy::full, Strategy::equal, Strategy::decorrelated), 1.0, 50.0, 0.0};
   s.traffic.clients = *rc::gen::inRange(1, 120);
   s.failures.failure_prob = 1.0;  // no success: no refund
-  s.client.budget = 1;            // aws-standard
+  s.client.budget.preset = 1;     // aws-standard
   if (*rc::gen::arbitrary<bool>()) s.admission.limit = *rc::gen::inRange(1, 4);
   if (*rc::gen::arbitrary<bool>()) s.client.timeout = 0.5 + *rc::gen::inRange(0, 20) / 4.0;
   if (*rc::gen::arbitrary<bool>()) s.client.max_attempts = *rc::gen::inRange(2, 6);
   if (*rc::gen::arbitrary<bool>()) {
-    s.client.breaker = 1;
+    s.client.breaker.preset = 1;
     s.client.attempt_ms = 5.0;
     if (s.client.max_attempts == 0) s.client.max_attempts = 8;
   }

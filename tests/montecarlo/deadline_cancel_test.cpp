@@ -239,7 +239,7 @@ TEST(DeadlineCancel, FieldsThatCannotApplyAreRefused) {
   s.client.deadline_cancel = true;
   EXPECT_EQ(refused_field(s), "deadline_cancel");
   s = burst(4, 5.0);
-  s.client.hedge_attempts = 2;
+  s.client.hedge.attempts = 2;
   EXPECT_EQ(refused_field(s), "hedge_attempts");  // a deadline with hedging that does not cancel
   s.client.deadline_cancel = true;
   EXPECT_EQ(refused_field(s), "(accepted)");  // it cancels every copy (hedge_cancel_test.cpp)

@@ -79,7 +79,7 @@ TEST(DependencyEngine, AwsStandardBudgetAtATotalOutageGrantsItsBoundExactly) {
   mc::Scenario s = dependency();
   s.failures.failure_prob = 1.0;
   s.client.max_attempts = 1000;
-  s.client.budget = preset_index("aws-standard", mc::budget_preset_names);
+  s.client.budget.preset = preset_index("aws-standard", mc::budget_preset_names);
   auto r = run(s);
   EXPECT_EQ(retries(r), retrylab::max_retries(retrylab::aws_standard(), 0.0));
   EXPECT_GT(r.metric("retries_denied"), 0);
@@ -93,10 +93,10 @@ TEST(DependencyEngine, GrpcAndFinagleBudgetsAtATotalOutageStayWithinTheirBounds)
   mc::Scenario s = dependency();
   s.failures.failure_prob = 1.0;
   s.client.max_attempts = 1000;
-  s.client.budget = preset_index("grpc", mc::budget_preset_names);
+  s.client.budget.preset = preset_index("grpc", mc::budget_preset_names);
   auto r = run(s);
   EXPECT_EQ(retries(r), 4.0);  // tokens 10 → 9, 8, 7, 6 allow; 5 blocks (gRFC A6)
-  s.client.budget = preset_index("finagle", mc::budget_preset_names);
+  s.client.budget.preset = preset_index("finagle", mc::budget_preset_names);
   s.measurement.horizon = 900;  // within one ttl: retries <= 100 + 0.2·requests
   r = run(s);
   EXPECT_LE(retries(r),
@@ -111,7 +111,7 @@ TEST(DependencyEngine, BreakerRejectsDuringAnOutageAndTheDependencyRecovers) {
   s.failures.outage_start = 500;
   s.failures.outage_end = 1500;
   s.measurement.recovery_window = 100;
-  s.client.breaker = preset_index("hystrix", mc::breaker_preset_names);
+  s.client.breaker.preset = preset_index("hystrix", mc::breaker_preset_names);
   const auto r = run(s);
   EXPECT_GE(r.metric("breaker_opened"), 1);
   EXPECT_GT(r.metric("breaker_rejected"), 0);
@@ -148,8 +148,8 @@ RC_GTEST_PROP(DependencyEngine, AccountingAndBudgetBoundsHoldInEveryRun, ()) {
   s.client.max_attempts = *rc::gen::element(1, 3, 50);
   s.backoff = {*rc::gen::element(Strategy::full, Strategy::decorrelated), 0.5, 20.0, 0.0};
   const std::string budget = *rc::gen::element<std::string>("none", "aws-standard", "grpc", "finagle", "sre-adaptive");
-  s.client.budget = preset_index(budget, mc::budget_preset_names);
-  s.client.breaker =
+  s.client.budget.preset = preset_index(budget, mc::budget_preset_names);
+  s.client.breaker.preset =
       preset_index(*rc::gen::element<std::string>("none", "hystrix", "resilience4j"), mc::breaker_preset_names);
   s.client.idempotency = *rc::gen::element(mc::Idempotency::none, mc::Idempotency::per_attempt, mc::Idempotency::fixed);
   const auto r = mc::simulate_run(s, *rc::gen::inRange<std::uint64_t>(0, 1000), 0);
@@ -164,7 +164,7 @@ RC_GTEST_PROP(DependencyEngine, AccountingAndBudgetBoundsHoldInEveryRun, ()) {
   if (s.client.idempotency == mc::Idempotency::fixed) RC_ASSERT(r.metric("duplicate_effects") == 0);
   if (std::isinf(s.client.timeout))
     RC_ASSERT(r.metric("timed_out") == 0 && r.metric("hidden_effects") == 0 && r.metric("duplicate_effects") == 0);
-  if (s.client.breaker == 0) RC_ASSERT(r.metric("breaker_rejected") == 0);
+  if (s.client.breaker.preset == 0) RC_ASSERT(r.metric("breaker_rejected") == 0);
   if (s.admission.limit == 0) RC_ASSERT(r.metric("rejected") == 0);
   if (s.client.max_attempts == 1) RC_ASSERT(retries(r) == 0.0);
   const double successes = static_cast<double>(r.successes);
@@ -185,8 +185,8 @@ TEST(DependencyEngine, SameBytesForAnyThreadCount) {
   s.failures.outage_start = 200;
   s.failures.outage_end = 400;
   s.failures.outage_fraction = 0.5;
-  s.client.budget = preset_index("sre-adaptive", mc::budget_preset_names);
-  s.client.breaker = preset_index("resilience4j", mc::breaker_preset_names);
+  s.client.budget.preset = preset_index("sre-adaptive", mc::budget_preset_names);
+  s.client.breaker.preset = preset_index("resilience4j", mc::breaker_preset_names);
   s.admission.limit = 4;
   const auto a = mc::simulate(s, {6, 11, 1}), b = mc::simulate(s, {6, 11, 2});
   for (std::size_t i = 0; i < a.size(); ++i) {

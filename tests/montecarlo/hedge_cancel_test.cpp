@@ -66,8 +66,8 @@ mc::Scenario one_client(std::int64_t attempts, double delay) {
   s.model = Model::none;
   s.backoff = {Strategy::none, 1.0, 10.0, 0.0};
   s.traffic.clients = 1;
-  s.client.hedge_attempts = attempts;
-  s.client.hedge_delay = delay;
+  s.client.hedge.attempts = attempts;
+  s.client.hedge.delay = delay;
   return s;
 }
 
@@ -85,7 +85,7 @@ TEST(HedgeCancel, ACancelledQueuedCopyIsNeverServed) {
     s.admission.overflow = mc::Overflow::queue;
     s.client.retries = false;
     s.measurement.settle = true;
-    s.client.hedge_in_service = rule;
+    s.client.hedge.in_service = rule;
     Watch w;
     const mc::RunResult r = run(s, w);
     const bool finish = rule == mc::InService::finish;
@@ -213,9 +213,9 @@ TEST(HedgeCancel, TheAmplificationIsCountedOnce) {
           s.admission.overflow = mc::Overflow::queue;
           s.failures.failure_prob = 0.2;
           s.client.max_attempts = 3;
-          s.client.hedge_attempts = 3;
-          s.client.hedge_delay = delay;
-          s.client.hedge_in_service = rule;
+          s.client.hedge.attempts = 3;
+          s.client.hedge.delay = delay;
+          s.client.hedge.in_service = rule;
           if (deadline) {
             s.client.deadline = 6.0;
             s.client.deadline_cancel = true;
@@ -230,7 +230,7 @@ TEST(HedgeCancel, TheAmplificationIsCountedOnce) {
           std::int64_t sent = 0;
           for (const auto& [client, times] : w.sends) {
             sent += static_cast<std::int64_t>(times.size());
-            EXPECT_LE(static_cast<std::int64_t>(times.size()), s.client.hedge_attempts * s.client.max_attempts);
+            EXPECT_LE(static_cast<std::int64_t>(times.size()), s.client.hedge.attempts * s.client.max_attempts);
           }
           EXPECT_EQ(sent, r.attempts);
           EXPECT_GT(r.metric("hedges"), 0);
@@ -278,8 +278,9 @@ TEST(HedgeCancel, ACancelledCopyGivesItsClientSlotBack) {
     s.admission.overflow = mc::Overflow::queue;
     s.client.timeout = 10.0;
     s.client.max_attempts = 1;  // a request ends at its answer or its copies' failures (settle needs an end)
-    s.client.hedge_cancel = true;
-    s.client.hedge_in_service = rule;
+    s.client.hedge.cancel = true;
+    s.client.hedge.in_service = rule;
+    mc::check_scenario(s);
     Watch w;
     std::size_t slots = 0;
     const mc::RunResult r = run(s, w, 7, &slots);

@@ -62,8 +62,8 @@ mc::Scenario one_client(std::int64_t attempts, double delay) {
   s.model = Model::none;
   s.backoff = {Strategy::full, 1.0, 10.0, 0.0};
   s.traffic.clients = 1;
-  s.client.hedge_attempts = attempts;
-  s.client.hedge_delay = delay;
+  s.client.hedge.attempts = attempts;
+  s.client.hedge.delay = delay;
   return s;
 }
 
@@ -90,7 +90,7 @@ TEST(Hedge, WithoutCancellingTheOthersRunToTheirEnd) {
   // Settling keeps the run open until every attempt has ended (a pure burst stops when its last
   // client leaves, at 1).
   mc::Scenario s = one_client(3, 0.4);
-  s.client.hedge_cancel = false;
+  s.client.hedge.cancel = false;
   s.client.retries = false;
   s.measurement.settle = true;
   HedgeObserver o;
@@ -147,11 +147,11 @@ TEST(Hedge, TheTokenBucketThrottlesHedges) {
   s.failures.failure_prob = 1.0;
   s.client.retries = true;
   s.client.max_attempts = 1;
-  s.client.budget = 5;  // token-bucket
-  s.client.bucket_charge = 1;
-  s.client.bucket_capacity = 1.0;
-  s.client.bucket_cost = 1.0;
-  s.client.bucket_threshold = 0.5;
+  s.client.budget.preset = 5;  // token-bucket
+  s.client.budget.charge = 1;
+  s.client.budget.capacity = 1.0;
+  s.client.budget.cost = 1.0;
+  s.client.budget.threshold = 0.5;
   HedgeObserver o;
   const mc::RunResult r = run_full(s, o);
   EXPECT_EQ(o.sends[0], (std::vector<double>{0.0, 0.6}));
@@ -169,13 +169,13 @@ TEST(Hedge, WithTheBucketEmptyNoHedgeIsSent) {
   s.traffic.clients = 20;
   s.failures.failure_prob = 1.0;
   s.client.max_attempts = 3;
-  s.client.hedge_attempts = 3;
-  s.client.hedge_delay = 2.0;  // later than the first failures at 1
-  s.client.budget = 5;
-  s.client.bucket_charge = 1;
-  s.client.bucket_capacity = 1.0;
-  s.client.bucket_cost = 1.0;
-  s.client.bucket_threshold = 0.5;
+  s.client.hedge.attempts = 3;
+  s.client.hedge.delay = 2.0;  // later than the first failures at 1
+  s.client.budget.preset = 5;
+  s.client.budget.charge = 1;
+  s.client.budget.capacity = 1.0;
+  s.client.budget.cost = 1.0;
+  s.client.budget.threshold = 0.5;
   HedgeObserver o;
   const mc::RunResult r = run_full(s, o);
   EXPECT_EQ(r.metric("hedges"), 0);
@@ -192,9 +192,9 @@ RC_GTEST_PROP(Hedge, AnsweredAtMostOnceAndNeverMoreAttemptsThanAllowed, ()) {
   if (s.traffic.rate > 0.0) s.measurement.horizon = 200.0;
   s.client.retries = false;  // one request per client: its attempts are the request's
   s.failures.failure_prob = *rc::gen::element(0.0, 0.3);
-  s.client.hedge_attempts = *rc::gen::inRange<std::int64_t>(2, 6);
-  s.client.hedge_delay = *rc::gen::element(0.0, 0.3, 1.0, 2.5);
-  s.client.hedge_cancel = *rc::gen::arbitrary<bool>();
+  s.client.hedge.attempts = *rc::gen::inRange<std::int64_t>(2, 6);
+  s.client.hedge.delay = *rc::gen::element(0.0, 0.3, 1.0, 2.5);
+  s.client.hedge.cancel = *rc::gen::arbitrary<bool>();
   HedgeObserver o;
   const mc::RunResult r = run_full(s, o, *rc::gen::inRange<std::uint64_t>(0, 1000));
   std::int64_t answered = 0;
@@ -203,10 +203,10 @@ RC_GTEST_PROP(Hedge, AnsweredAtMostOnceAndNeverMoreAttemptsThanAllowed, ()) {
     answered += n;
   }
   for (const auto& [client, times] : o.sends)
-    RC_ASSERT(static_cast<std::int64_t>(times.size()) <= s.client.hedge_attempts);
+    RC_ASSERT(static_cast<std::int64_t>(times.size()) <= s.client.hedge.attempts);
   RC_ASSERT(answered == r.successes);
   RC_ASSERT(r.metric("hedge_wins") <= r.successes);
-  if (!s.client.hedge_cancel) RC_ASSERT(r.metric("hedges_cancelled") == 0.0);
+  if (!s.client.hedge.cancel) RC_ASSERT(r.metric("hedges_cancelled") == 0.0);
 }
 
 RC_GTEST_PROP(Hedge, HedgingThatNeverFiresChangesNothing, ()) {
@@ -220,8 +220,8 @@ RC_GTEST_PROP(Hedge, HedgingThatNeverFiresChangesNothing, ()) {
   s.traffic.rate = *rc::gen::element(0.0, 0.3, 0.7);
   if (s.traffic.rate > 0.0) s.measurement.horizon = 300.0;
   mc::Scenario q = s;
-  q.client.hedge_attempts = *rc::gen::inRange<std::int64_t>(2, 6);
-  q.client.hedge_delay = 1e12;
+  q.client.hedge.attempts = *rc::gen::inRange<std::int64_t>(2, 6);
+  q.client.hedge.delay = 1e12;
   mc::detail::EngineOptions options;
   options.scenario_hash = mc::stable_hash(s);
   const auto run = *rc::gen::inRange<std::uint64_t>(0, 1000);
@@ -248,7 +248,7 @@ RC_GTEST_PROP(Hedge, OneAttemptIsTheUnhedgedEngineBitForBit, ()) {
   s.traffic.clients = *rc::gen::inRange<std::int64_t>(1, 40);
   s.traffic.rate = *rc::gen::element(0.0, 0.2, 0.5);
   if (s.traffic.rate > 0.0) s.measurement.horizon = 300.0;
-  s.client.hedge_attempts = 1;
+  s.client.hedge.attempts = 1;
   mc::check_scenario(s);
   mc::detail::EngineOptions options;
   options.full_tier = true;
@@ -274,7 +274,7 @@ TEST(Hedge, ThePercentileDelayIsWhatTheAnsweredRequestsTook) {
   s.measurement.horizon = 400.0;
   s.measurement.settle = true;  // no stop when the burst has drained: the steady arrivals go on
   s.client.retries = false;
-  s.client.hedge_percentile = 95.0;
+  s.client.hedge.percentile = 95.0;
   HedgeObserver o;
   const mc::RunResult r = run_full(s, o);
   std::int64_t early = 0;
@@ -283,7 +283,7 @@ TEST(Hedge, ThePercentileDelayIsWhatTheAnsweredRequestsTook) {
   EXPECT_GE(early, 3);
   EXPECT_GT(r.successes, 50);
   EXPECT_EQ(r.metric("hedges"), early);
-  s.client.hedge_percentile = 0.0;  // off: every request is hedged at 0.5, so every answered one was
+  s.client.hedge.percentile = 0.0;  // off: every request is hedged at 0.5, so every answered one was
   HedgeObserver off;
   const mc::RunResult all = run_full(s, off);
   EXPECT_GE(all.metric("hedges"), static_cast<double>(all.successes));
@@ -307,16 +307,16 @@ TEST(Hedge, PSquareIsExactForFewValuesAndCloseForMany) {
 
 TEST(Hedge, RulesNameTheirField) {
   mc::Scenario s = one_client(1, 0.0);
-  s.client.hedge_delay = 2.0;
+  s.client.hedge.delay = 2.0;
   EXPECT_EQ(refused_field(s), "hedge_delay");  // without hedging
   s = one_client(1, 0.0);
-  s.client.hedge_cancel = false;
+  s.client.hedge.cancel = false;
   EXPECT_EQ(refused_field(s), "hedge_cancel");
   s = one_client(1, 0.0);
-  s.client.hedge_percentile = 90.0;
+  s.client.hedge.percentile = 90.0;
   EXPECT_EQ(refused_field(s), "hedge_percentile");
   s = one_client(2, 0.0);
-  s.client.hedge_percentile = 100.0;
+  s.client.hedge.percentile = 100.0;
   EXPECT_EQ(refused_field(s), "hedge_percentile");
   s = one_client(6, 1.0);
   EXPECT_EQ(refused_field(s), "hedge_attempts");  // gRPC's cap is 5
@@ -335,15 +335,15 @@ TEST(Hedge, RulesNameTheirField) {
   s.client.deadline_cancel = true;
   EXPECT_EQ(refused_field(s), "(accepted)");
   s = one_client(2, 1.0);
-  s.client.breaker = 1;
+  s.client.breaker.preset = 1;
   s.client.attempt_ms = 1.0;
   EXPECT_EQ(refused_field(s), "hedge_attempts");
   s = one_client(2, 1.0);
-  s.client.budget = 1;  // aws-standard: charged per retry
+  s.client.budget.preset = 1;  // aws-standard: charged per retry
   EXPECT_EQ(refused_field(s), "hedge_attempts");
-  s.client.budget = 2;  // grpc
+  s.client.budget.preset = 2;  // grpc
   EXPECT_EQ(refused_field(s), "(accepted)");
-  s.client.budget = 3;  // finagle: a hedge withdraws as a retry does (its window is in ms)
+  s.client.budget.preset = 3;  // finagle: a hedge withdraws as a retry does (its window is in ms)
   s.client.attempt_ms = 1.0;
   EXPECT_EQ(refused_field(s), "(accepted)");
   s = one_client(2, 1.0);  // cancelling wherever the attempt is: on the network, in a queue, behind AIMD
@@ -351,11 +351,11 @@ TEST(Hedge, RulesNameTheirField) {
   s.admission.limit = 2;
   s.admission.overflow = mc::Overflow::queue;
   EXPECT_EQ(refused_field(s), "(accepted)");
-  s.client.hedge_in_service = mc::InService::finish;
+  s.client.hedge.in_service = mc::InService::finish;
   EXPECT_EQ(refused_field(s), "(accepted)");
-  s.client.hedge_cancel = false;
+  s.client.hedge.cancel = false;
   EXPECT_EQ(refused_field(s), "hedge_in_service");
   s = one_client(1, 0.0);
-  s.client.hedge_in_service = mc::InService::finish;
+  s.client.hedge.in_service = mc::InService::finish;
   EXPECT_EQ(refused_field(s), "hedge_in_service");
 }

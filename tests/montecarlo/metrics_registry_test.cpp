@@ -70,7 +70,7 @@ RC_GTEST_PROP(MetricRegistry, EveryValueIsInItsRange, ()) {
     s.failures.outage_end = 100.0;
     s.measurement.recovery_window = *rc::gen::element(0.0, 20.0);
   }
-  s.client.budget = *rc::gen::inRange(0, 2);
+  s.client.budget.preset = *rc::gen::inRange(0, 2);
   s.client.attempt_ms = 1.0;  // the budgets that keep time read their clock in ms
   if (s.client.max_attempts == 0 && !std::isinf(s.client.timeout)) s.client.max_attempts = 4;
   mc::check_scenario(s);

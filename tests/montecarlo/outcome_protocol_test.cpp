@@ -66,7 +66,7 @@ TEST(OutcomeProtocol, TimeoutsAndLocalRefusalsAreHeard) {
   // refuses calls, which back off and come again.
   mc::Scenario s = burst(20);
   s.client.timeout = 0.5;
-  s.client.breaker = 2;  // resilience4j
+  s.client.breaker.preset = 2;  // resilience4j
   s.client.attempt_ms = 50.0;
   mc::check_scenario(s);
   const auto r = run<d::Parts<d::Timeout, d::Breaker, Recorder>>(s);
@@ -96,8 +96,8 @@ TEST(OutcomeProtocol, RejectionsAndSuccessesAreHeard) {
 TEST(OutcomeProtocol, CancellationsAreHeard) {
   // Three attempts of each request, 0.3 apart; the first answers at 1 and cancels the other two.
   mc::Scenario s = burst(10);
-  s.client.hedge_attempts = 3;
-  s.client.hedge_delay = 0.3;
+  s.client.hedge.attempts = 3;
+  s.client.hedge.delay = 0.3;
   mc::check_scenario(s);
   const auto r = run<d::Parts<d::Hedge, Recorder>>(s);
   EXPECT_EQ(r.of(d::OutcomeKind::cancelled), 20);

@@ -141,9 +141,9 @@ TEST(Replicas, AHedgeOvertakesOnlyOnAnotherReplica) {
   s.resource.service = mc::ServiceDist::exponential;
   s.admission.limit = 1;
   s.admission.overflow = mc::Overflow::queue;
-  s.client.hedge_attempts = 2;
-  s.client.hedge_delay = 0.5;
-  s.client.hedge_cancel = false;  // (a queued copy is not cancelled: hedge_cancel needs it in service)
+  s.client.hedge.attempts = 2;
+  s.client.hedge.delay = 0.5;
+  s.client.hedge.cancel = false;  // (a queued copy is not cancelled: hedge_cancel needs it in service)
   double one_server = 0.0;
   for (std::uint64_t run = 0; run < 200; ++run) one_server += simulate(s, 7, run).metric("hedge_wins");
   EXPECT_EQ(one_server, 0.0);

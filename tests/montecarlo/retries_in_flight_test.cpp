@@ -245,8 +245,8 @@ TEST(RetriesInFlight, FieldsThatCannotApplyAreRefused) {
   EXPECT_EQ(refused_field(s), "retries_in_flight_percent");
   s = mc::Scenario{};
   s.traffic.clients = 4;
-  s.client.hedge_attempts = 2;
-  s.client.hedge_delay = 1.0;
+  s.client.hedge.attempts = 2;
+  s.client.hedge.delay = 1.0;
   s.client.retries_in_flight = 3;
   EXPECT_EQ(refused_field(s), "retries_in_flight");
   s = mc::Scenario{};

@@ -150,7 +150,7 @@ TEST(RetryOn, FieldsThatCannotApplyAreRefused) {
   EXPECT_EQ(refused_field(s), "retry_on");
   s = mc::Scenario{};
   s.traffic.clients = 4;
-  s.client.hedge_attempts = 2;
+  s.client.hedge.attempts = 2;
   s.client.retry_on = retryable;
   EXPECT_EQ(refused_field(s), "retry_on");
 }

@@ -1,7 +1,8 @@
-// Whose a retry budget or a circuit breaker is (ClientPolicy::budget_scope, breaker_scope): one
-// shared by every client, or one per client. Exact cases by hand: with one client the two scopes
-// are the same run bit for bit; with a token bucket of two retries, a shared bucket lets the whole
-// burst retry twice in all, one bucket per client lets each client retry twice.
+// Whose a retry budget or a circuit breaker is (BudgetParams::scope, BreakerParams::scope; fields
+// budget_scope, breaker_scope): one shared by every client, or one per client. Exact cases by hand:
+// with one client the two scopes are the same run bit for bit; with a token bucket of two retries, a
+// shared bucket lets the whole burst retry twice in all, one bucket per client lets each client retry
+// twice.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -37,10 +38,10 @@ mc::Scenario failing_burst(std::int64_t clients) {
   s.backoff = {Strategy::full, 1.0, 10.0, 0.0};
   s.traffic.clients = clients;
   s.failures.failure_prob = 1.0;
-  s.client.budget = preset(mc::budget_preset_names, "token-bucket");
-  s.client.bucket_capacity = 10.0;
-  s.client.bucket_cost = 5.0;  // two retries from a full bucket: 10 -> 5 -> 0; a third would go below 0
-  s.client.bucket_refund = 1.0;
+  s.client.budget.preset = preset(mc::budget_preset_names, "token-bucket");
+  s.client.budget.capacity = 10.0;
+  s.client.budget.cost = 5.0;  // two retries from a full bucket: 10 -> 5 -> 0; a third would go below 0
+  s.client.budget.refund = 1.0;
   return s;
 }
 
@@ -57,7 +58,7 @@ TEST(Scope, ASharedBucketLetsTheBurstRetryTwiceInAll) {
 
 TEST(Scope, OneBucketPerClientLetsEachRetryTwice) {
   mc::Scenario s = failing_burst(4);
-  s.client.budget_scope = mc::Scope::client;
+  s.client.budget.scope = mc::Scope::client;
   mc::check_scenario(s);
   const mc::RunResult r = mc::simulate_run(s, 9, 0);
   EXPECT_EQ(r.attempts, 4 * 3);  // each client: its first attempt and two retries
@@ -75,11 +76,11 @@ TEST(Scope, WithOneClientBothScopesAreTheSameRun) {
       s.failures.failure_prob = 0.6;
       s.client.max_attempts = 40;
       s.client.attempt_ms = 10.0;
-      s.client.budget = preset(mc::budget_preset_names, budget);
-      s.client.breaker = breaker;
+      s.client.budget.preset = preset(mc::budget_preset_names, budget);
+      s.client.breaker.preset = breaker;
       mc::Scenario per_client = s;
-      per_client.client.budget_scope = mc::Scope::client;
-      if (breaker != 0) per_client.client.breaker_scope = mc::Scope::client;
+      per_client.client.budget.scope = mc::Scope::client;
+      if (breaker != 0) per_client.client.breaker.scope = mc::Scope::client;
       mc::check_scenario(s);
       mc::check_scenario(per_client);
       // The two canonical strings differ (so would their random numbers): both runs take the shared
@@ -106,15 +107,15 @@ TEST(Scope, NeedsItsControl) {
   s.model = Model::free;
   s.backoff = {Strategy::full, 1.0, 10.0, 0.0};
   s.traffic.clients = 3;
-  s.client.budget_scope = mc::Scope::client;
+  s.client.budget.scope = mc::Scope::client;
   try {
     mc::check_scenario(s);
     FAIL() << "budget_scope without a budget was accepted";
   } catch (const InputError& e) {
     EXPECT_EQ(e.field(), "budget_scope");
   }
-  s.client.budget_scope = mc::Scope::shared;
-  s.client.breaker_scope = mc::Scope::client;
+  s.client.budget.scope = mc::Scope::shared;
+  s.client.breaker.scope = mc::Scope::client;
   try {
     mc::check_scenario(s);
     FAIL() << "breaker_scope without a breaker was accepted";

@@ -85,10 +85,10 @@ RC_GTEST_PROP(Series, HedgedRequestsAreAnsweredOnceAndNeverMoreThanOffered, ()) 
   s.traffic.rate = *rc::gen::element(0.3, 0.7, 1.5);
   s.measurement.horizon = *rc::gen::element(60.0, 200.0);
   s.client.max_attempts = *rc::gen::inRange<std::int64_t>(1, 4);
-  s.client.hedge_attempts = *rc::gen::inRange<std::int64_t>(2, 6);
-  s.client.hedge_delay = *rc::gen::element(0.0, 0.3, 1.0);
-  s.client.hedge_cancel = *rc::gen::arbitrary<bool>();
-  if (!s.client.hedge_cancel && *rc::gen::arbitrary<bool>()) {  // a queue at the server (no cancelling)
+  s.client.hedge.attempts = *rc::gen::inRange<std::int64_t>(2, 6);
+  s.client.hedge.delay = *rc::gen::element(0.0, 0.3, 1.0);
+  s.client.hedge.cancel = *rc::gen::arbitrary<bool>();
+  if (!s.client.hedge.cancel && *rc::gen::arbitrary<bool>()) {  // a queue at the server (no cancelling)
     s.model = Model::none;
     s.admission.limit = *rc::gen::inRange<std::int64_t>(1, 4);
     s.admission.overflow = mc::Overflow::queue;

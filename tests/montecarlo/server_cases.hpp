@@ -51,9 +51,9 @@ inline void add_controls(mc::Scenario& s) {
   mc::Scenario& o = s;
   if (s.client.retries) {
     o.client.deadline = *rc::gen::element(INFINITY, INFINITY, 6.0);
-    o.client.budget = *rc::gen::inRange(0, 6);   // none, aws-standard, grpc, finagle, sre-adaptive, token-bucket
-    o.client.breaker = *rc::gen::inRange(0, 3);  // none, hystrix, resilience4j
-    if (o.client.budget != 0 || o.client.breaker != 0) o.client.attempt_ms = *rc::gen::element(1.0, 20.0);
+    o.client.budget.preset = *rc::gen::inRange(0, 6);   // none, aws-standard, grpc, finagle, sre-adaptive, token-bucket
+    o.client.breaker.preset = *rc::gen::inRange(0, 3);  // none, hystrix, resilience4j
+    if (o.client.budget.preset != 0 || o.client.breaker.preset != 0) o.client.attempt_ms = *rc::gen::element(1.0, 20.0);
     if (std::isfinite(o.client.timeout))
       o.client.idempotency =
           *rc::gen::element(mc::Idempotency::none, mc::Idempotency::per_attempt, mc::Idempotency::fixed);

@@ -55,7 +55,8 @@ RC_GTEST_PROP(Server, RetryLimitAndTimeoutHold, ()) {
   if (o.client.max_attempts > 0)
     for (const auto& [client, n] : made) RC_ASSERT(n <= o.client.max_attempts);
   // A budget's refusal, a breaker's local rejections and a deadline also end requests, earlier.
-  const bool other_ends = o.client.budget != 0 || o.client.breaker != 0 || std::isfinite(o.client.deadline);
+  const bool other_ends =
+      o.client.budget.preset != 0 || o.client.breaker.preset != 0 || std::isfinite(o.client.deadline);
   for (const std::int64_t client : x.t.gave_up) {
     if (!other_ends) {
       RC_ASSERT(o.client.max_attempts > 0);
@@ -79,7 +80,8 @@ RC_GTEST_PROP(Server, MixedNoneClientsNeverSleep, ()) {
   if ((c.s.admission.limit > 0 || c.s.admission.aimd) && c.s.admission.overflow == mc::Overflow::reject)
     c.s.admission.reject_cost = 0.25;
   // Local rejections (a breaker, adaptive throttling) of clients that never sleep need a retry limit.
-  if ((c.s.client.breaker != 0 || c.s.client.budget != 0) && c.s.client.max_attempts == 0) c.s.client.max_attempts = 3;
+  if ((c.s.client.breaker.preset != 0 || c.s.client.budget.preset != 0) && c.s.client.max_attempts == 0)
+    c.s.client.max_attempts = 3;
   mc::check_scenario(c.s);
   const Run x = run(c);
   for (const double s : x.t.sleeps) RC_ASSERT(s == 0.0);

@@ -185,17 +185,17 @@ TEST(ToyComponent, ShownSeriesFollowTheTraits) {
   aimd.admission.aimd = true;
   EXPECT_TRUE(has(shown_keys(aimd), "rejected"));
   mc::Scenario adaptive = s;
-  adaptive.client.budget = 4;  // sre-adaptive
-  ASSERT_EQ(mc::budget_preset_names[adaptive.client.budget], "sre-adaptive");
+  adaptive.client.budget.preset = 4;  // sre-adaptive
+  ASSERT_EQ(mc::budget_preset_names[adaptive.client.budget.preset], "sre-adaptive");
   const auto a = shown_keys(adaptive);
   EXPECT_TRUE(has(a, "refused"));
   EXPECT_TRUE(has(a, "retries_denied"));
   EXPECT_FALSE(has(a, "breaker_open"));
   mc::Scenario grpc = s;
-  grpc.client.budget = 2;  // a token bucket refuses retries, never a call
+  grpc.client.budget.preset = 2;  // a token bucket refuses retries, never a call
   EXPECT_FALSE(has(shown_keys(grpc), "refused"));
   mc::Scenario breaker = s;
-  breaker.client.breaker = 1;
+  breaker.client.breaker.preset = 1;
   const auto b = shown_keys(breaker);
   EXPECT_TRUE(has(b, "refused"));
   EXPECT_TRUE(has(b, "breaker_open"));
@@ -206,8 +206,8 @@ TEST(ToyComponent, ShownSeriesFollowTheTraits) {
 TEST(ToyComponent, SeveralInFlightIsRefusedBesideAComponentThatCountsOnOne) {
   mc::Scenario s;
   s.traffic.clients = 10;
-  s.client.hedge_attempts = 2;
-  s.client.hedge_delay = 1.0;
+  s.client.hedge.attempts = 2;
+  s.client.hedge.delay = 1.0;
   EXPECT_NO_THROW(mc::check_scenario(s));
   const auto refused_with = [&](auto set, const std::string& other) {
     mc::Scenario t = s;
@@ -220,7 +220,7 @@ TEST(ToyComponent, SeveralInFlightIsRefusedBesideAComponentThatCountsOnOne) {
       EXPECT_NE(std::string(e.what()).find("`" + other + "`"), std::string::npos) << e.what();
     }
   };
-  refused_with([](mc::Scenario& t) { t.client.breaker = 1; }, "breaker");
+  refused_with([](mc::Scenario& t) { t.client.breaker.preset = 1; }, "breaker");
   mc::Scenario quota = s;
   quota.client.quota = 3;  // allows several in flight
   EXPECT_NO_THROW(mc::check_scenario(quota));
@@ -241,14 +241,14 @@ TEST(ToyComponent, LocalRefusalsNeedMaxAttemptsWithStrategyNone) {
   s.traffic.clients = 10;
   s.backoff = {Strategy::none, 1.0, 10.0, 0.0};
   s.client.attempt_ms = 1.0;
-  s.client.budget = 4;  // sre-adaptive refuses calls locally
+  s.client.budget.preset = 4;  // sre-adaptive refuses calls locally
   try {
     mc::check_scenario(s);
     ADD_FAILURE() << "accepted";
   } catch (const InputError& e) {
     EXPECT_EQ(e.field(), "budget");
   }
-  s.client.breaker = 1;
+  s.client.breaker.preset = 1;
   try {
     mc::check_scenario(s);
     ADD_FAILURE() << "accepted";
@@ -258,8 +258,8 @@ TEST(ToyComponent, LocalRefusalsNeedMaxAttemptsWithStrategyNone) {
   s.client.max_attempts = 3;
   EXPECT_NO_THROW(mc::check_scenario(s));
   mc::Scenario grpc = s;
-  grpc.client.breaker = 0;
+  grpc.client.breaker.preset = 0;
   grpc.client.max_attempts = 0;
-  grpc.client.budget = 2;  // a token bucket: no local refusal of a call
+  grpc.client.budget.preset = 2;  // a token bucket: no local refusal of a call
   EXPECT_NO_THROW(mc::check_scenario(grpc));
 }

@@ -116,11 +116,11 @@ TEST(Paper2Spec, GoodFileExpandsEveryKind) {
   EXPECT_TRUE(std::isinf(p0.client.timeout));
   EXPECT_EQ(p0.resource.service, montecarlo::ServiceDist::lognormal);
   EXPECT_EQ(p0.client.idempotency, montecarlo::Idempotency::per_attempt);
-  EXPECT_EQ(montecarlo::budget_preset_names[p0.client.budget], "none");
-  EXPECT_EQ(montecarlo::budget_preset_names[d.points[1].scenario.client.budget], "aws-standard");
+  EXPECT_EQ(montecarlo::budget_preset_names[p0.client.budget.preset], "none");
+  EXPECT_EQ(montecarlo::budget_preset_names[d.points[1].scenario.client.budget.preset], "aws-standard");
   EXPECT_EQ(d.points[2].scenario.failures.outage_fraction, 0.5);
-  EXPECT_EQ(montecarlo::breaker_preset_names[p0.client.breaker], "hystrix");
-  EXPECT_EQ(montecarlo::breaker_preset_names[d.points[4].scenario.client.breaker], "resilience4j");
+  EXPECT_EQ(montecarlo::breaker_preset_names[p0.client.breaker.preset], "hystrix");
+  EXPECT_EQ(montecarlo::breaker_preset_names[d.points[4].scenario.client.breaker.preset], "resilience4j");
   EXPECT_EQ(d.points[4].scenario.admission.limit, 7);
   EXPECT_EQ(p0.admission.limit, 0);
   EXPECT_EQ(p0.client.attempt_ms, 10.0);

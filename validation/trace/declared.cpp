@@ -192,11 +192,11 @@ montecarlo::Scenario declared_scenario(const HeaderKeys& h, std::uint64_t& seed,
   declared_texts(h, s, version == "3", d);
   // The checker's rules assume one attempt of a client in flight (docs/traces.md): a hedged trace is
   // refused as unusable input, never judged FAIL by rules that do not apply to it.
-  if (s.client.hedge_attempts > 1)
+  if (s.client.hedge.on())
     malformed(h.key_line.count("hedge_attempts") ? h.key_line.at("hedge_attempts") : h.line, "hedge_attempts",
               fmt::format("is {}: retrylab check does not model hedging (its rules assume one attempt of a "
                           "client in flight; docs/traces.md), so a hedged trace is not one to check",
-                          s.client.hedge_attempts));
+                          s.client.hedge.attempts));
   // A cancelled attempt (deadline_cancel) has no row: such a trace lacks attempts the rules count.
   if (s.client.deadline_cancel)
     malformed(h.key_line.count("deadline_cancel") ? h.key_line.at("deadline_cancel") : h.line, "deadline_cancel",

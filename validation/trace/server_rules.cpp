@@ -161,11 +161,11 @@ void ServerRules::client_rules(const montecarlo::Scenario& s) {
   retry_after_fixed = o.admission.retry_after_rule == montecarlo::RetryAfterRule::fixed;
   // Client-side controls: a call the breaker or the throttle rejects fails unsent (no row), and a
   // budget or a deadline ends a request before its retry limit.
-  const bool local =
-      o.client.breaker != 0 || std::string_view(montecarlo::budget_preset_names[o.client.budget]) == "sre-adaptive";
+  const bool local = o.client.breaker.on() ||
+                     std::string_view(montecarlo::budget_preset_names[o.client.budget.preset]) == "sre-adaptive";
   if (local)
     sequence_na = "calls rejected locally (breaker, adaptive throttling) fail unsent: their retries leave no row";
-  if (o.client.budget != 0 || std::isfinite(o.client.deadline) || local)
+  if (o.client.budget.on() || std::isfinite(o.client.deadline) || local)
     vanish_na = "a retry budget, a deadline or a local rejection can end a request before its retry limit, unrecorded";
   else if (o.client.quota > 0 || o.client.retries_in_flight > 0 || o.client.retries_in_flight_percent > 0)
     vanish_na = "a retry quota or a limit on retries in flight can end a request before its retry limit, unrecorded";
