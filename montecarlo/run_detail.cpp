@@ -19,9 +19,15 @@ namespace {
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 
 // Counts attempts per client (by arrival serial) and, inside the outage, requests ended and lost
-// per bin and the budget's first refusal.
+// per bin and the budget's first refusal. It tolerates the one-event shortcut (which tells every
+// on_start; its scenarios have no outage, retry limit or budget), and the lock-step one only when
+// it does not count attempts (that shortcut tells no on_start after the burst's first round).
 class DetailObserver {
  public:
+  static constexpr unsigned tolerated_shortcuts = detail::shortcut::one_event | detail::shortcut::lockstep;
+  bool tolerates(unsigned shortcut) const noexcept {
+    return shortcut != detail::shortcut::lockstep || !o_.most_attempts;
+  }
   DetailObserver(const Scenario& s, const DetailOptions& o)
       : o_(o), start_(s.failures.outage_start), end_(s.failures.outage_end) {}
 

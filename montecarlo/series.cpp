@@ -54,8 +54,6 @@ SimulatedSeries simulate_series(const Scenario& s, const RunPlan& plan, double b
   options.full_tier = plan.server_engine;
   options.scenario_hash = stable_hash(s);
   options.pulse = plan.pulse;
-  options.lockstep_shortcut = false;   // exact, but it tells no observer of each attempt
-  options.one_event_shortcut = false;  // the series needs every hook in time order
   const bool full = detail::full_tier(s, options);
 
   SimulatedSeries out;

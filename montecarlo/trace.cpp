@@ -144,9 +144,12 @@ namespace {
 // The trace is streamed through an AtomicFile (buffered, every write checked), never held.
 using Sink = AtomicFile;
 
-// The observer: per-client state only while the client is waiting (arrived, not yet done).
+// The observer: per-client state only while the client is waiting (arrived, not yet done). It
+// tolerates the one-event shortcut (its rows need only the hooks that shortcut tells, in time order),
+// not the lock-step one (which tells no attempt after the burst's first).
 class TraceObserver {
  public:
+  static constexpr unsigned tolerated_shortcuts = detail::shortcut::one_event;
   TraceObserver(Sink& sink, TraceFormat f, std::int64_t run, bool retries, const TimeUnit& u, bool kinds)
       : sink_(sink), format_(f), run_(run), retries_(retries), unit_(u), kinds_(kinds) {}
   void on_arrival(std::int64_t client, double t, bool burst) {
@@ -201,8 +204,7 @@ void write_trace(const Scenario& s, std::uint64_t seed, std::int64_t runs, const
     throw InputError("load_profile", fmt::format("has a text of {} characters: a trace's header carries at most {} "
                                                  "(one line of at most 64 KiB)",
                                                  n, trace_max_profile_text));
-  detail::EngineOptions options;
-  options.lockstep_shortcut = false;
+  const detail::EngineOptions options;
   const auto faults = detail::entry_faults();
   const TraceFormat f = trace_format_for(path);
   Sink sink(path);

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "montecarlo/engine_parts.hpp"
+
 namespace retrylab::montecarlo::testing {
 
 struct TracedAttempt {
@@ -16,6 +18,8 @@ struct TracedAttempt {
 };
 
 struct TraceObserver {
+  // The one-event shortcut tells exactly its three hooks (in time order); the lock-step one does not.
+  static constexpr unsigned tolerated_shortcuts = detail::shortcut::one_event;
   std::vector<double> arrival_time;  // by client serial
   std::vector<bool> arrival_burst;
   std::vector<TracedAttempt> attempts;  // by attempt id
