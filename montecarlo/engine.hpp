@@ -30,7 +30,8 @@
 // The plain tier differs from the full one in two places only, both for byte-identical results with
 // every golden: work_done is summed per attempt at its end (the full tier integrates n·dt; equal to
 // rounding), and the lock-step shortcut (lockstep.hpp). The full tier has the one-event shortcut
-// (one_event.hpp), taken when every component the scenario turns on allows it.
+// (one_event.hpp), taken when every component the scenario turns on allows it. Either shortcut only
+// for an observer that declares it tolerates it (engine_parts.hpp, tolerated_shortcuts).
 // Observer: sees every arrival, send (on_start), receipt (on_end) and, if it declares them, on_sleep
 // (client, retry, sleep) and the full tier's server-view hooks: on_admit(t, admitted, limit),
 // on_reject(attempt, client, t, retry_after), on_service_start(attempt, row, t), on_service(attempt,
@@ -120,7 +121,8 @@ class Engine {
   Engine& operator=(const Engine&) = delete;
 
   RunResult run() {
-    if constexpr (full && M == Model::free && one_event_observer && P::template has<Network>) {
+    if constexpr (full && M == Model::free && (declared_shortcuts<Observer>() & shortcut::one_event) &&
+                  P::template has<Network>) {
       if (one_event_applies()) return one_event();
     }
     if (candidate_rate(s_) > 0.0) schedule_next_arrival(0.0);
@@ -128,9 +130,9 @@ class Engine {
       send(new_client(0.0, true));
       if (tally_.waiting >= s_.measurement.collapse) return finish(StopReason::collapsed, 0.0);
     }
-    if constexpr (!full) {
+    if constexpr (!full && (declared_shortcuts<Observer>() & shortcut::lockstep)) {
       if (options_.lockstep_shortcut && M == Model::collision && s_.traffic.rate == 0.0 && s_.client.retries &&
-          sampler_.deterministic() && s_.traffic.clients >= 2)
+          sampler_.deterministic() && s_.traffic.clients >= 2 && observer_tolerates(observer_, shortcut::lockstep))
         return lockstep();
     }
     // Only once the whole burst has arrived (a client rejected at once with retries off has left).
@@ -409,18 +411,13 @@ class Engine {
   void advance_lockstep(double t, bool busy) noexcept;
 
   // ---- The one-event shortcut (montecarlo/one_event.hpp) ---------------------------------------
-  // Observers without server-view hooks can take it (they are told in time order, deferred).
-  static constexpr bool one_event_observer = !requires(Observer & o) {
-    o.on_admit(0.0, std::int64_t{0}, std::int64_t{0});
-  }
-  &&!requires(Observer & o) { o.on_reject(std::int64_t{0}, std::int64_t{0}, 0.0, 0.0); }
-  &&!requires(Observer & o) { o.on_service_start(std::int64_t{0}, std::int32_t{0}, 0.0); }
-  &&!requires(Observer & o) { o.on_service(std::int64_t{0}, std::int32_t{0}, 0.0, 0.0, false); }
-  &&!requires(Observer & o) { o.on_timeout(std::int64_t{0}, std::int64_t{0}, 0.0); };
+  // Taken only for an observer that tolerates it (engine_parts.hpp, tolerated_shortcuts): it is told
+  // on_arrival, on_start, on_end and on_sleep only, in time order, deferred.
   // A pure burst on `free` with network delay, every component it turns on allowing the shortcut.
   bool one_event_applies() const noexcept {
     return options_.one_event_shortcut && pure_burst_ && s_.traffic.clients >= 1 &&
-           s_.traffic.clients < s_.measurement.collapse && Network::active(s_) && P::allow_one_event(s_);
+           s_.traffic.clients < s_.measurement.collapse && Network::active(s_) && P::allow_one_event(s_) &&
+           observer_tolerates(observer_, shortcut::one_event);
   }
   RunResult one_event();
   void one_event_send(std::int32_t c, double t, bool now);

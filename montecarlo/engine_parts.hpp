@@ -20,9 +20,37 @@ namespace retrylab::montecarlo::detail {
 inline constexpr double inf = std::numeric_limits<double>::infinity();
 inline constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 
-// The observer that sees nothing (compiles to nothing). Observers may add the optional hooks that
-// engine.hpp lists; the three below are required.
+// The shortcuts an observer tolerates: engine.hpp takes one only for an observer that declares it,
+// because each tells fewer hooks than the event loop. one_event (one_event.hpp): only on_arrival,
+// on_start, on_end and on_sleep, deferred to time order, with other draws (the same laws); lockstep
+// (lockstep.hpp): the burst's arrivals and first attempts, then nothing until the result. An
+// observer declares `static constexpr unsigned tolerated_shortcuts = shortcut::one_event | ...`;
+// one that says nothing tolerates none and gets every hook. It may narrow its declaration per run
+// with a member `bool tolerates(unsigned shortcut) const` (e.g. only when it records no attempts).
+namespace shortcut {
+inline constexpr unsigned one_event = 1u, lockstep = 2u, all = one_event | lockstep;
+}
+template <class Observer>
+constexpr unsigned declared_shortcuts() noexcept {
+  if constexpr (requires { Observer::tolerated_shortcuts; })
+    return static_cast<unsigned>(Observer::tolerated_shortcuts);
+  else
+    return 0u;
+}
+// Whether this run's observer tolerates the shortcut `which` (its declaration, then its own say).
+template <class Observer>
+bool observer_tolerates(const Observer& o, unsigned which) noexcept {
+  if ((declared_shortcuts<Observer>() & which) == 0u) return false;
+  if constexpr (requires { o.tolerates(which); })
+    return o.tolerates(which);
+  else
+    return true;
+}
+
+// The observer that sees nothing (compiles to nothing): it tolerates every shortcut. Observers may
+// add the optional hooks that engine.hpp lists; the three below are required.
 struct NullObserver {
+  static constexpr unsigned tolerated_shortcuts = shortcut::all;
   void on_arrival(std::int64_t /*client*/, double /*t*/, bool /*burst*/) noexcept {}
   void on_start(std::int64_t /*attempt*/, std::int64_t /*client*/, double /*t*/) noexcept {}
   void on_end(std::int64_t /*attempt*/, std::int64_t /*client*/, double /*start*/, double /*end*/,

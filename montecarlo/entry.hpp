@@ -1,8 +1,9 @@
 #pragma once
 // The Faults policy (montecarlo/faults.hpp) of the library's entry points, the sources that run the
-// event loop (simulate.cpp, trace.cpp, run_detail.cpp): NoFaults; the planted-fault library compiles
-// the same sources with RETRYLAB_ENGINE_FAULTS=PlantedFaults (montecarlo/CMakeLists.txt), so the
-// real library never instantiates the engine with a planted fault.
+// event loop (simulate.cpp, and observed_run.cpp for trace.cpp, series.cpp, run_detail.cpp):
+// NoFaults; the planted-fault library compiles the same sources with
+// RETRYLAB_ENGINE_FAULTS=PlantedFaults (montecarlo/CMakeLists.txt), so the real library never
+// instantiates the engine with a planted fault.
 #include "montecarlo/faults.hpp"
 
 #ifndef RETRYLAB_ENGINE_FAULTS

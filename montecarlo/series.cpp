@@ -6,11 +6,9 @@
 #include <limits>
 
 #include "analytic/error.hpp"
-#include "montecarlo/engine.hpp"
 #include "montecarlo/entry.hpp"
 #include "montecarlo/observed_run.hpp"
 #include "montecarlo/parallel_runs.hpp"
-#include "montecarlo/series_observer.hpp"
 
 namespace retrylab::montecarlo {
 
@@ -54,8 +52,6 @@ SimulatedSeries simulate_series(const Scenario& s, const RunPlan& plan, double b
   options.full_tier = plan.server_engine;
   options.scenario_hash = stable_hash(s);
   options.pulse = plan.pulse;
-  options.lockstep_shortcut = false;   // exact, but it tells no observer of each attempt
-  options.one_event_shortcut = false;  // the series needs every hook in time order
   const bool full = detail::full_tier(s, options);
 
   SimulatedSeries out;
@@ -64,10 +60,11 @@ SimulatedSeries simulate_series(const Scenario& s, const RunPlan& plan, double b
   out.runs = detail::run_in_order_reduce<RunResult, RunSeries, detail::EngineScratch>(
       plan,
       [&](std::uint64_t i, detail::EngineScratch& scratch, RunSeries& series) {
-        detail::SeriesObserver observer(defs, bin, bins, s.measurement.warmup, full, series);
+        detail::SeriesObserver watch(defs, bin, bins, s.measurement.warmup, full, series);
+        detail::RunObserver observer(nullptr, &watch, nullptr);
         const RunResult r =
             detail::run_engine_plain_or_full(full, s, plan.seed, i, options, observer, &scratch, faults);
-        observer.finish(r);
+        watch.finish(r);
         return r;
       },
       [&](std::uint64_t i, const RunSeries& series) {

@@ -28,7 +28,7 @@ namespace retrylab::montecarlo::detail {
 // waiting, attempts in flight, attempts at the server, a component's levels) over them. The
 // server's count is told by the engine's reach and release hooks and the limit's on_reject (full
 // tier); the plain tier serves every attempt in flight at once (no queue, no timeout), so there it
-// is in_flight.
+// is in_flight. It declares no tolerated shortcut (engine_parts.hpp): a series needs every hook.
 class SeriesObserver {
  public:
   SeriesObserver(std::span<const SeriesQuantityDef> defs, double bin, std::int64_t bins, double warmup, bool full,

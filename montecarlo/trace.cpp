@@ -8,11 +8,9 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <unordered_map>
 
 #include "analytic/error.hpp"
 #include "montecarlo/atomic_file.hpp"
-#include "montecarlo/engine.hpp"
 #include "montecarlo/entry.hpp"
 #include "montecarlo/observed_run.hpp"
 #include "montecarlo/result.hpp"
@@ -139,61 +137,6 @@ std::string trace_run_end(std::int64_t run, std::string_view stop, double stop_t
   return fmt::format("{{\"run_end\":{},\"stop\":\"{}\",\"stop_time\":{}}}\n", run, stop, in_unit(stop_time, u));
 }
 
-namespace {
-
-// The trace is streamed through an AtomicFile (buffered, every write checked), never held.
-using Sink = AtomicFile;
-
-// The observer: per-client state only while the client is waiting (arrived, not yet done).
-class TraceObserver {
- public:
-  TraceObserver(Sink& sink, TraceFormat f, std::int64_t run, bool retries, const TimeUnit& u, bool kinds)
-      : sink_(sink), format_(f), run_(run), retries_(retries), unit_(u), kinds_(kinds) {}
-  void on_arrival(std::int64_t client, double t, bool burst) {
-    clients_[client] = {t, 0, std::nan(""), burst, FailureKind::retryable};
-  }
-  // The full tier's completed outcome record, just before its on_end: the failure's kind.
-  void on_outcome(std::int64_t client, const detail::Outcome& o) {
-    if (!kinds_) return;
-    const auto it = clients_.find(client);
-    if (it != clients_.end()) it->second.kind = o.status;
-  }
-  void on_start(std::int64_t /*attempt*/, std::int64_t /*client*/, double /*t*/) noexcept {}
-  void on_sleep(std::int64_t client, std::int32_t retry, double sleep) {
-    State& c = clients_[client];
-    c.retry = retry;
-    c.sleep = sleep;
-  }
-  void on_end(std::int64_t /*attempt*/, std::int64_t client, double start, double end, bool success) {
-    const auto it = clients_.find(client);
-    if (it == clients_.end()) return;  // cannot happen: every client arrives before its attempts
-    const State& c = it->second;
-    sink_.write(trace_line({run_, client, c.arrival, start, end, success, c.retry, c.sleep, c.burst, c.kind}, format_,
-                           unit_, kinds_));
-    if (success || !retries_) clients_.erase(it);
-  }
-  // Server engine (retry limit): a client that gives up leaves; its state goes with it.
-  void on_give_up(std::int64_t client, double /*t*/) { clients_.erase(client); }
-
- private:
-  struct State {
-    double arrival;
-    std::int64_t retry;
-    double sleep;
-    bool burst;
-    FailureKind kind;  // of the outcome heard last (on_outcome), with kinds_
-  };
-  Sink& sink_;
-  TraceFormat format_;
-  std::int64_t run_;
-  bool retries_;
-  const TimeUnit& unit_;
-  bool kinds_;
-  std::unordered_map<std::int64_t, State> clients_;
-};
-
-}  // namespace
-
 void write_trace(const Scenario& s, std::uint64_t seed, std::int64_t runs, const std::string& path, const TimeUnit& u) {
   check_scenario(s);
   if (runs < 1) throw InputError("runs", fmt::format("must be >= 1 (got {})", runs));
@@ -201,14 +144,14 @@ void write_trace(const Scenario& s, std::uint64_t seed, std::int64_t runs, const
     throw InputError("load_profile", fmt::format("has a text of {} characters: a trace's header carries at most {} "
                                                  "(one line of at most 64 KiB)",
                                                  n, trace_max_profile_text));
-  detail::EngineOptions options;
-  options.lockstep_shortcut = false;
+  const detail::EngineOptions options;
   const auto faults = detail::entry_faults();
   const TraceFormat f = trace_format_for(path);
-  Sink sink(path);
+  AtomicFile sink(path);  // the trace is streamed through it (buffered, every write checked), never held
   sink.write(trace_header(s, seed, runs, f, u));
   for (std::int64_t run = 0; run < runs; ++run) {
-    TraceObserver observer(sink, f, run, s.client.retries, u, trace_has_kinds(s) || s.traffic.load_profile.set());
+    detail::TraceObserver trace(sink, f, run, s.client.retries, u, trace_has_kinds(s) || s.traffic.load_profile.set());
+    detail::RunObserver observer(&trace, nullptr, nullptr);
     const RunResult r = detail::run_engine_plain_or_full(
         detail::full_tier(s, options), s, seed, static_cast<std::uint64_t>(run), options, observer, nullptr, faults);
     sink.write(trace_run_end(run, to_string(r.stop), r.stop_time, f, u));
