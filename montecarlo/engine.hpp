@@ -134,6 +134,12 @@ class Engine {
       if (options_.lockstep_shortcut && M == Model::collision && s_.traffic.rate == 0.0 && s_.client.retries &&
           sampler_.deterministic() && s_.traffic.clients >= 2 && observer_tolerates(observer_, shortcut::lockstep))
         return lockstep();
+      if constexpr ((M == Model::free || M == Model::shared) && !Faults::planted &&
+                    std::is_same_v<Observer, NullObserver>) {
+        if (options_.lockstep_shortcut && pure_burst_ && s_.client.retries && sampler_.deterministic() &&
+            s_.traffic.clients >= 2 && horizon_ <= 0x1p52)
+          return lockstep_first_commit();
+      }
     }
     // Only once the whole burst has arrived (a client rejected at once with retries off has left).
     if (const auto why = stopped()) return finish(*why, t_);
@@ -409,6 +415,10 @@ class Engine {
   // nojitter's sleep after the k-th failure has reached the cap, so every later one equals it.
   bool sleep_at_cap(int k) const noexcept;
   void advance_lockstep(double t, bool busy) noexcept;
+  // free/shared + none/nojitter + pure burst of N >= 2 (plain tier, no observer, no planted fault):
+  // every round is the n waiting clients sent at one instant, ending together; one commits, the rest
+  // sleep the same w_k. N rounds, each O(1) (lockstep.hpp), the event loop's result bytes.
+  RunResult lockstep_first_commit();
 
   // ---- The one-event shortcut (montecarlo/one_event.hpp) ---------------------------------------
   // Taken only for an observer that tolerates it (engine_parts.hpp, tolerated_shortcuts): it is told

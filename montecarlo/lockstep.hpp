@@ -12,7 +12,22 @@
 // integrals over [warmup, stop): counts equal the loop's, times equal to the rounding of the skipped
 // cycles' sums (EngineOptions::lockstep_shortcut turns it off; tests/montecarlo/exact_test.cpp,
 // Lockstep.ShortcutEqualsTheEventLoop, compares the two).
+//
+// `free` and `shared` with `none` or `nojitter`, a pure burst of N >= 2 and retries on (the plain
+// tier, no observer, no planted fault): every round is the n clients still waiting, sent at one
+// instant s, ending together at e (free: s + 1; shared: n attempts on the processor-sharing server
+// each need one unit, e = s + n·(v_e − v)), all eligible (the last commit was at or before s), one
+// of them commits and leaves, the other n − 1 sleep the same w_k and are sent again together at
+// e + w_k. N rounds, so the run costs O(N) instead of O(N²) attempts through the queues.
+// Invariants: the same result bytes as the event loop (LockstepFirstCommit.SameBytesAsTheEventLoop
+// in tests/montecarlo/exact_test.cpp, over random scenarios): every time is the loop's own
+// expression, the clock moves through the loop's advance(), the tally's success, leave and counts
+// are its own calls, and each round's n equal additions to the sojourn and work sums are those n
+// additions (repeated_sum.hpp). The winner's identity changes no result (the clients are alike:
+// arrival 0, the same failures, the same sleep), so the ties stream is not drawn; nothing else in
+// such a run draws from it. Taken only where every time stays below 2^52 (s + 1 > s).
 #include "montecarlo/engine.hpp"
+#include "montecarlo/repeated_sum.hpp"
 
 namespace retrylab::montecarlo::detail {
 
@@ -72,6 +87,69 @@ RunResult Engine<M, P, Observer, Faults>::lockstep() {
     advance_lockstep(horizon_, false);
   }
   return plain_result(StopReason::horizon, horizon_);
+}
+
+template <Model M, class P, class Observer, class Faults>
+RunResult Engine<M, P, Observer, Faults>::lockstep_first_commit() {
+  static_assert(M == Model::free || M == Model::shared);
+  std::int64_t n = in_service_;  // the burst, all sent at t_ = 0 (run())
+  double start = t_;             // when the round's attempts were sent (their job.start)
+  int k = 0;                     // the failures each waiting client has had
+  double prev = s_.backoff.base;
+  // Service received in the window by each of the round's attempts, as deliver() and finish() take
+  // it (end: real for free, virtual for shared).
+  const auto in_window = [&](double v_end, double end) {
+    Job job;
+    job.start = start;
+    job.end = v_end;
+    return service_in_window(job, end);
+  };
+  for (;;) {
+    // The round's end: next_end_time()'s expression, the n ends queued at one key.
+    double v_end = 0.0, end = 0.0;
+    if constexpr (virtual_time) {
+      v_end = v_ + 1.0;
+      end = std::max(t_ + (v_end - v_) * static_cast<double>(n), t_);
+    } else {
+      v_end = end = t_ + 1.0;
+    }
+    if (!(end < horizon_)) {  // finish(horizon): the n attempts in flight at the stop
+      pulse_.end(tally_.attempts);
+      advance(horizon_);
+      tally_.work = repeated_sum(tally_.work, in_window(v_end, virtual_time ? v_ : horizon_), n);
+      return plain_result(StopReason::horizon, horizon_);
+    }
+    advance(end);
+    if constexpr (virtual_time) v_ = v_end;  // end_group's snap
+    in_service_ = 0;
+    if (end >= warmup_) {  // deliver(), for each of the n attempts
+      tally_.sojourn_sum = repeated_sum(tally_.sojourn_sum, end - start, n);
+      tally_.sojourn_n += n;
+      tally_.work = repeated_sum(tally_.work, in_window(v_end, virtual_time ? v_end : end), n);
+    }
+    tally_.succeed(0.0, end, true, warmup_, s_.traffic.clients);  // the one commit: a burst client
+    tally_.leave();
+    if (--n == 0) {
+      pulse_.end(tally_.attempts);
+      return plain_result(StopReason::finished, end);
+    }
+    if (k < std::numeric_limits<std::int32_t>::max()) ++k;
+    const double wake = end + sampler_.sleep(k, prev, sleeps_);
+    if (!(wake < horizon_)) {
+      pulse_.end(tally_.attempts);
+      advance(horizon_);
+      return plain_result(StopReason::horizon, horizon_);
+    }
+    advance(wake);  // the n sends at one instant (later ones advance nothing)
+    const std::int64_t before = tally_.attempts;
+    tally_.attempts += n;
+    if (before / PulseWriter::every != tally_.attempts / PulseWriter::every)  // progress only: no result
+      pulse_.attempt(tally_.attempts / PulseWriter::every * PulseWriter::every, wake, horizon_, tally_.burst_left,
+                     s_.traffic.clients);
+    if (wake >= warmup_) tally_.window_attempts += n;
+    in_service_ = n;
+    start = wake;
+  }
 }
 
 template <Model M, class P, class Observer, class Faults>
