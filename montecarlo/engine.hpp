@@ -134,10 +134,9 @@ class Engine {
       if (options_.lockstep_shortcut && M == Model::collision && s_.traffic.rate == 0.0 && s_.client.retries &&
           sampler_.deterministic() && s_.traffic.clients >= 2 && observer_tolerates(observer_, shortcut::lockstep))
         return lockstep();
-      if constexpr ((M == Model::free || M == Model::shared) && !Faults::planted &&
-                    std::is_same_v<Observer, NullObserver>) {
+      if constexpr ((M == Model::free || M == Model::shared) && !Faults::planted) {
         if (options_.lockstep_shortcut && pure_burst_ && s_.client.retries && sampler_.deterministic() &&
-            s_.traffic.clients >= 2 && horizon_ <= 0x1p52)
+            s_.traffic.clients >= 2 && horizon_ <= 0x1p52 && observer_tolerates(observer_, shortcut::lockstep))
           return lockstep_first_commit();
       }
     }

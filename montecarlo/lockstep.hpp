@@ -14,7 +14,7 @@
 // Lockstep.ShortcutEqualsTheEventLoop, compares the two).
 //
 // `free` and `shared` with `none` or `nojitter`, a pure burst of N >= 2 and retries on (the plain
-// tier, no observer, no planted fault): every round is the n clients still waiting, sent at one
+// tier, an observer that tolerates lock step, no planted fault): every round is the n clients still waiting, sent at one
 // instant s, ending together at e (free: s + 1; shared: n attempts on the processor-sharing server
 // each need one unit, e = s + n·(v_e − v)), all eligible (the last commit was at or before s), one
 // of them commits and leaves, the other n − 1 sleep the same w_k and are sent again together at
