@@ -14,11 +14,12 @@
 // Lockstep.ShortcutEqualsTheEventLoop, compares the two).
 //
 // `free` and `shared` with `none` or `nojitter`, a pure burst of N >= 2 and retries on (the plain
-// tier, an observer that tolerates lock step, no planted fault): every round is the n clients still waiting, sent at one
-// instant s, ending together at e (free: s + 1; shared: n attempts on the processor-sharing server
-// each need one unit, e = s + n·(v_e − v)), all eligible (the last commit was at or before s), one
-// of them commits and leaves, the other n − 1 sleep the same w_k and are sent again together at
-// e + w_k. N rounds, so the run costs O(N) instead of O(N²) attempts through the queues.
+// tier, an observer that tolerates lock step, no planted fault): every round is the n clients
+// still waiting, sent at one instant s, ending together at e (free: s + 1; shared: n attempts on
+// the processor-sharing server each need one unit, e = s + n·(v_e − v)), all eligible (the last
+// commit was at or before s), one of them commits and leaves, the other n − 1 sleep the same w_k
+// and are sent again together at e + w_k. N rounds, so the run costs O(N) instead of O(N²)
+// attempts through the queues.
 // Invariants: the same result bytes as the event loop (LockstepFirstCommit.SameBytesAsTheEventLoop
 // in tests/montecarlo/exact_test.cpp, over random scenarios): every time is the loop's own
 // expression, the clock moves through the loop's advance(), the tally's success, leave and counts
