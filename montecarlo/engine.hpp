@@ -414,9 +414,10 @@ class Engine {
   // nojitter's sleep after the k-th failure has reached the cap, so every later one equals it.
   bool sleep_at_cap(int k) const noexcept;
   void advance_lockstep(double t, bool busy) noexcept;
-  // free/shared + none/nojitter + pure burst of N >= 2 (plain tier, no observer, no planted fault):
-  // every round is the n waiting clients sent at one instant, ending together; one commits, the rest
-  // sleep the same w_k. N rounds, each O(1) (lockstep.hpp), the event loop's result bytes.
+  // free/shared + none/nojitter + pure burst of N >= 2 (plain tier, an observer that tolerates lock
+  // step, no planted fault): every round is the n waiting clients sent at one instant, ending
+  // together; one commits, the rest sleep the same w_k. N rounds, each O(1) (lockstep.hpp), the
+  // event loop's result bytes.
   RunResult lockstep_first_commit();
 
   // ---- The one-event shortcut (montecarlo/one_event.hpp) ---------------------------------------
