@@ -44,16 +44,55 @@ Stats confirming(const Request& r, const Policy& p, std::int64_t clients, std::i
   return stats_of(r, p, runs);
 }
 
+// Whether a neighbour's objective claim (at most margin_slack times the policy's) is settled, either
+// way, by one-sided 1 − sift_error Student-t intervals of both means.
+bool settled(const Stats& neighbour, const Stats& policy) {
+  const MeanSummary &x = neighbour.objective, &y = policy.objective;
+  if (x.n < 2 || y.n < 2 || !std::isfinite(x.sd) || !std::isfinite(y.sd)) return false;
+  const Interval a = student_t_interval(x.mean, x.sd, x.n, 1.0 - 2.0 * sift_error);
+  const Interval b = student_t_interval(y.mean, y.sd, y.n, 1.0 - 2.0 * sift_error);
+  return a.hi <= margin_slack * b.lo || a.lo > margin_slack * b.hi;
+}
+
+// Where every run of the policy and of both neighbours drains for certain (certain_drain), the
+// drain claim needs no run: the confirming runs only estimate the numbers and decide each
+// neighbour's objective. All three in batches of confirm_batch, stopping after the first batch
+// after which both neighbours' objective claims are settled (else all n, decided by the means, as
+// below). The same runs as below, fewer of them: run i of each is the same run.
+void confirm_certain(const Request& r, Candidate& c) {
+  const Policy ps[3] = {c.policy, lower_neighbour(c.policy), upper_neighbour(c.policy)};
+  std::vector<montecarlo::RunResult> runs[3];
+  Stats* into[3] = {&c.confirm, &c.lower, &c.upper};
+  const std::int64_t n = confirm_runs(r);
+  for (std::int64_t first = 0; first < n; first += confirm_batch) {
+    for (int k = 0; k < 3; ++k) {
+      const auto got = independent_runs(r, burst_scenario(r, ps[k], r.clients), r.seed + 1, first,
+                                        std::min(confirm_batch, n - first));
+      c.runs_simulated += static_cast<std::int64_t>(got.size());
+      runs[k].insert(runs[k].end(), got.begin(), got.end());
+      *into[k] = stats_of(r, ps[k], runs[k]);
+    }
+    if (!c.confirm.feasible() || !c.lower.feasible() || !c.upper.feasible()) return;  // the bound says never
+    if (settled(c.lower, c.confirm) && settled(c.upper, c.confirm)) return;
+  }
+}
+
 // The policy and its two margin neighbours on the confirming seed; every run must drain.
 bool confirm(const Request& r, Candidate& c) {
-  c.confirm = confirming(r, c.policy, r.clients, c.runs_simulated);
-  if (c.confirm.feasible()) c.lower = confirming(r, lower_neighbour(c.policy), r.clients, c.runs_simulated);
-  if (c.lower.feasible()) c.upper = confirming(r, upper_neighbour(c.policy), r.clients, c.runs_simulated);
-  auto kept = [&](const Stats& n) {
-    return n.drained.n == confirm_runs(r) && n.feasible() &&
-           n.objective.mean <= margin_slack * c.confirm.objective.mean;
-  };
-  c.confirmed = c.confirm.drained.n == confirm_runs(r) && c.confirm.feasible() && kept(c.lower) && kept(c.upper);
+  const auto bound = certain_drain(r, c.policy);
+  if (bound && certain_drain(r, lower_neighbour(c.policy)) && certain_drain(r, upper_neighbour(c.policy))) {
+    c.drain_bound = *bound;
+    confirm_certain(r, c);
+  } else {
+    c.confirm = confirming(r, c.policy, r.clients, c.runs_simulated);
+    if (c.confirm.feasible()) c.lower = confirming(r, lower_neighbour(c.policy), r.clients, c.runs_simulated);
+    if (c.lower.feasible()) c.upper = confirming(r, upper_neighbour(c.policy), r.clients, c.runs_simulated);
+  }
+  // Without the bound every one of the n runs must have been made and drained.
+  const std::int64_t need = std::isfinite(c.drain_bound) ? 1 : confirm_runs(r);
+  auto made = [&](const Stats& s) { return s.drained.n >= need && s.feasible(); };
+  auto kept = [&](const Stats& n) { return made(n) && n.objective.mean <= margin_slack * c.confirm.objective.mean; };
+  c.confirmed = made(c.confirm) && kept(c.lower) && kept(c.upper);
   if (!c.confirmed) return false;
   const Sustainable s = sustainable_load(r, c.policy);
   c.sustainable_rate = s.rate;
@@ -218,6 +257,13 @@ double least_base(const Request& r) { return r.base > 0.0 ? r.base : 1.0; }
 double max_cap(const Request& r) { return std::min(cap_span * least_base(r), r.drain_within); }
 
 bool can_drain(const Request& r) noexcept { return r.drain_within >= static_cast<double>(r.clients); }
+
+std::optional<double> certain_drain(const Request& r, const Policy& p) noexcept {
+  if (r.model != Model::free || r.rate != 0.0 || p.strategy == Strategy::memoryless) return std::nullopt;
+  const double bound = 1.0 + static_cast<double>(r.clients - 1) * (p.cap + 2.0);
+  if (!(bound <= r.drain_within * (1.0 - 1e-9))) return std::nullopt;  // 1e-9: the engine's rounding of times
+  return bound;
+}
 
 void check_request(const Request& r) {
   if (r.model == Model::ps || r.model == Model::none)

@@ -23,6 +23,7 @@
 // decision is taken on whole batches of runs, each a pure function of its (key, run index).
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -129,6 +130,10 @@ struct Candidate {
   Policy policy;                // the chosen policy
   Stats search;                 // the chosen policy's refinement runs (common random numbers)
   Stats confirm, lower, upper;  // independent runs at the policy, cap × 0.7 and cap / 0.7 (n = 0: not run)
+  // certain_drain of the policy when it (and both neighbours') bound every run's drain time: the
+  // confirmation then decides the neighbours' objectives only, on as few runs as settle them; NaN
+  // otherwise (the drain claim rests on n = ceil(ln 0.05 / ln probability) runs each).
+  double drain_bound = std::numeric_limits<double>::quiet_NaN();
   // The curve: the whole cap range at base `policy.base` (ratio = 0) or at cap/base = ratio.
   double ratio = 0.0;
   std::vector<Stats> curve;          // half-octave caps, ascending; drained.n = 0 below the bisection's reach
@@ -163,6 +168,16 @@ double max_cap(const Request& r);
 // at least one apart; shared: one unit of the server's work, done at rate at most 1), so the last
 // of N clients succeeds no sooner than N. False: drain_within < N, and advise runs nothing.
 bool can_drain(const Request& r) noexcept;
+
+// The free model's drain bound (docs/advise.md, "The search's error"): on free without steady load,
+// with every sleep at most the cap (nojitter, full, equal, decorrelated; memoryless sleeps are
+// exponential, unbounded), while a burst client waits, a commit follows the previous one (or the
+// burst's start) within cap + 2 attempt-durations: every waiting client starts an attempt within
+// cap + 1 of it (an attempt in flight ends within 1, a sleep is at most the cap), and the first
+// attempt started after it commits one later unless another commit came first. So the last of N
+// clients succeeds by 1 + (N − 1)(cap + 2), in every run. That bound where it applies and lies
+// within drain_within; empty otherwise.
+std::optional<double> certain_drain(const Request& r, const Policy& p) noexcept;
 
 Advice advise(const Request& r);
 

@@ -62,6 +62,7 @@ void found_json(Json& x, const Request& r, const Candidate& c, double d) {
   x["least_cap"] = c.least_cap * d;
   for (const char* key : {"drained", "drain_time", "drain_time_p99", "attempts_per_client", "objective"})
     x[key] = stats_json(r, h, d)[key];
+  x["drain_bound"] = jnum(c.drain_bound * d);
   x["search"] = stats_json(r, c.search, d);
   x["margin"] = {{"factor", margin_factor},
                  {"lower", c.lower.drained.n > 0 ? stats_json(r, c.lower, d) : Json(nullptr)},
@@ -184,6 +185,16 @@ std::vector<std::string> notes(const Advice& a) {
                   margin_factor, c.lower.drained.n, c.upper.drained.n, to_string(r.objective),
                   100 * (c.lower.objective.mean / at - 1), 100 * (c.upper.objective.mean / at - 1), margin_slack,
                   1 / margin_factor));
+  if (std::isfinite(c.drain_bound))
+    n.push_back(fmt::format(
+        "confirmation: on free without steady load every sleep of {0} jitter is at most the cap, so a commit "
+        "follows the last within cap + 2 attempt-durations and every run of the policy and of both neighbours "
+        "drains, certainly; the confirming runs ({1}, {2} and {3} of the {4} a drain probability of {5} would "
+        "need) only estimate the numbers and settle each neighbour's objective, stopping once both are within "
+        "or beyond {6}x the recommended's by one-sided {7:g}% intervals",
+        to_string(c.strategy), c.confirm.drained.n, c.lower.drained.n, c.upper.drained.n,
+        static_cast<std::int64_t>(std::ceil(std::log(0.05) / std::log(r.probability))), r.probability, margin_slack,
+        100 * (1 - sift_error)));
   if (!c.near_base.empty()) {
     std::string why = r.model == Model::free ? "on free a failed attempt costs the resource nothing, so the burst "
                                                "drains at one success per attempt-duration whatever the cap; "

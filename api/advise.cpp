@@ -182,9 +182,15 @@ void print_recommended(std::string& out, const advise::Advice& a, const std::str
   const advise::Stats& h = c.confirm;
   out += fmt::format("\nrecommended: {} jitter, base {} {}, cap {} {}\n", to_string(c.strategy), num(c.policy.base * d),
                      u, num(c.policy.cap * d), u);
-  out += fmt::format("  drained within {} {}: {} of {} independent runs ({}, 95% Wilson [{}, {}])\n",
-                     num(r.drain_within * d), u, h.drained.count, h.drained.n, num(h.drained.fraction),
-                     num(h.drained.ci95.lo), num(h.drained.ci95.hi));
+  if (std::isfinite(c.drain_bound))
+    out += fmt::format(
+        "  drained within {} {}: every run, certainly (free, no steady load: the last of N clients succeeds by "
+        "1 + (N - 1)(cap + 2) attempt-durations, {} {}); {} of {} independent runs\n",
+        num(r.drain_within * d), u, num(c.drain_bound * d), u, h.drained.count, h.drained.n);
+  else
+    out += fmt::format("  drained within {} {}: {} of {} independent runs ({}, 95% Wilson [{}, {}])\n",
+                       num(r.drain_within * d), u, h.drained.count, h.drained.n, num(h.drained.fraction),
+                       num(h.drained.ci95.lo), num(h.drained.ci95.hi));
   out += fmt::format("  drain time, last client ({}): {}  (mean [95% interval])\n", u, interval(h.drain_time, d));
   out += fmt::format("  drain time, 99% of clients ({}): {}\n", u, interval(h.drain_time_p99, d));
   out += fmt::format("  attempts per client: {}\n", interval(h.attempts_per_client, 1.0));

@@ -21,8 +21,10 @@
 // is tens of standard errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <iostream>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -216,6 +218,79 @@ TEST(Advise, NoBurstDrainsSoonerThanOneAttemptDurationAClient) {
       }
     EXPECT_GT(drained, 20) << to_string(m);
   }
+}
+
+// certain_drain's bound, on the engine (exact: a run past it fails the test): on free without
+// steady load, with sleeps at most the cap, the last of N clients succeeds by 1 + (N − 1)(cap + 2).
+// Small bursts and wide caps put the drain time nearest the bound (a few clients, each gap up to a
+// cap); the largest drain time seen is printed against it.
+TEST(Advise, OnFreeEveryRunDrainsByTheCertainBound) {
+  for (std::int64_t n : {2, 3, 10, 60})
+    for (Strategy s : {Strategy::nojitter, Strategy::full, Strategy::equal, Strategy::decorrelated})
+      for (double cap : {0.7, 1.0, 8.0, 50.0}) {
+        Request r;
+        r.model = Model::free;
+        r.clients = n;
+        const Policy p{s, cap, cap};  // base = cap: every sleep as long as the cap allows
+        const auto bound = certain_drain(r, p);
+        ASSERT_TRUE(bound) << n << " " << to_string(s) << " " << cap;
+        double worst = 0.0;
+        for (const auto& run : independent_runs(r, burst_scenario(r, p, n), 7006, 0, n <= 3 ? 400 : 50)) {
+          ASSERT_TRUE(run.drained);
+          EXPECT_LE(run.drain_time, *bound) << n << " " << to_string(s) << " " << cap;
+          worst = std::max(worst, run.drain_time);
+        }
+        if (n == 2 && cap == 50.0)
+          std::cout << to_string(s) << ": N = 2, cap 50: worst " << worst << " of bound " << *bound << "\n";
+      }
+}
+
+TEST(Advise, TheCertainBoundAppliesOnlyWhereItIsProved) {
+  Request r;
+  r.model = Model::free;
+  r.clients = 300;
+  const Policy full{Strategy::full, 1.0, 1.0};
+  ASSERT_TRUE(certain_drain(r, full));
+  EXPECT_EQ(*certain_drain(r, full), 1.0 + 299.0 * 3.0);
+  EXPECT_FALSE(certain_drain(r, Policy{Strategy::memoryless, 1.0, 1.0}));  // exponential sleeps: unbounded
+  EXPECT_FALSE(certain_drain(r, Policy{Strategy::full, 1.0, 300.0}));      // past the deadline (60,000)
+  r.rate = 0.01;                                                           // steady clients may take every commit
+  EXPECT_FALSE(certain_drain(r, full));
+  r.rate = 0.0;
+  for (Model m : {Model::collision, Model::shared}) {
+    r.model = m;
+    EXPECT_FALSE(certain_drain(r, full)) << to_string(m);
+  }
+}
+
+// With the bound, the confirmation is the same runs, fewer of them: run i of the policy and of each
+// neighbour is run i of its 299, and it stops once both neighbours' objectives are settled.
+TEST(Advise, ACertainDrainConfirmsOnTheRunsThatSettleTheMargin) {
+  Request r;
+  r.model = Model::free;
+  r.clients = 100;
+  r.strategies = {Strategy::full};
+  const Advice a = advise(r);
+  const Candidate& c = a.candidates.front();
+  ASSERT_TRUE(c.confirmed);
+  ASSERT_TRUE(std::isfinite(c.drain_bound));
+  EXPECT_EQ(c.drain_bound, *certain_drain(r, c.policy));
+  const std::int64_t n = c.confirm.drained.n;
+  EXPECT_LT(n, 299);
+  EXPECT_EQ(n % 50, 0);
+  EXPECT_EQ(c.lower.drained.n, n);
+  EXPECT_EQ(c.upper.drained.n, n);
+  const auto runs = independent_runs(r, burst_scenario(r, c.policy, r.clients), r.seed + 1, 0, n);
+  const Stats same = stats_of(r, c.policy, runs);
+  EXPECT_EQ(same.drain_time.mean, c.confirm.drain_time.mean);
+  EXPECT_EQ(same.attempts_per_client.mean, c.confirm.attempts_per_client.mean);
+  // Where the bound does not apply (memoryless), every one of the 299 runs is made.
+  r.strategies = {Strategy::memoryless};
+  const Advice m = advise(r);
+  ASSERT_TRUE(m.candidates.front().confirmed);
+  EXPECT_FALSE(std::isfinite(m.candidates.front().drain_bound));
+  EXPECT_EQ(m.candidates.front().confirm.drained.n, 299);
+  EXPECT_EQ(m.candidates.front().lower.drained.n, 299);
 }
 
 TEST(Advise, ADeadlineShorterThanNRunsNothingAndSaysWhy) {
