@@ -111,7 +111,7 @@ bool confirm(const Request& r, Candidate& c) {
 bool better(const Candidate& a, const Candidate& b) {
   if (a.confirmed != b.confirmed) return a.confirmed;
   if (a.found != b.found) return a.found;
-  if (!a.found) return a.behind && !b.behind;  // set aside (its curve drained) before none found
+  if (!a.found) return (a.behind || a.near_bound) && !(b.behind || b.near_bound);  // set aside before none found
   return a.search.objective.mean < b.search.objective.mean;
 }
 
@@ -124,11 +124,14 @@ class Searches {
  public:
   Searches(const Request& r, std::vector<Candidate>& cs) : r_(r), cs_(cs) {
     for (Strategy s : r.strategies) {
-      stage(s, "search");
-      Pending p{std::make_unique<Bench>(r, r.seed), Curve{}, false, false};
-      cs_.push_back(search_curve(r, s, *p.bench, p.curve));
+      Pending p{std::make_unique<Bench>(r, r.seed), Curve{}, false, false, false};
+      if (!near_the_bound(s)) {
+        stage(s, "search");
+        cs_.push_back(search_curve(r, s, *p.bench, p.curve));
+        cs_.back().runs_simulated = p.bench->runs_made();
+        p.curved = true;
+      }
       cs_.back().sustainable_rate = cs_.back().sustainable_collapsed_at = nan;
-      cs_.back().runs_simulated = p.bench->runs_made();
       pend_.push_back(std::move(p));
     }
   }
@@ -177,7 +180,33 @@ class Searches {
     Curve curve;
     bool finished = false;
     bool counted = false;  // Watch::searched was called for it
+    bool curved = false;   // its curve was run (not: not searched, near_bound)
   };
+
+  // Whether the leader's best curve policy (the least objective over the curves run so far) is, by
+  // its one-sided 1 − sift_error upper bound, within near_gap of the least objective any policy
+  // reaches: then s is not searched (a candidate with near_bound set) and true.
+  bool near_the_bound(Strategy s) {
+    std::optional<std::size_t> leader;
+    double least = 0.0;
+    for (std::size_t i = 0; i < pend_.size(); ++i)
+      if (pend_[i].curve.best)
+        if (const double v = objective(i); !leader || v < least) leader = i, least = v;
+    if (!leader) return false;
+    const MeanSummary m = pend_[*leader].bench->stats(*pend_[*leader].curve.best, coarse_runs).objective;
+    const double bound = least_objective(r_);
+    if (m.n < 2 || !std::isfinite(m.sd) || !(bound > 0.0)) return false;
+    const double upper = student_t_interval(m.mean, m.sd, m.n, 1.0 - 2.0 * sift_error).hi;
+    if (!(upper <= (1.0 + near_gap) * bound)) return false;
+    Candidate c;
+    c.strategy = s;
+    c.guess = {std::nullopt, "none"};
+    c.near_bound = cs_[*leader].strategy;
+    c.curve_best = *pend_[*leader].curve.best;
+    c.near_upper = upper;
+    cs_.push_back(c);
+    return true;
+  }
 
   void stage(Strategy s, const char* what) const {
     if (r_.watch.stage) r_.watch.stage(fmt::format("{}: {}", to_string(s), what));
@@ -198,15 +227,22 @@ class Searches {
   void finish(std::size_t i) {
     Pending& p = pend_[i];
     if (p.finished) return;
-    if (cs_[i].behind) stage(cs_[i].strategy, "search");
+    if (cs_[i].behind || !p.curved) stage(cs_[i].strategy, "search");
+    if (!p.curved) {  // not searched near the bound: its curve first
+      cs_[i] = search_curve(r_, cs_[i].strategy, *p.bench, p.curve);
+      cs_[i].sustainable_rate = cs_[i].sustainable_collapsed_at = nan;
+      p.curved = true;
+    }
     finish_search(r_, p.curve, *p.bench, cs_[i]);
     cs_[i].behind.reset();
     cs_[i].runs_simulated = p.bench->runs_made();
     p.finished = true;
     counted(i);
   }
-  // Sets i aside if its best curve policy is behind j's; else finishes it.
+  // Sets i aside if its best curve policy is behind j's; else finishes it. One not searched near the
+  // bound stays so while there is a j (a leader, or a candidate found).
   void sift_against(std::size_t i, std::optional<std::size_t> j) {
+    if (!pend_[i].curved && j) return;
     MeanSummary d;
     if (j && i != *j && pend_[i].curve.best && pend_[*j].curve.best &&
         behind(*pend_[i].bench, *pend_[i].curve.best, *pend_[*j].bench, *pend_[*j].curve.best, d)) {
@@ -257,6 +293,15 @@ double least_base(const Request& r) { return r.base > 0.0 ? r.base : 1.0; }
 double max_cap(const Request& r) { return std::min(cap_span * least_base(r), r.drain_within); }
 
 bool can_drain(const Request& r) noexcept { return r.drain_within >= static_cast<double>(r.clients); }
+
+double least_objective(const Request& r) noexcept {
+  const auto n = static_cast<double>(r.clients);
+  switch (r.objective) {
+    case Objective::attempts: return 1.0;
+    case Objective::weighted: return n + r.weight;
+    default: return n;
+  }
+}
 
 std::optional<double> certain_drain(const Request& r, const Policy& p) noexcept {
   if (r.model != Model::free || r.rate != 0.0 || p.strategy == Strategy::memoryless) return std::nullopt;

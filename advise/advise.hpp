@@ -126,6 +126,11 @@ struct Candidate {
   Policy curve_best;
   MeanSummary behind_by{};
   double behind_objective = 0.0;
+  // Not searched (found is false, nothing run): the best curve policy `curve_best` of strategy
+  // `near_bound`, searched before it, had a one-sided 1 − sift_error upper bound `near_upper` on its
+  // mean objective within near_gap of least_objective, which no policy can beat (advise.cpp).
+  std::optional<Strategy> near_bound;
+  double near_upper = 0.0;
   bool confirmed = false;       // the policy and both margin neighbours drained in every confirming run
   Policy policy;                // the chosen policy
   Stats search;                 // the chosen policy's refinement runs (common random numbers)
@@ -168,6 +173,14 @@ double max_cap(const Request& r);
 // at least one apart; shared: one unit of the server's work, done at rate at most 1), so the last
 // of N clients succeeds no sooner than N. False: drain_within < N, and advise runs nothing.
 bool can_drain(const Request& r) noexcept;
+
+// The least mean objective any policy can reach: a burst of N drains no sooner than N (can_drain),
+// and every client makes at least one attempt: N (drain-time), 1 (attempts), N + weight (weighted).
+double least_objective(const Request& r) noexcept;
+// A strategy is not searched once a best curve policy searched before it (in r.strategies order) is
+// within this fraction of least_objective by its one-sided 1 − sift_error upper bound: none of its
+// policies could beat that one's mean objective by more than it.
+inline constexpr double near_gap = 0.05;
 
 // The free model's drain bound (docs/advise.md, "The search's error"): on free without steady load,
 // with every sleep at most the cap (nojitter, full, equal, decorrelated; memoryless sleeps are

@@ -91,6 +91,12 @@ Json candidate_json(const Request& r, const Candidate& c, double d) {
                                 {"cap", c.curve_best.cap * d},
                                 {"difference", mean_json(c.behind_by, objective_scale(r, d))}}
                          : Json(nullptr);
+  x["near_bound"] = c.near_bound ? Json{{"strategy", std::string(to_string(*c.near_bound))},
+                                        {"base", c.curve_best.base * d},
+                                        {"cap", c.curve_best.cap * d},
+                                        {"upper", c.near_upper * objective_scale(r, d)},
+                                        {"least_objective", least_objective(r) * objective_scale(r, d)}}
+                                 : Json(nullptr);
   x["curve_ratio"] = c.ratio > 0 ? jnum(c.ratio) : Json(nullptr);
   Json curve = Json::array();
   for (const Stats& s : c.curve) curve.push_back(point_json(r, s, d));
@@ -163,7 +169,7 @@ std::vector<std::string> warnings(const Advice& a) {
                     "sustainable load ({:.3g} per attempt-duration): expect collapse",
                     r.rate, a.candidates.front().sustainable_rate));
   for (const auto& c : a.candidates)
-    if (!c.found && !c.behind)
+    if (!c.found && !c.behind && !c.near_bound)
       w.push_back(
           fmt::format("{}: no policy drained the burst within the objective in every search run with its margin{}",
                       to_string(c.strategy),
@@ -215,6 +221,25 @@ std::vector<std::string> notes(const Advice& a) {
                       "behind {}'s, {} {} on the same {} runs (paired; one-sided {:g}% interval above 0)",
                       to_string(x.strategy), to_string(*x.behind), to_string(r.objective),
                       percent(x.behind_by, x.behind_objective), coarse_runs, 100 * (1 - sift_error)));
+  std::string unsearched;  // one note for every strategy not searched near the bound (all near one leader)
+  const Candidate* near = nullptr;
+  for (const Candidate& x : a.candidates)
+    if (x.near_bound) {
+      unsearched += (near ? ", " : "") + std::string(to_string(x.strategy));
+      near = &x;
+    }
+  if (near)
+    n.push_back(fmt::format(
+        "{}: not searched: {}'s best curve policy, searched before, has a mean {} at most {:+.1f}% above the "
+        "least any policy can reach ({}; one-sided {:g}% bound over its {} runs), so no policy of theirs could "
+        "beat it by more than that",
+        unsearched, to_string(*near->near_bound), to_string(r.objective),
+        100 * (near->near_upper / least_objective(r) - 1),
+        r.objective == Objective::attempts ? "one attempt per client"
+        : r.objective == Objective::weighted
+            ? "N attempt-durations of drain time, every success holding the resource a whole one, plus one attempt"
+            : "N attempt-durations: every success holds the resource a whole one",
+        100 * (1 - sift_error), coarse_runs));
   if (r.base == 0.0 && c.policy.base > least_base(r))
     n.push_back(
         fmt::format("the base was searched: a lone client whose attempt fails waits {:g}x the base on average "

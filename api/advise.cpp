@@ -281,6 +281,11 @@ void print_candidates(std::string& out, const advise::Advice& a, const std::stri
                          num(c.curve_best.base * d), num(c.curve_best.cap * d), "behind", "-", "-", c.runs_simulated);
       continue;
     }
+    if (c.near_bound) {  // not searched (a note says near what)
+      out += fmt::format("{:<13} {:>10} {:>10} {:>9}  {:<32} {:<22} {:>8}\n", to_string(c.strategy), "-", "-",
+                         "near best", "-", "-", c.runs_simulated);
+      continue;
+    }
     if (!c.found) {
       out += fmt::format("{:<13} {:>10} {:>10} {:>9}  {:<32} {:<22} {:>8}\n", to_string(c.strategy), "-", "-", "none",
                          "-", "-", c.runs_simulated);
