@@ -364,11 +364,18 @@ Guess first_guess(const Request& r, Strategy s) {
   // strategies on collide and use-capacity, 30 to 2000 clients, with and without steady load, at
   // 1.5 to 60 times the cost (docs/advise.md, "How long it takes").
   m.phases = 1;
+  // Decorrelated jitter's stages (its sleep grows about 10% a retry: dozens of stages below the
+  // cap) take the burst model 0.1–0.4 s to integrate at a few hundred clients, as long as its whole
+  // curve; full jitter's take milliseconds, and its guess fell on the same half-octave cap of the
+  // curve on the requests measured (docs/advise.md, "The search's error"): decorrelated takes it.
+  const bool borrowed = s == Strategy::decorrelated;
+  if (borrowed) m.backoff.strategy = Strategy::full;
+  const std::string model = borrowed ? "burst model, full jitter's" : "burst model";
   // nojitter's lock-step is the burst model's blind spot (analytic/burst.hpp): no guess from it.
   // When the base itself drains, that is the guess (burst_cap_threshold would probe below the base).
   if (s != Strategy::nojitter) {
-    if (predict_burst(m).drained) return {least_base(r), "burst model"};
-    if (auto c = burst_cap_threshold(m, max_cap(r))) return {*c, "burst model"};
+    if (predict_burst(m).drained) return {least_base(r), model};
+    if (auto c = burst_cap_threshold(m, max_cap(r))) return {*c, model};
   }
   // The fluid argument needs steady load: at λ = 0 ALOHA's upper root is infinite and it passes
   // every cap, the least base included, which says nothing.
