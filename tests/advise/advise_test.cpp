@@ -268,7 +268,7 @@ TEST(Advise, TheCertainBoundAppliesOnlyWhereItIsProved) {
 TEST(Advise, ACertainDrainConfirmsOnTheRunsThatSettleTheMargin) {
   Request r;
   r.model = Model::free;
-  r.clients = 100;
+  r.clients = 30;
   r.strategies = {Strategy::full};
   const Advice a = advise(r);
   const Candidate& c = a.candidates.front();
