@@ -5,7 +5,9 @@
 // engine's radix heap, and the 4-ary heap beside it). After the run it prints the ratios engine /
 // ideal loop, N = 100 / N = 100,000, radix / 4-ary heap, and the full tier's against the
 // original loop on the same steady `shared` scenario, and Brooker's test against its random draws
-// alone. Whole-process ratios against an independent peer simulator: bench/compare_naive.sh.
+// alone; and the classic test's ns per attempt split into the sleep draw (BM_SleepDraw), the queue
+// (ideal loop − draw) and the loop body (engine − ideal loop). Whole-process ratios against an
+// independent peer simulator: bench/compare_naive.sh.
 //   bench/engine_bench --benchmark_min_time=0.5
 #include <benchmark/benchmark.h>
 
@@ -136,6 +138,23 @@ BENCHMARK(BM_IdealLoop)->Arg(100)->Arg(100000)->Unit(benchmark::kMillisecond);
 void BM_IdealLoopHeap(benchmark::State& state) { ideal_loop<mc::detail::WakeQueue>(state); }
 BENCHMARK(BM_IdealLoopHeap)->Arg(100)->Arg(100000)->Unit(benchmark::kMillisecond);
 
+// The ideal loop's draw alone (the same stream and scaling, no queue): with it the classic test's
+// time per attempt splits into the draw, the queue (ideal loop − draw) and the loop body (engine −
+// ideal loop), printed after the table.
+void BM_SleepDraw(benchmark::State& state) {
+  mc::Stream rng(1, mc::StreamId::sleeps, 0);
+  constexpr std::int64_t batch = 1 << 16;
+  std::int64_t ops = 0;
+  double t = 0.0;
+  for (auto _ : state) {
+    for (std::int64_t i = 0; i < batch; ++i) t += 1.0 + rng.uniform() * 1000.0;
+    ops += batch;
+  }
+  benchmark::DoNotOptimize(t);
+  state.counters["attempts/s"] = benchmark::Counter(static_cast<double>(ops), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_SleepDraw)->Unit(benchmark::kMillisecond);
+
 // Brooker's OCC test (the `--model brooker` preset: full jitter, N = 100, normal legs) on the engine,
 // against the random draws alone that any simulator of it makes per attempt: four network legs
 // (|Normal(10, 2)| ms each: the read request, the service's two legs, the write reply) and one
@@ -182,6 +201,20 @@ void print_ratio(const RatioReporter& rep, const char* label, const std::string&
   std::printf("ratio %-44s %.3f  (%.3g / %.3g attempts/s)\n", label, ia->second / ib->second, ia->second, ib->second);
 }
 
+// ns per attempt of the classic test split into the sleep draw, the queue's pop and push (ideal loop
+// − draw) and the loop body (engine − ideal loop), from the rates of one run.
+void print_split(const RatioReporter& rep, const char* n) {
+  const auto ns = [&](const std::string& name) {
+    const auto it = rep.rate.find(name);
+    return it == rep.rate.end() || it->second == 0 ? -1.0 : 1e9 / it->second;
+  };
+  const double engine = ns(std::string("BM_ClassicFreeFull/") + n), ideal = ns(std::string("BM_IdealLoop/") + n),
+               draw = ns("BM_SleepDraw");
+  if (engine < 0 || ideal < 0 || draw < 0) return;
+  std::printf("split classic N=%-7s ns/attempt: engine %.1f = draw %.1f + queue %.1f + body %.1f\n", n, engine, draw,
+              ideal - draw, engine - ideal);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -198,6 +231,8 @@ int main(int argc, char** argv) {
   print_ratio(rep, "full tier / plain tier, shared 15%", "BM_ServerSteadySharedFull15", "BM_SteadySharedFull15");
   print_ratio(rep, "server + timeout 20 / original, shared 15%", "BM_ServerSharedTimeoutAt15", "BM_SteadySharedFull15");
   print_ratio(rep, "Brooker: engine / draws alone", "BM_BrookerTest", "BM_BrookerDraws");
+  print_split(rep, "100");
+  print_split(rep, "100000");
   benchmark::Shutdown();
   return 0;
 }
