@@ -2,19 +2,28 @@
 // the engine in the way its name says, so the validation gate has something real to catch. Each
 // check is deterministic (fixed seeds) and states why the real engine could not pass it.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <numeric>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "analytic/error.hpp"
-#include "montecarlo/engine.hpp"
+#include "montecarlo/run_engine.hpp"
 #include "montecarlo/simulate.hpp"
-#include "trace.hpp"
+#include "montecarlo/trace.hpp"
 
-// The loops without an observer over planted faults are the planted-fault library's own copy (its
-// simulate.cpp, montecarlo/run_engine.hpp): this file links to it rather than compiling it again.
+// This file compiles no event loop: the loops without an observer over planted faults are the
+// planted-fault library's own copy (its simulate.cpp, montecarlo/run_engine.hpp), and the attempts'
+// times come from that library's attempt trace (write_trace, its observed_run.cpp's loops), which
+// takes the fault from RETRYLAB_FAULT as simulate() does.
 namespace retrylab::montecarlo::detail {
 RETRYLAB_NULL_OBSERVER_ENGINES(extern, PlantedFaults)
 }  // namespace retrylab::montecarlo::detail
@@ -30,6 +39,39 @@ struct FaultEnv {
   explicit FaultEnv(const char* name) { ::setenv("RETRYLAB_FAULT", name, 1); }
   ~FaultEnv() { ::unsetenv("RETRYLAB_FAULT"); }
 };
+
+// Run 0 of s with `seed` under the fault named (none: "") as its attempt trace records it (the
+// planted-fault library's write_trace, CSV): each ended attempt's (start, end), in the order they
+// ended. The same run as the engine's run_engine(s, seed, 0) with that fault.
+std::vector<std::pair<double, double>> traced_attempts(const mc::Scenario& s, std::uint64_t seed, const char* fault) {
+  const std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("retrylab_faults_test_" + std::to_string(::getpid()) + ".csv");
+  {
+    FaultEnv f(fault);
+    mc::write_trace(s, seed, 1, path.string());
+  }
+  std::ifstream in(path);
+  std::vector<std::pair<double, double>> out;
+  bool columns = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    if (!columns) {  // the column line: run,client,arrival,start,end,...
+      EXPECT_EQ(line.rfind(mc::trace_csv_columns, 0), 0u) << line;
+      columns = true;
+      continue;
+    }
+    std::istringstream row(line);
+    std::string run, client, arrival, start, end;
+    std::getline(row, run, ',');
+    std::getline(row, client, ',');
+    std::getline(row, arrival, ',');
+    std::getline(row, start, ',');
+    std::getline(row, end, ',');
+    out.emplace_back(std::stod(start), std::stod(end));
+  }
+  std::filesystem::remove(path);
+  return out;
+}
 
 TEST(Faults, EveryNameParses) {
   for (const char* name : {"window_exponent", "free_ties_all_fail", "shared_doomed_leave_at_commit",
@@ -94,12 +136,9 @@ TEST(Faults, SharedDoomedLeaveAtCommit) {
   s.model = Model::shared;
   s.backoff = {Strategy::full, 1, 1000, 0};
   s.traffic.clients = 20;
-  mc::detail::EngineOptions o;
-  mc::testing::TraceObserver t;
-  mc::detail::run_engine(s, 1, 0, o, t, nullptr, mc::PlantedFaults(mc::Fault::shared_doomed_leave_at_commit));
   bool short_attempt = false;
-  for (const auto& a : t.attempts)
-    if (a.ended && a.end - a.start < 0.999) short_attempt = true;
+  for (const auto& [start, end] : traced_attempts(s, 1, "shared_doomed_leave_at_commit"))
+    if (end - start < 0.999) short_attempt = true;
   EXPECT_TRUE(short_attempt);
   FaultEnv f("shared_doomed_leave_at_commit");
   EXPECT_NO_THROW(mc::simulate(s, mc::RunPlan{1, 1, 1}));
@@ -119,13 +158,9 @@ mc::Scenario steady_off(Model m, double rate, double horizon) {
 }
 
 // Durations (client view = service: no delay, no lock, free serves every attempt at rate 1).
-std::vector<double> durations(const mc::Scenario& s, mc::Fault fault) {
-  mc::detail::EngineOptions o;
-  mc::testing::TraceObserver t;
-  mc::detail::run_engine(s, 7, 0, o, t, nullptr, mc::PlantedFaults(fault));
+std::vector<double> durations(const mc::Scenario& s, const char* fault) {
   std::vector<double> d;
-  for (const auto& a : t.attempts)
-    if (a.ended) d.push_back(a.end - a.start);
+  for (const auto& [start, end] : traced_attempts(s, 7, fault)) d.push_back(end - start);
   return d;
 }
 
@@ -152,8 +187,8 @@ TEST(Faults, LognormalSigmaIsCvKeepsTheMeanButNotTheShape) {
   mc::Scenario s = steady_off(Model::free, 0.2, 20000);
   s.resource.service = mc::ServiceDist::lognormal;
   s.resource.service_cv = 1.5;
-  const auto real = durations(s, mc::Fault::none);
-  const auto faulty = durations(s, mc::Fault::lognormal_sigma_is_cv);
+  const auto real = durations(s, "");
+  const auto faulty = durations(s, "lognormal_sigma_is_cv");
   ASSERT_GT(real.size(), 3000u);
   ASSERT_GT(faulty.size(), 3000u);
   EXPECT_GT(median(real), 0.45);
@@ -167,8 +202,8 @@ TEST(Faults, ExponentialServiceRateHalvesTheMean) {
   const auto mean = [](const std::vector<double>& xs) {
     return std::accumulate(xs.begin(), xs.end(), 0.0) / static_cast<double>(xs.size());
   };
-  EXPECT_GT(mean(durations(s, mc::Fault::none)), 0.9);
-  EXPECT_LT(mean(durations(s, mc::Fault::exponential_service_rate)), 0.6);
+  EXPECT_GT(mean(durations(s, "")), 0.9);
+  EXPECT_LT(mean(durations(s, "exponential_service_rate")), 0.6);
 }
 
 TEST(Faults, RetryLimitOffByOneMakesOneAttemptTooMany) {

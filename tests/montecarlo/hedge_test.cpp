@@ -46,7 +46,7 @@ struct HedgeObserver {
 mc::RunResult run_full_build(const mc::Scenario& s, std::uint64_t seed, std::uint64_t run,
                              const mc::detail::EngineOptions& options, HedgeObserver& o) {
   mc::testing::TraceObserver t;
-  const mc::RunResult r = mc::detail::run_engine_build<mc::detail::FullParts>(s, seed, run, options, t);
+  const mc::RunResult r = mc::testing::run_engine_build<mc::detail::FullParts>(s, seed, run, options, t);
   o.take(t);
   return r;
 }

@@ -36,8 +36,8 @@ std::string refusal(const std::string& text) {
   return "(accepted)";
 }
 
-// The steady arrivals' times of a traced run (burst clients left out). The trace observer is the
-// tests' shared one (engine_instances.hpp), so this file compiles no event loop of its own.
+// The steady arrivals' times of a traced run (burst clients left out). The trace recorder runs on the
+// tests' shared loops (engine_instances.hpp), so this file compiles no event loop of its own.
 std::vector<double> steady_arrivals(const mc::testing::TraceObserver& trace) {
   std::vector<double> t;
   for (std::size_t i = 0; i < trace.arrival_time.size(); ++i)
@@ -160,7 +160,7 @@ TEST(LoadProfileEngine, ArrivalsInWindowsFollowTheIntegral) {
     std::vector<double> count(windows, 0.0);
     for (int r = 0; r < runs; ++r) {
       mc::testing::TraceObserver seen;
-      mc::detail::run_engine(s, 42, static_cast<std::uint64_t>(r), mc::detail::EngineOptions{}, seen);
+      mc::testing::run_engine(s, 42, static_cast<std::uint64_t>(r), mc::detail::EngineOptions{}, seen);
       for (const double t : steady_arrivals(seen)) {
         ASSERT_TRUE(t >= 0.0 && t < 100.0) << t;
         count[static_cast<std::size_t>(t / 20.0)] += 1.0;
@@ -196,8 +196,8 @@ TEST(LoadProfileEngine, ConstantProfileIsThePlainRateBitForBit) {
       o.full_tier = true;
       o.lean = false;
       mc::testing::TraceObserver ta, tb;
-      const mc::RunResult x = mc::detail::run_engine(plain, 7, run, o, ta);
-      const mc::RunResult y = mc::detail::run_engine(profiled, 7, run, o, tb);
+      const mc::RunResult x = mc::testing::run_engine(plain, 7, run, o, ta);
+      const mc::RunResult y = mc::testing::run_engine(profiled, 7, run, o, tb);
       const std::vector<double> a = steady_arrivals(ta), b = steady_arrivals(tb);
       ASSERT_GT(a.size(), 100u);
       ASSERT_EQ(a.size(), b.size());
@@ -219,8 +219,8 @@ TEST(LoadProfileEngine, ThinningKeepsASubsetOfTheCandidates) {
   mc::detail::EngineOptions o;
   o.scenario_hash = mc::stable_hash(full);
   mc::testing::TraceObserver ta, tb;
-  mc::detail::run_engine(full, 3, 0, o, ta);
-  mc::detail::run_engine(half, 3, 0, o, tb);
+  mc::testing::run_engine(full, 3, 0, o, ta);
+  mc::testing::run_engine(half, 3, 0, o, tb);
   const std::vector<double> a = steady_arrivals(ta), b = steady_arrivals(tb);
   ASSERT_LT(b.size(), a.size());
   std::size_t i = 0;

@@ -193,14 +193,15 @@ TEST(OneEvent, FixedLegsGiveTheSameNumbers) {
 
 TEST(OneEvent, ObserversSeeHooksInTimeOrder) {
   for (const auto& [name, s] : cases()) {
-    // The tests' client-side observer, logging every start, end and sleep as told (a sleep carries
+    // The tests' client-side recorder, logging every start, end and sleep as told (a sleep carries
     // the time of the hook before it). It has no server-view hook, so the shortcut applies.
     mc::testing::TraceObserver rec;
     rec.log_hooks = true;
     rec.serial_ids = false;  // the shortcut numbers an attempt before it is sent, tells it in time order
     mc::detail::EngineOptions o;
-    const mc::RunResult r = mc::detail::run_engine_build<mc::detail::FullParts>(s, 21, 0, o, rec);
+    const mc::RunResult r = mc::testing::run_engine_build<mc::detail::FullParts>(s, 21, 0, o, rec);
     EXPECT_FALSE(rec.bad_serial) << name;
+    EXPECT_EQ(r.attempts, runs(s, true, 21, 1).front().attempts) << name;  // the shortcut's run
     std::int64_t starts = 0, ends = 0;
     std::map<std::int64_t, char> last;  // per client: the last hook's kind
     for (std::size_t i = 0; i < rec.hooks.size(); ++i) {
@@ -220,5 +221,31 @@ TEST(OneEvent, ObserversSeeHooksInTimeOrder) {
     if (r.stop == mc::StopReason::finished) {
       EXPECT_EQ(ends, r.attempts) << name;
     }
+  }
+}
+
+// The tests' two recorders reach the engine through one observer type (engine_instances.hpp), which
+// declares the shortcut for both: a run recorded with the server view refuses it at run time and is
+// told every hook of the four-event loop (each service start and end), with its numbers; a run
+// recorded client side takes it. Brooker-shaped cases with random legs, whose two loops' numbers
+// differ (BrookerShapedRunsTakeIt).
+TEST(OneEvent, TheServerViewRefusesItAtRunTime) {
+  for (const auto& [name, s] : cases()) {
+    if (s.resource.delay_dist == mc::DelayDist::normal && s.resource.delay_sd == 0.0) continue;
+    const mc::RunResult loop = runs(s, false, 4, 1).front(), shortcut = runs(s, true, 4, 1).front();
+    mc::detail::EngineOptions o;
+    mc::testing::ServerTrace server;
+    const mc::RunResult a = mc::testing::run_engine(s, 4, 0, o, server);
+    EXPECT_FALSE(server.bad) << name;
+    EXPECT_EQ(a.attempts, loop.attempts) << name;
+    EXPECT_EQ(a.stop_time, loop.stop_time) << name;
+    std::int64_t served = 0;
+    for (const auto& [id, x] : server.served) served += x.ended ? 1 : 0;
+    EXPECT_GT(served, 0) << name;  // the shortcut tells no service hook
+    mc::testing::TraceObserver client;
+    client.serial_ids = false;
+    const mc::RunResult b = mc::testing::run_engine(s, 4, 0, o, client);
+    EXPECT_EQ(b.attempts, shortcut.attempts) << name;
+    EXPECT_EQ(b.stop_time, shortcut.stop_time) << name;
   }
 }

@@ -54,7 +54,7 @@ Run run(const Case& c) {
   Run out;
   mc::detail::EngineOptions o;
   o.lockstep_shortcut = false;  // the trace must see every attempt
-  out.r = mc::detail::run_engine(c.s, c.seed, 0, o, out.t);
+  out.r = mc::testing::run_engine(c.s, c.seed, 0, o, out.t);
   return out;
 }
 

@@ -213,7 +213,7 @@ TEST(ServerExact, AimdHalvesOnConflictsAndGrowsOnSuccess) {
   s.admission.aimd_params = {2, 1, 10, 0.5, retrylab::unbounded_cap};
   s.admission.reject_cost = 0.25;
   ServerTrace t;
-  mc::detail::run_engine(s, 1, 0, mc::detail::EngineOptions{}, t);
+  mc::testing::run_engine(s, 1, 0, mc::detail::EngineOptions{}, t);
   ASSERT_GE(t.admit_log.size(), 4u);
   EXPECT_EQ(t.admit_log[0], (std::tuple<double, std::int64_t, std::int64_t>{0.0, 1, 2}));
   EXPECT_EQ(t.admit_log[1], (std::tuple<double, std::int64_t, std::int64_t>{0.0, 2, 2}));
@@ -230,7 +230,7 @@ TEST(Server, IgnoringRetryAfterReturnsEarly) {
   s.admission.reject_cost = 0.25;
   s.client.ignore_retry_after = 1.0;
   ServerTrace t;
-  mc::detail::run_engine(s, 1, 0, mc::detail::EngineOptions{}, t);
+  mc::testing::run_engine(s, 1, 0, mc::detail::EngineOptions{}, t);
   EXPECT_TRUE(t.early_return);
 }
 

@@ -34,7 +34,8 @@ inline mc::Scenario burst(Model model, std::int64_t clients, Strategy strategy =
   return s;
 }
 
-// The server-view observer of every server test (server_trace.hpp), its loops compiled once.
+// The server-view recorder of every server test (server_trace.hpp), its loops compiled once
+// (engine_instances.hpp).
 using mc::testing::Served;
 using mc::testing::ServerTrace;
 
@@ -151,7 +152,7 @@ inline Run run(const Case& c) {
   Run out;
   mc::detail::EngineOptions o;
   o.lockstep_shortcut = false;  // cases without server options run engine.hpp: the trace must see every attempt
-  out.r = mc::detail::run_engine(c.s, c.seed, 0, o, out.t);
+  out.r = mc::testing::run_engine(c.s, c.seed, 0, o, out.t);
   return out;
 }
 

@@ -8,7 +8,8 @@
 // later), the attempts still in flight when their request ends (answered or given up; none may be
 // left), the worst answered latency.
 // It declares the server-view hooks, so the engine never takes the one-event shortcut with it (the
-// client-side trace.hpp's TraceObserver does). Its event loops are compiled once (engine_instances.hpp).
+// client-side trace.hpp's TraceObserver does): the tests' one observer type (engine_instances.hpp,
+// TestObserver, whose event loops are compiled once) refuses the shortcut for a run recorded here.
 #include <algorithm>
 #include <cstdint>
 #include <map>

@@ -1,10 +1,11 @@
 // A component defined here, in the test tree, and nowhere in montecarlo/: a toy that counts the
 // attempts sent, as one metric (toy_sends, per run) and one series quantity (toy_sends, per bin). The
 // test composes its own build (every standard component, then the toy: a parts list of its own, since
-// the standard builds' list, FullParts, is closed), runs the engine on it with the series observer,
-// and shows the metric in the run's result (its slot in the build's metric table) and the series
-// quantity in the series' JSON, CSV and table (api/series.hpp), with the values they must have: every
-// attempt the core counts, bin by bin. No file besides this one (and its line in CMakeLists.txt)
+// the standard builds' list, FullParts, is closed), runs the engine on it with the series observer (the
+// loop of its scenario's model, `collision`, alone: run_engine_build would compile every model's), and
+// shows the metric in the run's result (its slot in the build's metric table) and the series quantity in
+// the series' JSON, CSV and table (api/series.hpp), with the values they must have: every attempt the
+// core counts, bin by bin. No file besides this one (and its line in CMakeLists.txt)
 // knows the toy. What stays closed: simulate's summary table, JSON and CSV (api/simulate.hpp) loop over
 // the registry of FullParts' metrics, so a metric reaches them only from a component in FullParts.
 // Also here: the traits that replaced the hand lists (component.hpp): which series quantities a
@@ -20,7 +21,7 @@
 #include "analytic/error.hpp"
 #include "api/series.hpp"
 #include "montecarlo/component.hpp"
-#include "montecarlo/run_engine.hpp"
+#include "montecarlo/engine.hpp"
 #include "montecarlo/series_observer.hpp"
 
 namespace mc = retrylab::montecarlo;
@@ -107,11 +108,13 @@ TEST(ToyComponent, ItsMetricAndSeriesQuantityReachEveryOutputOfItsBuild) {
   constexpr std::size_t metric_slot = d::metric_table<ToyParts>::offset<Toy>;
   const std::size_t toy = defs_of::slot<Toy>(0);
   ASSERT_LT(toy, defs.size());
+  ASSERT_EQ(s.model, Model::collision);  // the one loop compiled here
+  ASSERT_TRUE(ToyParts::hosts(s, static_cast<d::FullParts*>(nullptr)));
   std::int64_t all_attempts = 0;
   for (std::uint64_t i = 0; i < 4; ++i) {
     mc::RunSeries run;
     d::SeriesObserver observer(defs, bin, bins, s.measurement.warmup, true, run);
-    const mc::RunResult r = d::run_engine_build<ToyParts>(s, 7, i, options, observer);
+    const mc::RunResult r = d::Engine<Model::collision, ToyParts, d::SeriesObserver>(s, 7, i, options, observer).run();
     observer.finish(r);
     // The metric: the toy's slot of the result, one per attempt the core counted.
     EXPECT_GT(r.attempts, 0);

@@ -5,8 +5,10 @@
 // (on_succeeded), each cancelled attempt (on_cancel, never followed by its on_end) and, when
 // `log_hooks` is set, every start, end and sleep in the order the engine told them.
 // It declares none of the server-view hooks, so a run with it may take the one-event shortcut: the
-// tests of that shortcut's deferred hooks use it. The server-view observer is server_trace.hpp's
-// ServerTrace. Their event loops are compiled once (engine_instances.hpp).
+// tests of that shortcut's deferred hooks use it. The server-view recorder is server_trace.hpp's
+// ServerTrace. Both reach the engine through one observer type, whose event loops are compiled once
+// (engine_instances.hpp: TestObserver, testing::run_engine), and which takes a run's shortcuts from
+// its recorder's declaration (`tolerated_shortcuts` below; ServerTrace declares none).
 #include <cstddef>
 #include <cstdint>
 #include <map>
