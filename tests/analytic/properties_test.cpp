@@ -15,7 +15,7 @@
 #include "analytic/ps.hpp"
 #include "analytic/sleep.hpp"
 
-namespace retrylab {
+namespace retrylab::properties_test {
 
 // How rapidcheck prints a Strategy in a counter-example (found by ADL).
 inline void showValue(Strategy s, std::ostream& os) { os << to_string(s); }
@@ -141,4 +141,4 @@ RC_GTEST_PROP(DecorrelatedProperty, DefaultGridAccurateAgainstFinerGrid, ()) {
 }
 
 }  // namespace
-}  // namespace retrylab
+}  // namespace retrylab::properties_test

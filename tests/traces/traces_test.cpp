@@ -16,6 +16,8 @@
 #include "tests/support/golden.hpp"
 #include "tests/support/temp_dir.hpp"
 
+namespace traces_test {
+
 namespace {
 
 using retrylab::InputError;
@@ -478,3 +480,5 @@ TEST(Traces, FuzzReaderSurvivesMutations) {
 }
 
 }  // namespace
+
+}  // namespace traces_test
