@@ -16,8 +16,7 @@ namespace retrylab {
 
 namespace {
 
-constexpr double nan = std::numeric_limits<double>::quiet_NaN();
-using State = Eigen::VectorXd;  // burst phases, steady phases, z (burst successes so far)
+using Phases = Eigen::VectorXd;  // burst phases, steady phases, z (burst successes so far)
 
 // Phases per stage matched to the sleep's squared coefficient of variation (method of phases:
 // Erlang-r has CV² = 1/r): memoryless 1, full/window (uniform from 0) 3, equal 27, nojitter 32
@@ -43,7 +42,7 @@ struct Stages {
   int S() const { return static_cast<int>(phase.size()); }
   int size() const { return S() * r; }  // one population
 
-  void operator()(const State& s, State& ds, double /*t*/) const {
+  void operator()(const Phases& s, Phases& ds, double /*t*/) const {
     const int n = size();
     double G = rate;
     for (int k = 0; k < S(); ++k)
@@ -89,21 +88,21 @@ BurstPrediction predict_burst(const BurstModel& m) {
   Stages f{m.model, m.rate, m.phases > 0 ? m.phases : phases(m.backoff.strategy), {}};
   for (double mk : stage_means(m.backoff)) f.phase.push_back(f.r / std::max(mk, 1e-9));
   const int n = f.size();
-  State s = State::Zero(2 * n + 1);
+  Phases s = Phases::Zero(2 * n + 1);
   const double B = static_cast<double>(m.clients);
   s[0] = B;
   namespace ode = boost::numeric::odeint;
-  using Stepper = ode::runge_kutta_dopri5<State, double, State, double, ode::vector_space_algebra>;
+  using Stepper = ode::runge_kutta_dopri5<Phases, double, Phases, double, ode::vector_space_algebra>;
   auto stepper = ode::make_dense_output(1e-8, 1e-6, Stepper());
   stepper.initialize(s, 1.0, 1e-3);  // t = 1: the burst's first attempts have ended
   BurstPrediction out;
-  out.drain_time = out.drain_time_p99 = nan;
-  auto burst = [n](const State& v) { return v.head(n).sum(); };
-  auto total = [n](const State& v) { return v.head(2 * n).sum(); };
+  out.drain_time = out.drain_time_p99 = std::numeric_limits<double>::quiet_NaN();
+  auto burst = [n](const Phases& v) { return v.head(n).sum(); };
+  auto total = [n](const Phases& v) { return v.head(2 * n).sum(); };
   double t_prev = 1.0, b_prev = B;
   while (stepper.current_time() < m.horizon) {
     stepper.do_step(f);
-    const State& v = stepper.current_state();
+    const Phases& v = stepper.current_state();
     const double t = stepper.current_time(), b = burst(v);
     out.peak_backlog = std::max(out.peak_backlog, total(v));
     // Crossing times by linear interpolation inside the step.
@@ -121,10 +120,11 @@ BurstPrediction predict_burst(const BurstModel& m) {
     t_prev = t;
     b_prev = b;
   }
-  const State& v = stepper.current_state();
+  const Phases& v = stepper.current_state();
   out.burst_left = burst(v);
   out.burst_successes = v[2 * n];
-  if (out.drained && out.drain_time > m.horizon) out.drained = false, out.drain_time = nan;
+  if (out.drained && out.drain_time > m.horizon)
+    out.drained = false, out.drain_time = std::numeric_limits<double>::quiet_NaN();
   return out;
 }
 

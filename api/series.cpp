@@ -25,7 +25,7 @@ std::string label(const SeriesQuantityDef& d, const montecarlo::TimeUnit& u) {
 double t_of(const Series& s, std::int64_t k, const montecarlo::TimeUnit& u) {
   return u.out(montecarlo::Dim::time, static_cast<double>(k) * s.bin);
 }
-std::string fmt_num(double x) { return table_number(x, Digits::dense); }
+std::string dense_num(double x) { return table_number(x, Digits::dense); }
 
 // Bins [from, to) whose centre's load-profile rate is at or above the resource's capacity (its rows
 // serve that many attempts per attempt-duration), as stretches of consecutive bins.
@@ -150,8 +150,8 @@ std::string series_table(const Series& series, const ResolvedScenario& s, const 
   for (std::int64_t k = 0; k < series.bins; ++k) {
     out += fmt::format("{:>12}", table_number(t_of(series, k, u), Digits::bin_start));
     for (const std::size_t q : shown)
-      out += fmt::format(" {:>12}",
-                         fmt_num(u.out(series.quantities[q].dim, series.values[q][static_cast<std::size_t>(k)].mean)));
+      out += fmt::format(
+          " {:>12}", dense_num(u.out(series.quantities[q].dim, series.values[q][static_cast<std::size_t>(k)].mean)));
     if (!collapses.empty()) {
       const double end = static_cast<double>(k + 1) * series.bin;
       const auto stopped = std::count_if(collapses.begin(), collapses.end(), [end](double t) { return t < end; });

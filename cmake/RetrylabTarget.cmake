@@ -29,3 +29,20 @@ function(retrylab_hand_run_tool)
     set_target_properties(${ARGN} PROPERTIES EXCLUDE_FROM_ALL TRUE)
   endif()
 endfunction()
+
+# retrylab_unity(<target>...): with RETRYLAB_UNITY (default ON), the target's sources are compiled in
+# batches of RETRYLAB_UNITY_BATCH_SIZE, each batch one translation unit that #includes its files in
+# the order the target lists them: the headers (gtest, nlohmann-json, fmt, CLI11) are parsed and
+# their templates instantiated once a batch instead of once a file (docs/speed.md, "Build time").
+# Only for targets of small files: the engine's entry points stay one file a translation unit (they
+# are minutes of CPU each, and two cores share them). A file whose names or macros would clash with
+# the others of its batch is left out with SKIP_UNITY_BUILD_INCLUSION beside the target, saying why.
+# In a batch, anonymous namespaces are one namespace and a file-scope `using namespace` or #define
+# reaches the files after it: the files in these targets keep such things local (no file-scope
+# using-directive, no #define left defined, internal names not repeated between files of a target).
+function(retrylab_unity)
+  if(RETRYLAB_UNITY)
+    set_target_properties(${ARGN} PROPERTIES UNITY_BUILD ON UNITY_BUILD_MODE BATCH
+                                             UNITY_BUILD_BATCH_SIZE ${RETRYLAB_UNITY_BATCH_SIZE})
+  endif()
+endfunction()

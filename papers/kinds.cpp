@@ -16,8 +16,6 @@ using nlohmann::json;
 
 namespace {
 
-constexpr double nan = std::numeric_limits<double>::quiet_NaN();
-
 json layered_summary(const montecarlo::LayeredSummary& s) {
   return {{"bottom_calls_per_request", to_json(s.bottom_calls_per_request)},
           {"top_failure_fraction", to_json(s.top_failure_fraction)},
@@ -36,7 +34,7 @@ json over_runs(const std::vector<montecarlo::RunDetail>& runs, Fn value) {
   return to_json(acc.summary());
 }
 
-double ratio(double num, double den) { return den > 0.0 ? num / den : nan; }
+double ratio(double num, double den) { return den > 0.0 ? num / den : std::numeric_limits<double>::quiet_NaN(); }
 
 }  // namespace
 
@@ -68,7 +66,8 @@ json dependency_summary(const std::vector<montecarlo::RunDetail>& runs, double a
       {"load_multiplier", of([&](const R& r) { return ratio(n(r.result.attempts), n(r.result.clients_arrived)); })},
       {"retries_per_success", of([&](const R& r) {
          const double s = n(r.result.successes), k = retries(r);
-         return s > 0 ? k / s : (k > 0 ? std::numeric_limits<double>::infinity() : nan);
+         return s > 0 ? k / s
+                      : (k > 0 ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN());
        })},
       {"success_fraction", of([&](const R& r) { return ratio(n(r.result.successes), n(r.result.clients_arrived)); })},
       {"latency", of([d](const R& r) { return r.result.latency * d; })},

@@ -19,7 +19,7 @@ namespace {
 std::int64_t line_of(const toml::node& n) { return static_cast<std::int64_t>(n.source().begin.line); }
 
 // A value as an error message shows it: a string quoted, on one line, at most 80 bytes.
-std::string show(const toml::node& n) {
+std::string node_text(const toml::node& n) {
   if (auto s = n.as_string()) {
     std::string o;
     for (char c : s->get().substr(0, 80)) o += static_cast<unsigned char>(c) < 0x20 || c == '\x7f' ? ' ' : c;
@@ -32,33 +32,36 @@ std::string show(const toml::node& n) {
   return os.str();
 }
 
-[[noreturn]] void fail(const std::string& file, const std::string& key, const toml::node& n, const std::string& rule) {
-  throw SpecError(key, fmt::format("{} (got {})", rule, show(n)), file, line_of(n));
+[[noreturn]] void series_fail(const std::string& file, const std::string& key, const toml::node& n,
+                              const std::string& rule) {
+  throw SpecError(key, fmt::format("{} (got {})", rule, node_text(n)), file, line_of(n));
 }
 
-std::optional<double> as_number(const toml::node& n) {
+std::optional<double> number_of(const toml::node& n) {
   if (auto i = n.as_integer()) return static_cast<double>(i->get());
   if (auto f = n.as_floating_point()) return f->get();
   return std::nullopt;
 }
 
 double positive(const std::string& file, const std::string& key, const toml::node& n) {
-  const auto x = as_number(n);
-  if (!x || !(*x > 0.0) || !std::isfinite(*x)) fail(file, key, n, "must be a finite number > 0 (in the sweep's unit)");
+  const auto x = number_of(n);
+  if (!x || !(*x > 0.0) || !std::isfinite(*x))
+    series_fail(file, key, n, "must be a finite number > 0 (in the sweep's unit)");
   return *x;
 }
 
 void apply_policies(const std::string& file, const std::string& key, const toml::node& n, SeriesDraft& d) {
   const auto* arr = n.as_array();
   if (arr == nullptr || arr->empty() || !arr->is_array_of_tables())
-    fail(file, key, n, "must be one or more [[policies]] tables (name, then scenario fields)");
+    series_fail(file, key, n, "must be one or more [[policies]] tables (name, then scenario fields)");
   // Bounded at read time: every policy runs every point and is a curve of the figure (300 ran in
   // full, then the figure failed).
   if (arr->size() > static_cast<std::size_t>(max_series_policies))
-    fail(file, key, n,
-         fmt::format("must be at most {} tables (got {}): one curve each in a figure, each in its own colour and "
-                     "dash type",
-                     max_series_policies, arr->size()));
+    series_fail(
+        file, key, n,
+        fmt::format("must be at most {} tables (got {}): one curve each in a figure, each in its own colour and "
+                    "dash type",
+                    max_series_policies, arr->size()));
   d.policies.clear();
   for (std::size_t i = 0; i < arr->size(); ++i) {
     const toml::table& t = *arr->get(i)->as_table();
@@ -70,13 +73,13 @@ void apply_policies(const std::string& file, const std::string& key, const toml:
       if (k.str() == "name") {
         const auto s = v.as_string();
         if (!s || s->get().empty() || s->get().size() > 200)
-          fail(file, fkey, v, "must be a string of 1 to 200 bytes (the policy's name in tables and figures)");
+          series_fail(file, fkey, v, "must be a string of 1 to 200 bytes (the policy's name in tables and figures)");
         p.name = s->get();
       } else if (montecarlo::find_field(k.str()) != nullptr) {
-        if (v.is_array() || v.is_table()) fail(file, fkey, v, "must be one value (a policy is one scenario)");
+        if (v.is_array() || v.is_table()) series_fail(file, fkey, v, "must be one value (a policy is one scenario)");
         p.fields.emplace_back(std::string(k.str()), &v);
       } else {
-        fail(file, fkey, v, "is not a key of a policy (name, or a scenario field)");
+        series_fail(file, fkey, v, "is not a key of a policy (name, or a scenario field)");
       }
     }
     if (p.name.empty()) throw SpecError(p.key + ".name", "is required (a string)", file, p.line);
@@ -95,16 +98,17 @@ bool apply_series_key(const std::string& file, const std::string& key, std::stri
   if (name == "load_profile" && kind != SweepKind::sleep && kind != SweepKind::amplification) {
     const auto s = n.as_string();
     if (!s || s->get().empty())
-      fail(file, key, n,
-           "must be a load profile: t:rate,... step:t:rate,... sine:period:amplitude[:mean] or a CSV file in the "
-           "spec's folder");
+      series_fail(
+          file, key, n,
+          "must be a load profile: t:rate,... step:t:rate,... sine:period:amplitude[:mean] or a CSV file in the "
+          "spec's folder");
     d.load_profile = s->get();
     d.profile_line = line_of(n);
     return true;
   }
   if (kind != SweepKind::series) return false;
   if (name == "policies") {
-    if (is_scale) fail(file, key, n, "cannot change with the scale");
+    if (is_scale) series_fail(file, key, n, "cannot change with the scale");
     apply_policies(file, key, n, d);
   } else if (name == "bin") {
     d.bin = positive(file, key, n);
@@ -112,15 +116,15 @@ bool apply_series_key(const std::string& file, const std::string& key, std::stri
   } else if (name == "recover_over") {
     d.recover_over = positive(file, key, n);
   } else if (name == "recover_within") {
-    const auto x = as_number(n);
-    if (!x || !(*x > 0.0) || !(*x < 1.0)) fail(file, key, n, "must be a fraction in (0, 1)");
+    const auto x = number_of(n);
+    if (!x || !(*x > 0.0) || !(*x < 1.0)) series_fail(file, key, n, "must be a fraction in (0, 1)");
     d.recover_within = *x;
   } else if (name == "event") {
     const auto* arr = n.as_array();
-    const auto a = arr && arr->size() == 2 ? as_number(*arr->get(0)) : std::nullopt;
-    const auto b = arr && arr->size() == 2 ? as_number(*arr->get(1)) : std::nullopt;
+    const auto a = arr && arr->size() == 2 ? number_of(*arr->get(0)) : std::nullopt;
+    const auto b = arr && arr->size() == 2 ? number_of(*arr->get(1)) : std::nullopt;
     if (!a || !b || !(*a >= 0.0) || !(*b > *a) || !std::isfinite(*b))
-      fail(file, key, n, "must be [start, end], finite times with 0 <= start < end (in the sweep's unit)");
+      series_fail(file, key, n, "must be [start, end], finite times with 0 <= start < end (in the sweep's unit)");
     d.event = std::make_pair(*a, *b);
     d.event_line = line_of(n);
   } else {

@@ -44,7 +44,7 @@ std::string lower(std::string s) {
   return s;
 }
 
-std::vector<Section> sections(const std::string& text, const std::string& path) {
+std::vector<Section> ini_sections(const std::string& text, const std::string& path) {
   std::vector<Section> out;
   std::istringstream in(text);
   int n = 0;
@@ -91,7 +91,8 @@ std::vector<Section> sections(const std::string& text, const std::string& path) 
   return out;
 }
 
-const Section& pick(Policy& p, const std::vector<Section>& all, std::string_view select, const std::string& path) {
+const Section& pick_section(Policy& p, const std::vector<Section>& all, std::string_view select,
+                            const std::string& path) {
   const Section* chosen = nullptr;
   for (const Section& s : all)
     if (!chosen && (select.empty() ? s.name == "default" : s.name == select)) chosen = &s;
@@ -152,9 +153,9 @@ Policy parse_aws(const std::string& text, const std::string& path, std::string_v
   Policy p;
   p.path = path;
   p.format = Format::aws;
-  const std::vector<Section> all = sections(text, path);
+  const std::vector<Section> all = ini_sections(text, path);
   if (all.empty()) fail(path, 0, "retry_mode", "is not in the file (AWS settings: retry_mode, max_attempts)");
-  const Section& s = pick(p, all, select, path);
+  const Section& s = pick_section(p, all, select, path);
   const Setting *mode = nullptr, *attempts = nullptr;
   for (const Setting& x : s.settings) {
     if (x.key == "retry_mode") {

@@ -153,7 +153,7 @@ void retry_on(Reader& r, const YAML::Node& rp, const std::string& at) {
            false);
 }
 
-void retry_policy(Reader& r, const Found& f) {
+void read_retry_policy(Reader& r, const Found& f) {
   const YAML::Node& rp = f.node;
   const std::string& at = f.path;
   if (!rp.IsMap()) r.fail(rp, at, "must be a map (RetryPolicy)");
@@ -299,7 +299,7 @@ Policy parse_envoy(const std::string& text, const std::string& path) {
   find_all(root, "", "retry_policy", found);
   if (found.empty()) fail(path, 0, "retry_policy", "is not in the file (an Envoy route with a retry_policy)");
   try {
-    retry_policy(r, found.front());
+    read_retry_policy(r, found.front());
     route_timeout(r, found.front());
     budgets(r, root);
   } catch (const YAML::Exception& e) {

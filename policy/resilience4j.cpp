@@ -37,7 +37,7 @@ std::string relaxed(const std::string& k) {
   return out;
 }
 
-int line(const YAML::Node& n) { return n.Mark().line < 0 ? 0 : n.Mark().line + 1; }
+int yaml_line(const YAML::Node& n) { return n.Mark().line < 0 ? 0 : n.Mark().line + 1; }
 
 // Spring's relaxed binding makes maxAttempts, max-attempts and max_attempts one key: two of them in
 // one map are a key given twice, refused as YAML refuses a repeated key (never last-wins).
@@ -45,16 +45,16 @@ void put(Settings& out, std::map<std::string, std::string>& seen, const std::str
          Key k) {
   const std::string r = relaxed(name);
   if (const auto [it, fresh] = seen.emplace(r, k.path); !fresh)
-    fail(file, line(k.node), k.path,
+    fail(file, yaml_line(k.node), k.path,
          fmt::format("is {} again (Spring's relaxed binding reads both as one key)", it->second));
   out[r] = std::move(k);
 }
 
-struct Reader {
+struct SpringReader {
   Policy& p;
   const std::string& path;
   [[noreturn]] void fail(const Key& k, const std::string& message) const {
-    detail::fail(path, line(k.node), k.path, message);
+    detail::fail(path, yaml_line(k.node), k.path, message);
   }
   double number(const Key& k, double lo, double hi) const {
     double v = NAN;
@@ -85,18 +85,18 @@ struct Reader {
   }
   void add(std::string field, std::string value, std::string unit, const Key* k, const std::string& rule) {
     p.entries.push_back(
-        {std::move(field), std::move(value), std::move(unit), k ? k->path : rule, k ? line(k->node) : 0});
+        {std::move(field), std::move(value), std::move(unit), k ? k->path : rule, k ? yaml_line(k->node) : 0});
   }
   void note(const Key& k, std::string text, bool effect = true) {
-    p.notes.push_back({k.path, line(k.node), std::move(text), effect});
+    p.notes.push_back({k.path, yaml_line(k.node), std::move(text), effect});
   }
 };
 
 // The sections, by relaxed name ("retry", "circuitbreaker", ...), from "resilience4j.retry:" keys or
 // a "resilience4j:" map.
-std::map<std::string, Key> sections(const YAML::Node& root, Reader& r) {
+std::map<std::string, Key> spring_sections(const YAML::Node& root, SpringReader& r) {
   std::map<std::string, Key> out;
-  if (!root.IsMap()) detail::fail(r.path, line(root), "(top level)", "must be a map (Spring Boot YAML)");
+  if (!root.IsMap()) detail::fail(r.path, yaml_line(root), "(top level)", "must be a map (Spring Boot YAML)");
   for (const auto& kv : root) {
     const std::string k = kv.first.Scalar();
     if (k == "resilience4j" && kv.second.IsMap()) {
@@ -105,14 +105,14 @@ std::map<std::string, Key> sections(const YAML::Node& root, Reader& r) {
     } else if (k.rfind("resilience4j.", 0) == 0) {
       out[relaxed(k.substr(13))] = {k, kv.second};
     } else {
-      r.p.notes.push_back({k, line(kv.second), "is not a resilience4j key", false});
+      r.p.notes.push_back({k, yaml_line(kv.second), "is not a resilience4j key", false});
     }
   }
   return out;
 }
 
 // The instance's settings: its base config's, overridden by its own.
-Settings settings(Reader& r, const Key& section, const std::string& name, bool& found) {
+Settings settings(SpringReader& r, const Key& section, const std::string& name, bool& found) {
   Settings out;
   const YAML::Node inst = section.node["instances"] ? section.node["instances"] : section.node["backends"];
   const std::string inst_key = section.path + (section.node["instances"] ? ".instances" : ".backends");
@@ -127,7 +127,7 @@ Settings settings(Reader& r, const Key& section, const std::string& name, bool& 
       put(out, seen_base, r.path, kv.first.Scalar(),
           {fmt::format("{}.configs.{}.{}", section.path, base, kv.first.Scalar()), kv.second});
   else if (found && own["baseConfig"])
-    detail::fail(r.path, line(own["baseConfig"]), fmt::format("{}.{}.baseConfig", inst_key, name),
+    detail::fail(r.path, yaml_line(own["baseConfig"]), fmt::format("{}.{}.baseConfig", inst_key, name),
                  fmt::format("names a config \"{}\" that {}.configs does not have", base, section.path));
   if (found)
     for (const auto& kv : own)
@@ -157,10 +157,10 @@ const Key* get(const Settings& s, std::string_view k) {
   return it == s.end() ? nullptr : &it->second;
 }
 
-void retry(Reader& r, const Settings& s);
-void breaker(Reader& r, const Settings& s);
+void retry(SpringReader& r, const Settings& s);
+void breaker(SpringReader& r, const Settings& s);
 
-void other_instances(Reader& r, const std::map<std::string, Key>& secs, const std::string& name) {
+void other_instances(SpringReader& r, const std::map<std::string, Key>& secs, const std::string& name) {
   for (const auto& [sec, key] : secs)
     for (const char* k : {"instances", "backends"})
       if (key.node[k] && key.node[k].IsMap())
@@ -176,8 +176,8 @@ namespace {
 
 // The instance `select` names (else the first) of every section, as entries and notes of p.
 void read_instance(Policy& p, const YAML::Node& root, const std::string& path, std::string_view select) {
-  Reader r{p, path};
-  const std::map<std::string, Key> secs = sections(root, r);
+  SpringReader r{p, path};
+  const std::map<std::string, Key> secs = spring_sections(root, r);
   const std::string name = select.empty() ? first_instance(secs) : std::string(select);
   p.selected = name;
   bool any = false, has_retry = false;
@@ -252,7 +252,7 @@ unsigned kind_of_exception(const std::string& name) {
 // retryExceptions, only the kinds of the classes it names are retried (resilience4j retries only
 // those, and the ones that extend them); without it every exception but ignoreExceptions' is retried,
 // and ignoreExceptions names what no client should retry (retrylab's fatal): retryable and throttled.
-void exceptions(Reader& r, const Settings& s) {
+void exceptions(SpringReader& r, const Settings& s) {
   const Key* retry = get(s, "retryexceptions");
   const Key* ignore = get(s, "ignoreexceptions");
   if (!retry && !ignore) return;  // every exception is retried: retry_on all, the default
@@ -293,7 +293,7 @@ void exceptions(Reader& r, const Settings& s) {
 
 // The wait before retry k: waitDuration w (resilience4j default 500 ms), times multiplier^(k-1) when
 // exponential (capped by exponentialMaxWaitDuration), randomized to uniform [w(1-f), w(1+f)].
-void retry(Reader& r, const Settings& s) {
+void retry(SpringReader& r, const Settings& s) {
   const Key* attempts = get(s, "maxattempts");
   if (!attempts) attempts = get(s, "maxretryattempts");  // the name before resilience4j 1.0
   if (attempts)
@@ -370,7 +370,7 @@ void retry(Reader& r, const Settings& s) {
 
 constexpr std::string_view cb_doc = "resilience4j CircuitBreakerConfig";
 
-void breaker_numbers(Reader& r, const Settings& s) {
+void breaker_numbers(SpringReader& r, const Settings& s) {
   const Key* type = get(s, "slidingwindowtype");
   const bool time = type && type->node.IsScalar() && type->node.Scalar() == "TIME_BASED";
   if (type && !time && !(type->node.IsScalar() && type->node.Scalar() == "COUNT_BASED"))
@@ -401,7 +401,7 @@ void breaker_numbers(Reader& r, const Settings& s) {
         fmt::format("{}: permittedNumberOfCallsInHalfOpenState defaults to 10", cb_doc));
 }
 
-void breaker(Reader& r, const Settings& s) {
+void breaker(SpringReader& r, const Settings& s) {
   r.add("breaker", "resilience4j", "", nullptr, fmt::format("{} (montecarlo/controls.hpp)", cb_doc));
   r.add("breaker_scope", "shared", "", nullptr,
         "a resilience4j instance lives in its registry: one per name, shared by every thread of the process");

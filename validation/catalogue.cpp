@@ -34,8 +34,6 @@ using montecarlo::RunPlan;
 using montecarlo::RunResult;
 using montecarlo::Scenario;
 
-constexpr double nan = std::numeric_limits<double>::quiet_NaN();
-
 std::string steady_text(const char* load_name, const SteadyRuns& r) {
   return fmt::format("{}={} T={} T0={} runs={}", load_name, g(r.rate), g(r.horizon), g(r.warmup), r.runs);
 }
@@ -324,7 +322,7 @@ ValidationCase fluid_cap_case(const Backoff& backoff, std::int64_t clients, doub
           curve += fmt::format("{}{}:{:.2g}", curve.empty() ? "" : " ", g(c), frac.back());
         }
         // Simulated threshold: where the drained fraction first reaches 1/2, interpolated on log(cap).
-        double sim = nan;
+        double sim = std::numeric_limits<double>::quiet_NaN();
         for (std::size_t i = 0; i < caps.size(); ++i) {
           if (frac[i] >= 0.5) {
             if (i == 0) {

@@ -34,9 +34,7 @@ namespace retrylab::validation {
 using namespace detail;
 using montecarlo::RunPlan;
 
-namespace {
-constexpr double nan = std::numeric_limits<double>::quiet_NaN();
-}  // namespace
+namespace {}  // namespace
 
 // ---- 8, 9: amplification and budgets -------------------------------------------------------
 
@@ -126,7 +124,7 @@ ValidationCase budget_outage_case(std::string_view preset, std::int64_t runs) {
         out.n = runs;
         out.tolerance = 0.0;
         std::int64_t bad = 0;
-        double worst = 0.0, bound_shown = nan;
+        double worst = 0.0, bound_shown = std::numeric_limits<double>::quiet_NaN();
         MeanAccumulator acc, bounds;
         for (const auto& r : res) {
           // Tries after each request's first (no local rejection: none of these budgets throttles).

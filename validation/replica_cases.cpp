@@ -89,9 +89,9 @@ ValidationCase mmc_case(const MmcCase& m, std::int64_t runs) {
 }
 
 enum class HedgeOn { other, same };
-enum class HedgeMetric { latency, won };
+enum class ReplicaHedgeMetric { latency, won };
 
-montecarlo::Scenario hedge_scenario(HedgeOn on, double delay) {
+montecarlo::Scenario replica_hedge_scenario(HedgeOn on, double delay) {
   montecarlo::Scenario s;
   s.model = Model::none;
   s.backoff = Backoff{Strategy::full, 1.0, 1000.0, 0.0};
@@ -109,27 +109,28 @@ montecarlo::Scenario hedge_scenario(HedgeOn on, double delay) {
   return s;
 }
 
-ValidationCase hedge_case(HedgeOn on, HedgeMetric metric, double delay, std::int64_t runs) {
+ValidationCase replica_hedge_case(HedgeOn on, ReplicaHedgeMetric metric, double delay, std::int64_t runs) {
   const HedgedOnce h{delay, 1.0};
   check_hedge(h);
   const std::string name = fmt::format("replica-hedge-{}-{}-d{}", on == HedgeOn::other ? "other" : "same",
-                                       metric == HedgeMetric::latency ? "latency" : "won", g(delay));
+                                       metric == ReplicaHedgeMetric::latency ? "latency" : "won", g(delay));
   const std::string params = fmt::format(
       "model=none service=exponential N=1 limit=1 overflow=queue {} hedge_attempts=2 hedge_delay={} hedge_cancel=off "
       "runs={}",
       on == HedgeOn::other ? "replicas=2 replica_retry=other" : "replicas=1", g(delay), runs);
   const double cost = static_cast<double>(runs) * 2e-5;
   return make_case(name, params, CaseKind::statistical, cost, [h, on, metric, runs](const CaseContext& ctx) {
-    const auto results = run(hedge_scenario(on, h.delay), runs, ctx);
+    const auto results = run(replica_hedge_scenario(on, h.delay), runs, ctx);
     std::vector<double> v;
     v.reserve(results.size());
-    for (const auto& r : results) v.push_back(metric == HedgeMetric::latency ? r.latency : r.metric("hedge_wins"));
+    for (const auto& r : results)
+      v.push_back(metric == ReplicaHedgeMetric::latency ? r.latency : r.metric("hedge_wins"));
     CaseResult out;
     double expected = 0.0;
     if (on == HedgeOn::same) {
       expected = 1.0;
       out.closed_form = "E[S1] = 1 (the copy never overtakes its original in the FIFO queue)";
-    } else if (metric == HedgeMetric::latency) {
+    } else if (metric == ReplicaHedgeMetric::latency) {
       expected = hedge_mean_latency(h);
       out.closed_form = fmt::format("E[min(S1, d + S2)] = 1 − e^(−d)/2 = {}", g(expected));
     } else {
@@ -152,10 +153,10 @@ std::vector<ValidationCase> replica_cases(Scale scale) {
   out.push_back(mmc_case(MmcCase{3, 1, 2.1, 3000.0}, mmc_runs));
   const std::int64_t hedge_runs = full ? 20000 : 4000;
   for (double delay : {0.5, 2.0}) {
-    out.push_back(hedge_case(HedgeOn::other, HedgeMetric::latency, delay, hedge_runs));
-    out.push_back(hedge_case(HedgeOn::other, HedgeMetric::won, delay, hedge_runs));
+    out.push_back(replica_hedge_case(HedgeOn::other, ReplicaHedgeMetric::latency, delay, hedge_runs));
+    out.push_back(replica_hedge_case(HedgeOn::other, ReplicaHedgeMetric::won, delay, hedge_runs));
   }
-  out.push_back(hedge_case(HedgeOn::same, HedgeMetric::latency, 0.5, hedge_runs));
+  out.push_back(replica_hedge_case(HedgeOn::same, ReplicaHedgeMetric::latency, 0.5, hedge_runs));
   return out;
 }
 

@@ -18,9 +18,9 @@ namespace retrylab::papers::published {
 namespace {
 
 using nlohmann::json;
-constexpr double z95 = 1.959963984540054;
+constexpr double z95_two_sided = 1.959963984540054;
 
-[[noreturn]] void bad(const std::string& id, const std::string& key, const std::string& rule) {
+[[noreturn]] void bad_measure(const std::string& id, const std::string& key, const std::string& rule) {
   throw InputError(fmt::format("statement {}: {}", id, key), rule);
 }
 
@@ -99,7 +99,7 @@ Sample collapse(const std::string& id, const std::vector<Point>& pts, const Quer
     levels.push_back(
         {field_num(p, "rate"), runs_reaching(id, p, collapse_k(q, p)), static_cast<std::int64_t>(mw.size())});
   }
-  if (levels.empty()) bad(id, "where", "selects no point of sweep " + q.sweep);
+  if (levels.empty()) bad_measure(id, "where", "selects no point of sweep " + q.sweep);
   return threshold_sample(std::move(levels), q.measure == "collapse_load" ? Rule::first_half : Rule::last_before_half,
                           "load");
 }
@@ -110,7 +110,7 @@ Sample cap_threshold(const std::string& id, const std::vector<Point>& pts, const
     const json& d = entry(id, p, "drained");
     levels.push_back({field_num(p, "cap"), d.at("count").get<std::int64_t>(), d.at("n").get<std::int64_t>()});
   }
-  if (levels.empty()) bad(id, "where", "selects no point of sweep " + q.sweep);
+  if (levels.empty()) bad_measure(id, "where", "selects no point of sweep " + q.sweep);
   return threshold_sample(std::move(levels), Rule::first_all, "cap");
 }
 
@@ -158,7 +158,7 @@ Estimate ratio(const Estimate& a, double sda, double na, const Estimate& b, doub
   const double ra = sda / a.mean, rb = sdb / b.mean;
   const double se = std::sqrt(ra * ra / na + rb * rb / nb);
   if (!(se > 0.0)) return {r, r, r};
-  return {r, r * std::exp(-z95 * se), r * std::exp(z95 * se)};
+  return {r, r * std::exp(-z95_two_sided * se), r * std::exp(z95_two_sided * se)};
 }
 
 Sample ratio_sample(const std::string& id, const Point& a, const Point& b, const std::string& metric) {
@@ -199,14 +199,14 @@ Sample ratio_to_best(const std::string& id, const Results& r, const Query& q, co
   const Point* b = nullptr;
   for (const auto& p : bs)
     if (!std::isnan(mean(p)) && (!b || mean(p) < mean(*b))) b = &p;
-  if (!b) bad(id, "over", "selects no point with a value of " + q.metric);
+  if (!b) bad_measure(id, "over", "selects no point with a value of " + q.metric);
   Sample s = ratio_sample(id, a, *b, q.metric);
   s.note = "the fastest other: " + describe(*b, {"strategy", "cap"});
   return s;
 }
 
 Sample extreme(const std::string& id, const std::vector<Point>& pts, const Query& q) {
-  if (pts.empty()) bad(id, "where", "selects no point of sweep " + q.sweep);
+  if (pts.empty()) bad_measure(id, "where", "selects no point of sweep " + q.sweep);
   std::optional<Sample> pick;
   for (const auto& p : pts) {
     const Sample s = point_sample(id, p, q.metric);
@@ -224,7 +224,7 @@ std::vector<FitPoint> fit_points(const std::string& id, const std::vector<Point>
     const double n = num_or(e, "n", 0.0), sd = num_or(e, "sd", 0.0);
     out.push_back({field_num(p, "clients"), num_or(e, "mean", nan), n > 0 ? sd / std::sqrt(n) : 0.0});
   }
-  if (out.size() < 2) bad(id, "where", "a fit needs at least 2 client counts");
+  if (out.size() < 2) bad_measure(id, "where", "a fit needs at least 2 client counts");
   return out;
 }
 
@@ -237,7 +237,7 @@ Estimate check_error(const std::string& id, const Point& p) {
   if (model == "collision") exact = goodput(PureAloha{rate});
   if (model == "free") exact = goodput(OccFree{rate});
   if (model == "ps" && rate < 1) exact = mean_time(ProcessorSharing{rate, 1.0}), metric = "sojourn";
-  if (std::isnan(exact)) bad(id, "where", "check_error needs collision, free or ps points (a closed form)");
+  if (std::isnan(exact)) bad_measure(id, "where", "check_error needs collision, free or ps points (a closed form)");
   const Estimate e = value_of(id, p, metric);
   const double v = e.mean / exact - 1, lo = e.lo / exact - 1, hi = e.hi / exact - 1;
   if (lo >= 0) return {v, lo, hi};
@@ -253,12 +253,12 @@ Sample worst_check(const std::string& id, const std::vector<Point>& pts) {
                     "largest at rate " + describe(p, {"rate"}).substr(5));
     if (!pick || s.lo > pick->lo) pick = s;
   }
-  if (!pick) bad(id, "where", "selects no point of sweep checks");
+  if (!pick) bad_measure(id, "where", "selects no point of sweep checks");
   return *pick;
 }
 
 Sample first_retry(const std::string& id, const std::vector<Point>& pts, const Query& q) {
-  if (std::isnan(q.threshold)) bad(id, "threshold", "is required by first_retry");
+  if (std::isnan(q.threshold)) bad_measure(id, "threshold", "is required by first_retry");
   for (const auto& p : sorted_by(pts, "retry"))
     if (p.rec->at("sleep").at(q.field).get<double>() >= q.threshold) return exact_sample(field_num(p, "retry"));
   return exact_sample(nan, "no retry of the sweep reaches it");
@@ -266,7 +266,7 @@ Sample first_retry(const std::string& id, const std::vector<Point>& pts, const Q
 
 // exp(the least-squares slope of ln(sleep quantile) against the retry) − 1: the growth per retry.
 Sample growth(const std::string& id, const std::vector<Point>& pts, const Query& q) {
-  if (pts.size() < 2) bad(id, "where", "growth needs at least 2 retries");
+  if (pts.size() < 2) bad_measure(id, "where", "growth needs at least 2 retries");
   std::vector<FitPoint> fp;
   for (const auto& p : pts)
     fp.push_back({std::exp(field_num(p, "retry")), p.rec->at("sleep").at(q.field).get<double>(), 0.0});
@@ -297,7 +297,7 @@ Sample at_best(const std::string& id, const std::vector<Point>& pts, const Query
   const Point* b = nullptr;
   for (const auto& p : pts)
     if (!b || entry(id, p, q.by).at("mean").get<double>() > entry(id, *b, q.by).at("mean").get<double>()) b = &p;
-  if (!b) bad(id, "where", "selects no point of sweep " + q.sweep);
+  if (!b) bad_measure(id, "where", "selects no point of sweep " + q.sweep);
   Sample s = point_sample(id, *b, q.metric);
   s.note = "the largest " + q.by + " at " + describe(*b, {"model", "rate"});
   return s;
@@ -315,15 +315,15 @@ Sample of_others(const std::string& id, const Query& q, const SampleOf& other, i
     s.note = "from " + q.of[k];
     return s;
   }
-  if (ss.size() != 2) bad(id, "of", q.measure + " needs two statements");
+  if (ss.size() != 2) bad_measure(id, "of", q.measure + " needs two statements");
   const Sample &a = ss[0], &b = ss[1];
   const bool diff = q.measure == "difference_of";
   const double v = diff ? a.value - b.value : a.value / b.value;
   if (a.kind != Sample::Kind::mean || b.kind != Sample::Kind::mean || std::isnan(a.lo) || std::isnan(b.lo))
     return exact_sample(v, fmt::format("{} {} {}", q.of[0], diff ? "minus" : "over", q.of[1]));
-  const double sa = (a.hi - a.lo) / (2 * z95), sb = (b.hi - b.lo) / (2 * z95);
+  const double sa = (a.hi - a.lo) / (2 * z95_two_sided), sb = (b.hi - b.lo) / (2 * z95_two_sided);
   const double se = diff ? std::hypot(sa, sb) : std::fabs(v) * std::hypot(sa / a.value, sb / b.value);
-  return mean_sample({v, v - z95 * se, v + z95 * se}, std::min(a.runs, b.runs));
+  return mean_sample({v, v - z95_two_sided * se, v + z95_two_sided * se}, std::min(a.runs, b.runs));
 }
 
 Sample one_measure(const std::string& id, const Results& r, const Query& q, const SampleOf& other, int seed) {
@@ -331,7 +331,7 @@ Sample one_measure(const std::string& id, const Results& r, const Query& q, cons
   const auto pts = r.select(id, q, q.where);
   const auto one = [&]() -> const Point& {
     if (pts.size() != 1)
-      bad(id, "where", fmt::format("must select one point of sweep {} (selects {})", q.sweep, pts.size()));
+      bad_measure(id, "where", fmt::format("must select one point of sweep {} (selects {})", q.sweep, pts.size()));
     return pts.front();
   };
   const std::string& m = q.measure;
@@ -351,7 +351,7 @@ Sample one_measure(const std::string& id, const Results& r, const Query& q, cons
   if (m == "best_ratio") return best_ratio(id, r, q);
   if (m == "ratio") {
     const auto bs = r.select(id, q, q.over, true);
-    if (bs.size() != 1) bad(id, "over", fmt::format("must select one point (selects {})", bs.size()));
+    if (bs.size() != 1) bad_measure(id, "over", fmt::format("must select one point (selects {})", bs.size()));
     return ratio_sample(id, one(), bs.front(), q.metric);
   }
   if (m == "ratio_to_best") return ratio_to_best(id, r, q, one());
@@ -365,7 +365,7 @@ Sample one_measure(const std::string& id, const Results& r, const Query& q, cons
   if (m == "growth") return growth(id, sorted_by(pts, "retry"), q);
   if (m == "at_best") return at_best(id, pts, q);
   if (m == "argmin") return argmin(id, pts, q);
-  bad(id, "measure", "is not one of the measures (got " + m + ")");
+  bad_measure(id, "measure", "is not one of the measures (got " + m + ")");
 }
 
 // The measure for each value of q.per among the selected points; the largest is kept.
@@ -383,7 +383,7 @@ Sample per_value(const std::string& id, const Results& r, const Query& q, const 
     s.note = fmt::format("the largest over {} is at {} {}{}", q.per, q.per, v, s.note.empty() ? "" : "; " + s.note);
     if (!pick || s.value > pick->value) pick = std::move(s);
   }
-  if (!pick) bad(id, "per", "selects no point with field " + q.per);
+  if (!pick) bad_measure(id, "per", "selects no point with field " + q.per);
   return *pick;
 }
 

@@ -17,7 +17,7 @@ using nlohmann::json;
 
 namespace {
 
-[[noreturn]] void bad(const std::string& id, const std::string& key, const std::string& rule) {
+[[noreturn]] void bad_result(const std::string& id, const std::string& key, const std::string& rule) {
   throw InputError(fmt::format("statement {}: {}", id, key), rule);
 }
 
@@ -90,7 +90,7 @@ std::string describe(const Point& p, const std::vector<std::string>& fields) {
 
 const json& entry(const std::string& id, const Point& p, const std::string& metric) {
   const json& s = p.rec->at("summary");
-  if (!s.contains(metric)) bad(id, "metric", "is not recorded by the sweep (got " + metric + ")");
+  if (!s.contains(metric)) bad_result(id, "metric", "is not recorded by the sweep (got " + metric + ")");
   return s.at(metric);
 }
 
@@ -108,7 +108,7 @@ std::int64_t runs_of(const std::string& id, const Point& p, const std::string& m
 
 std::vector<double> max_waiting(const std::string& id, const Point& p) {
   if (!p.rec->contains("per_run") || !p.rec->at("per_run").contains("max_waiting"))
-    bad(id, "measure", "needs the per-run max_waiting of a steady sweep (per_run = [\"max_waiting\"])");
+    bad_result(id, "measure", "needs the per-run max_waiting of a steady sweep (per_run = [\"max_waiting\"])");
   std::vector<double> out;
   for (const auto& x : p.rec->at("per_run").at("max_waiting")) out.push_back(x.get<double>());
   return out;
@@ -138,7 +138,7 @@ Results::Results(const StudySpec& spec, const fs::path& dir) : spec_(spec), all_
 const SweepSpec& Results::sweep(const std::string& id, const std::string& name) const {
   for (const auto& s : spec_.sweeps)
     if (s.name == name) return s;
-  bad(id, "sweep", "names no sweep of the study (got " + name + ")");
+  bad_result(id, "sweep", "names no sweep of the study (got " + name + ")");
 }
 
 bool Results::has_sweep(const std::string& name) const {

@@ -19,6 +19,8 @@
 #include "analytic/erlang.hpp"
 #include "analytic/error.hpp"
 
+namespace erlang_test {
+
 using retrylab::erlang_b;
 using retrylab::erlang_c;
 using retrylab::InputError;
@@ -207,3 +209,5 @@ TEST(ErlangC, RefusesOutOfRange) {
     EXPECT_STREQ(e.what(), "load must be a number in [0, servers) = [0, 4) (got 5)");
   }
 }
+
+}  // namespace erlang_test

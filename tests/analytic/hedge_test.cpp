@@ -9,6 +9,8 @@
 #include "analytic/error.hpp"
 #include "analytic/hedge.hpp"
 
+namespace hedge_test {
+
 using retrylab::HedgedOnce;
 using retrylab::InputError;
 
@@ -69,3 +71,5 @@ TEST(HedgeClosedForm, RangesNameTheirField) {
   EXPECT_EQ(field_of({1.0, 1.0}, NAN), "quantile");
   EXPECT_EQ(field_of({1.0, 1.0}), "(accepted)");
 }
+
+}  // namespace hedge_test

@@ -17,7 +17,7 @@
 #include <string>
 #include <tuple>
 
-namespace retrylab {
+namespace retrylab::models_test {
 namespace {
 
 MarkovBurst burst(Model model, double cap, std::int64_t n) {
@@ -115,9 +115,9 @@ TEST(Markov, BadInputNamesItsField) {
 }
 
 }  // namespace
-}  // namespace retrylab
+}  // namespace retrylab::models_test
 
-namespace retrylab {
+namespace retrylab::models_test {
 namespace {
 
 // The memoryless strategy's law: Exp(mean w_k/2), w_k = min(c, b·2^(k−1)).
@@ -270,4 +270,4 @@ TEST(Estimates, BadInputNamesItsField) {
 }
 
 }  // namespace
-}  // namespace retrylab
+}  // namespace retrylab::models_test

@@ -17,9 +17,13 @@
 
 namespace retrylab {
 
-// How rapidcheck prints a Strategy in a counter-example (found by ADL).
+// How rapidcheck prints a Strategy in a counter-example (found by ADL: in Strategy's namespace, not
+// this file's).
 inline void showValue(Strategy s, std::ostream& os) { os << to_string(s); }
 
+}  // namespace retrylab
+
+namespace retrylab::properties_test {
 namespace {
 
 constexpr double eps = std::numeric_limits<double>::epsilon();
@@ -141,4 +145,4 @@ RC_GTEST_PROP(DecorrelatedProperty, DefaultGridAccurateAgainstFinerGrid, ()) {
 }
 
 }  // namespace
-}  // namespace retrylab
+}  // namespace retrylab::properties_test

@@ -22,7 +22,7 @@
 #include "analytic/ps.hpp"
 #include "analytic/sleep.hpp"
 
-namespace retrylab {
+namespace retrylab::reference_test {
 namespace {
 
 using Line = std::vector<std::string>;
@@ -191,4 +191,4 @@ TEST(Reference, Budget) {
 }
 
 }  // namespace
-}  // namespace retrylab
+}  // namespace retrylab::reference_test

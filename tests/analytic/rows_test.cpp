@@ -14,6 +14,8 @@
 #include "analytic/ps.hpp"
 #include "analytic/rows.hpp"
 
+namespace rows_test {
+
 namespace {
 
 using namespace retrylab;
@@ -80,3 +82,5 @@ TEST(Rows, BadInputNamesTheField) {
 }
 
 }  // namespace
+
+}  // namespace rows_test

@@ -18,7 +18,7 @@
 #include "analytic/sleep.hpp"
 #include "analytic/stats.hpp"
 
-namespace retrylab {
+namespace retrylab::unit_test {
 namespace {
 
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
@@ -188,4 +188,4 @@ TEST(Budget, Instances) {
 }
 
 }  // namespace
-}  // namespace retrylab
+}  // namespace retrylab::unit_test

@@ -18,6 +18,8 @@
 #include "api/fluid_cap_band.hpp"
 #include "tests/support/cli.hpp"
 
+namespace analytic_cli_test {
+
 namespace {
 
 using Outcome = retrylab::test::Child;
@@ -316,3 +318,5 @@ TEST(AnalyticModels, MarkovSteadyBurst) {
 }
 
 }  // namespace
+
+}  // namespace analytic_cli_test

@@ -14,6 +14,8 @@
 #include "api/analytic.hpp"
 #include "tests/support/cli.hpp"
 
+namespace analytic_limits_test {
+
 namespace {
 
 using Outcome = retrylab::test::Child;
@@ -84,3 +86,5 @@ TEST(AnalyticLimits, BurstRefusesAHorizonOfTooManySteps) {
 }
 
 }  // namespace
+
+}  // namespace analytic_limits_test

@@ -18,6 +18,8 @@
 #include "tests/support/golden.hpp"
 #include "tests/support/temp_dir.hpp"
 
+namespace exit_status_test {
+
 namespace fs = std::filesystem;
 using retrylab::test::Child;
 using retrylab::test::run_child;
@@ -121,3 +123,5 @@ TEST(ExitStatus, AnUnwritableCertificateFolderIsFoundBeforeTheCatalogueRuns) {
   expect_one_line(c, 1, "cannot write the validation certificate in " + bad, "validate --quick");
   fs::remove_all(d);
 }
+
+}  // namespace exit_status_test

@@ -22,6 +22,8 @@
 #endif
 #endif
 
+namespace hostile_retest_test {
+
 namespace fs = std::filesystem;
 using retrylab::test::Child;
 using retrylab::test::run_child;
@@ -161,3 +163,6 @@ TEST(HostileRetest, APlotNameWithAControlCharacterIsRefusedBeforeTheRuns) {
                           "--plot must not hold a control character");
   EXPECT_TRUE(fs::is_empty(dir));
 }
+
+}  // namespace hostile_retest_test
+#undef RETRYLAB_UNDER_ASAN  // this file's: not the next file's in a unity batch (RETRYLAB_UNITY)

@@ -14,6 +14,8 @@
 #include "tests/support/cli.hpp"
 #include "tests/support/temp_dir.hpp"
 
+namespace hostile_status_test {
+
 namespace fs = std::filesystem;
 using retrylab::test::Child;
 using retrylab::test::run_child;
@@ -129,3 +131,5 @@ TEST(HostileStatus, AFileSizeLimitIsAFailedWriteNotASignal) {
   EXPECT_EQ(c.err.rfind("retrylab: cannot write to standard output", 0), 0u) << c.err;
   EXPECT_EQ(std::count(c.err.begin(), c.err.end(), '\n'), 1) << c.err;
 }
+
+}  // namespace hostile_status_test

@@ -21,6 +21,8 @@
 #include "tests/support/golden.hpp"
 #include "tests/support/temp_dir.hpp"
 
+namespace hostile_test {
+
 namespace fs = std::filesystem;
 using retrylab::test::Child;
 using retrylab::test::run_child;
@@ -409,3 +411,5 @@ RC_GTEST_PROP(HostileProperty, RandomArgumentsExitWith0_1Or2, ()) {
   RC_TAG(c.status);
   (void)shown;
 }
+
+}  // namespace hostile_test

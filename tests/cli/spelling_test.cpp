@@ -9,6 +9,8 @@
 #include "analytic/error.hpp"
 #include "api/spelling.hpp"
 
+namespace spelling_test {
+
 namespace {
 
 using retrylab::InputError;
@@ -55,3 +57,5 @@ TEST(Spelling, AnErrorIsSpelledWhole) {
 }
 
 }  // namespace
+
+}  // namespace spelling_test

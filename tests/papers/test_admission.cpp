@@ -17,7 +17,7 @@
 #include "tests/support/golden.hpp"
 #include "tests/support/temp_dir.hpp"
 
-namespace retrylab::papers {
+namespace retrylab::papers::test_admission {
 namespace {
 
 namespace fs = std::filesystem;
@@ -110,4 +110,4 @@ TEST(Admission, UnknownMetricIsAnErrorNamingTheKey) {
 }
 
 }  // namespace
-}  // namespace retrylab::papers
+}  // namespace retrylab::papers::test_admission

@@ -21,7 +21,7 @@
 #include "tests/support/golden.hpp"
 #include "tests/support/temp_dir.hpp"
 
-namespace retrylab::papers {
+namespace retrylab::papers::test_ceiling {
 namespace {
 
 namespace fs = std::filesystem;
@@ -216,4 +216,4 @@ TEST_F(Ceiling, SteadyCostTableHasTheLostColumns) {
 }
 
 }  // namespace
-}  // namespace retrylab::papers
+}  // namespace retrylab::papers::test_ceiling

@@ -28,7 +28,7 @@
 #error "RETRYLAB_TEST_DIR must name tests/papers"
 #endif
 
-namespace retrylab::papers {
+namespace retrylab::papers::test_hostile_text {
 namespace {
 
 namespace fs = std::filesystem;
@@ -380,4 +380,4 @@ TEST(HostileText, ReadmeIncludesStayInsideTheOutputFolder) {
 }
 
 }  // namespace
-}  // namespace retrylab::papers
+}  // namespace retrylab::papers::test_hostile_text

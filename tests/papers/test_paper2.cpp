@@ -24,7 +24,7 @@
 #error "RETRYLAB_TEST_DIR must name tests/papers"
 #endif
 
-namespace retrylab::papers {
+namespace retrylab::papers::test_paper2 {
 namespace {
 
 namespace fs = std::filesystem;
@@ -255,4 +255,4 @@ TEST(Paper2Study, TotalFailureAmplificationIsExactlyAToTheL) {
 }
 
 }  // namespace
-}  // namespace retrylab::papers
+}  // namespace retrylab::papers::test_paper2

@@ -18,6 +18,8 @@
 #include "papers/intervals.hpp"
 #include "papers/published.hpp"
 
+namespace test_published {
+
 namespace fs = std::filesystem;
 using namespace retrylab::papers;
 using nlohmann::json;
@@ -451,3 +453,5 @@ TEST(Tables, AnEstimateColumnIsKnownFromAnyRowNotOnlyTheFirst) {
 }
 
 }  // namespace
+
+}  // namespace test_published

@@ -22,7 +22,7 @@
 #include "tests/support/golden.hpp"
 #include "tests/support/temp_dir.hpp"
 
-namespace retrylab::papers {
+namespace retrylab::papers::test_series_kind {
 namespace {
 
 namespace fs = std::filesystem;
@@ -372,4 +372,4 @@ TEST(SeriesRecovery, DecayTimeOfADrainingLevel) {
 }
 
 }  // namespace
-}  // namespace retrylab::papers
+}  // namespace retrylab::papers::test_series_kind

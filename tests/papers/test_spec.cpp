@@ -7,7 +7,7 @@
 
 #include "papers/spec.hpp"
 
-namespace retrylab::papers {
+namespace retrylab::papers::test_spec {
 namespace {
 
 const char* const good = R"(
@@ -234,4 +234,4 @@ TEST(Spec, SweepsWhoseFilesWouldCollideAreErrors) {
 }
 
 }  // namespace
-}  // namespace retrylab::papers
+}  // namespace retrylab::papers::test_spec

@@ -9,7 +9,7 @@
 
 #include "papers/spec.hpp"
 
-namespace retrylab::papers {
+namespace retrylab::papers::test_spec_server {
 namespace {
 
 namespace mc = montecarlo;
@@ -174,4 +174,4 @@ TEST(SpecServer, UnitMsConvertsTimesAndRates) {
 }
 
 }  // namespace
-}  // namespace retrylab::papers
+}  // namespace retrylab::papers::test_spec_server

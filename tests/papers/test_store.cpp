@@ -19,6 +19,8 @@
 #include "tests/support/golden.hpp"
 #include "tests/support/temp_dir.hpp"
 
+namespace test_store {
+
 namespace fs = std::filesystem;
 using retrylab::InputError;
 using retrylab::papers::ResultsStore;
@@ -148,3 +150,5 @@ TEST(StoreHostile, AFullDiskIsAnOutputErrorNamingTheFile) {
   EXPECT_NE(what.find("cannot write " + (dir / "results.jsonl").string()), std::string::npos) << what;
   fs::remove_all(dir);
 }
+
+}  // namespace test_store

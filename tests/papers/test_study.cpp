@@ -28,7 +28,7 @@
 #error "RETRYLAB_TEST_DIR must name tests/papers"
 #endif
 
-namespace retrylab::papers {
+namespace retrylab::papers::test_study {
 namespace {
 
 namespace fs = std::filesystem;
@@ -202,4 +202,4 @@ TEST(Render, FiguresAreValidSvgAndPngAndTablesHaveEveryFormat) {
 }
 
 }  // namespace
-}  // namespace retrylab::papers
+}  // namespace retrylab::papers::test_study

@@ -13,6 +13,8 @@
 #include "papers/published/fits.hpp"
 #include "papers/published/verdict.hpp"
 
+namespace test_verdict {
+
 namespace {
 
 using namespace retrylab::papers::published;
@@ -239,3 +241,5 @@ TEST(Fits, TheExponentTrendSeparatesAPowerLawFromNSquaredWhereTheQuadraticShareC
 }
 
 }  // namespace
+
+}  // namespace test_verdict

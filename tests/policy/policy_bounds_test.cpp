@@ -19,6 +19,8 @@
 #include "policy/policy.hpp"
 #include "policy/yaml.hpp"
 
+namespace policy_bounds_test {
+
 namespace pol = retrylab::policy;
 
 namespace {
@@ -199,3 +201,5 @@ TEST(PolicyBounds, Resilience4jValuesUnderAnOffFlagAreCheckedAndNamed) {
   EXPECT_EQ(named, 2);
   EXPECT_EQ(p.find("multiplier")->value, "1");
 }
+
+}  // namespace policy_bounds_test

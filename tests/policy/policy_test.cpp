@@ -10,6 +10,8 @@
 #include "policy/detail.hpp"
 #include "policy/policy.hpp"
 
+namespace policy_test {
+
 namespace pol = retrylab::policy;
 
 namespace {
@@ -505,3 +507,5 @@ TEST(Policy, Resilience4jExceptionsMapOntoFailureKinds) {
   EXPECT_FALSE(notes(unknown).at("resilience4j.retry.configs.default.retryExceptions"));
   EXPECT_EQ(fields(with("")).count("retry_on"), 0u);  // neither list: every exception, retry_on all
 }
+
+}  // namespace policy_test

@@ -22,6 +22,8 @@
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/trace_report.hpp"
 
+namespace check_rules_test {
+
 namespace {
 
 using retrylab::InputError;
@@ -329,3 +331,5 @@ TEST(CheckPower, MeanCatchesTheStatedDifference) {
 }
 
 }  // namespace
+
+}  // namespace check_rules_test

@@ -20,6 +20,8 @@
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/trace_report.hpp"
 
+namespace kinds_test {
+
 namespace {
 
 using retrylab::InputError;
@@ -248,3 +250,5 @@ TEST(TraceKinds, ColumnsGiveTheFilesVerdicts) {
   no_kind.kind = {};
   EXPECT_THROW((void)retrylab::validation::check_trace(header, no_kind, ends), InputError);
 }
+
+}  // namespace kinds_test

@@ -19,6 +19,8 @@
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/trace_report.hpp"
 
+namespace profile_test {
+
 namespace {
 
 using retrylab::InputError;
@@ -138,3 +140,5 @@ TEST(TraceProfiles, AProfileTooLongForAHeaderLineIsRefused) {
   }
   EXPECT_FALSE(std::filesystem::exists(path_of("long.csv")));
 }
+
+}  // namespace profile_test

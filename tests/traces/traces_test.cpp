@@ -17,6 +17,8 @@
 #include "tests/support/golden.hpp"
 #include "tests/support/temp_dir.hpp"
 
+namespace traces_test {
+
 namespace {
 
 using retrylab::InputError;
@@ -484,3 +486,5 @@ TEST(Traces, FuzzReaderSurvivesMutations) {
 }
 
 }  // namespace
+
+}  // namespace traces_test

@@ -18,6 +18,8 @@
 #include "validation/statistics.hpp"
 #include "validation/suite.hpp"
 
+namespace properties_test {
+
 namespace rv = retrylab::validation;
 using retrylab::Backoff;
 using retrylab::Strategy;
@@ -91,3 +93,5 @@ RC_GTEST_PROP(ValidationProperties, SleepsMatchTheirExactLaw, ()) {
   const Backoff b{st, base, cap, st == Strategy::window ? window : 0.0};
   expect_pass(rv::run_case(rv::sleep_case(b, k, 20000), {seed, trial_alpha(), 1}));
 }
+
+}  // namespace properties_test

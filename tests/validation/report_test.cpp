@@ -18,6 +18,8 @@
 #include "tests/support/golden.hpp"
 #include "tests/support/temp_dir.hpp"
 
+namespace report_test {
+
 namespace rv = retrylab::validation;
 namespace fs = std::filesystem;
 
@@ -213,3 +215,5 @@ TEST(Escape, LatexAndCsvQuoting) {
   EXPECT_EQ(rv::csv_field("plain"), "plain");
   EXPECT_EQ(rv::csv_field("a,\"b\""), "\"a,\"\"b\"\"\"");
 }
+
+}  // namespace report_test

@@ -12,6 +12,8 @@
 #include "analytic/error.hpp"
 #include "validation/statistics.hpp"
 
+namespace statistics_test {
+
 namespace rv = retrylab::validation;
 
 TEST(Statistics, NormalTwoSidedQuantiles) {
@@ -124,3 +126,5 @@ TEST(Statistics, KsTestDetectsAShiftAndAcceptsTheTruth) {
   EXPECT_GT(rv::ks_test(even, uniform).pvalue, 0.99);
   EXPECT_LT(rv::ks_test(shifted, uniform).pvalue, 1e-12);
 }
+
+}  // namespace statistics_test

@@ -10,6 +10,8 @@
 #include "validation/catalogue.hpp"
 #include "validation/suite.hpp"
 
+namespace suite_test {
+
 namespace rv = retrylab::validation;
 
 namespace {
@@ -125,3 +127,5 @@ TEST(Suite, EstimateCaseConstructorsRejectBadInput) {
   EXPECT_THROW(rv::steady_collapse_estimate_case({Model::ps, sm.backoff}, 100.0, 20000.0, 0.05, 20),
                retrylab::InputError);  // no mean field for ps
 }
+
+}  // namespace suite_test
