@@ -10,8 +10,9 @@
 #include <filesystem>
 #include <fstream>
 #include <numeric>
-#include <sstream>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include "montecarlo/run_engine.hpp"
 #include "montecarlo/simulate.hpp"
 #include "montecarlo/trace.hpp"
+#include "validation/trace/reader.hpp"
 
 // This file compiles no event loop: the loops without an observer over planted faults are the
 // planted-fault library's own copy (its simulate.cpp, montecarlo/run_engine.hpp), and the attempts'
@@ -41,36 +43,32 @@ struct FaultEnv {
 };
 
 // Run 0 of s with `seed` under the fault named (none: "") as its attempt trace records it (the
-// planted-fault library's write_trace, CSV): each ended attempt's (start, end), in the order they
-// ended. The same run as the engine's run_engine(s, seed, 0) with that fault.
+// planted-fault library's write_trace, read back by the trace reader of `retrylab check`): each ended
+// attempt's (start, end), in the order they ended. The same run as the engine's run_engine(s, seed,
+// 0) with that fault.
 std::vector<std::pair<double, double>> traced_attempts(const mc::Scenario& s, std::uint64_t seed, const char* fault) {
+  struct Attempts final : retrylab::validation::trace::RecordSink {
+    std::vector<std::pair<double, double>> seen;
+    void begin_run(std::int64_t, std::int64_t) override {}
+    void row(const retrylab::validation::trace::Row& r, std::int64_t, std::string_view) override {
+      seen.emplace_back(r.start, r.end);
+    }
+    void end_run(const std::optional<retrylab::validation::trace::RunEnd>&) override {}
+  };
   const std::filesystem::path path =
       std::filesystem::temp_directory_path() / ("retrylab_faults_test_" + std::to_string(::getpid()) + ".csv");
   {
     FaultEnv f(fault);
     mc::write_trace(s, seed, 1, path.string());
   }
-  std::ifstream in(path);
-  std::vector<std::pair<double, double>> out;
-  bool columns = false;
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    if (!columns) {  // the column line: run,client,arrival,start,end,...
-      EXPECT_EQ(line.rfind(mc::trace_csv_columns, 0), 0u) << line;
-      columns = true;
-      continue;
-    }
-    std::istringstream row(line);
-    std::string run, client, arrival, start, end;
-    std::getline(row, run, ',');
-    std::getline(row, client, ',');
-    std::getline(row, arrival, ',');
-    std::getline(row, start, ',');
-    std::getline(row, end, ',');
-    out.emplace_back(std::stod(start), std::stod(end));
+  Attempts attempts;
+  {
+    std::ifstream in(path);
+    retrylab::validation::trace::TraceReader reader(in);
+    reader.read(attempts);
   }
   std::filesystem::remove(path);
-  return out;
+  return attempts.seen;
 }
 
 TEST(Faults, EveryNameParses) {
